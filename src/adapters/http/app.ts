@@ -1,0 +1,50 @@
+import express, { type Express, type RequestHandler, type Router } from 'express';
+import type { Logger } from 'pino';
+import { errorHandler, notFoundHandler } from './errors.js';
+import { accessLog, requestId } from './request-context.js';
+
+/** The routers of each surface, as the composition root assembled them. */
+export interface HttpSurfaces {
+  /** Routes outside any surface: health, JWKS, OpenAPI files, docs. */
+  readonly root: readonly Router[];
+  /** Booking routes that need no key (the two autocomplete routes). */
+  readonly bookingPublic: readonly Router[];
+  /** Authenticates every other booking request before routing. */
+  readonly bookingAuth: RequestHandler;
+  /** Booking routes behind the key. */
+  readonly booking: readonly Router[];
+  /** Wallet routes, each with its own token rule, mounted at `walletBasePath`. */
+  readonly wallet: readonly Router[];
+  readonly walletBasePath: string;
+  /** Middleware that runs before everything else (security headers, rate limits). */
+  readonly before?: readonly RequestHandler[];
+}
+
+/** Builds the Express application from the surfaces. */
+export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  app.use(accessLog(log));
+  for (const mw of surfaces.before ?? []) app.use(mw);
+  for (const router of surfaces.root) app.use(router);
+
+  // Booking: the public routes first, then the key check for everything else under /api/v1,
+  // so an unknown path without a key is 401, not 404.
+  const booking = express.Router();
+  for (const router of surfaces.bookingPublic) booking.use(router);
+  booking.use(surfaces.bookingAuth);
+  for (const router of surfaces.booking) booking.use(router);
+  booking.use(notFoundHandler);
+  app.use('/api/v1', booking);
+
+  const wallet = express.Router();
+  for (const router of surfaces.wallet) wallet.use(router);
+  if (surfaces.wallet.length > 0) app.use(surfaces.walletBasePath || '/', wallet);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(log));
+  return app;
+}

@@ -1,0 +1,56 @@
+import type { Response } from 'express';
+
+/** An error answered by the HTTP layer itself (framing, media type, routing, limits). */
+export class HttpProblem extends Error {
+  override readonly name = 'HttpProblem';
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** Writes an RFC 9457 problem document with the contract's `reason`, `message` and `requestId`. */
+export function sendProblem(
+  res: Response,
+  status: number,
+  reason: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  const requestId = (res.locals as { requestId?: string }).requestId ?? '';
+  res
+    .status(status)
+    .type('application/problem+json')
+    .send(
+      JSON.stringify({
+        type: 'about:blank',
+        title: TITLES[status] ?? 'Error',
+        ...extra,
+        status,
+        reason,
+        message,
+        requestId,
+      }),
+    );
+}

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { AgentPrincipal, WalletPrincipal } from '../../domain/identity/principal.js';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    requestId: string;
+    agent?: AgentPrincipal;
+    wallet?: WalletPrincipal;
+  }
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps the caller's `X-Request-Id` when it is sane, else makes one; echoes it on every response. */
+export const requestId: RequestHandler = (req, res, next) => {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : `req_${randomBytes(12).toString('base64url')}`;
+  res.locals.requestId = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+};
+
+/**
+ * One structured line per request: id, method, path (no query string), status, latency and the
+ * calling principal. Headers are never logged, so keys and tokens cannot leak through here.
+ */
+export const accessLog = (log: Logger): RequestHandler => (req, res, next) => {
+  const started = process.hrtime.bigint();
+  const q = req.originalUrl.indexOf('?');
+  const path = q < 0 ? req.originalUrl : req.originalUrl.slice(0, q);
+  res.on('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const { agent, wallet } = res.locals;
+    log.info(
+      {
+        requestId: res.locals.requestId,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round(ms * 100) / 100,
+        ...(agent ? { agentId: agent.agentId, keyId: agent.keyId } : {}),
+        ...(wallet ? { tenantId: wallet.tenantId, principal: wallet.kind } : {}),
+      },
+      'request',
+    );
+  });
+  next();
+};
+
+/** The agent a booking route acts for; the API-key middleware has put it there. */
+export const agentOf = (locals: { agent?: AgentPrincipal }): AgentPrincipal => {
+  if (locals.agent === undefined) throw new Error('booking route reached without API-key authentication');
+  return locals.agent;
+};

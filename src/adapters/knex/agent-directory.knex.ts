@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
+import type { AgentDirectory, NewAgent } from '../../domain/identity/agent-directory.port.js';
+import type { ApiKeyRecord, RevokedReason } from '../../domain/identity/api-key.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
+import { toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
+
+/** Operator writes on PostgreSQL; triggers announce each change to every instance. */
+export class KnexAgentDirectory implements AgentDirectory {
+  constructor(private readonly knex: Knex) {}
+
+  async createChannel(channel: Channel): Promise<void> {
+    try {
+      await this.knex('channels').insert({
+        code: channel.code,
+        name: channel.name,
+        currency: channel.currency,
+        markup_bps: channel.markupBps,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new DomainError('channel-exists', 'conflict', `Channel ${channel.code} exists.`);
+      throw err;
+    }
+  }
+
+  async findChannel(code: string): Promise<Channel | null> {
+    const row = await this.knex<ChannelRow>('channels').where({ code }).first();
+    return row === undefined ? null : toChannel(row);
+  }
+
+  async createAgent(agent: NewAgent): Promise<Agent> {
+    try {
+      const [row] = await this.knex<AgentRow>('agents')
+        .insert({
+          id: agent.id,
+          name: agent.name,
+          status: 'ACTIVE',
+          channel_code: agent.channelCode,
+          entitlements: [...agent.entitlements],
+          discount_bps: agent.discountBps,
+          created_at: agent.createdAt,
+        })
+        .returning('*');
+      return toAgent(row as AgentRow);
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new DomainError('channel-not-found', 'not-found', `No channel ${agent.channelCode}.`);
+      throw err;
+    }
+  }
+
+  async findAgent(agentId: string): Promise<Agent | null> {
+    const row = await this.knex<AgentRow>('agents').where({ id: agentId }).first();
+    return row === undefined ? null : toAgent(row);
+  }
+
+  async findAgentsByChannel(channelCode: string): Promise<Agent[]> {
+    const rows = await this.knex<AgentRow>('agents').where({ channel_code: channelCode }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return rows.map(toAgent);
+  }
+
+  async setAgentStatus(agentId: string, status: AgentStatus): Promise<Agent | null> {
+    const [row] = await this.knex<AgentRow>('agents')
+      .where({ id: agentId })
+      .update({ status, updated_at: this.knex.fn.now() } as Partial<AgentRow>)
+      .returning('*');
+    return row === undefined ? null : toAgent(row as AgentRow);
+  }
+
+  async insertKey(key: ApiKeyRecord): Promise<void> {
+    await this.knex<KeyRow>('api_keys').insert({
+      id: key.id,
+      agent_id: key.agentId,
+      key_hash: key.hash,
+      prefix: key.prefix,
+      status: key.status,
+      revoked_reason: key.revokedReason,
+      created_at: key.createdAt,
+      expires_at: key.expiresAt,
+      revoked_at: key.revokedAt,
+    });
+  }
+
+  async findKey(keyId: string): Promise<ApiKeyRecord | null> {
+    const row = await this.knex<KeyRow>('api_keys').where({ id: keyId }).first();
+    return row === undefined ? null : toKey(row);
+  }
+
+  async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<ApiKeyRecord | null> {
+    // First revocation wins, except that `leaked` overrides any earlier reason.
+    const [row] = await this.knex<KeyRow>('api_keys')
+      .where({ id: keyId })
+      .update({
+        status: 'REVOKED',
+        revoked_reason: this.knex.raw(
+          `CASE WHEN status = 'ACTIVE' OR ? = 'leaked' THEN ? ELSE revoked_reason END`,
+          [reason, reason],
+        ),
+        revoked_at: this.knex.raw(`COALESCE(revoked_at, ?)`, [at]),
+      } as never)
+      .returning('*');
+    return row === undefined ? null : toKey(row as KeyRow);
+  }
+}

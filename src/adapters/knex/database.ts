@@ -1,0 +1,96 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import { migrationSource } from './migrations/index.js';
+
+// int8 (COUNT(*), SUM of bigint) as a JS number: every amount here is far below 2^53.
+pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
+// numeric as a JS number for aggregates over integer columns.
+pg.types.setTypeParser(1700, (value: string) => Number(value));
+
+/** How the service reaches PostgreSQL. */
+export type DatabaseTarget =
+  | { readonly kind: 'postgres'; readonly url: string; readonly poolMax?: number }
+  | { readonly kind: 'pglite'; readonly dataDir: string | null };
+
+/** A Knex handle and what it takes to close it. */
+export interface Database {
+  readonly knex: Knex;
+  readonly target: DatabaseTarget;
+  /** The embedded engine, when the target is PGlite (for LISTEN/NOTIFY). */
+  readonly pglite: PGliteLike | null;
+  close(): Promise<void>;
+}
+
+/** The part of PGlite the service uses besides Knex. */
+export interface PGliteLike {
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Timeouts that keep a slow or stuck database from holding requests forever. */
+export const SESSION_TIMEOUTS = {
+  connectionTimeoutMillis: 5_000,
+  statement_timeout: 10_000,
+  lock_timeout: 5_000,
+  idle_in_transaction_session_timeout: 30_000,
+} as const;
+
+/** Opens a Knex handle on PostgreSQL or embedded PGlite. */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === 'postgres') {
+    const knex = knexFactory({
+      client: 'pg',
+      connection: {
+        connectionString: target.url,
+        application_name: 'partner-booking-wallet',
+        ...SESSION_TIMEOUTS,
+      },
+      pool: { min: 0, max: target.poolMax ?? 10, acquireTimeoutMillis: 5_000 },
+      acquireConnectionTimeout: 5_000,
+    });
+    return { knex, target, pglite: null, close: () => knex.destroy() };
+  }
+  const [{ PGlite }, { default: ClientPgLite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('knex-pglite'),
+  ]);
+  const pglite = target.dataDir === null ? new PGlite() : new PGlite(target.dataDir);
+  await pglite.waitReady;
+  const knex = knexFactory({
+    client: ClientPgLite as unknown as typeof Knex.Client,
+    dialect: 'postgres',
+    connection: () => ({ pglite }) as object,
+  } as Knex.Config);
+  return {
+    knex,
+    target,
+    pglite,
+    close: async () => {
+      await knex.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+const MIGRATION_LOCK = 72_541_001;
+
+/**
+ * Applies pending migrations. Several processes may start at once: a session advisory lock
+ * serialises them so each sees the others' work instead of failing on knex's lock table.
+ */
+export async function migrate(db: Database): Promise<void> {
+  const config = { migrationSource, tableName: 'knex_migrations' };
+  if (db.target.kind === 'pglite') {
+    await db.knex.migrate.latest(config);
+    return;
+  }
+  const client = new pg.Client({ connectionString: db.target.url, ...SESSION_TIMEOUTS, statement_timeout: 0 });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await db.knex.migrate.latest(config);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await client.end();
+  }
+}

@@ -1,0 +1,59 @@
+import type { Agent, AgentStatus, Channel, Product } from '../../domain/identity/agent.js';
+import type { ApiKeyRecord, KeyStatus, RevokedReason } from '../../domain/identity/api-key.js';
+
+/** Row shapes of the identity tables and their mapping to domain values. */
+export interface ChannelRow {
+  code: string;
+  name: string;
+  currency: string;
+  markup_bps: number;
+}
+export interface AgentRow {
+  id: string;
+  name: string;
+  status: AgentStatus;
+  channel_code: string;
+  entitlements: string[];
+  discount_bps: number;
+  created_at: Date;
+}
+export interface KeyRow {
+  id: string;
+  agent_id: string;
+  key_hash: string;
+  prefix: string;
+  status: KeyStatus;
+  revoked_reason: RevokedReason | null;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export const toChannel = (r: ChannelRow): Channel => ({
+  code: r.code,
+  name: r.name,
+  currency: r.currency,
+  markupBps: r.markup_bps,
+});
+
+export const toAgent = (r: AgentRow): Agent => ({
+  id: r.id,
+  name: r.name,
+  status: r.status,
+  channelCode: r.channel_code,
+  entitlements: r.entitlements as Product[],
+  discountBps: r.discount_bps,
+  createdAt: new Date(r.created_at),
+});
+
+export const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  agentId: r.agent_id,
+  hash: r.key_hash,
+  prefix: r.prefix,
+  status: r.status,
+  revokedReason: r.revoked_reason,
+  createdAt: new Date(r.created_at),
+  expiresAt: r.expires_at === null ? null : new Date(r.expires_at),
+  revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at),
+});

@@ -1,0 +1,63 @@
+import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import {
+  API_KEY_DISPLAY_LENGTH,
+  generateApiKey,
+  type ApiKeyRecord,
+  type RevokedReason,
+} from '../../domain/identity/api-key.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { invalid, notFound } from '../../domain/shared/errors.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
+import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
+
+const DAY_MS = 86_400_000;
+
+/** Issues a key to an agent. The plaintext is returned here once and stored nowhere. */
+export class IssueApiKey {
+  constructor(
+    private readonly directory: AgentDirectory,
+    private readonly ids: IdGenerator,
+    private readonly random: RandomSource,
+    private readonly hasher: SecretHasher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(input: { agentId: string; expiresInDays?: number }): Promise<{ keyId: string; apiKey: string; record: ApiKeyRecord }> {
+    const days = input.expiresInDays;
+    if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
+      throw invalid('invalid-request', 'Expiry must be a whole number of days from 1 to 3650.');
+    }
+    if ((await this.directory.findAgent(input.agentId)) === null) {
+      throw notFound('agent-not-found', `No agent ${input.agentId}.`);
+    }
+    const now = this.clock.now();
+    const apiKey = generateApiKey(this.random);
+    const record: ApiKeyRecord = {
+      id: this.ids.next('key'),
+      agentId: input.agentId,
+      hash: this.hasher.hash(apiKey),
+      prefix: apiKey.slice(0, API_KEY_DISPLAY_LENGTH),
+      status: 'ACTIVE',
+      revokedReason: null,
+      createdAt: now,
+      expiresAt: days === undefined ? null : new Date(now.getTime() + days * DAY_MS),
+      revokedAt: null,
+    };
+    await this.directory.insertKey(record);
+    return { keyId: record.id, apiKey, record };
+  }
+}
+
+/** Revokes a key; `leaked` also freezes the orders made with it against cancellation. */
+export class RevokeApiKey {
+  constructor(
+    private readonly directory: AgentDirectory,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(keyId: string, reason: RevokedReason): Promise<ApiKeyRecord> {
+    const key = await this.directory.revokeKey(keyId, reason, this.clock.now());
+    if (key === null) throw notFound('key-not-found', `No key ${keyId}.`);
+    return key;
+  }
+}

@@ -1,0 +1,20 @@
+import { BOOKING_COMMANDS, type AdminCommand, type AdminUseCases } from '../adapters/cli/admin.js';
+import type { Service } from './service.js';
+import { TOKENS } from './tokens.js';
+
+/** Every admin command, booking and wallet. */
+export const ADMIN_COMMANDS: readonly AdminCommand[] = [...BOOKING_COMMANDS];
+
+/** Resolves the admin use cases from a composed service. */
+export const adminUseCases = (service: Service): AdminUseCases => {
+  const c = service.container;
+  return {
+    seedCatalogue: c.get(TOKENS.SeedCatalogue),
+    createChannel: c.get(TOKENS.CreateChannel),
+    createAgent: c.get(TOKENS.CreateAgent),
+    setAgentStatus: c.get(TOKENS.SetAgentStatus),
+    issueApiKey: c.get(TOKENS.IssueApiKey),
+    revokeApiKey: c.get(TOKENS.RevokeApiKey),
+    seedDemo: c.get(TOKENS.SeedDemo),
+  };
+};

@@ -1,0 +1,48 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import { createApp } from '../adapters/http/app.js';
+import type { Database } from '../adapters/knex/database.js';
+import { requireApiKey } from '../adapters/http/api-key.middleware.js';
+import type { Config } from './config.js';
+import { Lifecycle } from './lifecycle.js';
+import { TOKENS } from './tokens.js';
+import { coreModule } from './modules/core.module.js';
+import { identityModule } from './modules/identity.module.js';
+import { catalogueModule } from './modules/catalogue.module.js';
+
+/**
+ * The composition root: one module per area, each choosing its adapters from the one
+ * persistence switch (`db === null` means in memory).
+ */
+export function buildContainer(config: Config, db: Database | null, log: Logger): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.bind(TOKENS.Config).toConstantValue(config);
+  container.bind(TOKENS.Logger).toConstantValue(log);
+  container.bind(TOKENS.Database).toConstantValue(db);
+  if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
+  container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
+  container.load(coreModule, identityModule(config, db), catalogueModule(db));
+  return container;
+}
+
+const all = <T>(container: Container, id: symbol & { readonly _?: T } | Parameters<Container['getAll']>[0]): T[] =>
+  container.isBound(id) ? (container.getAll(id) as T[]) : [];
+
+/** Builds the HTTP application from everything bound in the container. */
+export function buildApp(container: Container): Express {
+  const config = container.get(TOKENS.Config);
+  return createApp(
+    {
+      before: all(container, TOKENS.BeforeMiddleware),
+      root: all(container, TOKENS.RootRouters),
+      bookingPublic: all(container, TOKENS.BookingPublicRouters),
+      bookingAuth: requireApiKey(container.get(TOKENS.AuthenticateAgent)),
+      booking: all(container, TOKENS.BookingRouters),
+      wallet: all(container, TOKENS.WalletRouters),
+      walletBasePath: config.walletBasePath,
+    },
+    container.get(TOKENS.Logger),
+  );
+}

@@ -1,0 +1,94 @@
+import { ContainerModule } from 'inversify';
+import { AuthenticateAgent } from '../../application/identity/authenticate-agent.js';
+import { GetAgentAccount } from '../../application/booking/get-agent-account.js';
+import { CreateAgent, CreateChannel, SetAgentStatus } from '../../application/admin/manage-agents.js';
+import { IssueApiKey, RevokeApiKey } from '../../application/admin/manage-keys.js';
+import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
+import { SeedDemo, type DemoContribution } from '../../application/admin/seed-demo.js';
+import { CachedAgentResolver } from '../../adapters/cache/agent-resolver.cached.js';
+import { ChangeSignal } from '../../adapters/cache/change-signal.js';
+import { KnexAgentDirectory } from '../../adapters/knex/agent-directory.knex.js';
+import { KnexAgentResolver } from '../../adapters/knex/agent-resolver.knex.js';
+import { IdentityChangeFeed } from '../../adapters/knex/identity-change-feed.js';
+import { MemoryIdentityStore } from '../../adapters/memory/identity.memory.js';
+import { accountRoutes } from '../../adapters/http/booking/account.routes.js';
+import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import type { AgentResolver } from '../../domain/identity/agent-resolver.port.js';
+import type { Config } from '../config.js';
+import type { Database } from '../../adapters/knex/database.js';
+import type { Lifecycle } from '../lifecycle.js';
+import type { Logger } from 'pino';
+import { TOKENS } from '../tokens.js';
+
+/**
+ * Agents, channels and keys: the resolver (cached, invalidated by the database's change feed
+ * across instances), the operator writes and the booking authentication.
+ */
+export const identityModule = (config: Config, db: Database | null): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    if (db === null) {
+      const signal = new ChangeSignal();
+      const store = new MemoryIdentityStore(signal);
+      bind(TOKENS.AgentDirectory).toConstantValue(store);
+      bind(TOKENS.AgentResolver).toConstantValue(cached(store, { trusted: true }, config, signal));
+    } else {
+      bind(TOKENS.AgentDirectory).toConstantValue(new KnexAgentDirectory(db.knex));
+      bind(TOKENS.AgentResolver).toResolvedValue(
+        (lifecycle: Lifecycle, log: Logger) => {
+          let resolver: CachedAgentResolver | null = null;
+          const feed = new IdentityChangeFeed(db, () => resolver?.clear(), log);
+          resolver = new CachedAgentResolver(new KnexAgentResolver(db.knex), feed, cacheOptions(config));
+          lifecycle.onStart(() => feed.start());
+          lifecycle.onStop(() => feed.stop());
+          return resolver;
+        },
+        [TOKENS.Lifecycle, TOKENS.Logger],
+      );
+    }
+    bind(TOKENS.AuthenticateAgent).toResolvedValue(
+      (resolver: AgentResolver, hasher, clock) => new AuthenticateAgent(resolver, hasher, clock),
+      [TOKENS.AgentResolver, TOKENS.SecretHasher, TOKENS.Clock],
+    );
+    bind(TOKENS.GetAgentAccount).toConstantValue(new GetAgentAccount());
+    bind(TOKENS.CreateChannel).toResolvedValue((d: AgentDirectory) => new CreateChannel(d), [TOKENS.AgentDirectory]);
+    bind(TOKENS.CreateAgent).toResolvedValue(
+      (d: AgentDirectory, ids, clock) => new CreateAgent(d, ids, clock),
+      [TOKENS.AgentDirectory, TOKENS.Ids, TOKENS.Clock],
+    );
+    bind(TOKENS.SetAgentStatus).toResolvedValue((d: AgentDirectory) => new SetAgentStatus(d), [TOKENS.AgentDirectory]);
+    bind(TOKENS.IssueApiKey).toResolvedValue(
+      (d: AgentDirectory, ids, random, hasher, clock) => new IssueApiKey(d, ids, random, hasher, clock),
+      [TOKENS.AgentDirectory, TOKENS.Ids, TOKENS.Random, TOKENS.SecretHasher, TOKENS.Clock],
+    );
+    bind(TOKENS.RevokeApiKey).toResolvedValue(
+      (d: AgentDirectory, clock) => new RevokeApiKey(d, clock),
+      [TOKENS.AgentDirectory, TOKENS.Clock],
+    );
+    bind(TOKENS.SeedDemo).toResolvedValue<
+      [SeedCatalogue, AgentDirectory, CreateChannel, CreateAgent, IssueApiKey, DemoContribution[] | undefined]
+    >(
+      (seedCatalogue, d: AgentDirectory, createChannel, createAgent, issueKey, contributions: DemoContribution[] | undefined) =>
+        new SeedDemo(seedCatalogue, d, createChannel, createAgent, issueKey, contributions ?? []),
+      [
+        TOKENS.SeedCatalogue,
+        TOKENS.AgentDirectory,
+        TOKENS.CreateChannel,
+        TOKENS.CreateAgent,
+        TOKENS.IssueApiKey,
+        { isMultiple: true, optional: true, serviceIdentifier: TOKENS.DemoContributions },
+      ],
+    );
+    bind(TOKENS.BookingRouters).toResolvedValue(
+      (getAgentAccount) => accountRoutes({ getAgentAccount }),
+      [TOKENS.GetAgentAccount],
+    );
+  });
+
+const cacheOptions = (config: Config) => ({ maxEntries: config.keyCache.maxEntries, ttlMs: config.keyCache.ttlMs });
+
+function cached(inner: AgentResolver, health: { trusted: boolean }, config: Config, signal: ChangeSignal): CachedAgentResolver {
+  const resolver = new CachedAgentResolver(inner, health, cacheOptions(config));
+  signal.subscribe(() => resolver.clear());
+  return resolver;
+}
+

@@ -1,0 +1,29 @@
+/** Products an agent can be entitled to book. */
+export const PRODUCTS = ['airport-transfer', 'express-bus'] as const;
+export type Product = (typeof PRODUCTS)[number];
+
+export const isProduct = (value: string): value is Product =>
+  (PRODUCTS as readonly string[]).includes(value);
+
+export type AgentStatus = 'ACTIVE' | 'SUSPENDED';
+
+/** A sales channel with its contracted pricing: a markup over the catalogue's base fares. */
+export interface Channel {
+  readonly code: string;
+  readonly name: string;
+  readonly currency: string;
+  /** Signed adjustment to base fares in basis points (250 = +2.5 %). */
+  readonly markupBps: number;
+}
+
+/** A travel agent (partner) and its contract. */
+export interface Agent {
+  readonly id: string;
+  readonly name: string;
+  readonly status: AgentStatus;
+  readonly channelCode: string;
+  readonly entitlements: readonly Product[];
+  /** The agent's contracted discount off the channel price, in basis points (≥ 0). */
+  readonly discountBps: number;
+  readonly createdAt: Date;
+}

@@ -1,0 +1,51 @@
+import { DomainError } from '../shared/errors.js';
+import type { Product } from './agent.js';
+import { isKeyUsable, isWellFormedApiKey } from './api-key.js';
+import type { ResolvedKey } from './agent-resolver.port.js';
+import type { AgentPrincipal } from './principal.js';
+
+/** The first rule of the booking surface: a key must be presented. */
+export const requirePresentedKey = (presented: string | undefined): string => {
+  if (presented === undefined || presented.trim() === '') {
+    throw new DomainError('missing-api-key', 'unauthenticated', 'The X-API-KEY header is required.');
+  }
+  return presented.trim();
+};
+
+/** A key that cannot be one of ours is rejected before any lookup. */
+export const checkKeyShape = (presented: string): void => {
+  if (!isWellFormedApiKey(presented)) throw invalidKey();
+};
+
+/**
+ * Turns a resolved key into the caller's identity, or refuses: unknown, revoked and expired keys
+ * are all `invalid-api-key` (no hint which); a known key of an agent that is not ACTIVE is
+ * `agent-suspended`. Nothing is defaulted.
+ */
+export const principalFromKey = (resolved: ResolvedKey | null, now: Date): AgentPrincipal => {
+  if (resolved === null || !isKeyUsable(resolved.key, now)) throw invalidKey();
+  const { key, agent, channel } = resolved;
+  if (agent.status !== 'ACTIVE') {
+    throw new DomainError('agent-suspended', 'forbidden', 'The agent account is not active.');
+  }
+  return {
+    kind: 'agent',
+    agentId: agent.id,
+    agentName: agent.name,
+    keyId: key.id,
+    key: { id: key.id, prefix: key.prefix, createdAt: key.createdAt, expiresAt: key.expiresAt },
+    channel,
+    entitlements: agent.entitlements,
+    discountBps: agent.discountBps,
+  };
+};
+
+/** An agent may only use the products its contract entitles it to. */
+export const requireEntitlement = (principal: AgentPrincipal, product: Product): void => {
+  if (!principal.entitlements.includes(product)) {
+    throw new DomainError('not-entitled', 'forbidden', `The agent is not entitled to ${product}.`);
+  }
+};
+
+const invalidKey = (): DomainError =>
+  new DomainError('invalid-api-key', 'unauthenticated', 'The API key is not valid.');

@@ -1,0 +1,61 @@
+/** A keyset page: the items and an opaque cursor for the next page, or null at the end. */
+export interface Page<T> {
+  readonly data: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+/** Where a keyset page starts: strictly after (createdAt, id) in the listing order. */
+export interface Cursor {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
+/** The smallest, default and largest page sizes. */
+export const PAGE_LIMITS = { min: 1, default: 20, max: 100 } as const;
+
+/** Encodes a keyset position as an opaque token. */
+export const encodeCursor = (c: Cursor): string =>
+  base64url(`${c.createdAt.toISOString()}|${c.id}`);
+
+/** Decodes a token from `encodeCursor`; returns null for anything else. */
+export const decodeCursor = (token: string): Cursor | null => {
+  const raw = unbase64url(token);
+  if (raw === null) return null;
+  const sep = raw.indexOf('|');
+  if (sep < 0) return null;
+  const createdAt = new Date(raw.slice(0, sep));
+  const id = raw.slice(sep + 1);
+  if (Number.isNaN(createdAt.getTime()) || !/^[a-z]{3}_[A-Za-z0-9]{1,64}$/.test(id)) return null;
+  return { createdAt, id };
+};
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+function base64url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const chars = i + 1 >= bytes.length ? 2 : i + 2 >= bytes.length ? 3 : 4;
+    for (let j = 0; j < chars; j++) out += B64[(n >> (18 - 6 * j)) & 63];
+  }
+  return out;
+}
+
+function unbase64url(token: string): string | null {
+  if (token.length === 0 || token.length > 256 || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
+  const bytes: number[] = [];
+  for (let i = 0; i < token.length; i += 4) {
+    const chunk = token.slice(i, i + 4);
+    let n = 0;
+    for (let j = 0; j < 4; j++) n = (n << 6) | (j < chunk.length ? B64.indexOf(chunk[j]!) : 0);
+    bytes.push((n >> 16) & 255);
+    if (chunk.length > 2) bytes.push((n >> 8) & 255);
+    if (chunk.length > 3) bytes.push(n & 255);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,147 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { databaseUrl } from '../support/database.js';
+import { unique } from '../support/builders.js';
+import { runAdmin } from '../../src/adapters/cli/admin.js';
+import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-commands.js';
+import { openService } from '../../src/bootstrap/service.js';
+import { silentLog, startTestApp, testConfig, type TestApp } from '../support/app.js';
+
+const run = promisify(execFile);
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the admin command line as an operator would: a separate process on the same database. */
+async function admin(url: string, ...args: string[]): Promise<Result> {
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/bootstrap/admin.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('admin command line (separate processes on PostgreSQL)', function () {
+  this.timeout(60_000);
+  let url: string | null;
+  let app: TestApp;
+
+  before(async function () {
+    url = await databaseUrl();
+    // The embedded PGlite of a test run lives in this process; another process cannot open it.
+    if (url === null) this.skip();
+    app = await startTestApp();
+  });
+  after(async () => {
+    if (app) await app.stop();
+  });
+
+  it('when an operator creates a channel, an agent and a key, then the key works over HTTP; revoked as leaked, it does not', async () => {
+    const code = `OPS-${unique()}`;
+    const ch = await admin(url!, 'channel', 'create', '--code', code, '--name', 'Ops', '--currency', 'THB', '--markup-bps', '300', '--json');
+    expect(ch.code, ch.stderr).to.equal(0);
+    expect(JSON.parse(ch.stdout)).to.deep.equal({ code });
+    const ag = await admin(url!, 'agent', 'create', '--name', 'Ops Agent', '--channel', code, '--products', 'express-bus', '--discount-bps', '50', '--json');
+    const { agentId } = JSON.parse(ag.stdout) as { agentId: string };
+    expect(agentId).to.match(/^agt_/);
+    const key = await admin(url!, 'key', 'issue', '--agent', agentId, '--expires-in-days', '30', '--json');
+    const issued = JSON.parse(key.stdout) as { keyId: string; apiKey: string };
+    expect(Object.keys(issued).sort()).to.deep.equal(['apiKey', 'keyId']);
+    expect(issued.apiKey).to.match(/^pbk_/);
+
+    const account = await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': issued.apiKey } });
+    expect(account.status).to.equal(200);
+    expect(((await account.json()) as { entitlements: string[] }).entitlements).to.deep.equal(['express-bus']);
+
+    const suspended = await admin(url!, 'agent', 'suspend', '--agent', agentId, '--json');
+    expect(JSON.parse(suspended.stdout)).to.deep.equal({ agentId, status: 'SUSPENDED' });
+    const deadline = Date.now() + 1000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 403) {
+      status = (await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': issued.apiKey } })).status;
+    }
+    expect(status).to.equal(403);
+    expect(JSON.parse((await admin(url!, 'agent', 'activate', '--agent', agentId, '--json')).stdout)).to.deep.equal({ agentId, status: 'ACTIVE' });
+
+    const revoked = await admin(url!, 'key', 'revoke', '--key', issued.keyId, '--leaked', '--json');
+    expect(JSON.parse(revoked.stdout)).to.deep.equal({ keyId: issued.keyId, status: 'REVOKED', revokedReason: 'leaked' });
+    const after = Date.now() + 1000;
+    while (Date.now() < after && status !== 401) {
+      status = (await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': issued.apiKey } })).status;
+    }
+    expect(status).to.equal(401);
+  });
+
+  it('when catalogue seed runs twice, then it prints the same counts', async () => {
+    const first = JSON.parse((await admin(url!, 'catalogue', 'seed', '--json')).stdout);
+    const second = JSON.parse((await admin(url!, 'catalogue', 'seed', '--json')).stdout);
+    expect(first).to.deep.equal(second);
+    expect(first.locations).to.be.greaterThan(10);
+    expect(first.cities).to.equal(6);
+    expect(first.schedules).to.be.greaterThan(0);
+  });
+
+  it('when demo seed runs, then it prints one JSON object with a working key', async () => {
+    const out = await admin(url!, 'demo', 'seed', '--json');
+    expect(out.code, out.stderr).to.equal(0);
+    const creds = JSON.parse(out.stdout) as { apiKey: string };
+    expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': creds.apiKey } })).status).to.equal(200);
+  });
+
+  it('when a flag is missing or unknown, then usage goes to stderr with exit code 2 and stdout stays empty', async () => {
+    const missing = await admin(url!, 'channel', 'create', '--code', 'X', '--json');
+    expect(missing.code).to.equal(2);
+    expect(missing.stdout).to.equal('');
+    expect(JSON.parse(missing.stderr).error.reason).to.equal('usage');
+    const unknownFlag = await admin(url!, 'agent', 'suspend', '--agent', 'agt_x', '--force');
+    expect(unknownFlag.code).to.equal(2);
+    expect(unknownFlag.stderr).to.match(/usage: agent suspend/);
+  });
+
+  it('when the operation is refused, then the reason goes to stderr with exit code 1', async () => {
+    const out = await admin(url!, 'key', 'revoke', '--key', `key_${unique()}`, '--json');
+    expect(out.code).to.equal(1);
+    expect(out.stdout).to.equal('');
+    expect(JSON.parse(out.stderr)).to.deep.include({ error: { reason: 'key-not-found', message: out.stderr && JSON.parse(out.stderr).error.message } });
+  });
+});
+
+describe('admin commands (in process, in memory)', () => {
+  it('when commands are chained, then each prints one JSON object and the rules hold', async () => {
+    const service = await openService(testConfig({ PERSISTENCE: 'memory' }), silentLog);
+    const use = async () => adminUseCases(service);
+    const go = async (...args: string[]) => runAdmin([...args, '--json'], ADMIN_COMMANDS, use);
+    try {
+      expect(JSON.parse((await go('channel', 'create', '--code', 'M1', '--name', 'M', '--currency', 'USD')).stdout)).to.deep.equal({ code: 'M1' });
+      const dup = await go('channel', 'create', '--code', 'M1', '--name', 'M', '--currency', 'USD');
+      expect(dup.exitCode).to.equal(1);
+      expect(JSON.parse(dup.stderr).error.reason).to.equal('channel-exists');
+      const bad = await go('channel', 'create', '--code', 'M2', '--name', 'M', '--currency', 'dollars');
+      expect(JSON.parse(bad.stderr).error.reason).to.equal('invalid-request');
+      const products = await go('agent', 'create', '--name', 'A', '--channel', 'M1', '--products', 'helicopter');
+      expect(products.exitCode).to.equal(1);
+      const notInt = await go('agent', 'create', '--name', 'A', '--channel', 'M1', '--discount-bps', '1.5');
+      expect(notInt.exitCode).to.equal(2);
+      const { agentId } = JSON.parse((await go('agent', 'create', '--name', 'A', '--channel', 'M1')).stdout);
+      const days = await go('key', 'issue', '--agent', agentId, '--expires-in-days', '0');
+      expect(JSON.parse(days.stderr).error.reason).to.equal('invalid-request');
+      const noAgent = await go('key', 'issue', '--agent', 'agt_nobody');
+      expect(JSON.parse(noAgent.stderr).error.reason).to.equal('agent-not-found');
+      const { keyId } = JSON.parse((await go('key', 'issue', '--agent', agentId)).stdout);
+      expect(JSON.parse((await go('key', 'revoke', '--key', keyId)).stdout)).to.deep.equal({ keyId, status: 'REVOKED', revokedReason: 'operator' });
+      expect(JSON.parse((await go('key', 'revoke', '--key', keyId, '--leaked')).stdout).revokedReason).to.equal('leaked');
+      const unknown = await go('frobnicate');
+      expect(unknown.exitCode).to.equal(2);
+    } finally {
+      await service.close();
+    }
+  });
+});

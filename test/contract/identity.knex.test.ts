@@ -1,0 +1,9 @@
+import { KnexAgentDirectory } from '../../src/adapters/knex/agent-directory.knex.js';
+import { KnexAgentResolver } from '../../src/adapters/knex/agent-resolver.knex.js';
+import { testDatabase } from '../support/database.js';
+import { identityContract } from './identity.contract.js';
+
+identityContract('PostgreSQL (Knex)', async () => {
+  const db = await testDatabase();
+  return { directory: new KnexAgentDirectory(db.knex), resolver: new KnexAgentResolver(db.knex) };
+});

@@ -1,0 +1,7 @@
+import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.js';
+import { identityContract } from './identity.contract.js';
+
+identityContract('memory', async () => {
+  const store = new MemoryIdentityStore();
+  return { directory: store, resolver: store };
+});

@@ -1,0 +1,56 @@
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/bootstrap/config.js';
+import { openService, type Service } from '../../src/bootstrap/service.js';
+import { testDatabase } from './database.js';
+
+/** A service on the test database (or in memory), listening on an ephemeral port. */
+export interface TestApp {
+  readonly url: string;
+  readonly service: Service;
+  /** fetch against the app, with a path relative to its root. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export const silentLog = pino({ level: 'silent' });
+
+/** Test configuration: the defaults, rate limits off unless a test turns them on. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ RATE_LIMITS: 'off', LOG_LEVEL: 'silent', PERSISTENCE: 'pglite', ...overrides });
+}
+
+/**
+ * Starts the real Express app on the shared test database. `memory: true` composes the
+ * in-memory adapters instead.
+ */
+export async function startTestApp(
+  options: { env?: Record<string, string>; memory?: boolean; log?: pino.Logger } = {},
+): Promise<TestApp> {
+  const log = options.log ?? silentLog;
+  const config = testConfig({ ...(options.memory ? { PERSISTENCE: 'memory' } : {}), ...options.env });
+  const service = options.memory
+    ? await openService(config, log)
+    : await openService(config, log, { db: await testDatabase() });
+  const server = http.createServer(service.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    service,
+    request: (path, init) => fetch(`${url}${path}`, init),
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.close();
+    },
+  };
+}
+
+/** A JSON request init with optional headers. */
+export const json = (method: string, body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});

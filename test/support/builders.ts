@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import type { Product } from '../../src/domain/identity/agent.js';
+import type { Service } from '../../src/bootstrap/service.js';
+import { TOKENS } from '../../src/bootstrap/tokens.js';
+
+/** A short unique suffix so tests on one database never collide. */
+export const unique = (): string => randomBytes(5).toString('hex').toUpperCase();
+
+export interface TestAgent {
+  readonly agentId: string;
+  readonly apiKey: string;
+  readonly keyId: string;
+  readonly channelCode: string;
+}
+
+/** Creates a channel, an agent on it and a key, through the operator use cases. */
+export async function buildAgent(
+  service: Service,
+  overrides: { channelCode?: string; currency?: string; markupBps?: number; discountBps?: number; products?: Product[]; expiresInDays?: number; name?: string } = {},
+): Promise<TestAgent> {
+  const c = service.container;
+  const channelCode = overrides.channelCode ?? `CH-${unique()}`;
+  if ((await c.get(TOKENS.AgentDirectory).findChannel(channelCode)) === null) {
+    await c.get(TOKENS.CreateChannel).execute({
+      code: channelCode,
+      name: `Channel ${channelCode}`,
+      currency: overrides.currency ?? 'THB',
+      markupBps: overrides.markupBps ?? 0,
+    });
+  }
+  const agent = await c.get(TOKENS.CreateAgent).execute({
+    name: overrides.name ?? `Agent ${unique()}`,
+    channelCode,
+    ...(overrides.products ? { products: overrides.products } : {}),
+    discountBps: overrides.discountBps ?? 0,
+  });
+  const key = await c.get(TOKENS.IssueApiKey).execute({
+    agentId: agent.id,
+    ...(overrides.expiresInDays === undefined ? {} : { expiresInDays: overrides.expiresInDays }),
+  });
+  return { agentId: agent.id, apiKey: key.apiKey, keyId: key.keyId, channelCode };
+}
+
+/** Issues another key to an agent. */
+export async function issueKey(service: Service, agentId: string): Promise<{ apiKey: string; keyId: string }> {
+  const key = await service.container.get(TOKENS.IssueApiKey).execute({ agentId });
+  return { apiKey: key.apiKey, keyId: key.keyId };
+}
+
+/** Polls `check` until it returns true or `ms` pass; returns the elapsed milliseconds or throws. */
+export async function eventually(check: () => Promise<boolean>, ms: number, what: string): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - started;
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
