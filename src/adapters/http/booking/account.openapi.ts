@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import type { OperationSpec } from '../operation.js';
+
+export const agentAccountSchema = z.object({
+  agentId: z.string(),
+  name: z.string(),
+  status: z.literal('ACTIVE'),
+  channel: z.object({ code: z.string(), name: z.string(), currency: z.string() }),
+  entitlements: z.array(z.enum(['airport-transfer', 'express-bus'])),
+  pricing: z.object({ currency: z.string(), channelMarkupBps: z.number().int(), agentDiscountBps: z.number().int() }),
+  apiKey: z.object({ id: z.string(), prefix: z.string(), createdAt: z.string(), expiresAt: z.string().nullable() }),
+});
+
+/** The published description of `GET /api/v1/agent/account`. */
+export const accountOperations: readonly OperationSpec[] = [
+  {
+    surface: 'booking',
+    method: 'get',
+    path: '/api/v1/agent/account',
+    operationId: 'getAgentAccount',
+    summary: 'The calling agent, resolved from its key',
+    tags: ['account'],
+    token: 'api-key',
+    responses: {
+      200: { description: 'The agent, its channel, pricing, entitlements and the key in use', schema: agentAccountSchema },
+    },
+  },
+];

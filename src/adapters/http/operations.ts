@@ -1,0 +1,9 @@
+import type { OperationSpec } from './operation.js';
+import { accountOperations } from './booking/account.openapi.js';
+import { catalogueOperations } from './booking/catalogue.openapi.js';
+
+/**
+ * Every published operation. Each area adds its list here; the OpenAPI files are generated
+ * from this and a test checks it against the mounted routes.
+ */
+export const OPERATIONS: readonly OperationSpec[] = [...catalogueOperations, ...accountOperations];
