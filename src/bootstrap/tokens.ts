@@ -20,6 +20,8 @@ import type { IssueApiKey, RevokeApiKey } from '../application/admin/manage-keys
 import type { DemoContribution, SeedDemo } from '../application/admin/seed-demo.js';
 import type { Readiness } from '../adapters/http/health.routes.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { IdempotencyStore } from '../domain/shared/idempotency.port.js';
+import type { Idempotent } from '../adapters/http/idempotency.middleware.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(name) as ServiceIdentifier<T>;
 
@@ -36,6 +38,9 @@ export const TOKENS = {
   Ids: token<IdGenerator>('Ids'),
   Random: token<RandomSource>('Random'),
   SecretHasher: token<SecretHasher>('SecretHasher'),
+  IdempotencyStore: token<IdempotencyStore>('IdempotencyStore'),
+  /** `(scopeOf) => middleware` for write routes that accept an Idempotency-Key. */
+  Idempotent: token<Idempotent>('Idempotent'),
   // identity
   AgentResolver: token<AgentResolver>('AgentResolver'),
   AgentDirectory: token<AgentDirectory>('AgentDirectory'),

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { invalid } from '../../domain/shared/errors.js';
+import type { IdempotencyRequest, IdempotencyStore } from '../../domain/shared/idempotency.port.js';
+import { isValidIdempotencyKey } from '../../domain/shared/idempotency.js';
+
+/** Names the caller an idempotency key belongs to (agent, tenant backend or wallet user). */
+export type ScopeOf = (res: Response) => string;
+
+/** Builds the `Idempotency-Key` middleware for a write route; it runs after body parsing and auth. */
+export type Idempotent = (scopeOf: ScopeOf) => RequestHandler;
+
+/**
+ * `Idempotency-Key` for writes that move money or stock. The first successful (2xx) response is
+ * stored and replayed for the same key, caller and request, with `Idempotent-Replayed: true`; a
+ * failed request releases its claim so that a retry runs again. The stored response is written
+ * before the response leaves, so a retry never sees a completed write as still running.
+ */
+export const idempotency = (store: IdempotencyStore, clock: Clock): Idempotent => (scopeOf) => async (req, res, next) => {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) {
+    next();
+    return;
+  }
+  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+    throw invalid('invalid-request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+      errors: [{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+    });
+  }
+  const q = req.originalUrl.indexOf('?');
+  const path = q < 0 ? req.originalUrl : req.originalUrl.slice(0, q);
+  const request: IdempotencyRequest = {
+    scope: scopeOf(res),
+    key,
+    fingerprint: createHash('sha256').update(`${req.method}\n${path}\n${canonicalJson(req.body)}`).digest('hex'),
+  };
+  const claim = await store.claim(request, clock.now());
+  if (claim.state === 'replay') {
+    res.setHeader('Idempotent-Replayed', 'true');
+    res.status(claim.response.status).type(claim.response.contentType).send(claim.response.body);
+    return;
+  }
+  const send = res.send.bind(res);
+  let settled = false;
+  res.send = ((body?: unknown) => {
+    if (settled) return send(body);
+    settled = true;
+    const status = res.statusCode;
+    const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
+    const outcome =
+      status >= 200 && status < 300
+        ? store.complete(request, { status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: text }, clock.now())
+        : store.release(request);
+    outcome.then(
+      () => send(body),
+      () => send(body),
+    );
+    return res;
+  }) as Response['send'];
+  res.on('close', () => {
+    // The handler never answered (client gone, crash of the handler): free the key.
+    if (!settled) void store.release(request).catch(() => undefined);
+  });
+  next();
+};
+
+/** JSON with object keys sorted, so the same body in another key order is the same request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import express from 'express';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jsonBody } from '../../src/adapters/http/body.js';
+import { errorHandler } from '../../src/adapters/http/errors.js';
+import { idempotency } from '../../src/adapters/http/idempotency.middleware.js';
+import { requestId } from '../../src/adapters/http/request-context.js';
+import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.js';
+import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
+import { silentLog } from '../support/app.js';
+import { databaseKind, testDatabase } from '../support/database.js';
+import { unique } from '../support/builders.js';
+
+/** The Idempotency-Key middleware on the PostgreSQL store, around a write that counts its effects. */
+describe('Idempotency-Key on writes', () => {
+  let server: http.Server;
+  let url: string;
+  let effects = 0;
+  let fail = false;
+
+  before(async () => {
+    const store = new KnexIdempotencyStore((await testDatabase()).knex);
+    const app = express();
+    app.use(requestId);
+    app.post('/things', jsonBody, idempotency(store, new SystemClock())((res) => `caller:${String(res.req.headers['x-caller'])}`), async (req, res) => {
+      await new Promise((r) => setTimeout(r, 30));
+      if (fail) {
+        res.status(409).json({ reason: 'sold-out' });
+        return;
+      }
+      effects += 1;
+      res.status(201).json({ id: `thing_${effects}`, got: req.body });
+    });
+    app.use(errorHandler(silentLog));
+    server = http.createServer(app);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/things`;
+  });
+  after(() => new Promise<void>((r) => server.close(() => r())));
+  beforeEach(() => {
+    effects = 0;
+    fail = false;
+  });
+
+  const post = (body: unknown, key?: string, caller = 'a') =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-caller': caller, ...(key ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
+
+  it('when a write is retried with the same key and body, then the first response comes back, marked replayed, with one effect', async () => {
+    const key = `k-${unique()}`;
+    const first = await post({ a: 1, b: 2 }, key);
+    const again = await post({ b: 2, a: 1 }, key);
+    expect(first.status).to.equal(201);
+    expect(again.status).to.equal(201);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(first.headers.get('idempotent-replayed')).to.equal(null);
+    expect(await again.text()).to.equal(await first.text());
+    expect(effects).to.equal(1);
+  });
+
+  it('when the same key comes with another body, then 422 idempotency-key-reused', async () => {
+    const key = `k-${unique()}`;
+    await post({ a: 1 }, key);
+    const res = await post({ a: 2 }, key);
+    expect(res.status).to.equal(422);
+    expect(((await res.json()) as { reason: string }).reason).to.equal('idempotency-key-reused');
+  });
+
+  it('when another caller uses the same key, then it is a separate request', async () => {
+    const key = `k-${unique()}`;
+    await post({ a: 1 }, key, 'a');
+    const res = await post({ a: 1 }, key, 'b');
+    expect(res.headers.get('idempotent-replayed')).to.equal(null);
+    expect(effects).to.equal(2);
+  });
+
+  it('when the first attempt fails, then a retry with the same key runs again', async () => {
+    const key = `k-${unique()}`;
+    fail = true;
+    expect((await post({ a: 1 }, key)).status).to.equal(409);
+    fail = false;
+    const res = await post({ a: 1 }, key);
+    expect(res.status).to.equal(201);
+    expect(effects).to.equal(1);
+  });
+
+  it('when the key header is empty or too long, then 400 invalid-request', async () => {
+    for (const key of [' ', 'x'.repeat(256)]) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: '{}' });
+      expect(res.status).to.equal(400);
+      expect(((await res.json()) as { reason: string }).reason).to.equal('invalid-request');
+    }
+  });
+
+  it('when 20 requests with one key arrive at once, then one effect; the rest are 409 in-use or replays', async function () {
+    if ((await databaseKind()) !== 'postgres') this.skip(); // PGlite serialises everything: no contention to show
+    const key = `k-${unique()}`;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post({ a: 1 }, key)));
+    const statuses = responses.map((r) => r.status);
+    expect(effects).to.equal(1);
+    expect(statuses.filter((s) => s === 201).length).to.be.greaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 409)).to.equal(true);
+    for (const r of responses.filter((x) => x.status === 409)) {
+      expect(((await r.json()) as { reason: string }).reason).to.equal('idempotency-key-in-use');
+    }
+  });
+});
