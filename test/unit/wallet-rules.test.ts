@@ -10,6 +10,8 @@ import {
   initiatorOf,
   postingsOf,
   refundableAmount,
+  shardOf,
+  TENANT_ACCOUNT_SHARDS,
 } from '../../src/domain/wallet/ledger.js';
 import { inScope, transactionScope } from '../../src/domain/wallet/scope.js';
 import type { Transaction } from '../../src/domain/wallet/transaction.js';
@@ -51,16 +53,30 @@ describe('wallet transaction scope', () => {
 describe('wallet ledger rules', () => {
   it('when any transaction is posted, then its two postings sum to zero and only the funding account goes negative', () => {
     for (const type of ['TOP_UP', 'PAYMENT', 'TRANSFER', 'REFUND'] as const) {
-      const postings = postingsOf({ type, amount: { amount: 70 }, userId: 'usr_a', counterpartyUserId: type === 'TRANSFER' ? 'usr_b' : null });
+      const postings = postingsOf({
+        id: 'txn_1', type, amount: { amount: 70 }, userId: 'usr_a', counterpartyUserId: type === 'TRANSFER' ? 'usr_b' : null,
+        refundOf: type === 'REFUND' ? 'txn_0' : null,
+      });
       expect(postings).to.have.length(2);
       expect(postings.reduce((s, p) => s + p.amount, 0)).to.equal(0);
     }
-    expect(postingsOf({ type: 'TOP_UP', amount: { amount: 5 }, userId: 'usr_a', counterpartyUserId: null })[0]).to.deep.equal({ account: { kind: 'FUNDING' }, amount: -5 });
+    const [funding] = postingsOf({ id: 'txn_1', type: 'TOP_UP', amount: { amount: 5 }, userId: 'usr_a', counterpartyUserId: null, refundOf: null });
+    expect(funding).to.deep.equal({ account: { kind: 'FUNDING', shard: shardOf('txn_1') }, amount: -5 });
+  });
+
+  it('when a payment is refunded, then the refund debits the settlement shard the payment credited', () => {
+    for (const paymentId of ['txn_A', 'txn_B', 'txn_C', 'txn_0123456789']) {
+      const payment = postingsOf({ id: paymentId, type: 'PAYMENT', amount: { amount: 9 }, userId: 'usr_a', counterpartyUserId: null, refundOf: null });
+      const refund = postingsOf({ id: `${paymentId}R`, type: 'REFUND', amount: { amount: 9 }, userId: 'usr_a', counterpartyUserId: null, refundOf: paymentId });
+      expect(refund.find((p) => p.amount < 0)!.account).to.deep.equal(payment.find((p) => p.amount > 0)!.account);
+    }
+    const shards = new Set(Array.from({ length: 200 }, (_, i) => shardOf(`txn_${i}`)));
+    expect(shards.size).to.equal(TENANT_ACCOUNT_SHARDS);
   });
 
   it('when two transfers go opposite ways, then both lock the accounts in the same order', () => {
-    const ab = inLockOrder('tnt_A', postingsOf({ type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_a', counterpartyUserId: 'usr_b' }));
-    const ba = inLockOrder('tnt_A', postingsOf({ type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_b', counterpartyUserId: 'usr_a' }));
+    const ab = inLockOrder('tnt_A', postingsOf({ id: 'txn_1', type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_a', counterpartyUserId: 'usr_b', refundOf: null }));
+    const ba = inLockOrder('tnt_A', postingsOf({ id: 'txn_2', type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_b', counterpartyUserId: 'usr_a', refundOf: null }));
     expect(ab.map((p) => accountId('tnt_A', p.account))).to.deep.equal(ba.map((p) => accountId('tnt_A', p.account)));
   });
 

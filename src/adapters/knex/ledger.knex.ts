@@ -212,24 +212,19 @@ export class KnexLedger implements Ledger, TransactionReader {
     });
   }
 
-  /** Records a top-up, payment or transfer. */
+  /**
+   * Records a top-up, payment or transfer. A retry under a used key is found by the unique key
+   * (or, when the first spent the money, by the refusal), not by a read before every write.
+   */
   private record(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
     const wanted = { type: t.type, amount: t.amount.amount, userId: t.userId, counterpartyUserId: t.counterpartyUserId, refundOf: t.refundOf };
-    return this.withKey(
-      t.tenantId,
-      idem,
-      async (trx) => {
-        const existing = await this.byKey(trx, t.tenantId, idem);
-        if (existing !== null) return this.sameOrReused(existing, wanted);
-        return this.apply(trx, idem, t);
-      },
-      (existing) => this.sameOrReused(existing, wanted),
-    );
+    return this.withKey(t.tenantId, idem, (trx) => this.apply(trx, idem, t), (existing) => this.sameOrReused(existing, wanted));
   }
 
   /**
    * Runs `work` in a database transaction, retrying deadlocks and serialization failures. When a
-   * concurrent write with the same idempotency key committed first, returns `onDuplicate` of it.
+   * write with the same idempotency key committed first (the unique key refused this one, or the
+   * money it moved left too little for this one), returns `onDuplicate` of it.
    */
   private async withKey(
     tenantId: string,
@@ -241,7 +236,8 @@ export class KnexLedger implements Ledger, TransactionReader {
       try {
         return await this.knex.transaction(work);
       } catch (err) {
-        if (idem !== null && isUniqueViolation(err)) {
+        const maybeDuplicate = isUniqueViolation(err) || (err instanceof DomainError && err.reason === 'insufficient-funds');
+        if (idem !== null && maybeDuplicate) {
           const existing = await this.byKey(this.knex, tenantId, idem);
           if (existing !== null) return onDuplicate(existing);
         }
@@ -251,19 +247,19 @@ export class KnexLedger implements Ledger, TransactionReader {
     }
   }
 
-  /** Inserts the transaction, moves the balances in lock order and writes the entries. */
+  /**
+   * Moves the balances in lock order, then inserts the transaction (its unique idempotency key
+   * refuses a duplicate) and its entries in one statement: four round trips with BEGIN and COMMIT.
+   */
   private async apply(trx: Knex.Transaction, idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
-    await trx('ledger_transactions').insert(toRow(t, idem));
     const postings = inLockOrder(t.tenantId, postingsOf(t));
     for (const p of postings) {
       const id = accountId(t.tenantId, p.account);
       if (p.amount < 0 && !mayGoNegative(p.account)) {
-        const moved = await trx('ledger_accounts')
-          .where({ id })
-          .andWhere('balance', '>=', -p.amount)
-          .update({ balance: trx.raw('balance + ?', [p.amount]) })
-          .returning('id');
-        if (moved.length === 0) {
+        const moved = await trx.raw('UPDATE ledger_accounts SET balance = balance + ? WHERE id = ? AND balance >= ? RETURNING id', [
+          p.amount, id, -p.amount,
+        ]);
+        if ((moved.rows as unknown[]).length === 0) {
           if (p.account.kind === 'USER') throw insufficientFunds();
           throw new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
         }
@@ -275,8 +271,14 @@ export class KnexLedger implements Ledger, TransactionReader {
         );
       }
     }
-    await trx('ledger_entries').insert(
-      postings.map((p) => ({ transaction_id: t.id, account_id: accountId(t.tenantId, p.account), amount: p.amount, created_at: t.createdAt })),
+    const row = toRow(t, idem);
+    const columns = Object.keys(row);
+    const entries = postings.map((p) => [accountId(t.tenantId, p.account), p.amount]);
+    await trx.raw(
+      `WITH txn AS (INSERT INTO ledger_transactions (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) RETURNING id, created_at)
+       INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
+       SELECT txn.id, e.account_id, e.amount, txn.created_at FROM txn, (VALUES ${entries.map(() => '(?, ?::bigint)').join(', ')}) AS e(account_id, amount)`,
+      [...(Object.values(row) as Knex.Value[]), ...(entries.flat() as Knex.Value[])],
     );
     return t;
   }

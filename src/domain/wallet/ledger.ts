@@ -9,13 +9,30 @@ import type { Initiator, Transaction, TransactionType } from './transaction.js';
  */
 export const MAX_TRANSACTION_AMOUNT = 100_000_000_000;
 
-/** A ledger account of a tenant: one per wallet user, plus the tenant's two outside accounts. */
+/**
+ * How many funding and settlement accounts each tenant has. Every payment credits a settlement
+ * account; with one, all payments of a tenant would queue on its row lock. Spread over shards
+ * (chosen from the transaction id), they contend only one in TENANT_ACCOUNT_SHARDS of the time.
+ */
+export const TENANT_ACCOUNT_SHARDS = 16;
+
+/** A ledger account of a tenant: one per wallet user, plus the tenant's outside accounts. */
 export type AccountRef =
   | { readonly kind: 'USER'; readonly userId: string }
   /** Where top-ups come from: money entering the tenant's wallets. It alone may go negative. */
-  | { readonly kind: 'FUNDING' }
+  | { readonly kind: 'FUNDING'; readonly shard: number }
   /** Where payments go: money leaving the wallets to the tenant; refunds come back from it. */
-  | { readonly kind: 'SETTLEMENT' };
+  | { readonly kind: 'SETTLEMENT'; readonly shard: number };
+
+/** The shard of a tenant account a transaction id maps to (FNV-1a, stable across processes). */
+export const shardOf = (transactionId: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < transactionId.length; i++) {
+    h ^= transactionId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % TENANT_ACCOUNT_SHARDS;
+};
 
 /** One side of a double-entry posting: a signed amount on one account (credit > 0, debit < 0). */
 export interface Posting {
@@ -25,7 +42,7 @@ export interface Posting {
 
 /** A stable, unique id for an account, and the order in which accounts are locked. */
 export const accountId = (tenantId: string, account: AccountRef): string =>
-  account.kind === 'USER' ? `${tenantId}:user:${account.userId}` : `${tenantId}:${account.kind.toLowerCase()}`;
+  account.kind === 'USER' ? `${tenantId}:user:${account.userId}` : `${tenantId}:${account.kind.toLowerCase()}:${account.shard}`;
 
 /** Only the funding account records money that came from outside, so only it may be below zero. */
 export const mayGoNegative = (account: AccountRef): boolean => account.kind === 'FUNDING';
@@ -33,21 +50,25 @@ export const mayGoNegative = (account: AccountRef): boolean => account.kind === 
 /**
  * The balanced postings of a transaction: exactly two, summing to zero.
  * TOP_UP: funding → user; PAYMENT: user → settlement; TRANSFER: user → counterparty;
- * REFUND: settlement → user.
+ * REFUND: settlement → user, from the very settlement shard its payment credited, which
+ * therefore always holds at least what remains of that payment.
  */
-export const postingsOf = (t: Pick<Transaction, 'type' | 'userId' | 'counterpartyUserId'> & { amount: { amount: number } }): Posting[] => {
+export const postingsOf = (
+  t: Pick<Transaction, 'id' | 'type' | 'userId' | 'counterpartyUserId' | 'refundOf'> & { amount: { amount: number } },
+): Posting[] => {
   const a = t.amount.amount;
   const user: AccountRef = { kind: 'USER', userId: t.userId };
   switch (t.type) {
     case 'TOP_UP':
-      return [{ account: { kind: 'FUNDING' }, amount: -a }, { account: user, amount: a }];
+      return [{ account: { kind: 'FUNDING', shard: shardOf(t.id) }, amount: -a }, { account: user, amount: a }];
     case 'PAYMENT':
-      return [{ account: user, amount: -a }, { account: { kind: 'SETTLEMENT' }, amount: a }];
+      return [{ account: user, amount: -a }, { account: { kind: 'SETTLEMENT', shard: shardOf(t.id) }, amount: a }];
     case 'TRANSFER':
       if (t.counterpartyUserId === null) throw new Error('a transfer needs a counterparty');
       return [{ account: user, amount: -a }, { account: { kind: 'USER', userId: t.counterpartyUserId }, amount: a }];
     case 'REFUND':
-      return [{ account: { kind: 'SETTLEMENT' }, amount: -a }, { account: user, amount: a }];
+      if (t.refundOf === null) throw new Error('a refund needs its payment');
+      return [{ account: { kind: 'SETTLEMENT', shard: shardOf(t.refundOf) }, amount: -a }, { account: user, amount: a }];
   }
 };
 

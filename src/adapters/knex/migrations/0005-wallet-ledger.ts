@@ -46,6 +46,7 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['tenant_id', 'idempotency_scope', 'idempotency_key'], { indexName: 'ledger_transactions_idempotency_unique' });
     t.index(['tenant_id', 'created_at', 'id'], 'ledger_transactions_tenant_listing');
     t.index(['tenant_id', 'user_id', 'created_at', 'id'], 'ledger_transactions_user_listing');
+    t.index(['tenant_id', 'type', 'created_at', 'id'], 'ledger_transactions_type_listing');
     t.index(['refund_of'], 'ledger_transactions_refund_of');
   });
   await knex.raw(`CREATE INDEX ledger_transactions_counterparty_listing
