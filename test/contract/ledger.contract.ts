@@ -6,7 +6,7 @@ import type { Ledger } from '../../src/domain/wallet/ledger.port.js';
 import { transactionScope, type TransactionScope } from '../../src/domain/wallet/scope.js';
 import type { TransactionReader } from '../../src/domain/wallet/transaction-reader.port.js';
 import type { Initiator, Transaction } from '../../src/domain/wallet/transaction.js';
-import { idemKey, ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../support/wallet-builders.js';
+import { idemKey, ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../support/ledger-builders.js';
 
 export interface LedgerStores {
   readonly ledger: Ledger;

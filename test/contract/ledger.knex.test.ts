@@ -3,7 +3,7 @@ import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
 import { ledgerContract } from './ledger.contract.js';
-import { ledgerTenant, machineInitiator, testId } from '../support/wallet-builders.js';
+import { ledgerTenant, machineInitiator, testId } from '../support/ledger-builders.js';
 
 ledgerContract(
   'PostgreSQL (Knex)',
