@@ -8,7 +8,14 @@ import { toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow 
 
 /** Operator writes on PostgreSQL; triggers announce each change to every instance. */
 export class KnexAgentDirectory implements AgentDirectory {
-  constructor(private readonly knex: Knex) {}
+  /**
+   * `changed` is called after every committed write, so this instance's own cache forgets at
+   * once instead of waiting for the database's notification to come back.
+   */
+  constructor(
+    private readonly knex: Knex,
+    private readonly changed: () => void = () => undefined,
+  ) {}
 
   async createChannel(channel: Channel): Promise<void> {
     try {
@@ -18,6 +25,7 @@ export class KnexAgentDirectory implements AgentDirectory {
         currency: channel.currency,
         markup_bps: channel.markupBps,
       });
+      this.changed();
     } catch (err) {
       if (isUniqueViolation(err)) throw new DomainError('channel-exists', 'conflict', `Channel ${channel.code} exists.`);
       throw err;
@@ -42,6 +50,7 @@ export class KnexAgentDirectory implements AgentDirectory {
           created_at: agent.createdAt,
         })
         .returning('*');
+      this.changed();
       return toAgent(row as AgentRow);
     } catch (err) {
       if (isForeignKeyViolation(err)) throw new DomainError('channel-not-found', 'not-found', `No channel ${agent.channelCode}.`);
@@ -64,6 +73,7 @@ export class KnexAgentDirectory implements AgentDirectory {
       .where({ id: agentId })
       .update({ status, updated_at: this.knex.fn.now() } as Partial<AgentRow>)
       .returning('*');
+    this.changed();
     return row === undefined ? null : toAgent(row as AgentRow);
   }
 
@@ -79,6 +89,7 @@ export class KnexAgentDirectory implements AgentDirectory {
       expires_at: key.expiresAt,
       revoked_at: key.revokedAt,
     });
+    this.changed();
   }
 
   async findKey(keyId: string): Promise<ApiKeyRecord | null> {
@@ -99,6 +110,7 @@ export class KnexAgentDirectory implements AgentDirectory {
         revoked_at: this.knex.raw(`COALESCE(revoked_at, ?)`, [at]),
       } as never)
       .returning('*');
+    this.changed();
     return row === undefined ? null : toKey(row as KeyRow);
   }
 }

@@ -32,7 +32,6 @@ export const identityModule = (config: Config, db: Database | null): ContainerMo
       bind(TOKENS.AgentDirectory).toConstantValue(store);
       bind(TOKENS.AgentResolver).toConstantValue(cached(store, { trusted: true }, config, signal));
     } else {
-      bind(TOKENS.AgentDirectory).toConstantValue(new KnexAgentDirectory(db.knex));
       bind(TOKENS.AgentResolver).toResolvedValue(
         (lifecycle: Lifecycle, log: Logger) => {
           let resolver: CachedAgentResolver | null = null;
@@ -43,6 +42,11 @@ export const identityModule = (config: Config, db: Database | null): ContainerMo
           return resolver;
         },
         [TOKENS.Lifecycle, TOKENS.Logger],
+      );
+      // Writes through this instance clear its own cache at once; other instances hear the trigger.
+      bind(TOKENS.AgentDirectory).toResolvedValue(
+        (resolver: AgentResolver) => new KnexAgentDirectory(db.knex, () => (resolver as CachedAgentResolver).clear()),
+        [TOKENS.AgentResolver],
       );
     }
     bind(TOKENS.AuthenticateAgent).toResolvedValue(
