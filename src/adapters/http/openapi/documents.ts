@@ -3,7 +3,7 @@ import type { HeaderObject, SecuritySchemeObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { stringify } from 'yaml';
 import type { OperationSpec, ResponseSpec, TokenRule } from '../operation.js';
-import { problemJsonSchemaFor, problemSchema } from './problem.js';
+import { problemExampleFor, problemJsonSchemaFor, problemSchema } from './problem.js';
 import { effectiveResponses } from './responses.js';
 
 /** The published files, served at `/openapi/<name>` and committed under `openapi/`. */
@@ -152,7 +152,7 @@ function responseOf(status: number, spec: ResponseSpec): Record<string, unknown>
   for (const [name, description] of Object.entries(spec.headers ?? {})) headers[name] = { description, schema: { type: 'string' } };
   const out: Record<string, unknown> = { description: spec.description, headers };
   if (spec.reasons !== undefined) {
-    out.content = { 'application/problem+json': { schema: problemJsonSchemaFor(status, spec.reasons) } };
+    out.content = { 'application/problem+json': { schema: problemJsonSchemaFor(status, spec.reasons), example: problemExampleFor(status, spec.reasons) } };
   } else if (spec.schema !== undefined) {
     out.content = { [spec.contentType ?? 'application/json']: { schema: spec.schema } };
   } else if (spec.contentType !== undefined) {
