@@ -8,9 +8,10 @@ import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import { OPERATIONS } from '../../src/adapters/http/operations.js';
 import { FILE_MEMBERSHIP, OPENAPI_FILES, renderOpenApiFiles } from '../../src/adapters/http/openapi/documents.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { silentLog, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, type TestAgent } from '../support/builders.js';
-import { expectMatchesSpec, expectResponseMatchesSpec, routeCoverage } from '../support/openapi.js';
+import { expectMatchesSpec, expectResponseMatchesSpec, mountedRoutes, routeCoverage } from '../support/openapi.js';
+import { createApp } from '../../src/adapters/http/app.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const committed = (file: string): Promise<string> => readFile(path.join(root, 'openapi', file), 'utf8');
@@ -107,6 +108,28 @@ describe('routes and OperationSpecs', () => {
       undocumented: ['POST /api/v1/orders/{orderId}/refund'],
       unmounted: ['GET /api/v1/agent/account'],
     });
+  });
+
+  it('when wallet routes sit behind their own auth middleware, at the root or under WALLET_BASE_PATH, then the walk finds them', () => {
+    const walletRouter = express.Router();
+    walletRouter.use((_req, _res, next) => next());
+    walletRouter.get('/me/balance', (_req, res) => {
+      res.end();
+    });
+    walletRouter.route('/users/:userId').get((_req, res) => {
+      res.end();
+    });
+    const surfaces = (walletBasePath: string) => ({
+      root: [],
+      bookingPublic: [],
+      bookingAuth: ((_req, _res, next) => next()) as express.RequestHandler,
+      booking: [],
+      wallet: [walletRouter],
+      walletBasePath,
+    });
+    const found = (walletBasePath: string) => mountedRoutes(createApp(surfaces(walletBasePath), silentLog)).map((r) => `${r.method} ${r.path}`).sort();
+    expect(found('')).to.deep.equal(['get /me/balance', 'get /users/{userId}']);
+    expect(found('/wallet')).to.deep.equal(['get /wallet/me/balance', 'get /wallet/users/{userId}']);
   });
 
   it('when every OperationSpec is listed, then operation ids are unique and paths are templates of mounted form', () => {
