@@ -1,6 +1,10 @@
 import type { z } from 'zod';
 
-/** Which credential an operation takes. Booking: `api-key` or `none`; wallet: the token kinds. */
+/**
+ * Which credential an operation takes. Booking: `api-key` or `none`; wallet: the token kinds.
+ * Published as `security` and `x-token`; the errors the credential can give (401/403 with their
+ * reasons) are added to the responses by the generator, so specs need not repeat them.
+ */
 export type TokenRule = 'api-key' | 'none' | 'machine' | 'user' | 'either';
 
 /** One documented response of an operation. */
@@ -22,7 +26,11 @@ export interface ResponseSpec {
 export interface OperationSpec {
   readonly surface: 'booking' | 'wallet' | 'platform';
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** OpenAPI path template as mounted, e.g. `/api/v1/orders/{orderId}` or `/me/balance`. */
+  /**
+   * OpenAPI path template as mounted, e.g. `/api/v1/orders/{orderId}` or `/me/balance`. Wallet
+   * paths are relative to `WALLET_BASE_PATH` (the generator prefixes it); routes mounted at the
+   * root whatever that prefix (health, docs) are `platform`, which no published file holds.
+   */
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
@@ -38,5 +46,12 @@ export interface OperationSpec {
     /** Extra request headers, e.g. `Idempotency-Key`. */
     readonly headers?: z.ZodObject;
   };
+  /**
+   * The statuses this operation gives of its own accord. The generator adds those implied by
+   * `token`, by `request` (400 invalid-request/malformed-json, 413, 415, and 409/422 when the
+   * headers take an `Idempotency-Key`) and by the platform (429, 500, 503), merging reasons into
+   * a status written here. Name shared schemas with zod's `.meta({ id: 'Order' })` (not
+   * `.openapi()`, which needs a global zod extension this project does not install).
+   */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }

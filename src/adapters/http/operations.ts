@@ -1,9 +1,11 @@
 import type { OperationSpec } from './operation.js';
 import { accountOperations } from './booking/account.openapi.js';
 import { catalogueOperations } from './booking/catalogue.openapi.js';
+import { healthOperations } from './health.openapi.js';
+import { docsOperations } from './docs.openapi.js';
 
 /**
  * Every published operation. Each area adds its list here; the OpenAPI files are generated
  * from this and a test checks it against the mounted routes.
  */
-export const OPERATIONS: readonly OperationSpec[] = [...catalogueOperations, ...accountOperations];
+export const OPERATIONS: readonly OperationSpec[] = [...catalogueOperations, ...accountOperations, ...healthOperations, ...docsOperations];

@@ -14,7 +14,8 @@ export class HttpProblem extends Error {
   }
 }
 
-const TITLES: Readonly<Record<number, string>> = {
+/** The `title` of a problem document, by status. */
+export const TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',

@@ -1,0 +1,233 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { HeaderObject, SecuritySchemeObject } from 'openapi3-ts/oas31';
+import { z } from 'zod';
+import { stringify } from 'yaml';
+import type { OperationSpec, ResponseSpec, TokenRule } from '../operation.js';
+import { problemExampleFor, problemJsonSchemaFor, problemSchema } from './problem.js';
+import { effectiveResponses } from './responses.js';
+
+/** The published files, served at `/openapi/<name>` and committed under `openapi/`. */
+export const OPENAPI_FILES = ['booking-api.yaml', 'wallet-api.yaml', 'wallet-backend-api.yaml', 'wallet-app-api.yaml'] as const;
+export type OpenApiFile = (typeof OPENAPI_FILES)[number];
+
+/** The version of the published interface (the booking surface is `/api/v1`). */
+export const API_VERSION = '1.0.0';
+
+/** Can a tenant backend, holding a machine token, call this wallet operation? Token-less ones: anyone can. */
+export const machineMayCall = (op: OperationSpec): boolean =>
+  op.surface === 'wallet' && (op.token === 'machine' || op.token === 'either' || op.token === 'none');
+
+/** Can a wallet app, holding a user token, call this wallet operation? Token-less ones: anyone can. */
+export const userMayCall = (op: OperationSpec): boolean =>
+  op.surface === 'wallet' && (op.token === 'user' || op.token === 'either' || op.token === 'none');
+
+/** Which operations each file holds. Platform operations (health, docs) are in none of them. */
+export const FILE_MEMBERSHIP: Readonly<Record<OpenApiFile, (op: OperationSpec) => boolean>> = {
+  'booking-api.yaml': (op) => op.surface === 'booking',
+  'wallet-api.yaml': (op) => op.surface === 'wallet',
+  'wallet-backend-api.yaml': machineMayCall,
+  'wallet-app-api.yaml': userMayCall,
+};
+
+type Scheme = 'apiKey' | 'machineToken' | 'userToken';
+
+const SECURITY_SCHEMES: Readonly<Record<Scheme, SecuritySchemeObject>> = {
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-KEY',
+    description: 'The agent’s API key (`pbk_…`), issued by the operator. It is the only source of booking identity: agent, channel, pricing and entitlements all follow from it.',
+  },
+  machineToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A machine token of the tenant’s backend, from `POST /oauth/token` (client credentials). Lifetime `MACHINE_TOKEN_TTL_SECONDS` (3600 s by default).',
+  },
+  userToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A user token of one wallet holder, from `POST /auth/login` (`amr: ["pwd"]`) or issued by the tenant’s backend with `POST /auth/delegated-token` (`amr: ["tenant_delegated"]`). Lifetime `USER_TOKEN_TTL_SECONDS` (900 s by default); no refresh token.',
+  },
+};
+
+/** The schemes an operation accepts, given the schemes the file defines (OR of the entries). */
+function securityOf(token: TokenRule, available: readonly Scheme[]): Array<Record<string, string[]>> {
+  const wanted: Scheme[] =
+    token === 'api-key' ? ['apiKey'] : token === 'machine' ? ['machineToken'] : token === 'user' ? ['userToken'] : token === 'either' ? ['machineToken', 'userToken'] : [];
+  return wanted.filter((s) => available.includes(s)).map((s) => ({ [s]: [] }));
+}
+
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  catalogue: 'Public autocomplete over the catalogue: no key needed',
+  account: 'The calling agent, as its key resolves',
+};
+
+const COMMON_HEADERS: Readonly<Record<string, HeaderObject>> = {
+  'X-Request-Id': {
+    description: 'The caller’s `X-Request-Id` when it was sane (1..128 of `[A-Za-z0-9._:-]`), else one the service made. Quote it to support.',
+    schema: { type: 'string' },
+  },
+};
+
+interface FileInfo {
+  readonly title: string;
+  readonly description: string;
+  readonly schemes: readonly Scheme[];
+}
+
+const ERRORS_TEXT =
+  'Every error is `application/problem+json` (schema `Problem`) with a stable kebab-case `reason`: branch on `reason`, never on `message`. ' +
+  'Each response below lists every `reason` it can carry. Every response carries `X-Request-Id`.';
+
+const TOKEN_TEXT =
+  'Each operation names the token it takes in `security` and in the extension `x-token`: `machine` (the tenant backend’s machine token), ' +
+  '`user` (a wallet holder’s user token), `either`, or `none` (no bearer token; the token endpoints).';
+
+const FILE_INFO: Readonly<Record<OpenApiFile, FileInfo>> = {
+  'booking-api.yaml': {
+    title: 'Partner Booking API',
+    description:
+      'Travel agents quote and book airport transfers and express-bus seats. Every operation under `/api/v1/` takes the agent’s key in `X-API-KEY` ' +
+      '(`x-token: api-key`), except the two public autocomplete routes (`x-token: none`). Authentication runs before routing, so an unknown path ' +
+      'without a key is 401, not 404. A caller never sends its channel, agent id or price: they follow from the key, and such fields are ignored.\n\n' +
+      ERRORS_TEXT,
+    schemes: ['apiKey'],
+  },
+  'wallet-api.yaml': {
+    title: 'Wallet API',
+    description:
+      'Every wallet operation: those a tenant backend calls with its machine token and those a wallet app calls with a user token. ' +
+      TOKEN_TEXT +
+      ' `wallet-backend-api.yaml` and `wallet-app-api.yaml` hold the two halves.\n\n' +
+      ERRORS_TEXT,
+    schemes: ['machineToken', 'userToken'],
+  },
+  'wallet-backend-api.yaml': {
+    title: 'Wallet API — tenant backend',
+    description:
+      'Exactly the wallet operations a machine token may call: those taking a machine token (`x-token: machine`), those taking either token ' +
+      '(`either`; a machine token sees the whole tenant), and the token-less ones (`none`), which anyone may call and which include ' +
+      '`POST /oauth/token`, where the backend gets its machine token. Only the `machineToken` scheme is listed here.\n\n' +
+      ERRORS_TEXT,
+    schemes: ['machineToken'],
+  },
+  'wallet-app-api.yaml': {
+    title: 'Wallet API — wallet app',
+    description:
+      'Exactly the wallet operations a user token may call: those taking a user token (`x-token: user`), those taking either token ' +
+      '(`either`; a user token sees only what its holder is party to), and the token-less ones (`none`), which anyone may call and which ' +
+      'include `POST /auth/login`. A client secret belongs on the tenant’s backend, never in an app: an app gets its user token by login or ' +
+      'from its backend (`POST /auth/delegated-token`). Only the `userToken` scheme is listed here.\n\n' +
+      ERRORS_TEXT,
+    schemes: ['userToken'],
+  },
+};
+
+/** Options of one generation: where the wallet is mounted in this deployment. */
+export interface OpenApiOptions {
+  /** `WALLET_BASE_PATH`; empty for the root. */
+  readonly walletBasePath?: string;
+}
+
+const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** Sorted by path, then method, so the files do not depend on the order of the operation list. */
+const sorted = (ops: readonly OperationSpec[]): OperationSpec[] =>
+  [...ops].sort((a, b) => (a.path === b.path ? METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method) : a.path < b.path ? -1 : 1));
+
+/** Path parameters named in the template but missing from the operation's params schema, as strings. */
+function paramsOf(op: OperationSpec): z.ZodObject | undefined {
+  const named = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+  const given = op.request?.params;
+  const missing = named.filter((n) => given?.shape[n] === undefined);
+  if (missing.length === 0) return given;
+  const extra = Object.fromEntries(missing.map((n) => [n, z.string()]));
+  return given ? given.extend(extra) : z.object(extra);
+}
+
+function responseOf(status: number, spec: ResponseSpec): Record<string, unknown> {
+  const headers: Record<string, unknown> = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+  for (const [name, description] of Object.entries(spec.headers ?? {})) headers[name] = { description, schema: { type: 'string' } };
+  const out: Record<string, unknown> = { description: spec.description, headers };
+  if (spec.reasons !== undefined) {
+    out.content = { 'application/problem+json': { schema: problemJsonSchemaFor(status, spec.reasons), example: problemExampleFor(status, spec.reasons) } };
+  } else if (spec.schema !== undefined) {
+    out.content = { [spec.contentType ?? 'application/json']: { schema: spec.schema } };
+  } else if (spec.contentType !== undefined) {
+    out.content = { [spec.contentType]: { schema: { type: 'string' } } };
+  }
+  return out;
+}
+
+function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: string): RouteConfig {
+  const request: NonNullable<RouteConfig['request']> = {};
+  const params = paramsOf(op);
+  if (params) request.params = params;
+  if (op.request?.query) request.query = op.request.query;
+  if (op.request?.headers) request.headers = op.request.headers;
+  if (op.request?.body) {
+    request.body = { required: true, content: { [op.request.bodyContentType ?? 'application/json']: { schema: op.request.body } } };
+  }
+  const responses = Object.fromEntries(Object.entries(effectiveResponses(op)).map(([s, spec]) => [s, responseOf(Number(s), spec)]));
+  return {
+    method: op.method,
+    path: op.surface === 'wallet' ? `${walletBasePath}${op.path}` : op.path,
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.description === undefined ? {} : { description: op.description }),
+    ...(op.tags === undefined ? {} : { tags: [...op.tags] }),
+    security: securityOf(op.token, schemes),
+    'x-token': op.token,
+    ...(Object.keys(request).length > 0 ? { request } : {}),
+    responses,
+  } as RouteConfig;
+}
+
+function serversOf(file: OpenApiFile, walletBasePath: string): Array<{ url: string; description: string }> {
+  const base = file === 'booking-api.yaml' ? '' : walletBasePath;
+  return [
+    { url: base || '/', description: 'The server that serves this file' },
+    { url: `http://localhost:3000${base}`, description: 'Local development (`npm start`)' },
+  ];
+}
+
+/** Drops empty maps the generator leaves (`parameters: {}`, `webhooks: {}`). */
+function prune(doc: Record<string, unknown>): Record<string, unknown> {
+  const components = doc.components as Record<string, Record<string, unknown>> | undefined;
+  if (components) for (const [k, v] of Object.entries(components)) if (Object.keys(v).length === 0) delete components[k];
+  if (doc.webhooks && Object.keys(doc.webhooks as object).length === 0) delete doc.webhooks;
+  return doc;
+}
+
+/** One OpenAPI 3.1 document: the operations the file holds, with their security, `x-token` and every error. */
+export function buildOpenApiDocument(file: OpenApiFile, operations: readonly OperationSpec[], options: OpenApiOptions = {}): Record<string, unknown> {
+  const walletBasePath = options.walletBasePath ?? '';
+  const info = FILE_INFO[file];
+  const ops = sorted(operations.filter(FILE_MEMBERSHIP[file]));
+  const registry = new OpenAPIRegistry();
+  for (const [name, header] of Object.entries(COMMON_HEADERS)) registry.registerComponent('headers', name, header);
+  for (const scheme of info.schemes) registry.registerComponent('securitySchemes', scheme, SECURITY_SCHEMES[scheme]);
+  for (const op of ops) registry.registerPath(routeOf(op, info.schemes, walletBasePath));
+  const tags = [...new Set(ops.flatMap((op) => op.tags ?? []))].sort().map((name) => ({
+    name,
+    ...(TAG_DESCRIPTIONS[name] === undefined ? {} : { description: TAG_DESCRIPTIONS[name] }),
+  }));
+  const doc = new OpenApiGeneratorV31([{ type: 'schema', schema: problemSchema }, ...registry.definitions], { sortComponents: 'alphabetically' }).generateDocument({
+    openapi: '3.1.0',
+    info: { title: info.title, version: API_VERSION, description: info.description },
+    servers: serversOf(file, walletBasePath),
+    tags,
+  });
+  return prune(doc as unknown as Record<string, unknown>);
+}
+
+/** Every published file as YAML text, keyed by file name. */
+export function renderOpenApiFiles(operations: readonly OperationSpec[], options: OpenApiOptions = {}): Record<OpenApiFile, string> {
+  const out = {} as Record<OpenApiFile, string>;
+  for (const file of OPENAPI_FILES) {
+    out[file] = `# Generated by \`npm run openapi\` from the OperationSpecs beside the routes. Do not edit.\n${stringify(buildOpenApiDocument(file, operations, options), { lineWidth: 0 })}`;
+  }
+  return out;
+}

@@ -1,0 +1,260 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import express from 'express';
+import { parse } from 'yaml';
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
+import { OPERATIONS } from '../../src/adapters/http/operations.js';
+import { FILE_MEMBERSHIP, OPENAPI_FILES, renderOpenApiFiles } from '../../src/adapters/http/openapi/documents.js';
+import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { silentLog, startTestApp, type TestApp } from '../support/app.js';
+import { buildAgent, type TestAgent } from '../support/builders.js';
+import { expectMatchesSpec, expectResponseMatchesSpec, mountedRoutes, routeCoverage } from '../support/openapi.js';
+import { createApp } from '../../src/adapters/http/app.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const committed = (file: string): Promise<string> => readFile(path.join(root, 'openapi', file), 'utf8');
+
+type Operation = { operationId: string; security?: unknown[]; 'x-token'?: string; parameters?: Array<{ in: string; name: string }>; responses: Record<string, unknown> };
+const operationsOf = (doc: { paths: Record<string, Record<string, Operation>> }) =>
+  Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ path: p, method, ...op })));
+
+describe('published interface (OpenAPI files)', () => {
+  it('when the files are generated from the code, then they equal the committed files under openapi/ (else: npm run openapi)', async () => {
+    const generated = renderOpenApiFiles(OPERATIONS);
+    for (const file of OPENAPI_FILES) {
+      const onDisk = await committed(file).catch(() => '(missing)');
+      expect(onDisk === generated[file], `openapi/${file} differs from the code: run npm run openapi and commit`).to.equal(true);
+    }
+  });
+
+  it('when each file is read, then it is OpenAPI 3.1 whose $refs resolve, with unique operation ids and every path parameter declared', () => {
+    const generated = renderOpenApiFiles(OPERATIONS);
+    for (const file of OPENAPI_FILES) {
+      const doc = parse(generated[file]) as Record<string, any>;
+      expect(doc.openapi, file).to.equal('3.1.0');
+      expect(doc.info.version, file).to.be.a('string');
+      const refs = [...generated[file].matchAll(/\$ref: "#\/([^"]+)"/g)].map((m) => m[1] as string);
+      for (const ref of refs) {
+        const target = ref.split('/').reduce<any>((node, part) => node?.[part], doc);
+        expect(target, `${file}: $ref #/${ref}`).not.to.equal(undefined);
+      }
+      const ops = operationsOf(doc as any);
+      expect(new Set(ops.map((o) => o.operationId)).size, `${file}: operation ids`).to.equal(ops.length);
+      for (const op of ops) {
+        for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
+          expect(op.parameters?.some((p) => p.in === 'path' && p.name === name), `${file} ${op.operationId}: path parameter ${name}`).to.equal(true);
+        }
+      }
+    }
+  });
+
+  it('when a wallet or booking operation is published, then it carries x-token and security matching its token rule', () => {
+    const expectedSecurity: Record<string, unknown[]> = {
+      'api-key': [{ apiKey: [] }],
+      machine: [{ machineToken: [] }],
+      user: [{ userToken: [] }],
+      either: [{ machineToken: [] }, { userToken: [] }],
+      none: [],
+    };
+    const generated = renderOpenApiFiles(OPERATIONS);
+    for (const file of ['booking-api.yaml', 'wallet-api.yaml'] as const) {
+      for (const op of operationsOf(parse(generated[file]))) {
+        const spec = OPERATIONS.find((o) => o.operationId === op.operationId)!;
+        expect(op['x-token'], `${file} ${op.operationId}: x-token`).to.be.oneOf(file === 'wallet-api.yaml' ? ['machine', 'user', 'either', 'none'] : ['api-key', 'none']);
+        expect(op['x-token']).to.equal(spec.token);
+        expect(op.security, `${file} ${op.operationId}: security`).to.deep.equal(expectedSecurity[spec.token]);
+      }
+    }
+  });
+
+  it('when the scoped wallet files are read, then they hold exactly the operations a machine or a user token may call', () => {
+    const generated = renderOpenApiFiles(OPERATIONS);
+    const ids = (file: (typeof OPENAPI_FILES)[number]) => operationsOf(parse(generated[file])).map((o) => o.operationId).sort();
+    const wallet = OPERATIONS.filter((o) => o.surface === 'wallet');
+    expect(ids('wallet-backend-api.yaml')).to.deep.equal(wallet.filter((o) => o.token !== 'user').map((o) => o.operationId).sort());
+    expect(ids('wallet-app-api.yaml')).to.deep.equal(wallet.filter((o) => o.token !== 'machine').map((o) => o.operationId).sort());
+    expect(ids('wallet-api.yaml')).to.deep.equal(wallet.map((o) => o.operationId).sort());
+    expect(ids('booking-api.yaml')).to.deep.equal(OPERATIONS.filter(FILE_MEMBERSHIP['booking-api.yaml']).map((o) => o.operationId).sort());
+  });
+});
+
+describe('routes and OperationSpecs', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.stop());
+
+  it('when the app’s router stack is walked, then every mounted route has an OperationSpec and every OperationSpec a route', () => {
+    expect(routeCoverage(app.service.app)).to.deep.equal({ undocumented: [], unmounted: [] });
+  });
+
+  it('when a route is mounted without a spec, or a spec has no route, then the check names both', () => {
+    const extra = express.Router();
+    extra.post('/orders/:orderId/refund', (_req, res) => {
+      res.end();
+    });
+    const outer = express();
+    const api = express.Router();
+    api.use(extra);
+    outer.use('/api/v1', api);
+    outer.get('/healthz', (_req, res) => {
+      res.end();
+    });
+    const specs = OPERATIONS.filter((o) => o.operationId === 'getHealth' || o.operationId === 'getAgentAccount');
+    expect(routeCoverage(outer, specs)).to.deep.equal({
+      undocumented: ['POST /api/v1/orders/{orderId}/refund'],
+      unmounted: ['GET /api/v1/agent/account'],
+    });
+  });
+
+  it('when wallet routes sit behind their own auth middleware, at the root or under WALLET_BASE_PATH, then the walk finds them', () => {
+    const walletRouter = express.Router();
+    walletRouter.use((_req, _res, next) => next());
+    walletRouter.get('/me/balance', (_req, res) => {
+      res.end();
+    });
+    walletRouter.route('/users/:userId').get((_req, res) => {
+      res.end();
+    });
+    const surfaces = (walletBasePath: string) => ({
+      root: [],
+      bookingPublic: [],
+      bookingAuth: ((_req, _res, next) => next()) as express.RequestHandler,
+      booking: [],
+      wallet: [walletRouter],
+      walletBasePath,
+    });
+    const found = (walletBasePath: string) => mountedRoutes(createApp(surfaces(walletBasePath), silentLog)).map((r) => `${r.method} ${r.path}`).sort();
+    expect(found('')).to.deep.equal(['get /me/balance', 'get /users/{userId}']);
+    expect(found('/wallet')).to.deep.equal(['get /wallet/me/balance', 'get /wallet/users/{userId}']);
+  });
+
+  it('when every OperationSpec is listed, then operation ids are unique and paths are templates of mounted form', () => {
+    const ids = OPERATIONS.map((o) => o.operationId);
+    expect(new Set(ids).size).to.equal(ids.length);
+    for (const op of OPERATIONS) expect(op.path, op.operationId).to.match(/^\/[A-Za-z0-9._~{}\/-]*$/);
+  });
+});
+
+describe('real responses match the published schemas', () => {
+  let app: TestApp;
+  let agent: TestAgent;
+  before(async () => {
+    app = await startTestApp();
+    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    agent = await buildAgent(app.service);
+  });
+  after(() => app.stop());
+
+  const withKey = (key: string) => ({ headers: { 'X-API-KEY': key } });
+
+  it('when the public autocomplete routes are called, then their 200 and 400 answers match the files', async () => {
+    const locations = await expectResponseMatchesSpec<{ data: unknown[] }>('searchTransferLocations', await app.request('/api/v1/airport-transfer/locations?q=bkk'));
+    expect(locations.data).not.to.have.length(0);
+    await expectResponseMatchesSpec('searchTransferLocations', await app.request('/api/v1/airport-transfer/locations'));
+    const cities = await expectResponseMatchesSpec<{ data: unknown[] }>('searchBusCities', await app.request('/api/v1/express-bus/cities?q=chiang'));
+    expect(cities.data).not.to.have.length(0);
+    await expectResponseMatchesSpec('searchBusCities', await app.request(`/api/v1/express-bus/cities?q=${'x'.repeat(65)}`));
+  });
+
+  it('when the account is read with a good, missing, unknown or suspended agent’s key, then each answer matches the files', async () => {
+    await expectResponseMatchesSpec('getAgentAccount', await app.request('/api/v1/agent/account', withKey(agent.apiKey)));
+    const missing = await app.request('/api/v1/agent/account');
+    expect(missing.status).to.equal(401);
+    await expectResponseMatchesSpec('getAgentAccount', missing);
+    await expectResponseMatchesSpec('getAgentAccount', await app.request('/api/v1/agent/account', withKey('pbk_nope')));
+    const suspended = await buildAgent(app.service);
+    await app.service.container.get(TOKENS.SetAgentStatus).execute(suspended.agentId, 'SUSPENDED');
+    const res = await app.request('/api/v1/agent/account', withKey(suspended.apiKey));
+    expect(res.status).to.equal(403);
+    await expectResponseMatchesSpec('getAgentAccount', res);
+  });
+
+  it('when the health routes are called, then their answers match the files', async () => {
+    await expectResponseMatchesSpec('getHealth', await app.request('/healthz'));
+    await expectResponseMatchesSpec('getReadiness', await app.request('/readyz'));
+  });
+
+  it('when the docs routes are called, then their answers match the files', async () => {
+    await expectResponseMatchesSpec('getOpenApiFile', await app.request('/openapi/wallet-api.yaml'));
+    await expectResponseMatchesSpec('getOpenApiFile', await app.request('/openapi/nope.yaml'));
+    await expectResponseMatchesSpec('getDocsPage', await app.request('/docs'));
+    await expectResponseMatchesSpec('getDocsAsset', await app.request('/docs/swagger-ui.css'));
+    await expectResponseMatchesSpec('getDocsAsset', await app.request('/docs/index.html'));
+  });
+
+  it('when a body has a field its schema does not declare, a status is undocumented or a reason is not listed, then the check fails', () => {
+    const account = { agentId: 'agt_1', name: 'A', status: 'ACTIVE', channel: { code: 'C', name: 'C', currency: 'THB' }, entitlements: [], pricing: { currency: 'THB', channelMarkupBps: 0, agentDiscountBps: 0 }, apiKey: { id: 'key_1', prefix: 'pbk_abcd', createdAt: '2026-01-01T00:00:00Z', expiresAt: null } };
+    expect(() => expectMatchesSpec('getAgentAccount', 200, account)).not.to.throw();
+    expect(() => expectMatchesSpec('getAgentAccount', 200, { ...account, channel: { ...account.channel, secret: 'x' } })).to.throw(/channel\.secret/);
+    expect(() => expectMatchesSpec('getAgentAccount', 200, { ...account, status: 'SUSPENDED' })).to.throw(/does not match/);
+    expect(() => expectMatchesSpec('getAgentAccount', 404, {})).to.throw(/does not document status 404/);
+    const problem = { type: 'about:blank', title: 'Unauthorized', status: 401, reason: 'missing-api-key', message: 'm', requestId: 'r' };
+    expect(() => expectMatchesSpec('getAgentAccount', 401, problem)).not.to.throw();
+    expect(() => expectMatchesSpec('getAgentAccount', 401, { ...problem, reason: 'invalid-token' })).to.throw(/not a documented problem/);
+    expect(() => expectMatchesSpec('nope', 200, {})).to.throw(/no OperationSpec/);
+  });
+});
+
+describe('GET /openapi/<file> and GET /docs', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.stop());
+
+  it('when each file is fetched, then it is served as application/yaml and equals the committed file', async () => {
+    for (const file of OPENAPI_FILES) {
+      const res = await app.request(`/openapi/${file}`);
+      expect(res.status, file).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/yaml/);
+      expect(await res.text()).to.equal(await committed(file));
+    }
+  });
+
+  it('when WALLET_BASE_PATH is set, then the served wallet files carry it in paths and servers', async () => {
+    const prefixed = await startTestApp({ memory: true, env: { WALLET_BASE_PATH: '/wallet' } });
+    try {
+      const doc = parse(await (await prefixed.request('/openapi/wallet-api.yaml')).text()) as { servers: Array<{ url: string }> };
+      expect(doc.servers[0]!.url).to.equal('/wallet');
+      const booking = parse(await (await prefixed.request('/openapi/booking-api.yaml')).text()) as { servers: Array<{ url: string }> };
+      expect(booking.servers[0]!.url).to.equal('/');
+    } finally {
+      await prefixed.stop();
+    }
+  });
+
+  it('when /docs is opened, then the page lists the four files and loads only assets of this server', async () => {
+    const res = await app.request('/docs');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/html/);
+    const html = await res.text();
+    for (const file of OPENAPI_FILES) expect(html).to.include(`href="/openapi/${file}"`);
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(sources.filter((s) => !s.startsWith('/'))).to.deep.equal([]);
+    const init = await app.request('/docs/docs-init.js');
+    expect(init.headers.get('content-type')).to.match(/^text\/javascript/);
+    const script = await init.text();
+    for (const file of OPENAPI_FILES) expect(script).to.include(`/openapi/${file}`);
+    expect(script).not.to.match(/https?:\/\//);
+    for (const src of sources.filter((s) => s.startsWith('/docs/'))) {
+      expect((await app.request(src)).status, src).to.equal(200);
+    }
+  });
+
+  it('when a Swagger UI asset is fetched, then it is the installed package’s file with its content type; other files are 404', async () => {
+    const res = await app.request('/docs/swagger-ui-bundle.js');
+    expect(res.headers.get('content-type')).to.match(/^text\/javascript/);
+    const served = Buffer.from(await res.arrayBuffer());
+    expect(served.equals(await readFile(path.join(getAbsoluteFSPath(), 'swagger-ui-bundle.js')))).to.equal(true);
+    expect((await app.request('/docs/swagger-ui.css')).headers.get('content-type')).to.match(/^text\/css/);
+    for (const other of ['/docs/index.html', '/docs/swagger-initializer.js', '/docs/..%2Fpackage.json', '/openapi/..%2Fpackage.json']) {
+      const miss = await app.request(other);
+      expect(miss.status, other).to.equal(404);
+      expect(((await miss.json()) as { reason: string }).reason).to.equal('not-found');
+    }
+  });
+});
