@@ -12,6 +12,7 @@ import { coreModule } from './modules/core.module.js';
 import { identityModule } from './modules/identity.module.js';
 import { catalogueModule } from './modules/catalogue.module.js';
 import { idempotencyModule } from './modules/idempotency.module.js';
+import { bookingModule } from './modules/booking.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -25,6 +26,7 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
   container.load(coreModule, idempotencyModule(db), identityModule(config, db), catalogueModule(db));
+  container.load(bookingModule(config, db));
   return container;
 }
 

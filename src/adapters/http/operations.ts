@@ -1,9 +1,12 @@
 import type { OperationSpec } from './operation.js';
 import { accountOperations } from './booking/account.openapi.js';
 import { catalogueOperations } from './booking/catalogue.openapi.js';
+import { tripOperations } from './booking/trips.openapi.js';
+import { quoteOperations } from './booking/quotes.openapi.js';
+import { orderOperations } from './booking/orders.openapi.js';
 
 /**
  * Every published operation. Each area adds its list here; the OpenAPI files are generated
  * from this and a test checks it against the mounted routes.
  */
-export const OPERATIONS: readonly OperationSpec[] = [...catalogueOperations, ...accountOperations];
+export const OPERATIONS: readonly OperationSpec[] = [...catalogueOperations, ...accountOperations, ...tripOperations, ...quoteOperations, ...orderOperations];
