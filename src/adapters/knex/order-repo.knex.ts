@@ -42,8 +42,8 @@ export class KnexOrderRepo implements OrderRepo {
       return order;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      const constraint = (err as { constraint?: string }).constraint ?? '';
-      if (order.idempotencyKey !== null && !constraint.includes('quote_id')) {
+      // Either unique key may be the one reported when both clash; the idempotency key decides.
+      if (order.idempotencyKey !== null) {
         const earlier = await this.findByIdempotencyKey(order.agentId, order.idempotencyKey);
         if (earlier !== null) return earlier;
       }
