@@ -33,8 +33,15 @@ const HOUR = 3_600_000;
  * memory and PostgreSQL decide alike; `concurrent()` says whether the store shows real
  * contention (false on PGlite, which runs one statement at a time).
  */
-export function bookingContract(name: string, make: () => Promise<BookingStores>, options: { concurrent: () => Promise<boolean> }): void {
+export function bookingContract(
+  name: string,
+  make: () => Promise<BookingStores>,
+  options: { concurrent: () => Promise<boolean>; cleanup?: () => Promise<void> },
+): void {
   describe(`booking flow contract: ${name}`, () => {
+    after(async () => {
+      await options.cleanup?.();
+    });
     let s: BookingStores;
     let clock: TestClock;
     let uc: ReturnType<typeof useCases>;

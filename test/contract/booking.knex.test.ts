@@ -5,6 +5,7 @@ import { KnexQuoteRepo } from '../../src/adapters/knex/quote-repo.knex.js';
 import { KnexTariffReader } from '../../src/adapters/knex/tariff.knex.js';
 import { KnexTripInventory } from '../../src/adapters/knex/trip-inventory.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
+import { dropTestSchedules } from '../support/booking-builders.js';
 import { bookingContract } from './booking.contract.js';
 
 bookingContract(
@@ -20,5 +21,8 @@ bookingContract(
       directory: new KnexAgentDirectory(knex),
     };
   },
-  { concurrent: async () => (await databaseKind()) === 'postgres' },
+  {
+    concurrent: async () => (await databaseKind()) === 'postgres',
+    cleanup: async () => dropTestSchedules((await testDatabase()).knex),
+  },
 );

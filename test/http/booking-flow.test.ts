@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually, issueKey, unique, type TestAgent } from '../support/builders.js';
-import { buildSchedule, dateAhead, tripIdOf } from '../support/booking-builders.js';
+import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
 import { databaseKind } from '../support/database.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
@@ -46,7 +46,10 @@ for (const mode of ['database', 'memory'] as const) {
       schedule = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 30, baseAmount: 20_000 });
       agent = await buildAgent(app.service, { markupBps: 1_000, discountBps: 500 });
     });
-    after(() => app.stop());
+    after(async () => {
+      if (mode === 'database') await dropTestSchedules(knex());
+      await app.stop();
+    });
 
     describe('GET /api/v1/express-bus/trips', () => {
       it('when trips are listed, then each has the contract fields, seats left and the caller’s price per seat', async () => {

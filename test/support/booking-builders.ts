@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 import type { CatalogueWriter } from '../../src/domain/catalogue/catalogue.port.js';
 import { unique } from './builders.js';
@@ -26,7 +27,20 @@ export async function buildSchedule(
     baseFare: { amount: overrides.baseAmount ?? 18_000, currency: 'THB' },
   };
   await writer.load({ locations: [], cities: [], vehicleClasses: [], transferFares: [], schedules: [schedule] });
+  createdSchedules.add(schedule.id);
   return schedule;
+}
+
+/** Schedules this run loaded, so that they can be removed and the shipped catalogue's counts hold. */
+const createdSchedules = new Set<string>();
+
+/** Deletes the schedules `buildSchedule` loaded into a database (their trips' seat rows too). */
+export async function dropTestSchedules(knex: Knex): Promise<void> {
+  const ids = [...createdSchedules];
+  if (ids.length === 0) return;
+  await knex('trip_inventory').whereIn('schedule_id', ids).delete();
+  await knex('bus_schedules').whereIn('id', ids).delete();
+  for (const id of ids) createdSchedules.delete(id);
 }
 
 /** The id of a schedule's trip departing at `hhmm` Bangkok time on a local date. */
