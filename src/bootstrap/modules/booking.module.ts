@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import { CachedTariffReader } from '../../adapters/cache/tariff.cached.js';
 import { ListTrips } from '../../application/booking/list-trips.js';
 import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../../application/booking/create-quote.js';
 import { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../../application/booking/manage-orders.js';
@@ -43,7 +44,8 @@ export const bookingModule = (config: Config, db: Database | null): ContainerMod
       bind(TOKENS.QuoteRepo).toConstantValue(new KnexQuoteRepo(db.knex));
       bind(TOKENS.OrderRepo).toConstantValue(new KnexOrderRepo(db.knex));
       bind(TOKENS.TripInventory).toConstantValue(new KnexTripInventory(db.knex));
-      bind(TOKENS.TariffReader).toConstantValue(new KnexTariffReader(db.knex));
+      // Seconds of lag after a catalogue reload, for no catalogue round trip per quote.
+      bind(TOKENS.TariffReader).toConstantValue(new CachedTariffReader(new KnexTariffReader(db.knex), { ttlMs: 10_000, maxEntries: 10_000 }));
     }
     bind(TOKENS.ListTrips).toResolvedValue(
       (tariffs: TariffReader, inventory: TripInventory, clock: Clock) => new ListTrips(tariffs, inventory, clock),
