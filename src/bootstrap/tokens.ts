@@ -22,6 +22,13 @@ import type { Readiness } from '../adapters/http/health.routes.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { IdempotencyStore } from '../domain/shared/idempotency.port.js';
 import type { Idempotent } from '../adapters/http/idempotency.middleware.js';
+import type { TariffReader } from '../domain/catalogue/tariff.port.js';
+import type { QuoteRepo } from '../domain/booking/quote-repo.port.js';
+import type { OrderRepo } from '../domain/booking/order-repo.port.js';
+import type { TripInventory } from '../domain/booking/trip-inventory.port.js';
+import type { ListTrips } from '../application/booking/list-trips.js';
+import type { GetQuote, QuoteBusTrip, QuoteTransfer } from '../application/booking/create-quote.js';
+import type { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../application/booking/manage-orders.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(name) as ServiceIdentifier<T>;
 
@@ -68,4 +75,17 @@ export const TOKENS = {
   WalletRouters: token<Router>('WalletRouters'),
   BeforeMiddleware: token<RequestHandler>('BeforeMiddleware'),
   Readiness: token<Readiness>('Readiness'),
+  // booking flow
+  TariffReader: token<TariffReader>('TariffReader'),
+  QuoteRepo: token<QuoteRepo>('QuoteRepo'),
+  OrderRepo: token<OrderRepo>('OrderRepo'),
+  TripInventory: token<TripInventory>('TripInventory'),
+  ListTrips: token<ListTrips>('ListTrips'),
+  QuoteTransfer: token<QuoteTransfer>('QuoteTransfer'),
+  QuoteBusTrip: token<QuoteBusTrip>('QuoteBusTrip'),
+  GetQuote: token<GetQuote>('GetQuote'),
+  PlaceOrder: token<PlaceOrder>('PlaceOrder'),
+  GetOrder: token<GetOrder>('GetOrder'),
+  ListOrders: token<ListOrders>('ListOrders'),
+  CancelOrder: token<CancelOrder>('CancelOrder'),
 } as const;

@@ -35,6 +35,7 @@ export type Reason =
   | 'location-not-found'
   | 'trip-not-found'
   | 'no-fare'
+  | 'trip-departed'
   // idempotency
   | 'idempotency-key-reused'
   | 'idempotency-key-in-use'

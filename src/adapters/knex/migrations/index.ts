@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001-identity-catalogue.js';
 import * as m0002 from './0002-idempotency.js';
+import * as m0003 from './0003-booking.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -15,6 +16,7 @@ export interface Migration {
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001-identity-catalogue', m0001],
   ['0002-idempotency', m0002],
+  ['0003-booking', m0003],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
