@@ -11,6 +11,7 @@ import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
 import { identityModule } from './modules/identity.module.js';
 import { catalogueModule } from './modules/catalogue.module.js';
+import { walletIdentityModule } from './modules/wallet-identity.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -24,6 +25,7 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
   container.load(coreModule, identityModule(config, db), catalogueModule(db));
+  container.load(walletIdentityModule(config, db));
   return container;
 }
 

@@ -20,6 +20,24 @@ import type { IssueApiKey, RevokeApiKey } from '../application/admin/manage-keys
 import type { DemoContribution, SeedDemo } from '../application/admin/seed-demo.js';
 import type { Readiness } from '../adapters/http/health.routes.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { TenantDirectory } from '../domain/identity/tenant-directory.port.js';
+import type { PasswordHasher } from '../domain/identity/password-hasher.port.js';
+import type { LoginThrottleStore } from '../domain/identity/login-throttle.port.js';
+import type { SigningKeyStore } from '../domain/identity/signing-key-store.port.js';
+import type { TokenIssuer } from '../domain/identity/token-issuer.port.js';
+import type { TokenVerifier } from '../domain/identity/token-verifier.port.js';
+import type { SigningKeyRing } from '../adapters/jose/signing-keys.js';
+import type { VerifyWalletToken } from '../application/wallet/verify-wallet-token.js';
+import type { IssueMachineToken } from '../application/wallet/issue-machine-token.js';
+import type { IssueDelegatedToken } from '../application/wallet/issue-delegated-token.js';
+import type { LogIn } from '../application/wallet/log-in.js';
+import type {
+  CreateWalletUser,
+  GetCurrentWalletUser,
+  GetWalletUser,
+  ListWalletUsers,
+} from '../application/wallet/manage-wallet-users.js';
+import type { CreateTenant, ResetClientSecret, RotateSigningKey } from '../application/admin/manage-tenants.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(name) as ServiceIdentifier<T>;
 
@@ -63,4 +81,25 @@ export const TOKENS = {
   WalletRouters: token<Router>('WalletRouters'),
   BeforeMiddleware: token<RequestHandler>('BeforeMiddleware'),
   Readiness: token<Readiness>('Readiness'),
+  // wallet identity
+  TenantDirectory: token<TenantDirectory>('TenantDirectory'),
+  PasswordHasher: token<PasswordHasher>('PasswordHasher'),
+  LoginThrottle: token<LoginThrottleStore>('LoginThrottle'),
+  SigningKeyStore: token<SigningKeyStore>('SigningKeyStore'),
+  SigningKeys: token<SigningKeyRing>('SigningKeys'),
+  TokenIssuer: token<TokenIssuer>('TokenIssuer'),
+  TokenVerifier: token<TokenVerifier>('TokenVerifier'),
+  VerifyWalletToken: token<VerifyWalletToken>('VerifyWalletToken'),
+  /** `(rule) => RequestHandler`: put `auth('machine' | 'user' | 'either')` on each wallet route. */
+  WalletAuth: token<(rule: 'machine' | 'user' | 'either') => RequestHandler>('WalletAuth'),
+  IssueMachineToken: token<IssueMachineToken>('IssueMachineToken'),
+  IssueDelegatedToken: token<IssueDelegatedToken>('IssueDelegatedToken'),
+  LogIn: token<LogIn>('LogIn'),
+  CreateWalletUser: token<CreateWalletUser>('CreateWalletUser'),
+  ListWalletUsers: token<ListWalletUsers>('ListWalletUsers'),
+  GetWalletUser: token<GetWalletUser>('GetWalletUser'),
+  GetCurrentWalletUser: token<GetCurrentWalletUser>('GetCurrentWalletUser'),
+  CreateTenant: token<CreateTenant>('CreateTenant'),
+  ResetClientSecret: token<ResetClientSecret>('ResetClientSecret'),
+  RotateSigningKey: token<RotateSigningKey>('RotateSigningKey'),
 } as const;
