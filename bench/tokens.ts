@@ -64,7 +64,7 @@ async function oidcProvider() {
   const srv = await serve((req, res) => provider.callback()(req, res));
   issuer = srv.url;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: 'bench', client_secret: secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [{ client_id: 'bench', client_secret: secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'ES256' }],
     jwks: { keys: [jwk] },
     features: {
       clientCredentials: { enabled: true },
