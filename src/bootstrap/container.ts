@@ -14,6 +14,7 @@ import { catalogueModule } from './modules/catalogue.module.js';
 import { idempotencyModule } from './modules/idempotency.module.js';
 import { docsModule } from './modules/docs.module.js';
 import { bookingModule } from './modules/booking.module.js';
+import { walletIdentityModule } from './modules/wallet-identity.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -29,6 +30,8 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   container.load(coreModule, idempotencyModule(db), identityModule(config, db), catalogueModule(db));
   container.load(docsModule);
   container.load(bookingModule(config, db));
+  container.load(coreModule, identityModule(config, db), catalogueModule(db));
+  container.load(walletIdentityModule(config, db));
   return container;
 }
 

@@ -6,6 +6,9 @@ import { docsOperations } from './docs.openapi.js';
 import { tripOperations } from './booking/trips.openapi.js';
 import { quoteOperations } from './booking/quotes.openapi.js';
 import { orderOperations } from './booking/orders.openapi.js';
+import { authOperations } from './wallet/auth.openapi.js';
+import { userOperations } from './wallet/users.openapi.js';
+import { jwksOperations } from './jwks.openapi.js';
 
 /**
  * Every published operation. Each area adds its list here; the OpenAPI files are generated
@@ -19,4 +22,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...orderOperations,
   ...healthOperations,
   ...docsOperations,
+  ...authOperations,
+  ...userOperations,
+  ...jwksOperations,
 ];

@@ -48,6 +48,7 @@ export type Reason =
   | 'user-exists'
   | 'user-not-found'
   | 'tenant-not-found'
+  | 'invalid-client'
   // wallet money
   | 'insufficient-funds'
   | 'refund-exceeds-payment'
