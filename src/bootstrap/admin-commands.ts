@@ -1,9 +1,10 @@
 import { BOOKING_COMMANDS, type AdminCommand, type AdminUseCases } from '../adapters/cli/admin.js';
+import { WALLET_IDENTITY_COMMANDS } from '../adapters/cli/wallet-commands.js';
 import type { Service } from './service.js';
 import { TOKENS } from './tokens.js';
 
 /** Every admin command, booking and wallet. */
-export const ADMIN_COMMANDS: readonly AdminCommand[] = [...BOOKING_COMMANDS];
+export const ADMIN_COMMANDS: readonly AdminCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS];
 
 /** Resolves the admin use cases from a composed service. */
 export const adminUseCases = (service: Service): AdminUseCases => {
@@ -16,5 +17,8 @@ export const adminUseCases = (service: Service): AdminUseCases => {
     issueApiKey: c.get(TOKENS.IssueApiKey),
     revokeApiKey: c.get(TOKENS.RevokeApiKey),
     seedDemo: c.get(TOKENS.SeedDemo),
+    createTenant: c.get(TOKENS.CreateTenant),
+    createWalletUser: c.get(TOKENS.CreateWalletUser),
+    rotateSigningKey: c.get(TOKENS.RotateSigningKey),
   };
 };

@@ -21,6 +21,12 @@ export interface Config {
   readonly shutdownTimeoutSeconds: number;
   readonly keyCache: { readonly maxEntries: number; readonly ttlMs: number };
   readonly dbPoolMax: number;
+  /** The `aud` of wallet tokens. */
+  readonly tokenAudience: string;
+  /** A private JWK or JWK Set that signs wallet tokens; null: keys are generated and kept in the database. */
+  readonly tokenSigningKey: string | null;
+  /** How many reverse proxies in front of the service to trust for the client address (0: none). */
+  readonly trustProxyHops: number;
 }
 
 const int = (min: number, max: number, fallback: number) =>
@@ -46,6 +52,19 @@ const schema = z.object({
   KEY_CACHE_MAX_ENTRIES: int(0, 1_000_000, 10_000),
   KEY_CACHE_TTL_SECONDS: int(0, 3600, 60),
   DB_POOL_MAX: int(1, 200, 10),
+  TOKEN_AUDIENCE: z.string().min(1).optional(),
+  TOKEN_SIGNING_KEY: z
+    .string()
+    .refine((v) => {
+      try {
+        const parsed = JSON.parse(v) as unknown;
+        return typeof parsed === 'object' && parsed !== null;
+      } catch {
+        return false;
+      }
+    }, 'TOKEN_SIGNING_KEY must be a private JWK or a JWK Set (JSON)')
+    .optional(),
+  TRUST_PROXY: int(0, 10, 0),
 });
 
 /** Reads and validates the configuration; throws with every problem listed. */
@@ -77,5 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     keyCache: { maxEntries: e.KEY_CACHE_MAX_ENTRIES, ttlMs: e.KEY_CACHE_TTL_SECONDS * 1000 },
     dbPoolMax: e.DB_POOL_MAX,
+    tokenAudience: e.TOKEN_AUDIENCE ?? `${e.TOKEN_ISSUER.replace(/\/+$/, '')}/wallet`,
+    tokenSigningKey: e.TOKEN_SIGNING_KEY ?? null,
+    trustProxyHops: e.TRUST_PROXY,
   };
 }

@@ -13,6 +13,8 @@ import { identityModule } from './modules/identity.module.js';
 import { catalogueModule } from './modules/catalogue.module.js';
 import { idempotencyModule } from './modules/idempotency.module.js';
 import { docsModule } from './modules/docs.module.js';
+import { bookingModule } from './modules/booking.module.js';
+import { walletIdentityModule } from './modules/wallet-identity.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -27,6 +29,9 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
   container.load(coreModule, idempotencyModule(db), identityModule(config, db), catalogueModule(db));
   container.load(docsModule);
+  container.load(bookingModule(config, db));
+  container.load(coreModule, identityModule(config, db), catalogueModule(db));
+  container.load(walletIdentityModule(config, db));
   return container;
 }
 

@@ -28,6 +28,8 @@ export async function openService(config: Config, log: Logger, options: { db?: D
     if (db !== null && ownsDb) await migrate(db);
     const container = buildContainer(config, db, log);
     const app = buildApp(container);
+    // Behind a load balancer the client address (login throttling, logs) comes from X-Forwarded-For.
+    if (config.trustProxyHops > 0) app.set('trust proxy', config.trustProxyHops);
     const lifecycle = container.get(TOKENS.Lifecycle);
     await lifecycle.start();
     return {

@@ -22,6 +22,31 @@ import type { Readiness } from '../adapters/http/health.routes.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { IdempotencyStore } from '../domain/shared/idempotency.port.js';
 import type { Idempotent } from '../adapters/http/idempotency.middleware.js';
+import type { TariffReader } from '../domain/catalogue/tariff.port.js';
+import type { QuoteRepo } from '../domain/booking/quote-repo.port.js';
+import type { OrderRepo } from '../domain/booking/order-repo.port.js';
+import type { TripInventory } from '../domain/booking/trip-inventory.port.js';
+import type { ListTrips } from '../application/booking/list-trips.js';
+import type { GetQuote, QuoteBusTrip, QuoteTransfer } from '../application/booking/create-quote.js';
+import type { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../application/booking/manage-orders.js';
+import type { TenantDirectory } from '../domain/identity/tenant-directory.port.js';
+import type { PasswordHasher } from '../domain/identity/password-hasher.port.js';
+import type { LoginThrottleStore } from '../domain/identity/login-throttle.port.js';
+import type { SigningKeyStore } from '../domain/identity/signing-key-store.port.js';
+import type { TokenIssuer } from '../domain/identity/token-issuer.port.js';
+import type { TokenVerifier } from '../domain/identity/token-verifier.port.js';
+import type { SigningKeyRing } from '../adapters/jose/signing-keys.js';
+import type { VerifyWalletToken } from '../application/wallet/verify-wallet-token.js';
+import type { IssueMachineToken } from '../application/wallet/issue-machine-token.js';
+import type { IssueDelegatedToken } from '../application/wallet/issue-delegated-token.js';
+import type { LogIn } from '../application/wallet/log-in.js';
+import type {
+  CreateWalletUser,
+  GetCurrentWalletUser,
+  GetWalletUser,
+  ListWalletUsers,
+} from '../application/wallet/manage-wallet-users.js';
+import type { CreateTenant, ResetClientSecret, RotateSigningKey } from '../application/admin/manage-tenants.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
 import type { TransactionReader } from '../domain/wallet/transaction-reader.port.js';
 import type { WalletHolders } from '../domain/wallet/wallet-holders.port.js';
@@ -77,6 +102,40 @@ export const TOKENS = {
   WalletRouters: token<Router>('WalletRouters'),
   BeforeMiddleware: token<RequestHandler>('BeforeMiddleware'),
   Readiness: token<Readiness>('Readiness'),
+  // booking flow
+  TariffReader: token<TariffReader>('TariffReader'),
+  QuoteRepo: token<QuoteRepo>('QuoteRepo'),
+  OrderRepo: token<OrderRepo>('OrderRepo'),
+  TripInventory: token<TripInventory>('TripInventory'),
+  ListTrips: token<ListTrips>('ListTrips'),
+  QuoteTransfer: token<QuoteTransfer>('QuoteTransfer'),
+  QuoteBusTrip: token<QuoteBusTrip>('QuoteBusTrip'),
+  GetQuote: token<GetQuote>('GetQuote'),
+  PlaceOrder: token<PlaceOrder>('PlaceOrder'),
+  GetOrder: token<GetOrder>('GetOrder'),
+  ListOrders: token<ListOrders>('ListOrders'),
+  CancelOrder: token<CancelOrder>('CancelOrder'),
+  // wallet identity
+  TenantDirectory: token<TenantDirectory>('TenantDirectory'),
+  PasswordHasher: token<PasswordHasher>('PasswordHasher'),
+  LoginThrottle: token<LoginThrottleStore>('LoginThrottle'),
+  SigningKeyStore: token<SigningKeyStore>('SigningKeyStore'),
+  SigningKeys: token<SigningKeyRing>('SigningKeys'),
+  TokenIssuer: token<TokenIssuer>('TokenIssuer'),
+  TokenVerifier: token<TokenVerifier>('TokenVerifier'),
+  VerifyWalletToken: token<VerifyWalletToken>('VerifyWalletToken'),
+  /** `(rule) => RequestHandler`: put `auth('machine' | 'user' | 'either')` on each wallet route. */
+  WalletAuth: token<(rule: 'machine' | 'user' | 'either') => RequestHandler>('WalletAuth'),
+  IssueMachineToken: token<IssueMachineToken>('IssueMachineToken'),
+  IssueDelegatedToken: token<IssueDelegatedToken>('IssueDelegatedToken'),
+  LogIn: token<LogIn>('LogIn'),
+  CreateWalletUser: token<CreateWalletUser>('CreateWalletUser'),
+  ListWalletUsers: token<ListWalletUsers>('ListWalletUsers'),
+  GetWalletUser: token<GetWalletUser>('GetWalletUser'),
+  GetCurrentWalletUser: token<GetCurrentWalletUser>('GetCurrentWalletUser'),
+  CreateTenant: token<CreateTenant>('CreateTenant'),
+  ResetClientSecret: token<ResetClientSecret>('ResetClientSecret'),
+  RotateSigningKey: token<RotateSigningKey>('RotateSigningKey'),
   // wallet money
   Ledger: token<Ledger>('Ledger'),
   TransactionReader: token<TransactionReader>('TransactionReader'),

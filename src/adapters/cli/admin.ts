@@ -5,6 +5,8 @@ import type { CreateAgent, CreateChannel, SetAgentStatus } from '../../applicati
 import type { IssueApiKey, RevokeApiKey } from '../../application/admin/manage-keys.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import type { SeedDemo } from '../../application/admin/seed-demo.js';
+import type { CreateTenant, RotateSigningKey } from '../../application/admin/manage-tenants.js';
+import type { CreateWalletUser } from '../../application/wallet/manage-wallet-users.js';
 
 /** The use cases the admin commands drive, resolved lazily so a command builds only what it uses. */
 export interface AdminUseCases {
@@ -15,6 +17,9 @@ export interface AdminUseCases {
   readonly issueApiKey: IssueApiKey;
   readonly revokeApiKey: RevokeApiKey;
   readonly seedDemo: SeedDemo;
+  readonly createTenant: CreateTenant;
+  readonly createWalletUser: CreateWalletUser;
+  readonly rotateSigningKey: RotateSigningKey;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

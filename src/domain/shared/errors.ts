@@ -35,6 +35,7 @@ export type Reason =
   | 'location-not-found'
   | 'trip-not-found'
   | 'no-fare'
+  | 'trip-departed'
   // idempotency
   | 'idempotency-key-reused'
   | 'idempotency-key-in-use'
@@ -47,6 +48,7 @@ export type Reason =
   | 'user-exists'
   | 'user-not-found'
   | 'tenant-not-found'
+  | 'invalid-client'
   // wallet money
   | 'insufficient-funds'
   | 'refund-exceeds-payment'

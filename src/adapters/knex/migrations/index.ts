@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001-identity-catalogue.js';
 import * as m0002 from './0002-idempotency.js';
+import * as m0003 from './0003-booking.js';
+import * as m0004 from './0004-wallet-identity.js';
 import * as m0005 from './0005-wallet-ledger.js';
 
 /** A migration: forward and back. */
@@ -16,6 +18,8 @@ export interface Migration {
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001-identity-catalogue', m0001],
   ['0002-idempotency', m0002],
+  ['0003-booking', m0003],
+  ['0004-wallet-identity', m0004],
   ['0005-wallet-ledger', m0005],
 ];
 

@@ -1,0 +1,30 @@
+import type { RequestHandler } from 'express';
+import type { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
+import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
+import { asMachine, asWalletUser, requireTokenKind } from '../../domain/identity/wallet-access.js';
+
+/**
+ * Authenticates a wallet route from `Authorization: Bearer` and enforces the token kind it
+ * takes, in this one place: missing or invalid → 401 `invalid-token`; a machine token on a user
+ * route → 401 `not-a-wallet-user`; a user token on a machine route → 403 `machine-token-required`.
+ * Sets `res.locals.wallet`. Use it per route: `router.get('/me', auth('user'), handler)`.
+ */
+export const walletAuth =
+  (verify: VerifyWalletToken) =>
+  (rule: 'machine' | 'user' | 'either'): RequestHandler =>
+  async (req, res, next) => {
+    const principal = await verify.execute(req.headers.authorization);
+    res.locals.wallet = requireTokenKind(principal, rule);
+    next();
+  };
+
+const principalOf = (locals: { wallet?: WalletPrincipal }): WalletPrincipal => {
+  if (locals.wallet === undefined) throw new Error('wallet route reached without bearer authentication');
+  return locals.wallet;
+};
+
+/** The tenant backend a `machine` route acts for. */
+export const machineOf = (locals: { wallet?: WalletPrincipal }): MachinePrincipal => asMachine(principalOf(locals));
+
+/** The wallet holder a `user` route acts for. */
+export const userOf = (locals: { wallet?: WalletPrincipal }): WalletUserPrincipal => asWalletUser(principalOf(locals));

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { ORDER_STATUSES } from '../../../domain/booking/order.js';
+import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+
+/**
+ * Request and response schemas of the booking flow. Request objects strip unknown fields, so
+ * a `channel`, `agentId`, `price`, `amount`, `currency` or `markup` sent by a caller never
+ * reaches a use case.
+ */
+const id = (max = 64) => z.string().min(1).max(max);
+
+export const moneySchema = z.object({
+  amount: z.number().int().describe('Integer minor units (satang for THB)'),
+  currency: z.string().length(3).describe('ISO 4217'),
+});
+
+export const tripsQuery = z.object({
+  fromCityId: id(),
+  toCityId: id(),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').describe('Local date of departure (YYYY-MM-DD)'),
+});
+
+export const tripSchema = z.object({
+  id: z.string(),
+  fromCityId: z.string(),
+  toCityId: z.string(),
+  departsAt: z.string(),
+  arrivesAt: z.string(),
+  operator: z.string(),
+  seatsLeft: z.number().int(),
+  seatCapacity: z.number().int(),
+  price: moneySchema.describe("The caller's channel price per seat"),
+});
+
+export const transferQuoteBody = z.object({
+  fromLocationId: id(),
+  toLocationId: id(),
+  pickupAt: z.iso.datetime({ offset: true }).describe('RFC 3339 instant of the pickup'),
+  passengers: z.number().int().min(1).max(50),
+  vehicleClass: id(32).optional().describe('sedan, suv or van; the smallest that carries everybody when absent'),
+});
+
+export const busQuoteBody = z.object({
+  tripId: id(128),
+  passengers: z.number().int().min(1).max(50),
+});
+
+export const quoteParams = z.object({ quoteId: id() });
+
+const transferDetails = z.object({
+  fromLocationId: z.string(),
+  toLocationId: z.string(),
+  pickupAt: z.string(),
+  passengers: z.number().int(),
+  vehicleClass: z.string(),
+  durationMinutes: z.number().int(),
+});
+
+const busDetails = z.object({
+  tripId: z.string(),
+  fromCityId: z.string(),
+  toCityId: z.string(),
+  operator: z.string(),
+  departsAt: z.string(),
+  arrivesAt: z.string(),
+  passengers: z.number().int(),
+  unitPrice: moneySchema,
+});
+
+const product = z.enum(['airport-transfer', 'express-bus']);
+
+export const quoteSchema = z.object({
+  id: z.string(),
+  product,
+  channel: z.object({ code: z.string() }),
+  price: moneySchema,
+  expiresAt: z.string(),
+  createdAt: z.string(),
+  details: z.union([transferDetails, busDetails]),
+});
+
+export const orderBody = z.object({
+  quoteId: id(),
+  contact: z.object({
+    name: z.string().trim().min(1).max(200),
+    email: z.email().max(254),
+    phone: z.string().trim().min(1).max(40).optional(),
+  }),
+  passengers: z.array(z.object({ name: z.string().trim().min(1).max(200) })).max(50).optional(),
+  agentReference: z.string().min(1).max(100).optional(),
+});
+
+export const idempotencyHeaders = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).optional().describe('Retries with the same key and body replay the first response'),
+});
+
+export const ordersQuery = z.object({
+  status: z.enum(ORDER_STATUSES as unknown as ['CONFIRMED', 'CANCELLED']).optional(),
+  cursor: z.string().min(1).max(256).optional(),
+  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+});
+
+export const orderParams = z.object({ orderId: id() });
+
+export const orderSchema = z.object({
+  id: z.string(),
+  status: z.enum(['CONFIRMED', 'CANCELLED']),
+  product,
+  quoteId: z.string(),
+  channel: z.object({ code: z.string() }),
+  price: moneySchema,
+  contact: z.object({ name: z.string(), email: z.string(), phone: z.string().nullable() }),
+  passengers: z.array(z.object({ name: z.string() })),
+  agentReference: z.string().nullable(),
+  details: z.union([transferDetails, busDetails]),
+  createdAt: z.string(),
+  cancelledAt: z.string().nullable(),
+});

@@ -1,0 +1,43 @@
+import type { TripOffer } from '../../../application/booking/list-trips.js';
+import type { Order } from '../../../domain/booking/order.js';
+import type { Quote } from '../../../domain/booking/quote.js';
+
+/** What the API shows of a trip. */
+export const tripView = (t: TripOffer) => ({
+  id: t.id,
+  fromCityId: t.fromCityId,
+  toCityId: t.toCityId,
+  departsAt: t.departsAt.toISOString(),
+  arrivesAt: t.arrivesAt.toISOString(),
+  operator: t.operator,
+  seatsLeft: t.seatsLeft,
+  seatCapacity: t.seatCapacity,
+  price: t.price,
+});
+
+/** What the API shows of a quote: never the agent or key it belongs to. */
+export const quoteView = (q: Quote) => ({
+  id: q.id,
+  product: q.product,
+  channel: { code: q.channelCode },
+  price: q.price,
+  expiresAt: q.expiresAt.toISOString(),
+  createdAt: q.createdAt.toISOString(),
+  details: q.details,
+});
+
+/** What the API shows of an order. */
+export const orderView = (o: Order) => ({
+  id: o.id,
+  status: o.status,
+  product: o.product,
+  quoteId: o.quoteId,
+  channel: { code: o.channelCode },
+  price: o.price,
+  contact: o.contact,
+  passengers: o.passengers,
+  agentReference: o.agentReference,
+  details: o.details,
+  createdAt: o.createdAt.toISOString(),
+  cancelledAt: o.cancelledAt === null ? null : o.cancelledAt.toISOString(),
+});

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { OperationSpec } from '../operation.js';
+import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
+import { idempotencyHeaders, orderBody, orderParams, orderSchema, ordersQuery } from './booking.schemas.js';
+
+/** The published description of the order routes. */
+export const orderOperations: readonly OperationSpec[] = [
+  {
+    surface: 'booking',
+    method: 'post',
+    path: '/api/v1/orders',
+    operationId: 'placeOrder',
+    summary: 'Book a quote',
+    description:
+      'Books one of the caller’s quotes at its price. A quote books at most once and bus seats never oversell, under any concurrency. The order records the agent, channel, price and the API key that placed it. With an Idempotency-Key, a retry replays the first response (header Idempotent-Replayed: true).',
+    tags: ['orders'],
+    token: 'api-key',
+    request: { body: orderBody, headers: idempotencyHeaders },
+    responses: {
+      201: { description: 'The order, CONFIRMED', schema: orderSchema, headers: { Location: 'The order' } },
+      400: { description: 'Bad body or Idempotency-Key, or a passenger list that does not match the quote', reasons: INVALID_BODY.reasons! },
+      ...PRODUCT_KEY_ERRORS,
+      404: { description: 'No such quote, or another agent’s', reasons: ['quote-not-found'] },
+      409: {
+        description: 'The quote was minted for another channel than the key resolves to now; it is already booked; the trip has no seats left; or a request with this Idempotency-Key is still running',
+        reasons: ['quote-channel-mismatch', 'quote-already-booked', 'sold-out', 'idempotency-key-in-use'],
+      },
+      410: { description: 'The quote has expired', reasons: ['quote-expired'] },
+      ...BODY_LIMITS,
+      422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
+    },
+  },
+  {
+    surface: 'booking',
+    method: 'get',
+    path: '/api/v1/orders',
+    operationId: 'listOrders',
+    summary: 'The caller’s orders, newest first',
+    tags: ['orders'],
+    token: 'api-key',
+    request: { query: ordersQuery },
+    responses: {
+      200: { description: 'One keyset page', schema: z.object({ data: z.array(orderSchema), nextCursor: z.string().nullable() }) },
+      400: { description: 'Bad status, limit or cursor', reasons: ['invalid-request'] },
+      ...KEY_ERRORS,
+    },
+  },
+  {
+    surface: 'booking',
+    method: 'get',
+    path: '/api/v1/orders/{orderId}',
+    operationId: 'getOrder',
+    summary: 'One of the caller’s orders',
+    tags: ['orders'],
+    token: 'api-key',
+    request: { params: orderParams },
+    responses: {
+      200: { description: 'The order', schema: orderSchema },
+      400: INVALID,
+      ...KEY_ERRORS,
+      404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
+    },
+  },
+  {
+    surface: 'booking',
+    method: 'post',
+    path: '/api/v1/orders/{orderId}/cancel',
+    operationId: 'cancelOrder',
+    summary: 'Cancel one of the caller’s orders',
+    description:
+      'Gives a bus order’s seats back. An order placed with a key later revoked as leaked cannot be cancelled, whoever asks and with whatever key (keys revoked for rotation or by an operator do not freeze orders). Nothing is cancelled once the pickup or departure has passed.',
+    tags: ['orders'],
+    token: 'api-key',
+    request: { params: orderParams, headers: idempotencyHeaders },
+    responses: {
+      200: { description: 'The order, CANCELLED', schema: orderSchema },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
+      409: {
+        description: 'Already cancelled; placed with a key revoked as leaked; the pickup or departure has passed; or a request with this Idempotency-Key is still running',
+        reasons: ['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed', 'idempotency-key-in-use'],
+      },
+      ...BODY_LIMITS,
+      422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
+    },
+  },
+];

@@ -1,0 +1,73 @@
+import type { OperationSpec } from '../operation.js';
+import {
+  delegatedTokenRequestSchema,
+  delegatedTokenResponseSchema,
+  loginRequestSchema,
+  oauthErrorSchema,
+  tokenRequestSchema,
+  tokenResponseSchema,
+} from './auth.schemas.js';
+
+const noStore = { 'Cache-Control': 'no-store' } as const;
+
+/** The published description of the token endpoints. */
+export const authOperations: readonly OperationSpec[] = [
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/oauth/token',
+    operationId: 'issueMachineToken',
+    summary: 'OAuth 2.0 client credentials: a machine token for the tenant’s backend',
+    description:
+      'RFC 6749 §4.4. Client authentication by HTTP Basic (preferred) or `client_id`/`client_secret` in the form body, not both. ' +
+      'Errors follow RFC 6749 §5.2 (`{ error, error_description }`), not problem+json. No refresh token.',
+    tags: ['auth'],
+    token: 'none',
+    request: { body: tokenRequestSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    responses: {
+      200: { description: 'A machine token (JWT, `typ: at+jwt`)', schema: tokenResponseSchema, headers: noStore },
+      400: { description: '`invalid_request` (missing or repeated parameter, two authentication methods, body not a form) or `unsupported_grant_type`', schema: oauthErrorSchema },
+      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic`', schema: oauthErrorSchema, headers: { 'WWW-Authenticate': 'Basic realm="wallet"' } },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/auth/delegated-token',
+    operationId: 'issueDelegatedToken',
+    summary: 'A user token for one of the tenant’s users, vouched for by its backend',
+    description:
+      'Creates the tenant’s wallet user on first use of an `externalUserRef`. The token’s claims add `amr: ["tenant_delegated"]` and ' +
+      '`act: { sub: <client id> }`; it gives the same access as a password login. No refresh token: mint a new one when it expires.',
+    tags: ['auth'],
+    token: 'machine',
+    request: { body: delegatedTokenRequestSchema },
+    responses: {
+      200: { description: 'A user token (JWT)', schema: delegatedTokenResponseSchema, headers: noStore },
+      400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
+      401: { description: 'No valid machine token', reasons: ['invalid-token'] },
+      403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
+      415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/auth/login',
+    operationId: 'logIn',
+    summary: 'A wallet holder signs in with email and password',
+    description:
+      'Returns a user token with `amr: ["pwd"]`. Unknown email and wrong password answer alike. Repeated failures per account ' +
+      '(5 per 15 minutes) and per client address (20 per 15 minutes) are refused with 429 for 15 minutes, on every instance.',
+    tags: ['auth'],
+    token: 'none',
+    request: { body: loginRequestSchema },
+    responses: {
+      200: { description: 'A user token (JWT)', schema: tokenResponseSchema, headers: noStore },
+      400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
+      401: { description: 'Wrong client id, email or password (no hint which)', reasons: ['invalid-credentials'] },
+      415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
+      429: { description: 'Too many failed attempts', reasons: ['too-many-attempts'], headers: { 'Retry-After': 'seconds' } },
+    },
+  },
+];

@@ -1,0 +1,76 @@
+import type { OperationSpec } from '../operation.js';
+import { createUserSchema, listUsersQuery, userPageSchema, userParams, walletUserSchema } from './users.schemas.js';
+
+const machineErrors = {
+  401: { description: 'No valid machine token', reasons: ['invalid-token'] },
+  403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
+} as const;
+
+/** The published description of the wallet user routes. */
+export const userOperations: readonly OperationSpec[] = [
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/users',
+    operationId: 'createWalletUser',
+    summary: 'Create a wallet user of the calling tenant',
+    description: 'With `email` and `password` the person can also sign in at `/auth/login`.',
+    tags: ['users'],
+    token: 'machine',
+    request: { body: createUserSchema },
+    responses: {
+      201: { description: 'The new user', schema: walletUserSchema, headers: { Location: '/users/{userId}' } },
+      400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
+      ...machineErrors,
+      409: { description: 'The tenant already has that externalUserRef or email', reasons: ['user-exists'] },
+      415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'get',
+    path: '/users',
+    operationId: 'listWalletUsers',
+    summary: 'The calling tenant’s users, oldest first',
+    tags: ['users'],
+    token: 'machine',
+    request: { query: listUsersQuery },
+    responses: {
+      200: { description: 'A keyset page', schema: userPageSchema },
+      400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
+      ...machineErrors,
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'get',
+    path: '/users/{userId}',
+    operationId: 'getWalletUser',
+    summary: 'One user of the calling tenant',
+    tags: ['users'],
+    token: 'machine',
+    request: { params: userParams },
+    responses: {
+      200: { description: 'The user', schema: walletUserSchema },
+      ...machineErrors,
+      404: { description: 'No such user in this tenant (another tenant’s user included)', reasons: ['user-not-found'] },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'get',
+    path: '/me',
+    operationId: 'getMe',
+    summary: 'The person in the user token',
+    description: 'No parameter selects another user. Password-login and delegated tokens give the same access.',
+    tags: ['me'],
+    token: 'user',
+    responses: {
+      200: { description: 'The wallet holder', schema: walletUserSchema },
+      401: {
+        description: 'No valid token, or a machine token ("Authenticated principal is not a wallet user.")',
+        reasons: ['invalid-token', 'not-a-wallet-user'],
+      },
+    },
+  },
+];

@@ -1,0 +1,53 @@
+import { Router, type RequestHandler } from 'express';
+import type {
+  CreateWalletUser,
+  GetCurrentWalletUser,
+  GetWalletUser,
+  ListWalletUsers,
+} from '../../../application/wallet/manage-wallet-users.js';
+import { machineOf, userOf } from '../bearer.middleware.js';
+import { jsonBody } from '../body.js';
+import { parseBody, parseParams, parseQuery } from '../validate.js';
+import { createUserSchema, listUsersQuery, userParams } from './users.schemas.js';
+
+type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
+
+/** The tenant's wallet users (machine token) and `GET /me` (user token). */
+export function usersRoutes(deps: {
+  auth: Auth;
+  createUser: CreateWalletUser;
+  listUsers: ListWalletUsers;
+  getUser: GetWalletUser;
+  getCurrentUser: GetCurrentWalletUser;
+}): Router {
+  const router = Router();
+  router.post('/users', deps.auth('machine'), jsonBody, async (req, res) => {
+    const input = parseBody(createUserSchema, req);
+    const user = await deps.createUser.execute(machineOf(res.locals).tenantId, {
+      externalUserRef: input.externalUserRef,
+      ...(input.email === undefined ? {} : { email: input.email }),
+      ...(input.password === undefined ? {} : { password: input.password }),
+    });
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Location', `${req.baseUrl}/users/${user.id}`);
+    res.status(201).json(user);
+  });
+  router.get('/users', deps.auth('machine'), async (req, res) => {
+    const { cursor, limit } = parseQuery(listUsersQuery, req);
+    const page = await deps.listUsers.execute(machineOf(res.locals), { limit, ...(cursor === undefined ? {} : { cursor }) });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(page);
+  });
+  router.get('/users/:userId', deps.auth('machine'), async (req, res) => {
+    const { userId } = parseParams(userParams, req);
+    const user = await deps.getUser.execute(machineOf(res.locals), userId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(user);
+  });
+  router.get('/me', deps.auth('user'), async (_req, res) => {
+    const me = await deps.getCurrentUser.execute(userOf(res.locals));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(me);
+  });
+  return router;
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { externalUserRefSchema } from './auth.schemas.js';
+
+export const createUserSchema = z.object({
+  externalUserRef: externalUserRefSchema,
+  email: z.email().max(254).optional(),
+  password: z.string().min(8).max(256).optional().meta({ description: 'Lets the person use /auth/login; needs email' }),
+});
+
+export const listUsersQuery = z.object({
+  cursor: z.string().min(1).max(256).optional(),
+  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+});
+
+export const userParams = z.object({ userId: z.string().min(1).max(128) });
+
+export const walletUserSchema = z.object({
+  id: z.string().meta({ example: 'usr_01JABCDEF0123456789ABCDEFG' }),
+  externalUserRef: z.string(),
+  email: z.string().nullable(),
+  createdAt: z.string().meta({ description: 'RFC 3339 UTC' }),
+});
+
+export const userPageSchema = z.object({ data: z.array(walletUserSchema), nextCursor: z.string().nullable() });

@@ -1,0 +1,126 @@
+import type { Product } from '../../domain/identity/agent.js';
+import type { Order, OrderStatus } from '../../domain/booking/order.js';
+import type { BusDetails, Quote, SeatClaim, TransferDetails } from '../../domain/booking/quote.js';
+
+/** How quotes and orders are stored, and back. */
+export interface QuoteRow {
+  id: string;
+  agent_id: string;
+  channel_code: string;
+  key_id: string;
+  product: Product;
+  amount: number | string;
+  currency: string;
+  details: TransferDetails | BusDetails;
+  seats: StoredSeats | null;
+  starts_at: Date;
+  expires_at: Date;
+  created_at: Date;
+}
+
+interface StoredSeats {
+  tripId: string;
+  scheduleId: string;
+  departsAt: string;
+  capacity: number;
+  seats: number;
+}
+
+export interface OrderRow {
+  id: string;
+  agent_id: string;
+  channel_code: string;
+  key_id: string;
+  quote_id: string;
+  product: Product;
+  status: OrderStatus;
+  amount: number | string;
+  currency: string;
+  contact: Order['contact'];
+  passengers: Array<{ name: string }>;
+  agent_reference: string | null;
+  idempotency_key: string | null;
+  details: TransferDetails | BusDetails;
+  trip_id: string | null;
+  seats: StoredSeats | null;
+  starts_at: Date;
+  created_at: Date;
+  cancelled_at: Date | null;
+}
+
+const storedSeats = (s: SeatClaim | null): string | null =>
+  s === null ? null : JSON.stringify({ tripId: s.tripId, scheduleId: s.scheduleId, departsAt: s.departsAt.toISOString(), capacity: s.capacity, seats: s.seats });
+
+const seatsOf = (s: StoredSeats | null): SeatClaim | null =>
+  s === null ? null : { tripId: s.tripId, scheduleId: s.scheduleId, departsAt: new Date(s.departsAt), capacity: s.capacity, seats: s.seats };
+
+export const quoteToRow = (q: Quote): Record<string, unknown> => ({
+  id: q.id,
+  agent_id: q.agentId,
+  channel_code: q.channelCode,
+  key_id: q.keyId,
+  product: q.product,
+  amount: q.price.amount,
+  currency: q.price.currency,
+  details: JSON.stringify(q.details),
+  seats: storedSeats(q.seats),
+  starts_at: q.startsAt,
+  expires_at: q.expiresAt,
+  created_at: q.createdAt,
+});
+
+export const quoteOf = (r: QuoteRow): Quote => ({
+  id: r.id,
+  agentId: r.agent_id,
+  channelCode: r.channel_code,
+  keyId: r.key_id,
+  product: r.product,
+  price: { amount: Number(r.amount), currency: r.currency.trim() },
+  startsAt: new Date(r.starts_at),
+  expiresAt: new Date(r.expires_at),
+  createdAt: new Date(r.created_at),
+  details: r.details,
+  seats: seatsOf(r.seats),
+});
+
+export const orderToRow = (o: Order): Record<string, unknown> => ({
+  id: o.id,
+  agent_id: o.agentId,
+  channel_code: o.channelCode,
+  key_id: o.keyId,
+  quote_id: o.quoteId,
+  product: o.product,
+  status: o.status,
+  amount: o.price.amount,
+  currency: o.price.currency,
+  contact: JSON.stringify(o.contact),
+  passengers: JSON.stringify(o.passengers),
+  agent_reference: o.agentReference,
+  idempotency_key: o.idempotencyKey,
+  details: JSON.stringify(o.details),
+  trip_id: o.seats?.tripId ?? null,
+  seats: storedSeats(o.seats),
+  starts_at: o.startsAt,
+  created_at: o.createdAt,
+  cancelled_at: o.cancelledAt,
+});
+
+export const orderOf = (r: OrderRow): Order => ({
+  id: r.id,
+  agentId: r.agent_id,
+  channelCode: r.channel_code,
+  keyId: r.key_id,
+  quoteId: r.quote_id,
+  product: r.product,
+  status: r.status,
+  price: { amount: Number(r.amount), currency: r.currency.trim() },
+  contact: r.contact,
+  passengers: r.passengers,
+  agentReference: r.agent_reference,
+  idempotencyKey: r.idempotency_key,
+  details: r.details,
+  seats: seatsOf(r.seats),
+  startsAt: new Date(r.starts_at),
+  createdAt: new Date(r.created_at),
+  cancelledAt: r.cancelled_at === null ? null : new Date(r.cancelled_at),
+});

@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import { pageOfOrders, type Order } from '../../domain/booking/order.js';
+import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { Page } from '../../domain/shared/page.js';
+import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { isUniqueViolation } from './pg-errors.js';
+
+const alreadyBooked = (): DomainError =>
+  new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
+
+/**
+ * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
+ * on the unique (agent_id, idempotency_key), seat stock on a conditional decrement in the same
+ * transaction as the order, and cancellation on a row lock.
+ */
+export class KnexOrderRepo implements OrderRepo {
+  constructor(private readonly knex: Knex) {}
+
+  async place(order: Order): Promise<Order> {
+    try {
+      await this.knex.transaction(async (trx) => {
+        // The order first: a second booking of the quote waits here on the unique index, and
+        // fails once the first commits, before it could touch any seat.
+        await trx('orders').insert(orderToRow(order));
+        const seats = order.seats;
+        if (seats !== null) {
+          await trx('trip_inventory')
+            .insert({ trip_id: seats.tripId, schedule_id: seats.scheduleId, departs_at: seats.departsAt, capacity: seats.capacity, seats_left: seats.capacity })
+            .onConflict('trip_id')
+            .ignore();
+          const taken = await trx('trip_inventory')
+            .where('trip_id', seats.tripId)
+            .andWhere('seats_left', '>=', seats.seats)
+            .decrement('seats_left', seats.seats)
+            .returning('seats_left');
+          if (taken.length === 0) {
+            throw new DomainError('sold-out', 'conflict', 'Not enough seats are left on this trip.');
+          }
+        }
+      });
+      return order;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // Either unique key may be the one reported when both clash; the idempotency key decides.
+      if (order.idempotencyKey !== null) {
+        const earlier = await this.findByIdempotencyKey(order.agentId, order.idempotencyKey);
+        if (earlier !== null) return earlier;
+      }
+      throw alreadyBooked();
+    }
+  }
+
+  async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
+    const row = (await this.knex('orders').where({ id: orderId, agent_id: agentId }).first()) as OrderRow | undefined;
+    return row === undefined ? null : orderOf(row);
+  }
+
+  async findByIdempotencyKey(agentId: string, idempotencyKey: string): Promise<Order | null> {
+    const row = (await this.knex('orders').where({ agent_id: agentId, idempotency_key: idempotencyKey }).first()) as OrderRow | undefined;
+    return row === undefined ? null : orderOf(row);
+  }
+
+  async listForAgent(agentId: string, query: OrderQuery): Promise<Page<Order>> {
+    const q = this.knex('orders').where('agent_id', agentId);
+    if (query.status !== undefined) q.andWhere('status', query.status);
+    if (query.after !== undefined) {
+      q.andWhereRaw('(created_at, id COLLATE "C") < (?, ? COLLATE "C")', [query.after.createdAt, query.after.id]);
+    }
+    const rows = (await q.orderByRaw('created_at DESC, id COLLATE "C" DESC').limit(query.limit + 1)) as OrderRow[];
+    return pageOfOrders(rows.map(orderOf), query.limit);
+  }
+
+  async cancel(agentId: string, orderId: string, check: (order: Order) => void, at: Date): Promise<Order | null> {
+    return this.knex.transaction(async (trx) => {
+      const row = (await trx('orders').where({ id: orderId, agent_id: agentId }).forUpdate().first()) as OrderRow | undefined;
+      if (row === undefined) return null;
+      check(orderOf(row));
+      const [updated] = (await trx('orders')
+        .where({ id: orderId, status: 'CONFIRMED' })
+        .update({ status: 'CANCELLED', cancelled_at: at })
+        .returning('*')) as OrderRow[];
+      const order = orderOf(updated!);
+      if (order.seats !== null) {
+        await trx('trip_inventory').where('trip_id', order.seats.tripId).increment('seats_left', order.seats.seats);
+      }
+      return order;
+    });
+  }
+}

@@ -1,0 +1,156 @@
+import type { Knex } from 'knex';
+import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { Cursor } from '../../domain/shared/page.js';
+import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
+
+interface TenantRow {
+  id: string;
+  name: string;
+  client_id: string;
+  client_secret_hash: string;
+  currency: string;
+  created_at: Date;
+}
+interface UserRow {
+  id: string;
+  tenant_id: string;
+  external_user_ref: string;
+  email: string | null;
+  password_hash: string | null;
+  created_at: Date;
+}
+
+const toTenant = (r: TenantRow): Tenant => ({
+  id: r.id,
+  name: r.name,
+  clientId: r.client_id,
+  clientSecretHash: r.client_secret_hash,
+  currency: r.currency,
+  createdAt: new Date(r.created_at),
+});
+const toUser = (r: UserRow): WalletUser => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  externalUserRef: r.external_user_ref,
+  email: r.email,
+  passwordHash: r.password_hash,
+  createdAt: new Date(r.created_at),
+});
+const userRow = (u: WalletUser): UserRow => ({
+  id: u.id,
+  tenant_id: u.tenantId,
+  external_user_ref: u.externalUserRef,
+  email: u.email,
+  password_hash: u.passwordHash,
+  created_at: u.createdAt,
+});
+
+const USER_COLUMNS = ['wallet_users.id', 'wallet_users.tenant_id', 'wallet_users.external_user_ref', 'wallet_users.email', 'wallet_users.password_hash', 'wallet_users.created_at'];
+
+/** Tenants and wallet users on PostgreSQL; uniqueness is enforced by the database's indexes. */
+export class KnexTenantDirectory implements TenantDirectory {
+  constructor(private readonly knex: Knex) {}
+
+  async createTenant(tenant: Tenant): Promise<void> {
+    await this.knex<TenantRow>('tenants').insert({
+      id: tenant.id,
+      name: tenant.name,
+      client_id: tenant.clientId,
+      client_secret_hash: tenant.clientSecretHash,
+      currency: tenant.currency,
+      created_at: tenant.createdAt,
+    });
+  }
+
+  async findTenant(tenantId: string): Promise<Tenant | null> {
+    const row = await this.knex<TenantRow>('tenants').where({ id: tenantId }).first();
+    return row === undefined ? null : toTenant(row);
+  }
+
+  async findTenantByClientId(clientId: string): Promise<Tenant | null> {
+    const row = await this.knex<TenantRow>('tenants').where({ client_id: clientId }).first();
+    return row === undefined ? null : toTenant(row);
+  }
+
+  async findTenantByName(name: string): Promise<Tenant | null> {
+    const row = await this.knex<TenantRow>('tenants').where({ name }).orderBy([{ column: 'created_at' }, { column: 'id' }]).first();
+    return row === undefined ? null : toTenant(row);
+  }
+
+  async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
+    const n = await this.knex<TenantRow>('tenants').where({ id: tenantId }).update({ client_secret_hash: clientSecretHash });
+    return n > 0;
+  }
+
+  async createUser(user: WalletUser): Promise<WalletUser> {
+    try {
+      const [row] = await this.knex<UserRow>('wallet_users').insert(userRow(user)).returning('*');
+      return toUser(row as UserRow);
+    } catch (err) {
+      throw this.translate(err, user);
+    }
+  }
+
+  async ensureUser(user: WalletUser): Promise<WalletUser> {
+    try {
+      const [row] = await this.knex<UserRow>('wallet_users')
+        .insert(userRow(user))
+        .onConflict(['tenant_id', 'external_user_ref'])
+        .ignore()
+        .returning('*');
+      if (row !== undefined) return toUser(row as UserRow);
+    } catch (err) {
+      throw this.translate(err, user);
+    }
+    // The insert lost to an existing row, which a unique index guarantees is the only one.
+    const existing = await this.knex<UserRow>('wallet_users')
+      .where({ tenant_id: user.tenantId, external_user_ref: user.externalUserRef })
+      .first();
+    if (existing === undefined) throw new Error('ensureUser: conflicting user vanished');
+    return toUser(existing);
+  }
+
+  async findUser(tenantId: string, userId: string): Promise<WalletUser | null> {
+    const row = await this.knex('wallet_users')
+      .join('tenants', 'tenants.id', 'wallet_users.tenant_id')
+      .where({ 'wallet_users.id': userId, 'wallet_users.tenant_id': tenantId })
+      .first<UserRow | undefined>(USER_COLUMNS);
+    return row === undefined ? null : toUser(row);
+  }
+
+  async findUserByEmail(tenantId: string, email: string): Promise<WalletUser | null> {
+    const row = await this.knex<UserRow>('wallet_users')
+      .where({ tenant_id: tenantId })
+      .whereNotNull('email')
+      .whereRaw('lower(email) = lower(?)', [email.trim()])
+      .first();
+    return row === undefined ? null : toUser(row);
+  }
+
+  async setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean> {
+    const n = await this.knex<UserRow>('wallet_users').where({ tenant_id: tenantId, id: userId }).update({ password_hash: passwordHash });
+    return n > 0;
+  }
+
+  async listUsers(tenantId: string, after: Cursor | null, limit: number): Promise<WalletUser[]> {
+    const q = this.knex<UserRow>('wallet_users').where({ tenant_id: tenantId });
+    if (after !== null) q.whereRaw('(created_at, id) > (?, ?)', [after.createdAt, after.id]);
+    const rows = await q.orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit);
+    return rows.map(toUser);
+  }
+
+  private translate(err: unknown, user: WalletUser): unknown {
+    if (isUniqueViolation(err)) {
+      const constraint = (err as { constraint?: string }).constraint ?? '';
+      return new DomainError(
+        'user-exists',
+        'conflict',
+        constraint.includes('email') ? 'The tenant already has a user with that email.' : 'The tenant already has a user with that externalUserRef.',
+      );
+    }
+    if (isForeignKeyViolation(err)) return new DomainError('tenant-not-found', 'not-found', `No tenant ${user.tenantId}.`);
+    return err;
+  }
+}

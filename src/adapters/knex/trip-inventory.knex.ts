@@ -1,0 +1,17 @@
+import type { Knex } from 'knex';
+import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
+
+/** Seats left per trip on PostgreSQL; a trip without a row has never been booked. */
+export class KnexTripInventory implements TripInventory {
+  constructor(private readonly knex: Knex) {}
+
+  async seatsLeft(trips: ReadonlyArray<{ readonly tripId: string; readonly capacity: number }>): Promise<Map<string, number>> {
+    const left = new Map(trips.map((t) => [t.tripId, t.capacity]));
+    if (trips.length === 0) return left;
+    const rows = (await this.knex('trip_inventory')
+      .select('trip_id', 'seats_left')
+      .whereIn('trip_id', trips.map((t) => t.tripId))) as Array<{ trip_id: string; seats_left: number }>;
+    for (const r of rows) left.set(r.trip_id, r.seats_left);
+    return left;
+  }
+}

@@ -1,0 +1,88 @@
+import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
+import { normalizeEmail } from '../../domain/identity/tenant.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { Cursor } from '../../domain/shared/page.js';
+
+const byCreation = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Tenants and wallet users in process memory, with the same rules as PostgreSQL. */
+export class MemoryTenantDirectory implements TenantDirectory {
+  private readonly tenants = new Map<string, Tenant>();
+  private readonly users = new Map<string, WalletUser>();
+
+  async createTenant(tenant: Tenant): Promise<void> {
+    if (this.tenants.has(tenant.id) || [...this.tenants.values()].some((t) => t.clientId === tenant.clientId)) {
+      throw new Error('createTenant: duplicate tenant id or client id');
+    }
+    this.tenants.set(tenant.id, { ...tenant });
+  }
+
+  async findTenant(tenantId: string): Promise<Tenant | null> {
+    return this.tenants.get(tenantId) ?? null;
+  }
+
+  async findTenantByClientId(clientId: string): Promise<Tenant | null> {
+    return [...this.tenants.values()].find((t) => t.clientId === clientId) ?? null;
+  }
+
+  async findTenantByName(name: string): Promise<Tenant | null> {
+    return [...this.tenants.values()].filter((t) => t.name === name).sort(byCreation)[0] ?? null;
+  }
+
+  async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
+    const t = this.tenants.get(tenantId);
+    if (t === undefined) return false;
+    this.tenants.set(tenantId, { ...t, clientSecretHash });
+    return true;
+  }
+
+  async createUser(user: WalletUser): Promise<WalletUser> {
+    if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found', 'not-found', `No tenant ${user.tenantId}.`);
+    const mine = this.ofTenant(user.tenantId);
+    if (mine.some((u) => u.externalUserRef === user.externalUserRef)) {
+      throw new DomainError('user-exists', 'conflict', 'The tenant already has a user with that externalUserRef.');
+    }
+    if (user.email !== null && mine.some((u) => u.email !== null && normalizeEmail(u.email) === normalizeEmail(user.email!))) {
+      throw new DomainError('user-exists', 'conflict', 'The tenant already has a user with that email.');
+    }
+    if (this.users.has(user.id)) throw new Error('createUser: duplicate user id');
+    this.users.set(user.id, { ...user });
+    return { ...user };
+  }
+
+  async ensureUser(user: WalletUser): Promise<WalletUser> {
+    if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found', 'not-found', `No tenant ${user.tenantId}.`);
+    const existing = this.ofTenant(user.tenantId).find((u) => u.externalUserRef === user.externalUserRef);
+    return existing ?? this.createUser(user);
+  }
+
+  async findUser(tenantId: string, userId: string): Promise<WalletUser | null> {
+    const u = this.users.get(userId);
+    return u !== undefined && u.tenantId === tenantId && this.tenants.has(tenantId) ? u : null;
+  }
+
+  async findUserByEmail(tenantId: string, email: string): Promise<WalletUser | null> {
+    const wanted = normalizeEmail(email);
+    return this.ofTenant(tenantId).find((u) => u.email !== null && normalizeEmail(u.email) === wanted) ?? null;
+  }
+
+  async setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean> {
+    const u = await this.findUser(tenantId, userId);
+    if (u === null) return false;
+    this.users.set(userId, { ...u, passwordHash });
+    return true;
+  }
+
+  async listUsers(tenantId: string, after: Cursor | null, limit: number): Promise<WalletUser[]> {
+    return this.ofTenant(tenantId)
+      .sort(byCreation)
+      .filter((u) => after === null || byCreation(u, after) > 0)
+      .slice(0, limit);
+  }
+
+  private ofTenant(tenantId: string): WalletUser[] {
+    return [...this.users.values()].filter((u) => u.tenantId === tenantId);
+  }
+}

@@ -1,0 +1,49 @@
+import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
+import type { RandomSource } from '../../domain/shared/secrets.port.js';
+import type { CreateWalletUser } from '../wallet/manage-wallet-users.js';
+import type { CreateTenant, ResetClientSecret } from './manage-tenants.js';
+import type { DemoContribution } from './seed-demo.js';
+
+export const DEMO_TENANT = { name: 'Demo Wallet Tenant', currency: 'THB' } as const;
+export const DEMO_WALLET_USER = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
+
+/**
+ * The wallet's part of `demo seed`: a tenant with a user who can log in. Secrets cannot be shown
+ * twice, so running it again issues a fresh client secret and a fresh password.
+ */
+export class SeedWalletDemo implements DemoContribution {
+  constructor(
+    private readonly tenants: TenantDirectory,
+    private readonly createTenant: CreateTenant,
+    private readonly resetSecret: ResetClientSecret,
+    private readonly createUser: CreateWalletUser,
+    private readonly passwords: PasswordHasher,
+    private readonly random: RandomSource,
+  ) {}
+
+  async seed(): Promise<Record<string, unknown>> {
+    const existing = await this.tenants.findTenantByName(DEMO_TENANT.name);
+    const client = existing === null
+      ? await this.createTenant.execute(DEMO_TENANT)
+      : { clientId: existing.clientId, ...(await this.resetSecret.execute(existing.id)) };
+    let password = '';
+    for (const b of this.random.bytes(12)) password += b.toString(16).padStart(2, '0');
+    const user = await this.tenants.findUserByEmail(client.tenantId, DEMO_WALLET_USER.email);
+    let userId: string;
+    if (user === null) {
+      userId = (await this.createUser.execute(client.tenantId, { ...DEMO_WALLET_USER, password })).id;
+    } else {
+      await this.tenants.setPasswordHash(client.tenantId, user.id, await this.passwords.hash(password));
+      userId = user.id;
+    }
+    return {
+      wallet: {
+        tenantId: client.tenantId,
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        user: { userId, email: DEMO_WALLET_USER.email, password },
+      },
+    };
+  }
+}

@@ -1,0 +1,192 @@
+import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
+import type { TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
+import type { AgentPrincipal } from '../../domain/identity/principal.js';
+import { termsOf, totalPrice, unitPrice } from '../../domain/booking/pricing.js';
+import { requireOwned } from '../../domain/booking/ownership.js';
+import { requireFuture, type Quote } from '../../domain/booking/quote.js';
+import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
+import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
+import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking/trip.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError, invalid, notFound } from '../../domain/shared/errors.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
+
+/** How long a quote stays bookable. */
+export interface QuotePolicy {
+  readonly ttlSeconds: number;
+}
+
+/** A quote expires after the TTL, and never after the service it prices has started. */
+const expiryOf = (now: Date, startsAt: Date, policy: QuotePolicy): Date =>
+  new Date(Math.min(now.getTime() + policy.ttlSeconds * 1000, startsAt.getTime()));
+
+/** What an airport-transfer quote asks for. */
+export interface TransferQuoteRequest {
+  readonly fromLocationId: string;
+  readonly toLocationId: string;
+  readonly pickupAt: Date;
+  readonly passengers: number;
+  readonly vehicleClass?: string | undefined;
+}
+
+/**
+ * Prices an airport transfer for the caller: the fare between the two locations' zones for the
+ * requested vehicle class (or the smallest one that carries everybody), through the caller's
+ * channel markup and agent discount.
+ */
+export class QuoteTransfer {
+  constructor(
+    private readonly tariffs: TariffReader,
+    private readonly quotes: QuoteRepo,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    private readonly policy: QuotePolicy,
+  ) {}
+
+  async execute(principal: AgentPrincipal, input: TransferQuoteRequest): Promise<Quote> {
+    requireEntitlement(principal, 'airport-transfer');
+    const now = this.clock.now();
+    requireFuture(input.pickupAt, now, 'pickup');
+    if (!withinHorizon(input.pickupAt, now)) {
+      throw invalid('invalid-request', 'pickupAt is too far ahead.', { errors: [{ path: 'pickupAt', message: 'must be within 365 days' }] });
+    }
+    if (input.fromLocationId === input.toLocationId) {
+      throw invalid('invalid-request', 'Pick-up and drop-off must differ.', { errors: [{ path: 'toLocationId', message: 'must differ from fromLocationId' }] });
+    }
+    const found = await this.tariffs.findLocations([input.fromLocationId, input.toLocationId]);
+    const from = found.find((l) => l.id === input.fromLocationId);
+    const to = found.find((l) => l.id === input.toLocationId);
+    if (from === undefined || to === undefined) {
+      throw notFound('location-not-found', `No location ${from === undefined ? input.fromLocationId : input.toLocationId}.`);
+    }
+    const [fares, classes] = await Promise.all([this.tariffs.transferFares(from.zone, to.zone), this.tariffs.vehicleClasses()]);
+    const { fare, vehicle } = chooseFare(fares, classes, input.passengers, input.vehicleClass);
+    const price = unitPrice(fare.baseFare, termsOf(principal));
+    const quote: Quote = {
+      id: this.ids.next('qte'),
+      agentId: principal.agentId,
+      channelCode: principal.channel.code,
+      keyId: principal.keyId,
+      product: 'airport-transfer',
+      price,
+      startsAt: input.pickupAt,
+      expiresAt: expiryOf(now, input.pickupAt, this.policy),
+      createdAt: now,
+      details: {
+        fromLocationId: from.id,
+        toLocationId: to.id,
+        pickupAt: input.pickupAt.toISOString(),
+        passengers: input.passengers,
+        vehicleClass: vehicle.code,
+        durationMinutes: fare.durationMinutes,
+      },
+      seats: null,
+    };
+    await this.quotes.insert(quote);
+    return quote;
+  }
+}
+
+/**
+ * The requested class must exist and carry the passengers; without one, the smallest class that
+ * carries them and has a fare on this route is taken.
+ */
+export const chooseFare = (
+  fares: readonly TransferFare[],
+  classes: readonly VehicleClass[],
+  passengers: number,
+  requested: string | undefined,
+): { fare: TransferFare; vehicle: VehicleClass } => {
+  if (fares.length === 0) throw new DomainError('no-fare', 'unprocessable', 'There is no transfer fare between these locations.');
+  if (requested !== undefined) {
+    const vehicle = classes.find((v) => v.code === requested);
+    if (vehicle === undefined) {
+      throw invalid('invalid-request', `Unknown vehicle class ${requested}.`, {
+        errors: [{ path: 'vehicleClass', message: `must be one of: ${classes.map((v) => v.code).join(', ')}` }],
+      });
+    }
+    if (vehicle.maxPassengers < passengers) {
+      throw invalid('invalid-request', `A ${vehicle.code} carries at most ${vehicle.maxPassengers} passengers.`, {
+        errors: [{ path: 'passengers', message: `a ${vehicle.code} carries at most ${vehicle.maxPassengers}` }],
+      });
+    }
+    const fare = fares.find((f) => f.vehicleClass === vehicle.code);
+    if (fare === undefined) throw new DomainError('no-fare', 'unprocessable', `There is no ${vehicle.code} fare between these locations.`);
+    return { fare, vehicle };
+  }
+  const sorted = [...classes].sort((a, b) => a.maxPassengers - b.maxPassengers || (a.code < b.code ? -1 : 1));
+  for (const vehicle of sorted) {
+    const fare = fares.find((f) => f.vehicleClass === vehicle.code);
+    if (vehicle.maxPassengers >= passengers && fare !== undefined) return { fare, vehicle };
+  }
+  throw new DomainError('no-fare', 'unprocessable', `No vehicle with a fare on this route carries ${passengers} passengers.`);
+};
+
+/** What an express-bus quote asks for. */
+export interface BusQuoteRequest {
+  readonly tripId: string;
+  readonly passengers: number;
+}
+
+/** Prices seats on one express-bus trip for the caller. */
+export class QuoteBusTrip {
+  constructor(
+    private readonly tariffs: TariffReader,
+    private readonly inventory: TripInventory,
+    private readonly quotes: QuoteRepo,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    private readonly policy: QuotePolicy,
+  ) {}
+
+  async execute(principal: AgentPrincipal, input: BusQuoteRequest): Promise<Quote> {
+    requireEntitlement(principal, 'express-bus');
+    const now = this.clock.now();
+    const ref = parseTripId(input.tripId);
+    const schedule = ref === null ? null : await this.tariffs.findSchedule(ref.scheduleId);
+    const trip = ref === null || schedule === null ? null : tripOfSchedule(schedule, ref.departsAt);
+    if (schedule === null || trip === null || !withinHorizon(trip.departsAt, now)) {
+      throw notFound('trip-not-found', `No trip ${input.tripId}.`);
+    }
+    requireFuture(trip.departsAt, now, 'departure');
+    const left = (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }])).get(trip.id) ?? trip.seatCapacity;
+    if (left < input.passengers) {
+      throw new DomainError('sold-out', 'conflict', `Only ${left} seats are left on this trip.`, { seatsLeft: left });
+    }
+    const unit = unitPrice(schedule.baseFare, termsOf(principal));
+    const quote: Quote = {
+      id: this.ids.next('qte'),
+      agentId: principal.agentId,
+      channelCode: principal.channel.code,
+      keyId: principal.keyId,
+      product: 'express-bus',
+      price: totalPrice(unit, input.passengers),
+      startsAt: trip.departsAt,
+      expiresAt: expiryOf(now, trip.departsAt, this.policy),
+      createdAt: now,
+      details: {
+        tripId: trip.id,
+        fromCityId: trip.fromCityId,
+        toCityId: trip.toCityId,
+        operator: trip.operator,
+        departsAt: trip.departsAt.toISOString(),
+        arrivesAt: trip.arrivesAt.toISOString(),
+        passengers: input.passengers,
+        unitPrice: unit,
+      },
+      seats: { tripId: trip.id, scheduleId: schedule.id, departsAt: trip.departsAt, capacity: trip.seatCapacity, seats: input.passengers },
+    };
+    await this.quotes.insert(quote);
+    return quote;
+  }
+}
+
+/** One of the caller's own quotes. */
+export class GetQuote {
+  constructor(private readonly quotes: QuoteRepo) {}
+
+  async execute(principal: AgentPrincipal, quoteId: string): Promise<Quote> {
+    return requireOwned(await this.quotes.findForAgent(principal.agentId, quoteId), principal.agentId, 'quote-not-found');
+  }
+}

@@ -1,0 +1,130 @@
+import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
+import type { AgentPrincipal } from '../../domain/identity/principal.js';
+import { checkCancellable, type Order, type OrderStatus } from '../../domain/booking/order.js';
+import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
+import { requireOwned } from '../../domain/booking/ownership.js';
+import { checkQuoteBookable } from '../../domain/booking/quote.js';
+import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { invalid } from '../../domain/shared/errors.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
+import { keyReused } from '../../domain/shared/idempotency.js';
+import { decodeCursor, type Page } from '../../domain/shared/page.js';
+
+/** What placing an order asks for. */
+export interface PlaceOrderRequest {
+  readonly quoteId: string;
+  readonly contact: { readonly name: string; readonly email: string; readonly phone?: string | undefined };
+  readonly passengers?: ReadonlyArray<{ readonly name: string }> | undefined;
+  readonly agentReference?: string | undefined;
+  /** The request's Idempotency-Key: stored on the order, unique per agent. */
+  readonly idempotencyKey?: string | undefined;
+}
+
+/**
+ * Books one of the caller's quotes. The checks run in the contract's order (unknown or another
+ * agent's quote, entitlement, channel, expiry); booking at most once and seat stock are then
+ * decided by storage in one atomic step.
+ */
+export class PlaceOrder {
+  constructor(
+    private readonly quotes: QuoteRepo,
+    private readonly orders: OrderRepo,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(principal: AgentPrincipal, input: PlaceOrderRequest): Promise<Order> {
+    const { agentId } = principal;
+    if (input.idempotencyKey !== undefined) {
+      // A retry whose first attempt placed the order (even if that instance died before answering).
+      const earlier = await this.orders.findByIdempotencyKey(agentId, input.idempotencyKey);
+      if (earlier !== null) return sameQuote(earlier, input.quoteId);
+    }
+    const quote = requireOwned(await this.quotes.findForAgent(agentId, input.quoteId), agentId, 'quote-not-found');
+    requireEntitlement(principal, quote.product);
+    const now = this.clock.now();
+    checkQuoteBookable(quote, principal, now);
+    const passengers = input.passengers ?? [];
+    const expected = quote.details.passengers;
+    if (passengers.length > 0 && passengers.length !== expected) {
+      throw invalid('invalid-request', `The quote is for ${expected} passengers; list all of them or none.`, {
+        errors: [{ path: 'passengers', message: `must list ${expected} passengers` }],
+      });
+    }
+    const placed = await this.orders.place({
+      id: this.ids.next('ord'),
+      agentId,
+      channelCode: quote.channelCode,
+      keyId: principal.keyId,
+      quoteId: quote.id,
+      product: quote.product,
+      status: 'CONFIRMED',
+      price: quote.price,
+      contact: { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null },
+      passengers: passengers.map((p) => ({ name: p.name })),
+      agentReference: input.agentReference ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      details: quote.details,
+      seats: quote.seats,
+      startsAt: quote.startsAt,
+      createdAt: now,
+      cancelledAt: null,
+    });
+    return sameQuote(placed, input.quoteId);
+  }
+}
+
+/** An idempotency key names one booking: reused for another quote, it is refused. */
+const sameQuote = (order: Order, quoteId: string): Order => {
+  if (order.quoteId !== quoteId) throw keyReused();
+  return order;
+};
+
+/** One of the caller's own orders. */
+export class GetOrder {
+  constructor(private readonly orders: OrderRepo) {}
+
+  async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
+    return requireOwned(await this.orders.findForAgent(principal.agentId, orderId), principal.agentId, 'order-not-found');
+  }
+}
+
+/** The caller's orders, newest first, one keyset page at a time. */
+export class ListOrders {
+  constructor(private readonly orders: OrderRepo) {}
+
+  async execute(principal: AgentPrincipal, input: { status?: OrderStatus | undefined; cursor?: string | undefined; limit: number }): Promise<Page<Order>> {
+    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+    if (after === null) {
+      throw invalid('invalid-request', 'The cursor is not valid.', { errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+    }
+    return this.orders.listForAgent(principal.agentId, {
+      limit: input.limit,
+      ...(input.status === undefined ? {} : { status: input.status }),
+      ...(after === undefined ? {} : { after }),
+    });
+  }
+}
+
+/**
+ * Cancels one of the caller's orders and gives its seats back. The rules (`checkCancellable`)
+ * are applied to the order as locked by storage, so two concurrent cancels cannot both succeed.
+ */
+export class CancelOrder {
+  constructor(
+    private readonly orders: OrderRepo,
+    private readonly directory: AgentDirectory,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
+    const { agentId } = principal;
+    const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
+    const bookingKey = await this.directory.findKey(order.keyId);
+    const now = this.clock.now();
+    const cancelled = await this.orders.cancel(agentId, orderId, (locked) => checkCancellable(locked, bookingKey, now), now);
+    return requireOwned(cancelled, agentId, 'order-not-found');
+  }
+}

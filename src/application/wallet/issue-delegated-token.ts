@@ -1,0 +1,42 @@
+import type { MachinePrincipal } from '../../domain/identity/principal.js';
+import { isExternalUserRef } from '../../domain/identity/tenant.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
+import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
+import { AMR } from '../../domain/identity/wallet-token.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { invalid } from '../../domain/shared/errors.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
+
+/**
+ * A tenant's backend vouches for one of its users and gets a user token for them, creating the
+ * user on first use. The token records the vouching (`amr: tenant_delegated`, `act.sub`).
+ */
+export class IssueDelegatedToken {
+  constructor(
+    private readonly tenants: TenantDirectory,
+    private readonly issuer: TokenIssuer,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(machine: MachinePrincipal, externalUserRef: string): Promise<IssuedToken & { userId: string }> {
+    if (!isExternalUserRef(externalUserRef)) throw invalid('invalid-request', 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.');
+    const user = await this.tenants.ensureUser({
+      id: this.ids.next('usr'),
+      tenantId: machine.tenantId,
+      externalUserRef,
+      email: null,
+      passwordHash: null,
+      createdAt: this.clock.now(),
+    });
+    const token = await this.issuer.issue({
+      kind: 'user',
+      tenantId: machine.tenantId,
+      userId: user.id,
+      amr: [AMR.delegated],
+      act: { sub: machine.clientId },
+      clientId: machine.clientId,
+    });
+    return { ...token, userId: user.id };
+  }
+}

@@ -1,0 +1,59 @@
+import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
+import {
+  LOGIN_THROTTLE,
+  accountThrottleKey,
+  addressThrottleKey,
+  requireNotThrottled,
+} from '../../domain/identity/login-throttle.js';
+import type { LoginThrottleStore } from '../../domain/identity/login-throttle.port.js';
+import { normalizeEmail } from '../../domain/identity/tenant.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
+import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
+import { AMR } from '../../domain/identity/wallet-token.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
+
+/**
+ * A wallet holder signs in with the tenant's client id, email and password. An unknown client,
+ * unknown email, missing password and wrong password all answer `invalid-credentials` after the
+ * same scrypt work. Attempts are counted before the password is checked, per account and per
+ * client address, so even parallel guesses cannot exceed the limits.
+ */
+export class LogIn {
+  constructor(
+    private readonly tenants: TenantDirectory,
+    private readonly passwords: PasswordHasher,
+    private readonly throttle: LoginThrottleStore,
+    private readonly issuer: TokenIssuer,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(input: { clientId: string; email: string; password: string; address: string }): Promise<IssuedToken> {
+    const email = normalizeEmail(input.email);
+    const accountKey = accountThrottleKey(input.clientId, email);
+    const addressKey = addressThrottleKey(input.address);
+    const now = this.clock.now();
+    const states = [
+      await this.throttle.hit(accountKey, now, LOGIN_THROTTLE.account),
+      await this.throttle.hit(addressKey, now, LOGIN_THROTTLE.address),
+    ];
+    requireNotThrottled(states, now);
+
+    const tenant = await this.tenants.findTenantByClientId(input.clientId);
+    const user = tenant === null ? null : await this.tenants.findUserByEmail(tenant.id, email);
+    const ok = await this.passwords.verify(input.password, user?.passwordHash ?? null);
+    if (!ok || tenant === null || user === null) {
+      throw new DomainError('invalid-credentials', 'unauthenticated', 'The email or password is not correct.');
+    }
+    await this.throttle.release(accountKey, true);
+    await this.throttle.release(addressKey, false);
+    return this.issuer.issue({
+      kind: 'user',
+      tenantId: tenant.id,
+      userId: user.id,
+      amr: [AMR.password],
+      act: null,
+      clientId: tenant.clientId,
+    });
+  }
+}

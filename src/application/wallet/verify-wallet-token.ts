@@ -1,0 +1,26 @@
+import type { WalletPrincipal } from '../../domain/identity/principal.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
+import type { TokenVerifier } from '../../domain/identity/token-verifier.port.js';
+import { bearerToken, invalidToken } from '../../domain/identity/wallet-token.js';
+
+/**
+ * Resolves an `Authorization` header to the wallet caller: a valid token of ours whose tenant
+ * (and, for a user token, whose user) still exists. Everything else is `invalid-token`.
+ */
+export class VerifyWalletToken {
+  constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly tenants: TenantDirectory,
+  ) {}
+
+  async execute(authorization: string | undefined): Promise<WalletPrincipal> {
+    const principal = await this.verifier.verify(bearerToken(authorization));
+    if (principal.kind === 'user') {
+      if ((await this.tenants.findUser(principal.tenantId, principal.userId)) === null) throw invalidToken();
+    } else {
+      const tenant = await this.tenants.findTenant(principal.tenantId);
+      if (tenant === null || tenant.clientId !== principal.clientId) throw invalidToken();
+    }
+    return principal;
+  }
+}

@@ -1,0 +1,45 @@
+import type { Cursor, Page } from '../shared/page.js';
+import type { Order, OrderStatus } from './order.js';
+
+/** What a listing of an agent's orders asks for. */
+export interface OrderQuery {
+  readonly status?: OrderStatus;
+  /** Start strictly after this position (newest first). */
+  readonly after?: Cursor;
+  /** 1..100. */
+  readonly limit: number;
+}
+
+/**
+ * Stored orders, and the seats they hold. Every rule that protects money or stock is enforced
+ * by the storage itself (unique constraints, conditional updates, row locks), so it holds across
+ * any number of instances and concurrent requests.
+ */
+export interface OrderRepo {
+  /**
+   * Places the order atomically: the quote is booked at most once (another order for the same
+   * quote, committed or in flight, makes this throw DomainError `quote-already-booked`); for a
+   * bus order the seats are taken from the trip's inventory (created at the trip's capacity on
+   * first use) only if that many are left, else DomainError `sold-out` and nothing is stored.
+   * When the agent already has an order with the same idempotency key, nothing is stored and
+   * that existing order is returned instead.
+   */
+  place(order: Order): Promise<Order>;
+  /** Returns the agent's order, or null when it does not exist or belongs to another agent. */
+  findForAgent(agentId: string, orderId: string): Promise<Order | null>;
+  /** Returns the agent's order placed with this idempotency key, or null. */
+  findByIdempotencyKey(agentId: string, idempotencyKey: string): Promise<Order | null>;
+  /**
+   * The agent's orders, newest first (createdAt, then id, descending), filtered by status, one
+   * keyset page; `nextCursor` is null on the last page. Other agents' orders never appear.
+   */
+  listForAgent(agentId: string, query: OrderQuery): Promise<Page<Order>>;
+  /**
+   * Cancels the agent's order: locks it, runs `check` on the locked state (which throws to
+   * refuse; nothing changes then), marks it CANCELLED at `at` and gives a bus order's seats back
+   * to the trip, all at once. Of two concurrent cancels exactly one succeeds; the other's
+   * `check` sees the order already cancelled. Returns null when the order does not exist or
+   * belongs to another agent.
+   */
+  cancel(agentId: string, orderId: string, check: (order: Order) => void, at: Date): Promise<Order | null>;
+}

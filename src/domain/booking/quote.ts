@@ -1,0 +1,80 @@
+import type { Product } from '../identity/agent.js';
+import type { AgentPrincipal } from '../identity/principal.js';
+import { DomainError } from '../shared/errors.js';
+import type { Money } from '../shared/money.js';
+
+/** What an airport-transfer quote is for. */
+export interface TransferDetails {
+  readonly fromLocationId: string;
+  readonly toLocationId: string;
+  readonly pickupAt: string;
+  readonly passengers: number;
+  readonly vehicleClass: string;
+  readonly durationMinutes: number;
+}
+
+/** What an express-bus quote is for. */
+export interface BusDetails {
+  readonly tripId: string;
+  readonly fromCityId: string;
+  readonly toCityId: string;
+  readonly operator: string;
+  readonly departsAt: string;
+  readonly arrivesAt: string;
+  readonly passengers: number;
+  /** The caller's price per seat; `price` is this times `passengers`. */
+  readonly unitPrice: Money;
+}
+
+/** Seats a bus quote needs on one trip, with the trip's capacity for its inventory row. */
+export interface SeatClaim {
+  readonly tripId: string;
+  readonly scheduleId: string;
+  readonly departsAt: Date;
+  readonly capacity: number;
+  readonly seats: number;
+}
+
+/** A price offered to one agent on one channel, valid until `expiresAt`. */
+export interface Quote {
+  readonly id: string;
+  readonly agentId: string;
+  /** The channel the key resolved to when the quote was minted. */
+  readonly channelCode: string;
+  readonly keyId: string;
+  readonly product: Product;
+  readonly price: Money;
+  /** When the service starts: the pickup or the departure. Cancellation closes then. */
+  readonly startsAt: Date;
+  readonly expiresAt: Date;
+  readonly createdAt: Date;
+  readonly details: TransferDetails | BusDetails;
+  /** For bus quotes, the seats an order takes; null for transfers. */
+  readonly seats: SeatClaim | null;
+}
+
+/**
+ * Whether the caller may book this quote now: it must have been minted for the channel the key
+ * resolves to today (a quote priced for another channel is never honoured), and not be past its
+ * expiry. Ownership (`requireOwnQuote`) is checked before this.
+ */
+export const checkQuoteBookable = (quote: Quote, principal: AgentPrincipal, now: Date): void => {
+  if (quote.channelCode !== principal.channel.code) {
+    throw new DomainError('quote-channel-mismatch', 'conflict', 'The quote was minted for another channel than the one this key resolves to. Request a new quote.');
+  }
+  if (now.getTime() >= quote.expiresAt.getTime()) {
+    throw new DomainError('quote-expired', 'gone', 'The quote has expired. Request a new quote.');
+  }
+};
+
+/** The service of a quote must still be ahead when the quote is minted. */
+export const requireFuture = (startsAt: Date, now: Date, what: 'pickup' | 'departure'): void => {
+  if (startsAt.getTime() <= now.getTime()) {
+    if (what === 'departure') {
+      throw new DomainError('trip-departed', 'conflict', 'The trip has already departed.');
+    }
+    throw new DomainError('invalid-request', 'invalid', 'pickupAt must be in the future.', {
+      errors: [{ path: 'pickupAt', message: 'must be in the future' }],
+    });
+  }
+};

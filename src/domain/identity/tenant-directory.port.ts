@@ -1,0 +1,41 @@
+import type { Cursor } from '../shared/page.js';
+import type { Tenant, WalletUser } from './tenant.js';
+
+/**
+ * Tenants and their wallet users. Every user read takes the tenant, so no adapter can return
+ * another tenant's user.
+ */
+export interface TenantDirectory {
+  /** Stores a new tenant. Client ids are generated and unique; a clash is a programming error. */
+  createTenant(tenant: Tenant): Promise<void>;
+  /** Returns the tenant, or null. */
+  findTenant(tenantId: string): Promise<Tenant | null>;
+  /** Returns the tenant whose OAuth client id this is, or null. Exact, case-sensitive match. */
+  findTenantByClientId(clientId: string): Promise<Tenant | null>;
+  /** Returns the oldest tenant with exactly this name, or null. */
+  findTenantByName(name: string): Promise<Tenant | null>;
+  /** Replaces the stored client secret hash; returns false when there is no such tenant. */
+  replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean>;
+  /**
+   * Stores a new user. Throws DomainError `user-exists` when the tenant already has a user with
+   * that `externalUserRef` or (case-insensitively) that email, `tenant-not-found` when the tenant
+   * does not exist. Under concurrency exactly one of two clashing creations succeeds.
+   */
+  createUser(user: WalletUser): Promise<WalletUser>;
+  /**
+   * Returns the tenant's user with `user.externalUserRef`, creating `user` when there is none.
+   * Under concurrency every caller gets the same single user. Throws `tenant-not-found`.
+   */
+  ensureUser(user: WalletUser): Promise<WalletUser>;
+  /** Returns the user when it belongs to this tenant and the tenant still exists; else null. */
+  findUser(tenantId: string, userId: string): Promise<WalletUser | null>;
+  /** Returns the tenant's user with this email (case-insensitive), or null. */
+  findUserByEmail(tenantId: string, email: string): Promise<WalletUser | null>;
+  /** Sets the user's password hash; returns false when the tenant has no such user. */
+  setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean>;
+  /**
+   * The tenant's users in creation order (createdAt, then id), strictly after `after` when given,
+   * at most `limit`. Empty when there are none.
+   */
+  listUsers(tenantId: string, after: Cursor | null, limit: number): Promise<WalletUser[]>;
+}

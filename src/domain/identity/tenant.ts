@@ -1,0 +1,63 @@
+import type { RandomSource } from '../shared/secrets.port.js';
+
+/** A wallet tenant (integrator): one contract, one OAuth client for its backend. */
+export interface Tenant {
+  readonly id: string;
+  readonly name: string;
+  /** The public OAuth client id of the tenant's backend (`cli_…`). */
+  readonly clientId: string;
+  /** SHA-256 of the client secret; the secret itself is stored nowhere. */
+  readonly clientSecretHash: string;
+  /** ISO 4217 currency of the tenant's wallets. */
+  readonly currency: string;
+  readonly createdAt: Date;
+}
+
+/** A wallet holder: belongs to exactly one tenant. */
+export interface WalletUser {
+  readonly id: string;
+  readonly tenantId: string;
+  /** The tenant's own reference for the person; unique within the tenant. */
+  readonly externalUserRef: string;
+  /** Unique within the tenant, compared case-insensitively; null when the person has none. */
+  readonly email: string | null;
+  /** A password hash (scrypt), or null when the person cannot log in with a password. */
+  readonly passwordHash: string | null;
+  readonly createdAt: Date;
+}
+
+/** What a tenant's own reference for a user may look like. */
+export const EXTERNAL_USER_REF = /^[A-Za-z0-9._:@-]{1,128}$/;
+export const isExternalUserRef = (value: string): boolean => EXTERNAL_USER_REF.test(value);
+
+/** The default currency of a new tenant. */
+export const DEFAULT_TENANT_CURRENCY = 'THB';
+
+/**
+ * Client secrets look like `pbcs_<64 hex chars of 32 random bytes>`: 256 random bits, so a
+ * fast hash is enough to store them, and the prefix lets secret scanners recognise a leak.
+ */
+export const CLIENT_SECRET_PREFIX = 'pbcs_';
+const CLIENT_SECRET_BYTES = 32;
+
+/** Makes a new plaintext client secret. */
+export const generateClientSecret = (random: RandomSource): string => {
+  let hex = '';
+  for (const b of random.bytes(CLIENT_SECRET_BYTES)) hex += b.toString(16).padStart(2, '0');
+  return `${CLIENT_SECRET_PREFIX}${hex}`;
+};
+
+/** Emails are compared without regard to case or surrounding blanks. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+/**
+ * Compares two strings in time that depends only on their lengths, so a stored hash cannot be
+ * guessed byte by byte from response times.
+ */
+export const constantTimeEqual = (a: string, b: string): boolean => {
+  // The length of a hex digest is public; only its content must not leak through timing.
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+};

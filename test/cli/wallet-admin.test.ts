@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { runAdmin } from '../../src/adapters/cli/admin.js';
+import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-commands.js';
+import { openService } from '../../src/bootstrap/service.js';
+import { silentLog, startTestApp, testConfig, type TestApp } from '../support/app.js';
+import { unique } from '../support/builders.js';
+import { databaseUrl } from '../support/database.js';
+import { bearer, formPost, login, testAddress } from '../support/wallet-builders.js';
+
+const run = promisify(execFile);
+
+async function admin(url: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/bootstrap/admin.ts', ...args], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('wallet admin commands (separate processes on PostgreSQL)', function () {
+  this.timeout(60_000);
+  let url: string | null;
+  let app: TestApp;
+  before(async function () {
+    url = await databaseUrl();
+    // The embedded PGlite of a test run lives in this process; another process cannot open it.
+    if (url === null) this.skip();
+    app = await startTestApp({ env: { TRUST_PROXY: '1' } });
+  });
+  after(async () => {
+    if (app) await app.stop();
+  });
+
+  it('when an operator creates a tenant and a user, then the secret (shown once) gets a token and the user can log in', async () => {
+    const t = await admin(url!, 'tenant', 'create', '--name', `Ops ${unique()}`, '--currency', 'USD', '--json');
+    expect(t.code, t.stderr).to.equal(0);
+    const tenant = JSON.parse(t.stdout) as { tenantId: string; clientId: string; clientSecret: string };
+    expect(Object.keys(tenant).sort()).to.deep.equal(['clientId', 'clientSecret', 'tenantId']);
+    expect(tenant.tenantId).to.match(/^tnt_/);
+    expect(tenant.clientId).to.match(/^cli_/);
+    const email = `ops-${unique()}@example.com`;
+    const u = await admin(url!, 'user', 'create', '--tenant', tenant.tenantId, '--email', email, '--password', 'a long password', '--external-ref', `ops-${unique()}`, '--json');
+    expect(u.code, u.stderr).to.equal(0);
+    const { userId } = JSON.parse(u.stdout) as { userId: string };
+    expect(userId).to.match(/^usr_/);
+    const token = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }));
+    expect(token.status).to.equal(200);
+    const res = await login(app, { clientId: tenant.clientId, email, password: 'a long password' }, testAddress());
+    expect(res.status).to.equal(200);
+    const me = await app.request('/me', { headers: bearer(((await res.json()) as { access_token: string }).access_token) });
+    expect(((await me.json()) as { id: string }).id).to.equal(userId);
+  });
+
+  it('when demo seed runs, then it prints wallet credentials that work', async () => {
+    const out = await admin(url!, 'demo', 'seed', '--json');
+    expect(out.code, out.stderr).to.equal(0);
+    const { wallet } = JSON.parse(out.stdout) as { wallet: { clientId: string; clientSecret: string; user: { email: string; password: string; userId: string } } };
+    const token = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: wallet.clientId, client_secret: wallet.clientSecret }));
+    expect(token.status).to.equal(200);
+    const res = await login(app, { clientId: wallet.clientId, email: wallet.user.email, password: wallet.user.password }, testAddress());
+    expect(res.status).to.equal(200);
+  });
+});
+
+describe('wallet admin commands (in process, in memory)', () => {
+  it('when tenant and user commands are misused, then usage errors and refusals are reported with their reason', async () => {
+    const service = await openService(testConfig({ PERSISTENCE: 'memory' }), silentLog);
+    const go = (...args: string[]) => runAdmin([...args, '--json'], ADMIN_COMMANDS, async () => adminUseCases(service));
+    try {
+      const created = JSON.parse((await go('tenant', 'create', '--name', 'Mem')).stdout) as { tenantId: string; clientSecret: string };
+      expect(created.clientSecret).to.match(/^pbcs_[0-9a-f]{64}$/);
+      expect(JSON.parse((await go('tenant', 'create', '--name', 'X', '--currency', 'baht')).stderr).error.reason).to.equal('invalid-request');
+      expect((await go('tenant', 'create')).exitCode).to.equal(2);
+      expect(JSON.parse((await go('user', 'create', '--tenant', 'tnt_nobody')).stderr).error.reason).to.equal('tenant-not-found');
+      expect((await go('user', 'create', '--tenant', created.tenantId, '--password', 'no email here')).exitCode).to.equal(2);
+      const first = await go('user', 'create', '--tenant', created.tenantId, '--external-ref', 'dup');
+      expect(JSON.parse(first.stdout).userId).to.match(/^usr_/);
+      expect(JSON.parse((await go('user', 'create', '--tenant', created.tenantId, '--external-ref', 'dup')).stderr).error.reason).to.equal('user-exists');
+      const rotated = JSON.parse((await go('signing-key', 'rotate')).stdout) as { kid: string; previousKid: string };
+      expect(rotated.kid).to.be.a('string');
+      expect(rotated.previousKid).to.be.a('string').and.not.equal(rotated.kid);
+    } finally {
+      await service.close();
+    }
+  });
+});

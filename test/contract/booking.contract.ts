@@ -1,0 +1,355 @@
+import { expect } from 'chai';
+import { THAILAND_CATALOGUE } from '../../src/adapters/catalogue/thailand.js';
+import { TimeSortableIds } from '../../src/adapters/crypto/node-crypto.js';
+import { ListTrips } from '../../src/application/booking/list-trips.js';
+import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../../src/application/booking/create-quote.js';
+import { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../../src/application/booking/manage-orders.js';
+import type { OrderRepo } from '../../src/domain/booking/order-repo.port.js';
+import type { Quote } from '../../src/domain/booking/quote.js';
+import type { QuoteRepo } from '../../src/domain/booking/quote-repo.port.js';
+import type { TripInventory } from '../../src/domain/booking/trip-inventory.port.js';
+import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
+import type { CatalogueWriter } from '../../src/domain/catalogue/catalogue.port.js';
+import type { TariffReader } from '../../src/domain/catalogue/tariff.port.js';
+import type { AgentDirectory } from '../../src/domain/identity/agent-directory.port.js';
+import type { AgentPrincipal } from '../../src/domain/identity/principal.js';
+import { unique } from '../support/builders.js';
+import { TestClock, buildSchedule, dateAhead, reasonOf, tripIdOf } from '../support/booking-builders.js';
+
+/** The storage the booking flow runs on: one adapter family (memory, or PostgreSQL). */
+export interface BookingStores {
+  readonly quotes: QuoteRepo;
+  readonly orders: OrderRepo;
+  readonly inventory: TripInventory;
+  readonly tariffs: TariffReader;
+  readonly catalogue: CatalogueWriter;
+  readonly directory: AgentDirectory;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * Every rule of the booking flow, run through the use cases over one adapter family, so that
+ * memory and PostgreSQL decide alike; `concurrent()` says whether the store shows real
+ * contention (false on PGlite, which runs one statement at a time).
+ */
+export function bookingContract(
+  name: string,
+  make: () => Promise<BookingStores>,
+  options: { concurrent: () => Promise<boolean>; cleanup?: () => Promise<void> },
+): void {
+  describe(`booking flow contract: ${name}`, () => {
+    after(async () => {
+      await options.cleanup?.();
+    });
+    let s: BookingStores;
+    let clock: TestClock;
+    let uc: ReturnType<typeof useCases>;
+    let date: string;
+
+    const useCases = (st: BookingStores, c: TestClock) => {
+      const ids = new TimeSortableIds();
+      const policy = { ttlSeconds: 900 };
+      return {
+        listTrips: new ListTrips(st.tariffs, st.inventory, c),
+        quoteTransfer: new QuoteTransfer(st.tariffs, st.quotes, ids, c, policy),
+        quoteBus: new QuoteBusTrip(st.tariffs, st.inventory, st.quotes, ids, c, policy),
+        getQuote: new GetQuote(st.quotes),
+        place: new PlaceOrder(st.quotes, st.orders, ids, c),
+        getOrder: new GetOrder(st.orders),
+        list: new ListOrders(st.orders),
+        cancel: new CancelOrder(st.orders, st.directory, c),
+      };
+    };
+
+    /** A channel, an agent on it and a key, stored; returned as the principal the key resolves to. */
+    const agent = async (over: { markupBps?: number; discountBps?: number; channelCode?: string } = {}): Promise<AgentPrincipal> => {
+      const code = over.channelCode ?? `C-${unique()}`;
+      let channel = await s.directory.findChannel(code);
+      if (channel === null) {
+        channel = { code, name: 'Channel', currency: 'THB', markupBps: over.markupBps ?? 0 };
+        await s.directory.createChannel(channel);
+      }
+      const a = await s.directory.createAgent({
+        id: `agt_${unique()}`,
+        name: 'Agent',
+        channelCode: code,
+        entitlements: ['airport-transfer', 'express-bus'],
+        discountBps: over.discountBps ?? 0,
+        createdAt: new Date(),
+      });
+      const keyId = await newKey(a.id);
+      return {
+        kind: 'agent',
+        agentId: a.id,
+        agentName: a.name,
+        keyId,
+        key: { id: keyId, prefix: 'pbk_test', createdAt: new Date(), expiresAt: null },
+        channel,
+        entitlements: a.entitlements,
+        discountBps: a.discountBps,
+      };
+    };
+    const newKey = async (agentId: string): Promise<string> => {
+      const id = `key_${unique()}`;
+      await s.directory.insertKey({ id, agentId, hash: `h-${unique()}-${unique()}`, prefix: 'pbk_test', status: 'ACTIVE', revokedReason: null, createdAt: new Date(), expiresAt: null, revokedAt: null });
+      return id;
+    };
+    const contact = { name: 'Somchai P.', email: 'somchai@example.com' };
+    const busQuote = async (who: AgentPrincipal, schedule: BusSchedule, passengers = 1): Promise<Quote> =>
+      uc.quoteBus.execute(who, { tripId: tripIdOf(schedule, date), passengers });
+
+    beforeEach(async () => {
+      s = await make();
+      await s.catalogue.load(THAILAND_CATALOGUE);
+      clock = new TestClock();
+      uc = useCases(s, clock);
+      date = dateAhead(30);
+    });
+
+    describe('trips and quotes', () => {
+      it('when trips are listed, then each departure of the day comes with seats left and the caller’s price per seat', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 7, departureTimes: ['10:00', '08:15'], baseAmount: 18_000 });
+        const who = await agent({ markupBps: 1_000, discountBps: 500 });
+        const trips = (await uc.listTrips.execute(who, { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date })).filter((t) => t.scheduleId === schedule.id);
+        expect(trips.map((t) => t.id)).to.deep.equal([tripIdOf(schedule, date, '08:15'), tripIdOf(schedule, date, '10:00')]);
+        expect(trips[0]!.departsAt.toISOString()).to.equal(`${date}T01:15:00.000Z`);
+        // 180.00 THB + 10 % − 5 % = 188.10 THB
+        expect(trips[0]).to.deep.include({ seatsLeft: 7, price: { amount: 18_810, currency: 'THB' } });
+      });
+
+      it('when a bus quote is made, then it records agent, channel, key and the price for all passengers, valid for the TTL', async () => {
+        const schedule = await buildSchedule(s.catalogue);
+        const who = await agent({ markupBps: 250 });
+        const quote = await busQuote(who, schedule, 3);
+        expect(quote).to.deep.include({ agentId: who.agentId, channelCode: who.channel.code, keyId: who.keyId, product: 'express-bus' });
+        expect(quote.price).to.deep.equal({ amount: 3 * 18_450, currency: 'THB' });
+        expect(quote.expiresAt.getTime() - quote.createdAt.getTime()).to.equal(900_000);
+        expect(await uc.getQuote.execute(who, quote.id)).to.deep.equal(quote);
+      });
+
+      it('when a trip id is unknown or names no departure of its schedule, then trip-not-found', async () => {
+        const schedule = await buildSchedule(s.catalogue);
+        const who = await agent();
+        for (const tripId of ['trp_nothing', 'garbage', tripIdOf(schedule, date, '10:01'), `trp_test_${unique().toLowerCase()}_202701010300`]) {
+          expect(await reasonOf(uc.quoteBus.execute(who, { tripId, passengers: 1 })), tripId).to.equal('trip-not-found');
+        }
+      });
+
+      it('when the trip has departed, then trip-departed; when fewer seats are left than passengers, then sold-out', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 2 });
+        const who = await agent();
+        expect(await reasonOf(uc.quoteBus.execute(who, { tripId: tripIdOf(schedule, date), passengers: 3 }))).to.equal('sold-out');
+        clock.set(new Date(Date.parse(`${date}T12:00:00.000Z`)));
+        expect(await reasonOf(busQuote(who, schedule))).to.equal('trip-departed');
+      });
+
+      it('when a transfer is quoted without a vehicle class, then the smallest class that carries everybody is priced', async () => {
+        const who = await agent({ markupBps: 1_000, discountBps: 500 });
+        const pickupAt = new Date(Date.now() + 48 * HOUR);
+        const q = await uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt, passengers: 4 });
+        // SUV between BKK and BKK-CITY: 1 560.00 THB + 10 % − 5 % = 1 630.20 THB
+        expect(q.details).to.deep.include({ vehicleClass: 'suv', passengers: 4, pickupAt: pickupAt.toISOString() });
+        expect(q.price).to.deep.equal({ amount: 163_020, currency: 'THB' });
+        const van = await uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk_silom', toLocationId: 'loc_bkk', pickupAt, passengers: 1, vehicleClass: 'van' });
+        expect(van.details).to.deep.include({ vehicleClass: 'van' });
+      });
+
+      it('when a transfer names an unknown location, has no fare, or a past pickup, then location-not-found, no-fare, invalid-request', async () => {
+        const who = await agent();
+        const later = new Date(Date.now() + 48 * HOUR);
+        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_nowhere', toLocationId: 'loc_bkk', pickupAt: later, passengers: 1 }))).to.equal('location-not-found');
+        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_hkt_patong', pickupAt: later, passengers: 1 }))).to.equal('no-fare');
+        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: new Date(Date.now() - HOUR), passengers: 1 }))).to.equal('invalid-request');
+        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: later, passengers: 12 }))).to.equal('no-fare');
+      });
+
+      it('when the agent is not entitled to the product, then not-entitled', async () => {
+        const who = { ...(await agent()), entitlements: ['airport-transfer' as const] };
+        const schedule = await buildSchedule(s.catalogue);
+        expect(await reasonOf(busQuote(who, schedule))).to.equal('not-entitled');
+        expect(await reasonOf(uc.listTrips.execute(who, { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date }))).to.equal('not-entitled');
+      });
+    });
+
+    describe('orders', () => {
+      it('when a quote is booked, then the order keeps agent, channel, key, price and takes the seats', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 5 });
+        const who = await agent({ markupBps: 100 });
+        const quote = await busQuote(who, schedule, 2);
+        const order = await uc.place.execute(who, { quoteId: quote.id, contact, passengers: [{ name: 'A' }, { name: 'B' }], agentReference: 'REF-1' });
+        expect(order).to.deep.include({ status: 'CONFIRMED', agentId: who.agentId, channelCode: who.channel.code, keyId: who.keyId, quoteId: quote.id, agentReference: 'REF-1' });
+        expect(order.price).to.deep.equal(quote.price);
+        expect(order.contact).to.deep.equal({ ...contact, phone: null });
+        expect(await uc.getOrder.execute(who, order.id)).to.deep.equal(order);
+        const left = await s.inventory.seatsLeft([{ tripId: tripIdOf(schedule, date), capacity: 5 }]);
+        expect(left.get(tripIdOf(schedule, date))).to.equal(3);
+      });
+
+      it('when a quote is booked twice, then quote-already-booked and one order exists', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 5 });
+        const who = await agent();
+        const quote = await busQuote(who, schedule);
+        await uc.place.execute(who, { quoteId: quote.id, contact });
+        expect(await reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))).to.equal('quote-already-booked');
+        expect((await uc.list.execute(who, { limit: 10 })).data).to.have.length(1);
+        expect((await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 5 }])).get(quote.seats!.tripId)).to.equal(4);
+      });
+
+      it('when an order is retried with the same idempotency key, then the first order comes back and nothing is booked twice', async () => {
+        const schedule = await buildSchedule(s.catalogue);
+        const who = await agent();
+        const quote = await busQuote(who, schedule);
+        const first = await uc.place.execute(who, { quoteId: quote.id, contact, idempotencyKey: 'retry-1' });
+        const again = await uc.place.execute(who, { quoteId: quote.id, contact, idempotencyKey: 'retry-1' });
+        expect(again.id).to.equal(first.id);
+        // Straight at the store, as a retry that raced past the lookup would arrive.
+        const raced = await s.orders.place({ ...first, id: `ord_${unique()}` });
+        expect(raced.id).to.equal(first.id);
+        const other = await busQuote(who, schedule);
+        expect(await reasonOf(uc.place.execute(who, { quoteId: other.id, contact, idempotencyKey: 'retry-1' }))).to.equal('idempotency-key-reused');
+      });
+
+      it('when the seats are gone, then sold-out and no order is stored', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 3 });
+        const who = await agent();
+        const a = await busQuote(who, schedule, 2);
+        const b = await busQuote(who, schedule, 2);
+        await uc.place.execute(who, { quoteId: a.id, contact });
+        expect(await reasonOf(uc.place.execute(who, { quoteId: b.id, contact }))).to.equal('sold-out');
+        const page = await uc.list.execute(who, { limit: 10 });
+        expect(page.data.map((o) => o.quoteId)).to.deep.equal([a.id]);
+        expect((await s.inventory.seatsLeft([{ tripId: a.seats!.tripId, capacity: 3 }])).get(a.seats!.tripId)).to.equal(1);
+      });
+
+      it('when the quote has expired, then quote-expired', async () => {
+        const who = await agent();
+        const quote = await busQuote(who, await buildSchedule(s.catalogue));
+        clock.advance(900_000);
+        expect(await reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))).to.equal('quote-expired');
+      });
+
+      it('when the key now resolves to another channel than the quote’s, then quote-channel-mismatch', async () => {
+        const who = await agent();
+        const quote = await busQuote(who, await buildSchedule(s.catalogue));
+        const moved = { ...who, channel: { ...who.channel, code: `C-${unique()}` } };
+        expect(await reasonOf(uc.place.execute(moved, { quoteId: quote.id, contact }))).to.equal('quote-channel-mismatch');
+      });
+
+      it('when another agent reads or books a quote, or reads or cancels an order, then quote-not-found and order-not-found', async () => {
+        const owner = await agent();
+        const other = await agent({ channelCode: owner.channel.code });
+        const quote = await busQuote(owner, await buildSchedule(s.catalogue));
+        expect(await reasonOf(uc.getQuote.execute(other, quote.id))).to.equal('quote-not-found');
+        expect(await s.quotes.findForAgent(other.agentId, quote.id)).to.equal(null);
+        expect(await reasonOf(uc.place.execute(other, { quoteId: quote.id, contact }))).to.equal('quote-not-found');
+        const order = await uc.place.execute(owner, { quoteId: quote.id, contact });
+        expect(await reasonOf(uc.getOrder.execute(other, order.id))).to.equal('order-not-found');
+        expect(await reasonOf(uc.cancel.execute(other, order.id))).to.equal('order-not-found');
+        expect(await s.orders.cancel(other.agentId, order.id, () => undefined, new Date())).to.equal(null);
+        expect((await uc.getOrder.execute(owner, order.id)).status).to.equal('CONFIRMED');
+        expect((await uc.list.execute(other, { limit: 100 })).data).to.deep.equal([]);
+        expect(await reasonOf(uc.getOrder.execute(owner, `ord_${unique()}`))).to.equal('order-not-found');
+      });
+
+      it('when orders are listed, then newest first, page by page, filtered by status', async () => {
+        const schedule = await buildSchedule(s.catalogue);
+        const who = await agent();
+        const placed = [];
+        for (let i = 0; i < 5; i++) {
+          placed.push(await uc.place.execute(who, { quoteId: (await busQuote(who, schedule)).id, contact }));
+          clock.advance(1);
+        }
+        await uc.cancel.execute(who, placed[1]!.id);
+        const first = await uc.list.execute(who, { limit: 2 });
+        const second = await uc.list.execute(who, { limit: 2, cursor: first.nextCursor! });
+        const third = await uc.list.execute(who, { limit: 2, cursor: second.nextCursor! });
+        expect([...first.data, ...second.data, ...third.data].map((o) => o.id)).to.deep.equal(placed.map((o) => o.id).reverse());
+        expect(third.nextCursor).to.equal(null);
+        const cancelled = await uc.list.execute(who, { limit: 10, status: 'CANCELLED' });
+        expect(cancelled.data.map((o) => o.id)).to.deep.equal([placed[1]!.id]);
+        expect((await uc.list.execute(who, { limit: 10, status: 'CONFIRMED' })).data).to.have.length(4);
+        expect(await reasonOf(uc.list.execute(who, { limit: 10, cursor: 'not-a-cursor' }))).to.equal('invalid-request');
+      });
+    });
+
+    describe('cancellation', () => {
+      it('when an order is cancelled, then it is CANCELLED with a time, its seats come back, and a second cancel is order-already-cancelled', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 4 });
+        const who = await agent();
+        const order = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 3)).id, contact });
+        const tripId = tripIdOf(schedule, date);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }])).get(tripId)).to.equal(1);
+        const cancelled = await uc.cancel.execute(who, order.id);
+        expect(cancelled.status).to.equal('CANCELLED');
+        expect(cancelled.cancelledAt?.toISOString()).to.equal(clock.now().toISOString());
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }])).get(tripId)).to.equal(4);
+        expect(await reasonOf(uc.cancel.execute(who, order.id))).to.equal('order-already-cancelled');
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }])).get(tripId)).to.equal(4);
+      });
+
+      it('when the key that placed the order is revoked as leaked, then booked-with-leaked-key whatever key asks; rotated keys do not freeze', async () => {
+        const schedule = await buildSchedule(s.catalogue);
+        const who = await agent();
+        const leakedOrder = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule)).id, contact });
+        const secondKey = await newKey(who.agentId);
+        const rotatedOrder = await uc.place.execute({ ...who, keyId: secondKey }, { quoteId: (await busQuote(who, schedule)).id, contact });
+        await s.directory.revokeKey(who.keyId, 'leaked', new Date());
+        await s.directory.revokeKey(secondKey, 'rotated', new Date());
+        const thirdKey = await newKey(who.agentId);
+        const caller = { ...who, keyId: thirdKey };
+        expect(await reasonOf(uc.cancel.execute(caller, leakedOrder.id))).to.equal('booked-with-leaked-key');
+        expect((await uc.getOrder.execute(caller, leakedOrder.id)).status).to.equal('CONFIRMED');
+        expect((await uc.cancel.execute(caller, rotatedOrder.id)).status).to.equal('CANCELLED');
+      });
+
+      it('when the departure has passed, then cancellation-window-closed', async () => {
+        const who = await agent();
+        const order = await uc.place.execute(who, { quoteId: (await busQuote(who, await buildSchedule(s.catalogue))).id, contact });
+        clock.set(new Date(Date.parse(`${date}T03:00:00.000Z`)));
+        expect(await reasonOf(uc.cancel.execute(who, order.id))).to.equal('cancellation-window-closed');
+      });
+    });
+
+    describe('under concurrency', () => {
+      beforeEach(async function () {
+        // PGlite runs one statement at a time: there is no contention to show there.
+        if (!(await options.concurrent())) this.skip();
+      });
+
+      it('when 20 bookings of one quote arrive at once, then exactly one order exists', async () => {
+        const who = await agent();
+        const quote = await busQuote(who, await buildSchedule(s.catalogue, { seatCapacity: 40 }));
+        const outcomes = await Promise.all(Array.from({ length: 20 }, () => reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))));
+        expect(outcomes.filter((o) => o === 'resolved')).to.have.length(1);
+        expect(outcomes.filter((o) => o === 'quote-already-booked')).to.have.length(19);
+        expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(1);
+        expect((await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 40 }])).get(quote.seats!.tripId)).to.equal(39);
+      });
+
+      it('when N+10 one-seat orders hit a trip with N seats at once, then exactly N orders and 10 sold-out', async () => {
+        const n = 6;
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: n });
+        const who = await agent();
+        const quotes = [];
+        for (let i = 0; i < n + 10; i++) quotes.push(await busQuote(who, schedule));
+        const outcomes = await Promise.all(quotes.map((q) => reasonOf(uc.place.execute(who, { quoteId: q.id, contact }))));
+        expect(outcomes.filter((o) => o === 'resolved')).to.have.length(n);
+        expect(outcomes.filter((o) => o === 'sold-out')).to.have.length(10);
+        const tripId = tripIdOf(schedule, date);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: n }])).get(tripId)).to.equal(0);
+        expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(n);
+      });
+
+      it('when two cancels of one order arrive at once, then one succeeds and the other is order-already-cancelled; seats come back once', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 3 });
+        const who = await agent();
+        const order = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 2)).id, contact });
+        const outcomes = await Promise.all([reasonOf(uc.cancel.execute(who, order.id)), reasonOf(uc.cancel.execute(who, order.id))]);
+        expect(outcomes.sort()).to.deep.equal(['order-already-cancelled', 'resolved']);
+        const tripId = tripIdOf(schedule, date);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 3 }])).get(tripId)).to.equal(3);
+      });
+    });
+  });
+}

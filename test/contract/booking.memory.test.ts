@@ -1,0 +1,15 @@
+import { MemoryOrderRepo, MemoryQuoteRepo } from '../../src/adapters/memory/booking.memory.js';
+import { MemoryCatalogue } from '../../src/adapters/memory/catalogue.memory.js';
+import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.js';
+import { MemoryTariffReader } from '../../src/adapters/memory/tariff.memory.js';
+import { bookingContract } from './booking.contract.js';
+
+bookingContract(
+  'memory',
+  async () => {
+    const orders = new MemoryOrderRepo();
+    const catalogue = new MemoryCatalogue();
+    return { quotes: new MemoryQuoteRepo(), orders, inventory: orders, tariffs: new MemoryTariffReader(catalogue), catalogue, directory: new MemoryIdentityStore() };
+  },
+  { concurrent: async () => true },
+);

@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import type { TenantDirectory } from '../../src/domain/identity/tenant-directory.port.js';
+import type { Tenant, WalletUser } from '../../src/domain/identity/tenant.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import { unique } from '../support/builders.js';
+
+const rejection = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof DomainError) return err.reason;
+    throw err;
+  }
+  return 'resolved';
+};
+
+const tenant = (over: Partial<Tenant> = {}): Tenant => ({
+  id: `tnt_${unique()}`,
+  name: `T ${unique()}`,
+  clientId: `cli_${unique()}`,
+  clientSecretHash: 'a'.repeat(64),
+  currency: 'THB',
+  createdAt: new Date('2026-01-01T00:00:00.000Z'),
+  ...over,
+});
+
+let seq = 0;
+const user = (tenantId: string, over: Partial<WalletUser> = {}): WalletUser => ({
+  id: `usr_${unique()}`,
+  tenantId,
+  externalUserRef: `ref-${unique()}`,
+  email: null,
+  passwordHash: null,
+  createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ++seq)),
+  ...over,
+});
+
+/** The behaviour every TenantDirectory must show, whatever stores it. */
+export function tenantDirectoryContract(name: string, make: () => Promise<TenantDirectory>, options: { concurrent: () => Promise<boolean> }): void {
+  describe(`tenant directory contract: ${name}`, () => {
+    let d: TenantDirectory;
+    beforeEach(async () => {
+      d = await make();
+    });
+
+    it('when a tenant is stored, then it is found by id, client id and name; unknown ones are null', async () => {
+      const t = tenant();
+      await d.createTenant(t);
+      expect(await d.findTenant(t.id)).to.deep.equal(t);
+      expect(await d.findTenantByClientId(t.clientId)).to.deep.equal(t);
+      expect(await d.findTenantByName(t.name)).to.deep.equal(t);
+      expect(await d.findTenant(`tnt_${unique()}`)).to.equal(null);
+      expect(await d.findTenantByClientId(t.clientId.toLowerCase())).to.equal(null);
+      expect(await d.replaceClientSecret(`tnt_${unique()}`, 'b')).to.equal(false);
+      expect(await d.replaceClientSecret(t.id, 'b'.repeat(64))).to.equal(true);
+      expect((await d.findTenant(t.id))?.clientSecretHash).to.equal('b'.repeat(64));
+    });
+
+    it('when a user is created, then only its own tenant finds it (by id and by email in any case)', async () => {
+      const t1 = tenant();
+      const t2 = tenant();
+      await d.createTenant(t1);
+      await d.createTenant(t2);
+      const u = await d.createUser(user(t1.id, { email: 'Mixed.Case@Example.com', passwordHash: 'h' }));
+      expect(await d.findUser(t1.id, u.id)).to.deep.equal(u);
+      expect(await d.findUser(t2.id, u.id)).to.equal(null);
+      expect((await d.findUserByEmail(t1.id, 'mixed.case@example.COM'))?.id).to.equal(u.id);
+      expect(await d.findUserByEmail(t2.id, 'mixed.case@example.com')).to.equal(null);
+      expect(await d.setPasswordHash(t2.id, u.id, 'x')).to.equal(false);
+      expect(await d.setPasswordHash(t1.id, u.id, 'x')).to.equal(true);
+    });
+
+    it('when a ref or an email is taken in the tenant, then user-exists; an unknown tenant is tenant-not-found', async () => {
+      const t = tenant();
+      await d.createTenant(t);
+      const u = await d.createUser(user(t.id, { email: 'taken@example.com' }));
+      expect(await rejection(d.createUser(user(t.id, { externalUserRef: u.externalUserRef })))).to.equal('user-exists');
+      expect(await rejection(d.createUser(user(t.id, { email: 'TAKEN@example.com' })))).to.equal('user-exists');
+      expect(await rejection(d.createUser(user(`tnt_${unique()}`)))).to.equal('tenant-not-found');
+      expect(await rejection(d.ensureUser(user(`tnt_${unique()}`)))).to.equal('tenant-not-found');
+    });
+
+    it('when ensureUser is called twice for a ref, then the first user is returned the second time', async () => {
+      const t = tenant();
+      await d.createTenant(t);
+      const first = await d.ensureUser(user(t.id, { externalUserRef: 'same' }));
+      const second = await d.ensureUser(user(t.id, { externalUserRef: 'same' }));
+      expect(second).to.deep.equal(first);
+    });
+
+    it('when users are listed, then in creation order, after the cursor, at most limit, tenant only', async () => {
+      const t = tenant();
+      const other = tenant();
+      await d.createTenant(t);
+      await d.createTenant(other);
+      const made = [];
+      for (let i = 0; i < 4; i++) made.push(await d.createUser(user(t.id)));
+      await d.createUser(user(other.id));
+      expect((await d.listUsers(t.id, null, 10)).map((u) => u.id)).to.deep.equal(made.map((u) => u.id));
+      const after = { createdAt: made[1]!.createdAt, id: made[1]!.id };
+      expect((await d.listUsers(t.id, after, 1)).map((u) => u.id)).to.deep.equal([made[2]!.id]);
+      expect(await d.listUsers(`tnt_${unique()}`, null, 10)).to.deep.equal([]);
+    });
+
+    it('when many callers ensure the same ref at once, then exactly one user exists and all get it', async function () {
+      // PGlite has one connection: it cannot run these concurrently.
+      if (!(await options.concurrent())) this.skip();
+      const t = tenant();
+      await d.createTenant(t);
+      const got = await Promise.all(Array.from({ length: 10 }, () => d.ensureUser(user(t.id, { externalUserRef: 'race' }))));
+      expect(new Set(got.map((u) => u.id)).size).to.equal(1);
+      expect(await d.listUsers(t.id, null, 100)).to.have.length(1);
+    });
+  });
+}
