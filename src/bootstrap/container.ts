@@ -15,6 +15,7 @@ import { idempotencyModule } from './modules/idempotency.module.js';
 import { docsModule } from './modules/docs.module.js';
 import { bookingModule } from './modules/booking.module.js';
 import { walletIdentityModule } from './modules/wallet-identity.module.js';
+import { walletLedgerModule } from './modules/wallet-ledger.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -32,6 +33,7 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   container.load(bookingModule(config, db));
   container.load(coreModule, identityModule(config, db), catalogueModule(db));
   container.load(walletIdentityModule(config, db));
+  container.load(walletLedgerModule(db));
   return container;
 }
 
