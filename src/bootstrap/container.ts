@@ -27,11 +27,15 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   container.bind(TOKENS.Database).toConstantValue(db);
   if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
-  container.load(coreModule, idempotencyModule(db), identityModule(config, db), catalogueModule(db));
-  container.load(docsModule);
-  container.load(bookingModule(config, db));
-  container.load(coreModule, identityModule(config, db), catalogueModule(db));
-  container.load(walletIdentityModule(config, db));
+  container.load(
+    coreModule,
+    idempotencyModule(db),
+    identityModule(config, db),
+    catalogueModule(db),
+    docsModule,
+    bookingModule(config, db),
+    walletIdentityModule(config, db),
+  );
   return container;
 }
 
