@@ -137,6 +137,10 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
       }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A connection whose in-flight request finishes becomes idle: close it then, not at its
+      // keep-alive timeout.
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+      sweeper.unref();
       // A keep-alive connection that finishes its last request is closed rather than kept.
       server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
         res.shouldKeepAlive = false;
@@ -152,6 +156,7 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
       });
       await Promise.race([closed, deadline]);
       clearTimeout(timer);
+      clearInterval(sweeper);
       await service.close();
     })();
     return stopping;
