@@ -11,6 +11,7 @@ import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
 import { identityModule } from './modules/identity.module.js';
 import { catalogueModule } from './modules/catalogue.module.js';
+import { reliabilityModule } from './modules/reliability.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -24,6 +25,7 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
   container.load(coreModule, identityModule(config, db), catalogueModule(db));
+  container.load(reliabilityModule(config, db));
   return container;
 }
 
@@ -42,6 +44,7 @@ export function buildApp(container: Container): Express {
       booking: all(container, TOKENS.BookingRouters),
       wallet: all(container, TOKENS.WalletRouters),
       walletBasePath: config.walletBasePath,
+      bookingAuthenticated: all(container, TOKENS.BookingAuthenticatedMiddleware),
     },
     container.get(TOKENS.Logger),
   );

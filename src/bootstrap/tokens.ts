@@ -20,6 +20,7 @@ import type { IssueApiKey, RevokeApiKey } from '../application/admin/manage-keys
 import type { DemoContribution, SeedDemo } from '../application/admin/seed-demo.js';
 import type { Readiness } from '../adapters/http/health.routes.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { RateLimits } from '../adapters/http/rate-limits.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(name) as ServiceIdentifier<T>;
 
@@ -63,4 +64,9 @@ export const TOKENS = {
   WalletRouters: token<Router>('WalletRouters'),
   BeforeMiddleware: token<RequestHandler>('BeforeMiddleware'),
   Readiness: token<Readiness>('Readiness'),
+  // reliability
+  /** Named request-rate limiters (`login`, `token`, `delegated`, `payments`, …) to mount on routes. */
+  RateLimits: token<RateLimits>('RateLimits'),
+  /** Several bindings: booking middleware run after the key check, before the booking routers. */
+  BookingAuthenticatedMiddleware: token<RequestHandler>('BookingAuthenticatedMiddleware'),
 } as const;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001-identity-catalogue.js';
+import * as m0006 from './0006-reliability.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -13,6 +14,7 @@ export interface Migration {
  */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001-identity-catalogue', m0001],
+  ['0006-reliability', m0006],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
