@@ -27,6 +27,8 @@ export interface Config {
   readonly clusterWorkers: number;
   /** Request-rate rules of each named limiter. */
   readonly rateLimitRules: RateLimitRules;
+  /** Bounds on slow clients: all headers within `headersMs`, the whole request within `requestMs`. */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number };
 }
 
 /** One limiter's rule: at most `limit` requests per `windowSeconds`. */
@@ -99,6 +101,8 @@ const schema = z.object({
   DB_ACQUIRE_TIMEOUT_MS: int(100, 60_000, 3_000),
   SHUTDOWN_DRAIN_DELAY_MS: int(0, 60_000, 0),
   CLUSTER_WORKERS: int(1, 64, 1),
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 120_000, 10_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000, 30_000),
   RATE_LIMIT_PUBLIC: rule(DEFAULT_RATE_LIMIT_RULES.public),
   RATE_LIMIT_BOOKING: rule(DEFAULT_RATE_LIMIT_RULES.booking),
   RATE_LIMIT_LOGIN: rule(DEFAULT_RATE_LIMIT_RULES.login),
@@ -146,5 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       delegated: e.RATE_LIMIT_DELEGATED,
       payments: e.RATE_LIMIT_PAYMENTS,
     },
+    httpTimeouts: { headersMs: e.HTTP_HEADERS_TIMEOUT_MS, requestMs: Math.max(e.HTTP_REQUEST_TIMEOUT_MS, e.HTTP_HEADERS_TIMEOUT_MS) },
   };
 }

@@ -81,15 +81,17 @@ export function databaseEvents(log: Logger): DatabaseEvents {
   };
 }
 
-/** Bounds on slow or idle clients, set on every server the service listens with. */
-export const SERVER_TIMEOUTS = {
-  /** Time to receive the complete request headers (slowloris). */
-  headersTimeout: 10_000,
-  /** Time to receive the whole request, body included. */
-  requestTimeout: 30_000,
-  /** Idle time before a keep-alive connection is closed. */
+/**
+ * Bounds on slow or idle clients: complete headers within `HTTP_HEADERS_TIMEOUT_MS` (slowloris),
+ * the whole request within `HTTP_REQUEST_TIMEOUT_MS`, idle keep-alive connections closed after
+ * 5 s. Node checks them every second.
+ */
+export const serverOptions = (config: Config): http.ServerOptions => ({
+  headersTimeout: config.httpTimeouts.headersMs,
+  requestTimeout: config.httpTimeouts.requestMs,
   keepAliveTimeout: 5_000,
-} as const;
+  connectionsCheckingInterval: 1_000,
+});
 
 /** A service listening on a port. */
 export interface RunningServer {
@@ -109,7 +111,7 @@ export interface RunningServer {
  * one second before `shutdownTimeoutSeconds` is cut off so the process can exit in time.
  */
 export async function listen(service: Service, config: Config, log: Logger): Promise<RunningServer> {
-  const server = http.createServer({ ...SERVER_TIMEOUTS, connectionsCheckingInterval: 1_000 }, service.app);
+  const server = http.createServer(serverOptions(config), service.app);
   server.on('clientError', writeClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
