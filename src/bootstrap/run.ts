@@ -30,6 +30,23 @@ export async function runServer(options: RunOptions = {}): Promise<void> {
 
 async function runWorker(config: Config, log: Logger, options: RunOptions): Promise<void> {
   const inCluster = cluster.isWorker;
+  // Listen for the stop request from the start: one that arrives while the service is still
+  // starting is honoured as soon as it listens.
+  let stopRequested: string | null = null;
+  let shutdown: ((signal: string) => void) | null = null;
+  const requestStop = (signal: string): void => {
+    if (shutdown !== null) shutdown(signal);
+    else if (stopRequested === null) {
+      stopRequested = signal;
+      hardExitAfter(config, log);
+    }
+  };
+  process.once('SIGTERM', () => requestStop('SIGTERM'));
+  process.once('SIGINT', () => requestStop('SIGINT'));
+  // A worker's primary asks it to stop by message (signals do not reach it on every OS).
+  process.on('message', (msg) => {
+    if (msg === 'shutdown') requestStop('cluster');
+  });
   const service = await openService(config, log, {
     skipMigrations: inCluster,
     ...(options.extraModules ? { extraModules: options.extraModules } : {}),
@@ -50,16 +67,11 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
   log.info({ url: running.url, persistence: embedded ? 'embedded' : 'postgres', pid: process.pid }, 'listening');
   if (!inCluster) process.stdout.write(`Listening on ${running.url}\n`);
   let exiting = false;
-  const shutdown = (signal: string): void => {
+  shutdown = (signal: string): void => {
     if (exiting) return;
     exiting = true;
     log.info({ signal }, 'shutting down');
-    // Should the graceful path hang past its bound, leave anyway with a failure code.
-    setTimeout(() => {
-      log.error('shutdown overran SHUTDOWN_TIMEOUT_SECONDS');
-      log.flush();
-      process.exit(1);
-    }, config.shutdownTimeoutSeconds * 1000).unref();
+    if (stopRequested === null) hardExitAfter(config, log);
     running
       .stop()
       .then(() => {
@@ -73,12 +85,16 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
         process.exit(1);
       });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  // A worker's primary may ask it to stop by message too (signals do not reach it on every OS).
-  process.on('message', (msg) => {
-    if (msg === 'shutdown') shutdown('cluster');
-  });
+  if (stopRequested !== null) shutdown(stopRequested);
+}
+
+/** Should the graceful path hang past its bound, leave anyway with a failure code. */
+function hardExitAfter(config: Config, log: Logger): void {
+  setTimeout(() => {
+    log.error('shutdown overran SHUTDOWN_TIMEOUT_SECONDS');
+    log.flush();
+    process.exit(1);
+  }, config.shutdownTimeoutSeconds * 1000).unref();
 }
 
 /**
@@ -101,9 +117,12 @@ async function runPrimary(config: Config, log: Logger): Promise<void> {
   const fork = (): void => {
     cluster.fork();
   };
+  // Workers that have not listened yet served nothing: on shutdown they are simply terminated.
+  const serving = new Set<number>();
   cluster.on('exit', (worker, code, signal) => {
+    const served = serving.delete(worker.id);
     if (stopping) {
-      if (code !== 0) failed = true;
+      if (served && code !== 0) failed = true;
       if (Object.keys(cluster.workers ?? {}).length === 0) {
         log.info({ failed }, 'all workers stopped');
         log.flush();
@@ -115,7 +134,8 @@ async function runPrimary(config: Config, log: Logger): Promise<void> {
     setTimeout(fork, 200);
   });
   let listening = 0;
-  cluster.on('listening', (_worker, address) => {
+  cluster.on('listening', (worker, address) => {
+    serving.add(worker.id);
     listening += 1;
     if (listening === config.clusterWorkers) {
       process.stdout.write(`Listening on http://127.0.0.1:${address.port} (${config.clusterWorkers} workers)\n`);
@@ -127,7 +147,11 @@ async function runPrimary(config: Config, log: Logger): Promise<void> {
     stopping = true;
     log.info({ signal }, 'cluster shutting down');
     setTimeout(() => process.exit(1), config.shutdownTimeoutSeconds * 1000 + 2000).unref();
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.send('shutdown');
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (worker === undefined) continue;
+      if (serving.has(worker.id)) worker.send('shutdown');
+      else worker.process.kill('SIGTERM');
+    }
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

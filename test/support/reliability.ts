@@ -67,10 +67,13 @@ export interface ServerProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
-/** Spawns `tsx <entry>` with `env` and waits until it prints its URL. */
-export async function spawnServer(entry: string, env: Record<string, string>, port: number): Promise<ServerProcess> {
+/** Spawns `tsx <entry>` with `env` (an undefined value unsets) and waits until it prints its URL. */
+export async function spawnServer(entry: string, env: Record<string, string | undefined>, port: number): Promise<ServerProcess> {
+  const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', SEED_DEMO: 'off', ...env, PORT: String(port), HOST: '127.0.0.1' };
+  // An undefined value removes the variable (e.g. DATABASE_URL for an embedded run).
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...process.env, LOG_LEVEL: 'warn', SEED_DEMO: 'off', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
