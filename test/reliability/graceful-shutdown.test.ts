@@ -109,8 +109,8 @@ describe('graceful shutdown of the server process (SIGTERM)', () => {
     expect((await fetch(`${server.url}/readyz`)).status).to.equal(200);
     const sigterm = Date.now();
     server.child.kill('SIGTERM');
-    const ready = await eventually(async () => (await fetch(`${server!.url}/readyz`)).status === 503, 500, 'readiness fails');
-    expect(ready).to.be.below(500);
+    const ready = await eventually(async () => (await fetch(`${server!.url}/readyz`)).status === 503, 1000, 'readiness fails');
+    expect(ready).to.be.below(1000);
     const res = await fetch(`${server.url}/readyz`);
     expect(res.status).to.equal(503);
     expect(res.headers.get('connection')).to.equal('close');

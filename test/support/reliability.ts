@@ -83,7 +83,7 @@ export async function spawnServer(entry: string, env: Record<string, string | un
     child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
     const check = (): void => {
       if (/Listening on/.test(out)) {
         clearTimeout(timer);
