@@ -15,6 +15,7 @@ import { idempotencyModule } from './modules/idempotency.module.js';
 import { docsModule } from './modules/docs.module.js';
 import { bookingModule } from './modules/booking.module.js';
 import { walletIdentityModule } from './modules/wallet-identity.module.js';
+import { reliabilityModule } from './modules/reliability.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -35,6 +36,7 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
     docsModule,
     bookingModule(config, db),
     walletIdentityModule(config, db),
+    reliabilityModule(config, db),
   );
   return container;
 }
@@ -54,6 +56,7 @@ export function buildApp(container: Container): Express {
       booking: all(container, TOKENS.BookingRouters),
       wallet: all(container, TOKENS.WalletRouters),
       walletBasePath: config.walletBasePath,
+      bookingAuthenticated: all(container, TOKENS.BookingAuthenticatedMiddleware),
     },
     container.get(TOKENS.Logger),
   );
