@@ -27,7 +27,59 @@ export interface Config {
   readonly tokenSigningKey: string | null;
   /** How many reverse proxies in front of the service to trust for the client address (0: none). */
   readonly trustProxyHops: number;
+  /** Grace period after SIGTERM during which readiness fails but connections are still taken. */
+  readonly shutdownDrainDelayMs: number;
+  /** Worker processes sharing the port (1: no cluster). */
+  readonly clusterWorkers: number;
+  /** Request-rate rules of each named limiter. */
+  readonly rateLimitRules: RateLimitRules;
+  /** Bounds on slow clients: all headers within `headersMs`, the whole request within `requestMs`. */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number };
 }
+
+/** One limiter's rule: at most `limit` requests per `windowSeconds`. */
+export interface RateLimitRule {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+/** The named request-rate limiters and what each counts by. */
+export interface RateLimitRules {
+  /** Public autocomplete, per IP. */
+  readonly public: RateLimitRule;
+  /** Booking surface behind the key, per API key. */
+  readonly booking: RateLimitRule;
+  /** `/auth/login`, per IP. */
+  readonly login: RateLimitRule;
+  /** `/oauth/token`, per client. */
+  readonly token: RateLimitRule;
+  /** `/auth/delegated-token`, per client. */
+  readonly delegated: RateLimitRule;
+  /** Payments, per wallet user. */
+  readonly payments: RateLimitRule;
+}
+
+/** Defaults of the request-rate rules; each is overridden by `RATE_LIMIT_<NAME>=<limit>/<seconds>`. */
+export const DEFAULT_RATE_LIMIT_RULES: RateLimitRules = {
+  public: { limit: 300, windowSeconds: 60 },
+  booking: { limit: 1200, windowSeconds: 60 },
+  login: { limit: 20, windowSeconds: 60 },
+  token: { limit: 120, windowSeconds: 60 },
+  delegated: { limit: 600, windowSeconds: 60 },
+  payments: { limit: 120, windowSeconds: 60 },
+};
+
+const rule = (fallback: RateLimitRule) =>
+  z
+    .string()
+    .regex(/^\d{1,9}\/\d{1,6}$/, 'must be <limit>/<window seconds>, e.g. 100/60')
+    .transform((v): RateLimitRule => {
+      const [limit, windowSeconds] = v.split('/').map(Number) as [number, number];
+      return { limit, windowSeconds };
+    })
+    .refine((r) => r.limit >= 1 && r.windowSeconds >= 1, 'limit and window must be at least 1')
+    .optional()
+    .transform((r) => r ?? fallback);
 
 const int = (min: number, max: number, fallback: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
@@ -65,6 +117,17 @@ const schema = z.object({
     }, 'TOKEN_SIGNING_KEY must be a private JWK or a JWK Set (JSON)')
     .optional(),
   TRUST_PROXY: int(0, 10, 0),
+  DB_ACQUIRE_TIMEOUT_MS: int(100, 60_000, 3_000),
+  SHUTDOWN_DRAIN_DELAY_MS: int(0, 60_000, 0),
+  CLUSTER_WORKERS: int(1, 64, 1),
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 120_000, 10_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000, 30_000),
+  RATE_LIMIT_PUBLIC: rule(DEFAULT_RATE_LIMIT_RULES.public),
+  RATE_LIMIT_BOOKING: rule(DEFAULT_RATE_LIMIT_RULES.booking),
+  RATE_LIMIT_LOGIN: rule(DEFAULT_RATE_LIMIT_RULES.login),
+  RATE_LIMIT_TOKEN: rule(DEFAULT_RATE_LIMIT_RULES.token),
+  RATE_LIMIT_DELEGATED: rule(DEFAULT_RATE_LIMIT_RULES.delegated),
+  RATE_LIMIT_PAYMENTS: rule(DEFAULT_RATE_LIMIT_RULES.payments),
 });
 
 /** Reads and validates the configuration; throws with every problem listed. */
@@ -80,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (kind === 'memory') persistence = { kind: 'memory' };
   else if (kind === 'postgres') {
     if (!e.DATABASE_URL) throw new Error('Invalid configuration: PERSISTENCE=postgres needs DATABASE_URL');
-    persistence = { kind: 'database', target: { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DB_POOL_MAX } };
+    persistence = { kind: 'database', target: { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DB_POOL_MAX, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS } };
   } else persistence = { kind: 'database', target: { kind: 'pglite', dataDir: e.PGLITE_DIR } };
   return {
     port: e.PORT,
@@ -99,5 +162,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenAudience: e.TOKEN_AUDIENCE ?? `${e.TOKEN_ISSUER.replace(/\/+$/, '')}/wallet`,
     tokenSigningKey: e.TOKEN_SIGNING_KEY ?? null,
     trustProxyHops: e.TRUST_PROXY,
+    shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
+    clusterWorkers: e.CLUSTER_WORKERS,
+    rateLimitRules: {
+      public: e.RATE_LIMIT_PUBLIC,
+      booking: e.RATE_LIMIT_BOOKING,
+      login: e.RATE_LIMIT_LOGIN,
+      token: e.RATE_LIMIT_TOKEN,
+      delegated: e.RATE_LIMIT_DELEGATED,
+      payments: e.RATE_LIMIT_PAYMENTS,
+    },
+    httpTimeouts: { headersMs: e.HTTP_HEADERS_TIMEOUT_MS, requestMs: Math.max(e.HTTP_REQUEST_TIMEOUT_MS, e.HTTP_HEADERS_TIMEOUT_MS) },
   };
 }

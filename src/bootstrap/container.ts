@@ -15,6 +15,7 @@ import { idempotencyModule } from './modules/idempotency.module.js';
 import { docsModule } from './modules/docs.module.js';
 import { bookingModule } from './modules/booking.module.js';
 import { walletIdentityModule } from './modules/wallet-identity.module.js';
+import { reliabilityModule } from './modules/reliability.module.js';
 import { walletLedgerModule } from './modules/wallet-ledger.module.js';
 
 /**
@@ -28,12 +29,17 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   container.bind(TOKENS.Database).toConstantValue(db);
   if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
-  container.load(coreModule, idempotencyModule(db), identityModule(config, db), catalogueModule(db));
-  container.load(docsModule);
-  container.load(bookingModule(config, db));
-  container.load(coreModule, identityModule(config, db), catalogueModule(db));
-  container.load(walletIdentityModule(config, db));
-  container.load(walletLedgerModule(db));
+  container.load(
+    coreModule,
+    idempotencyModule(db),
+    identityModule(config, db),
+    catalogueModule(db),
+    docsModule,
+    bookingModule(config, db),
+    walletIdentityModule(config, db),
+    reliabilityModule(config, db),
+    walletLedgerModule(db),
+  );
   return container;
 }
 
@@ -52,6 +58,7 @@ export function buildApp(container: Container): Express {
       booking: all(container, TOKENS.BookingRouters),
       wallet: all(container, TOKENS.WalletRouters),
       walletBasePath: config.walletBasePath,
+      bookingAuthenticated: all(container, TOKENS.BookingAuthenticatedMiddleware),
     },
     container.get(TOKENS.Logger),
   );

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import type { Container } from 'inversify';
+import type { Container, ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
-import { migrate, openDatabase, type Database } from '../adapters/knex/database.js';
+import { migrate, openDatabase, type Database, type DatabaseEvents } from '../adapters/knex/database.js';
 import type { Config } from './config.js';
 import { buildApp, buildContainer } from './container.js';
+import { writeClientError } from '../adapters/http/client-error.js';
 import { TOKENS } from './tokens.js';
 
 /** A composed service: container, app and the database it owns. */
@@ -21,12 +22,23 @@ export interface Service {
  * Opens the database (unless one is given), applies pending migrations, composes the container
  * and starts its long-lived parts.
  */
-export async function openService(config: Config, log: Logger, options: { db?: Database } = {}): Promise<Service> {
+export async function openService(
+  config: Config,
+  log: Logger,
+  options: {
+    db?: Database;
+    /** Skip migrations (a cluster's primary applied them before forking). */
+    skipMigrations?: boolean;
+    /** Extra modules loaded after the service's own (test and chaos compositions only). */
+    extraModules?: readonly ContainerModule[];
+  } = {},
+): Promise<Service> {
   const ownsDb = options.db === undefined;
-  const db = options.db ?? (config.persistence.kind === 'database' ? await openDatabase(config.persistence.target) : null);
+  const db = options.db ?? (config.persistence.kind === 'database' ? await openDatabase(config.persistence.target, databaseEvents(log)) : null);
   try {
-    if (db !== null && ownsDb) await migrate(db);
+    if (db !== null && ownsDb && options.skipMigrations !== true) await migrate(db);
     const container = buildContainer(config, db, log);
+    if (options.extraModules !== undefined && options.extraModules.length > 0) container.load(...options.extraModules);
     const app = buildApp(container);
     // Behind a load balancer the client address (login throttling, logs) comes from X-Forwarded-For.
     if (config.trustProxyHops > 0) app.set('trust proxy', config.trustProxyHops);
@@ -47,6 +59,42 @@ export async function openService(config: Config, log: Logger, options: { db?: D
   }
 }
 
+/**
+ * Pool events as log lines, one a second at most of each kind: a server restart drops every
+ * connection at once and fails every waiting acquisition.
+ */
+export function databaseEvents(log: Logger): DatabaseEvents {
+  const last = new Map<string, number>();
+  const quiet = (kind: string): boolean => {
+    const now = Date.now();
+    if (now - (last.get(kind) ?? 0) < 1000) return true;
+    last.set(kind, now);
+    return false;
+  };
+  return {
+    onConnectionError: (err) => {
+      if (quiet('lost')) return;
+      log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'pooled database connection lost; it will be replaced');
+    },
+    log: (level, message) => {
+      if (quiet(level)) return;
+      log[level]({ knex: message }, 'database pool');
+    },
+  };
+}
+
+/**
+ * Bounds on slow or idle clients: complete headers within `HTTP_HEADERS_TIMEOUT_MS` (slowloris),
+ * the whole request within `HTTP_REQUEST_TIMEOUT_MS`, idle keep-alive connections closed after
+ * 5 s. Node checks them every second.
+ */
+export const serverOptions = (config: Config): http.ServerOptions => ({
+  headersTimeout: config.httpTimeouts.headersMs,
+  requestTimeout: config.httpTimeouts.requestMs,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+});
+
 /** A service listening on a port. */
 export interface RunningServer {
   readonly service: Service;
@@ -56,9 +104,17 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Listens with timeouts that bound slow or idle clients. */
+/**
+ * Listens with timeouts that bound slow or idle clients. `stop()` is the graceful shutdown:
+ * readiness fails at once; during `shutdownDrainDelayMs` (default 0) connections are still
+ * taken, each response closing its connection, so a load balancer can notice; then the listening
+ * socket closes (new connections are refused), idle keep-alive connections close, in-flight
+ * requests finish, and the service closes (change feeds, then the pool). Whatever is still open
+ * one second before `shutdownTimeoutSeconds` is cut off so the process can exit in time.
+ */
 export async function listen(service: Service, config: Config, log: Logger): Promise<RunningServer> {
-  const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, service.app);
+  const server = http.createServer(serverOptions(config), service.app);
+  server.on('clientError', writeClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -72,18 +128,39 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      const budgetMs = config.shutdownTimeoutSeconds * 1000;
+      const drainBy = Date.now() + Math.max(500, budgetMs - 1000);
       lifecycle.beginShutdown();
+      if (config.shutdownDrainDelayMs > 0) {
+        // Keep answering (readiness 503) but close each connection after its response.
+        const closeAfterResponse = (_req: http.IncomingMessage, res: http.ServerResponse): void => {
+          res.shouldKeepAlive = false;
+        };
+        server.prependListener('request', closeAfterResponse);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(config.shutdownDrainDelayMs, budgetMs / 2)));
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A connection whose in-flight request finishes becomes idle: close it then, not at its
+      // keep-alive timeout.
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+      sweeper.unref();
+      // A keep-alive connection that finishes its last request is closed rather than kept.
+      server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+        res.shouldKeepAlive = false;
+      });
+      let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
+        timer = setTimeout(() => {
           log.warn('shutdown timeout: closing remaining connections');
           server.closeAllConnections();
           resolve();
-        }, config.shutdownTimeoutSeconds * 1000);
+        }, Math.max(0, drainBy - Date.now()));
         timer.unref();
       });
       await Promise.race([closed, deadline]);
+      clearTimeout(timer);
+      clearInterval(sweeper);
       await service.close();
     })();
     return stopping;

@@ -47,6 +47,7 @@ import type {
   ListWalletUsers,
 } from '../application/wallet/manage-wallet-users.js';
 import type { CreateTenant, ResetClientSecret, RotateSigningKey } from '../application/admin/manage-tenants.js';
+import type { RateLimits } from '../adapters/http/rate-limits.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
 import type { TransactionReader } from '../domain/wallet/transaction-reader.port.js';
 import type { WalletHolders } from '../domain/wallet/wallet-holders.port.js';
@@ -136,6 +137,11 @@ export const TOKENS = {
   CreateTenant: token<CreateTenant>('CreateTenant'),
   ResetClientSecret: token<ResetClientSecret>('ResetClientSecret'),
   RotateSigningKey: token<RotateSigningKey>('RotateSigningKey'),
+  // reliability
+  /** Named request-rate limiters (`login`, `token`, `delegated`, `payments`, …) to mount on routes. */
+  RateLimits: token<RateLimits>('RateLimits'),
+  /** Several bindings: booking middleware run after the key check, before the booking routers. */
+  BookingAuthenticatedMiddleware: token<RequestHandler>('BookingAuthenticatedMiddleware'),
   // wallet money
   Ledger: token<Ledger>('Ledger'),
   TransactionReader: token<TransactionReader>('TransactionReader'),

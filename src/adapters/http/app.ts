@@ -18,6 +18,8 @@ export interface HttpSurfaces {
   readonly walletBasePath: string;
   /** Middleware that runs before everything else (security headers, rate limits). */
   readonly before?: readonly RequestHandler[];
+  /** Booking middleware that runs after the key check, before the routers (per-key rate limit). */
+  readonly bookingAuthenticated?: readonly RequestHandler[];
 }
 
 /** Builds the Express application from the surfaces. */
@@ -36,6 +38,7 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   const booking = express.Router();
   for (const router of surfaces.bookingPublic) booking.use(router);
   booking.use(surfaces.bookingAuth);
+  for (const mw of surfaces.bookingAuthenticated ?? []) booking.use(mw);
   for (const router of surfaces.booking) booking.use(router);
   booking.use(notFoundHandler);
   app.use('/api/v1', booking);

@@ -9,7 +9,13 @@ pg.types.setTypeParser(1700, (value: string) => Number(value));
 
 /** How the service reaches PostgreSQL. */
 export type DatabaseTarget =
-  | { readonly kind: 'postgres'; readonly url: string; readonly poolMax?: number }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      readonly poolMax?: number;
+      /** How long a query waits for a free pooled connection before failing (503). */
+      readonly acquireTimeoutMs?: number;
+    }
   | { readonly kind: 'pglite'; readonly dataDir: string | null };
 
 /** A Knex handle and what it takes to close it. */
@@ -27,7 +33,11 @@ export interface PGliteLike {
   close(): Promise<void>;
 }
 
-/** Timeouts that keep a slow or stuck database from holding requests forever. */
+/**
+ * Timeouts that keep a slow or stuck database from holding requests forever. The three
+ * snake_case ones are sent as session parameters in the startup packet of every pooled
+ * connection (see test/integration/database-faults.test.ts, which reads them back with SHOW).
+ */
 export const SESSION_TIMEOUTS = {
   connectionTimeoutMillis: 5_000,
   statement_timeout: 10_000,
@@ -35,18 +45,54 @@ export const SESSION_TIMEOUTS = {
   idle_in_transaction_session_timeout: 30_000,
 } as const;
 
+/** Default wait for a free pooled connection: short, so an exhausted pool answers 503 quickly. */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 3_000;
+
+/** Where the pool reports what goes wrong with connections (by default: nowhere). */
+export interface DatabaseEvents {
+  /** A pooled connection failed while idle (it is discarded, never fatal). */
+  readonly onConnectionError?: (err: Error) => void;
+  /** Knex's own warnings and errors (failed acquisitions, for instance). */
+  readonly log?: (level: 'warn' | 'error', message: string) => void;
+}
+
 /** Opens a Knex handle on PostgreSQL or embedded PGlite. */
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+export async function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): Promise<Database> {
   if (target.kind === 'postgres') {
+    const acquireTimeoutMs = target.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+    const onConnectionError = events.onConnectionError ?? (() => undefined);
+    const say = events.log ?? (() => undefined);
+    const text = (m: unknown): string => (m instanceof Error ? m.message : String(m));
     const knex = knexFactory({
+      log: {
+        warn: (m: unknown) => say('warn', text(m)),
+        error: (m: unknown) => say('error', text(m)),
+        deprecate: () => undefined,
+        debug: () => undefined,
+      },
       client: 'pg',
       connection: {
         connectionString: target.url,
         application_name: 'partner-booking-wallet',
+        // Never let the connect attempt outlive the wait for the pool.
         ...SESSION_TIMEOUTS,
+        connectionTimeoutMillis: Math.min(SESSION_TIMEOUTS.connectionTimeoutMillis, acquireTimeoutMs),
+        keepAlive: true,
       },
-      pool: { min: 0, max: target.poolMax ?? 10, acquireTimeoutMillis: 5_000 },
-      acquireConnectionTimeout: 5_000,
+      pool: {
+        min: 0,
+        max: target.poolMax ?? 10,
+        acquireTimeoutMillis: acquireTimeoutMs,
+        createTimeoutMillis: acquireTimeoutMs,
+        // A pooled connection that the server drops (restart, pg_terminate_backend, network)
+        // emits 'error' while idle. Knex marks it disposed so the pool discards it on the next
+        // acquire; this listener makes sure such an event can never be unhandled.
+        afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+          conn.on('error', onConnectionError);
+          done(null, conn);
+        },
+      },
+      acquireConnectionTimeout: acquireTimeoutMs,
     });
     return { knex, target, pglite: null, close: () => knex.destroy() };
   }

@@ -1,0 +1,41 @@
+import { ContainerModule } from 'inversify';
+import { Router } from 'express';
+import { jsonBody } from '../src/adapters/http/body.js';
+import { runServer } from '../src/bootstrap/run.js';
+import { TOKENS } from '../src/bootstrap/tokens.js';
+
+/**
+ * The service as `npm start` runs it, plus two write routes that the chaos scenarios drive until
+ * the booking and wallet writes exist: `POST /chaos/agents { channelCode }` creates an agent and
+ * `POST /chaos/keys { agentId }` issues it a key, each answering 201 only after the commit.
+ * This composition lives under scripts/ and is never part of the service: the routes exist only
+ * in a process started from this file with CHAOS_ROUTES=on.
+ */
+if (process.env.CHAOS_ROUTES !== 'on') {
+  process.stderr.write('scripts/chaos-server.ts adds test-only write routes; set CHAOS_ROUTES=on to run it\n');
+  process.exit(2);
+}
+
+const chaosRoutes = new ContainerModule(({ bind }) => {
+  bind(TOKENS.RootRouters).toResolvedValue(
+    (createAgent, issueKey) => {
+      const router = Router();
+      router.post('/chaos/agents', jsonBody, async (req, res) => {
+        const body = req.body as { channelCode?: unknown; name?: unknown };
+        const agent = await createAgent.execute({ name: String(body.name ?? 'chaos agent'), channelCode: String(body.channelCode) });
+        res.status(201).json({ id: agent.id });
+      });
+      router.post('/chaos/keys', jsonBody, async (req, res) => {
+        const key = await issueKey.execute({ agentId: String((req.body as { agentId?: unknown }).agentId) });
+        res.status(201).json({ id: key.keyId, apiKey: key.apiKey });
+      });
+      return router;
+    },
+    [TOKENS.CreateAgent, TOKENS.IssueApiKey],
+  );
+});
+
+runServer({ extraModules: [chaosRoutes] }).catch((err: unknown) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

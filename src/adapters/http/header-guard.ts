@@ -1,0 +1,42 @@
+import type { RequestHandler } from 'express';
+import { sendProblem } from './problem.js';
+
+/**
+ * Headers that carry one value. Sent twice they are ambiguous (which key, which body length, which
+ * idempotency key?), and different layers may pick different copies: refuse the request.
+ */
+export const SINGLE_VALUE_HEADERS: readonly string[] = [
+  'x-api-key',
+  'authorization',
+  'idempotency-key',
+  'content-type',
+  'content-length',
+  'host',
+  'x-request-id',
+];
+
+// Node's parser already refuses CR, LF and NUL in a header; this also refuses the other control
+// characters (HTAB stays legal) in case a proxy in front decoded them.
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/** Refuses repeated single-value headers and header values with control characters: 400 invalid-request. */
+export const headerGuard: RequestHandler = (req, res, next) => {
+  const raw = req.rawHeaders;
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (CONTROL.test(raw[i + 1] as string)) {
+      sendProblem(res, 400, 'invalid-request', 'A request header holds a control character.');
+      return;
+    }
+    if (!SINGLE_VALUE_HEADERS.includes(name)) continue;
+    if (seen.has(name)) {
+      sendProblem(res, 400, 'invalid-request', `The ${name} header must be sent once.`, {
+        errors: [{ path: `headers.${name}`, message: 'repeated' }],
+      });
+      return;
+    }
+    seen.add(name);
+  }
+  next();
+};
