@@ -148,7 +148,8 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
       if ((await databaseKind()) !== 'postgres') this.skip(); // PGlite has one connection: no real contention to show
       const user = await funded(10_000);
       const key = `race-${unique()}`;
-      const responses = await Promise.all(Array.from({ length: 20 }, () => pay(user.token, 700, { 'idempotency-key': key })));
+      const send = () => app.request('/me/payments', json('POST', { amount: 700, reference: 'order-race' }, { ...bearer(user.token), 'idempotency-key': key }));
+      const responses = await Promise.all(Array.from({ length: 20 }, send));
       const statuses = responses.map((r) => r.status);
       expect(statuses.every((s) => s === 201 || s === 409), statuses.join(',')).to.equal(true);
       const ids = new Set<string>();
