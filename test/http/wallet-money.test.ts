@@ -379,3 +379,28 @@ describe('wallet transaction reads (/transactions)', () => {
     }
   });
 });
+
+describe('wallet money with in-memory persistence', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({ memory: true });
+  });
+  after(() => app.stop());
+
+  it('when the service runs in memory, then top-up, payment, refund and the scoped reads behave as on PostgreSQL', async () => {
+    const tenant = await buildTenant(app.service);
+    const machine = await machineToken(app, tenant);
+    const a = await delegatedToken(app, machine);
+    const b = await delegatedToken(app, machine);
+    expect((await app.request(`/users/${a.userId}/top-ups`, json('POST', { amount: 500, reference: 'r' }, bearer(machine)))).status).to.equal(201);
+    const short = await app.request('/me/payments', json('POST', { amount: 501, reference: 'o' }, bearer(a.token)));
+    expect(await reason(short)).to.equal('insufficient-funds');
+    const payment = await body<Txn>(await app.request('/me/payments', json('POST', { amount: 200, reference: 'o' }, bearer(a.token))));
+    expect((await app.request(`/transactions/${payment.id}/refunds`, json('POST', { amount: 50 }, bearer(machine)))).status).to.equal(201);
+    const balance = await body<{ available: unknown }>(await app.request('/me/balance', { headers: bearer(a.token) }));
+    expect(balance.available).to.deep.equal({ amount: 350, currency: 'THB' });
+    expect((await app.request(`/transactions/${payment.id}`, { headers: bearer(b.token) })).status).to.equal(404);
+    const bList = await body<{ data: unknown[] }>(await app.request(`/transactions?userId=${a.userId}`, { headers: bearer(b.token) }));
+    expect(bList.data).to.deep.equal([]);
+  });
+});
