@@ -107,6 +107,8 @@ const headersFor = (creds: Creds) =>
     { requiredKeys: [] },
   );
 
+const isOAuthTokenPath = (path: string): boolean => /^\/oauth\/token\/?(\?|$)/.test(path.replace(/^\/[A-Za-z0-9._-]+(?=\/oauth\/)/, ''));
+
 async function check(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: { type: string; body: string }): Promise<void> {
   const init: RequestInit = { method: method.toUpperCase(), headers: { ...headers } };
   if (body !== undefined && method !== 'get' && method !== 'head') {
@@ -125,7 +127,10 @@ async function check(app: TestApp, method: string, path: string, headers: Record
   const where = `${method.toUpperCase()} ${path} -> ${res.status} ${text.slice(0, 300)}`;
   expect(res.status, where).to.be.below(500);
   expect(text, where).not.to.match(LEAKS);
-  if (res.status >= 400) {
+  if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json') && isOAuthTokenPath(path)) {
+    // The token endpoint answers errors the RFC 6749 §5.2 way, so OAuth clients understand them.
+    expect((JSON.parse(text) as { error?: unknown }).error, where).to.be.a('string');
+  } else if (res.status >= 400) {
     expect(res.headers.get('content-type') ?? '', where).to.match(/^application\/problem\+json/);
     const problem = JSON.parse(text) as { reason?: unknown; status?: unknown };
     expect(problem.reason, where).to.be.a('string');

@@ -80,6 +80,13 @@ export const errorHandler = (log: Logger): ErrorRequestHandler => (err, req, res
       sendProblem(res, 400, 'invalid-request', 'The request body could not be read.');
       return;
     default:
+      // Any other client-side body failure (e.g. a body that does not match its Content-Encoding).
+      if (typeof bodyErr.status === 'number' && bodyErr.status >= 400 && bodyErr.status < 500) {
+        const status = bodyErr.status === 415 || bodyErr.status === 413 ? bodyErr.status : 400;
+        const reason = status === 415 ? 'unsupported-media-type' : status === 413 ? 'payload-too-large' : 'invalid-request';
+        sendProblem(res, status, reason, 'The request body could not be read.');
+        return;
+      }
   }
   if (isDatabaseUnavailable(err)) {
     log.warn({ requestId: res.locals.requestId, err: { name: (err as Error).name, code: (err as { code?: string }).code } }, 'database unavailable');

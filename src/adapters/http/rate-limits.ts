@@ -70,7 +70,8 @@ const KEYS: Readonly<Record<LimiterName, KeyOf>> = {
     const verified = (res.locals as { oauthClientId?: unknown }).oauthClientId;
     if (typeof verified === 'string') return `client:${verified}`;
     const claimed = basicClientId(req) ?? (typeof req.body?.client_id === 'string' ? String(req.body.client_id).slice(0, 200) : null);
-    return claimed === null ? ip(req) : `client:${claimed}`;
+    // Client ids are not secret: count a claimed one per address, so nobody else can spend its budget.
+    return claimed === null ? ip(req) : `client:${claimed}|${ip(req)}`;
   },
   delegated: (req, res) => (res.locals.wallet ? `client:${res.locals.wallet.clientId}` : ip(req)),
   payments: (req, res) => {

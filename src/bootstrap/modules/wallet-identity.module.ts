@@ -116,10 +116,13 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       [TOKENS.TenantDirectory, TOKENS.CreateTenant, TOKENS.ResetClientSecret, TOKENS.CreateWalletUser, TOKENS.PasswordHasher, TOKENS.Random],
     );
     bind(TOKENS.RootRouters).toResolvedValue((keys) => jwksRoutes(keys), [TOKENS.SigningKeys]);
-    bind(TOKENS.WalletRouters).toResolvedValue((issueMachineToken) => oauthRoutes({ issueMachineToken }), [TOKENS.IssueMachineToken]);
     bind(TOKENS.WalletRouters).toResolvedValue(
-      (auth, issueDelegatedToken, logIn) => authRoutes({ auth, issueDelegatedToken, logIn }),
-      [TOKENS.WalletAuth, TOKENS.IssueDelegatedToken, TOKENS.LogIn],
+      (issueMachineToken, limits) => oauthRoutes({ issueMachineToken, limit: limits.token }),
+      [TOKENS.IssueMachineToken, TOKENS.RateLimits],
+    );
+    bind(TOKENS.WalletRouters).toResolvedValue(
+      (auth, issueDelegatedToken, logIn, limits) => authRoutes({ auth, issueDelegatedToken, logIn, limits }),
+      [TOKENS.WalletAuth, TOKENS.IssueDelegatedToken, TOKENS.LogIn, TOKENS.RateLimits],
     );
     bind(TOKENS.WalletRouters).toResolvedValue<
       [(rule: 'machine' | 'user' | 'either') => RequestHandler, CreateWalletUser, ListWalletUsers, GetWalletUser, GetCurrentWalletUser, GetUserBalances | undefined]

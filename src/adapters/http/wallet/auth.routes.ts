@@ -10,9 +10,14 @@ import { delegatedTokenRequestSchema, loginRequestSchema } from './auth.schemas.
 type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
 
 /** `POST /auth/delegated-token` (machine token) and `POST /auth/login` (no token). */
-export function authRoutes(deps: { auth: Auth; issueDelegatedToken: IssueDelegatedToken; logIn: LogIn }): Router {
+export function authRoutes(deps: {
+  auth: Auth;
+  issueDelegatedToken: IssueDelegatedToken;
+  logIn: LogIn;
+  limits: { readonly delegated: RequestHandler; readonly login: RequestHandler };
+}): Router {
   const router = Router();
-  router.post('/auth/delegated-token', deps.auth('machine'), jsonBody, async (req, res) => {
+  router.post('/auth/delegated-token', deps.auth('machine'), deps.limits.delegated, jsonBody, async (req, res) => {
     const { externalUserRef } = parseBody(delegatedTokenRequestSchema, req);
     const token = await deps.issueDelegatedToken.execute(machineOf(res.locals), externalUserRef);
     res.setHeader('Cache-Control', 'no-store');
@@ -24,7 +29,7 @@ export function authRoutes(deps: { auth: Auth; issueDelegatedToken: IssueDelegat
       issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
     });
   });
-  router.post('/auth/login', jsonBody, async (req, res) => {
+  router.post('/auth/login', deps.limits.login, jsonBody, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
     const input = parseBody(loginRequestSchema, req);

@@ -1,4 +1,4 @@
-import { Router, type ErrorRequestHandler, type Response } from 'express';
+import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import type { IssueMachineToken } from '../../../application/wallet/issue-machine-token.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { formBody } from '../body.js';
@@ -50,9 +50,9 @@ const sendOAuthError = (res: Response, err: OAuthError): void => {
  * client authentication by HTTP Basic or `client_id`/`client_secret` in the body (not both).
  * Errors are RFC 6749 §5.2 JSON, not problem+json, so OAuth client libraries understand them.
  */
-export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken }): Router {
+export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit: RequestHandler }): Router {
   const router = Router();
-  router.post('/oauth/token', formBody, async (req, res) => {
+  router.post('/oauth/token', formBody, deps.limit, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
     const body = (req.body ?? {}) as Record<string, unknown>;
