@@ -39,8 +39,18 @@ export const walletLedgerModule = (db: Database | null): ContainerModule =>
     bind(TOKENS.GetTransaction).toResolvedValue((r) => new GetTransaction(r), [TOKENS.TransactionReader]);
     bind(TOKENS.SummarizeTransactions).toResolvedValue((r) => new SummarizeTransactions(r), [TOKENS.TransactionReader]);
     bind(TOKENS.WalletRouters).toResolvedValue(
-      (auth, idempotent, topUp, refund, pay, transfer, balance) => moneyRoutes({ auth, idempotent, topUp, refund, pay, transfer, balance }),
-      [TOKENS.WalletAuth, TOKENS.Idempotent, TOKENS.TopUp, TOKENS.RefundPayment, TOKENS.MakePayment, TOKENS.MakeTransfer, TOKENS.GetMyBalance],
+      (auth, idempotent, topUp, refund, pay, transfer, balance, limits) =>
+        moneyRoutes({ auth, idempotent, topUp, refund, pay, transfer, balance, limitPayments: limits.payments }),
+      [
+        TOKENS.WalletAuth,
+        TOKENS.Idempotent,
+        TOKENS.TopUp,
+        TOKENS.RefundPayment,
+        TOKENS.MakePayment,
+        TOKENS.MakeTransfer,
+        TOKENS.GetMyBalance,
+        TOKENS.RateLimits,
+      ],
     );
     bind(TOKENS.WalletRouters).toResolvedValue(
       (auth, list, get, summarize) => transactionsRoutes({ auth, list, get, summarize }),

@@ -40,6 +40,8 @@ export function moneyRoutes(deps: {
   pay: MakePayment;
   transfer: MakeTransfer;
   balance: GetMyBalance;
+  /** Request-rate limit per wallet user on the debits a user makes. */
+  limitPayments: RequestHandler;
 }): Router {
   const router = Router();
   const idempotent = deps.idempotent(walletScopeOf);
@@ -59,7 +61,7 @@ export function moneyRoutes(deps: {
     });
     created(req, res, transactionJson(txn));
   });
-  router.post('/me/payments', deps.auth('user'), jsonBody, idempotent, async (req, res) => {
+  router.post('/me/payments', deps.auth('user'), deps.limitPayments, jsonBody, idempotent, async (req, res) => {
     const body = parseBody(paymentBody, req);
     const txn = await deps.pay.execute({
       principal: userOf(res.locals), amount: body.amount, reference: body.reference, description: body.description ?? null,
@@ -67,7 +69,7 @@ export function moneyRoutes(deps: {
     });
     created(req, res, transactionJson(txn));
   });
-  router.post('/me/transfers', deps.auth('user'), jsonBody, idempotent, async (req, res) => {
+  router.post('/me/transfers', deps.auth('user'), deps.limitPayments, jsonBody, idempotent, async (req, res) => {
     const body = parseBody(transferBody, req);
     const txn = await deps.transfer.execute({
       principal: userOf(res.locals), toUserId: body.toUserId, amount: body.amount, note: body.note ?? null, idempotencyKey: keyOf(req),
