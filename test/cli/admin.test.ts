@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { adminProcess } from '../support/cli.js';
 import { databaseUrl } from '../support/database.js';
 import { unique } from '../support/builders.js';
 import { runAdmin } from '../../src/adapters/cli/admin.js';
@@ -8,26 +7,8 @@ import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-command
 import { openService } from '../../src/bootstrap/service.js';
 import { silentLog, startTestApp, testConfig, type TestApp } from '../support/app.js';
 
-const run = promisify(execFile);
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the admin command line as an operator would: a separate process on the same database. */
-async function admin(url: string, ...args: string[]): Promise<Result> {
-  try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/bootstrap/admin.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** Each admin command runs as a separate process on the test database. */
+const admin = adminProcess;
 
 describe('admin command line (separate processes on PostgreSQL)', function () {
   this.timeout(60_000);

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { adminProcess } from '../support/cli.js';
 import { runAdmin } from '../../src/adapters/cli/admin.js';
 import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-commands.js';
 import { openService } from '../../src/bootstrap/service.js';
@@ -9,17 +8,8 @@ import { unique } from '../support/builders.js';
 import { databaseUrl } from '../support/database.js';
 import { bearer, formPost, login, testAddress } from '../support/wallet-builders.js';
 
-const run = promisify(execFile);
-
-async function admin(url: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/bootstrap/admin.ts', ...args], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** Each admin command runs as a separate process on the test database. */
+const admin = adminProcess;
 
 describe('wallet admin commands (separate processes on PostgreSQL)', function () {
   this.timeout(60_000);

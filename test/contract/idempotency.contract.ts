@@ -1,17 +1,9 @@
 import { expect } from 'chai';
+import { reasonOf } from '../support/errors.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { IDEMPOTENCY_STALE_AFTER_MS, type IdempotencyStore } from '../../src/domain/shared/idempotency.port.js';
 import { unique } from '../support/builders.js';
 
-const reasonOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return 'resolved';
-  } catch (err) {
-    if (err instanceof DomainError) return err.reason;
-    throw err;
-  }
-};
 
 /** Decisions every IdempotencyStore makes alike. */
 export function idempotencyContract(name: string, make: () => Promise<IdempotencyStore>, options: { concurrent: () => Promise<boolean> }): void {

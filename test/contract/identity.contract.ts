@@ -1,8 +1,8 @@
 import { expect } from 'chai';
+import { reasonOf } from '../support/errors.js';
 import type { AgentDirectory } from '../../src/domain/identity/agent-directory.port.js';
 import type { AgentResolver } from '../../src/domain/identity/agent-resolver.port.js';
 import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
-import { DomainError } from '../../src/domain/shared/errors.js';
 import { unique } from '../support/builders.js';
 
 export interface IdentityStores {
@@ -23,15 +23,6 @@ const key = (agentId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord =>
   ...over,
 });
 
-const rejection = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return err.reason;
-    throw err;
-  }
-  return 'resolved';
-};
 
 /** The behaviour every AgentDirectory + AgentResolver pair must show, whatever stores it. */
 export function identityContract(name: string, make: () => Promise<IdentityStores>): void {
@@ -118,9 +109,9 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
     it('when a channel code is taken, then channel-exists; an agent on an unknown channel, channel-not-found', async () => {
       const code = `C-${unique()}`;
       await s.directory.createChannel({ code, name: 'One', currency: 'THB', markupBps: 0 });
-      expect(await rejection(s.directory.createChannel({ code, name: 'Two', currency: 'USD', markupBps: 0 }))).to.equal('channel-exists');
+      expect(await reasonOf(s.directory.createChannel({ code, name: 'Two', currency: 'USD', markupBps: 0 }))).to.equal('channel-exists');
       expect(
-        await rejection(
+        await reasonOf(
           s.directory.createAgent({ id: `agt_${unique()}`, name: 'X', channelCode: `C-${unique()}`, entitlements: [], discountBps: 0, createdAt: new Date() }),
         ),
       ).to.equal('channel-not-found');

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { reasonOf } from '../support/errors.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import type { Money } from '../../src/domain/shared/money.js';
 import { idempotencyScopeOf } from '../../src/domain/wallet/ledger.js';
@@ -20,15 +21,6 @@ export interface LedgerContractOptions {
   check(stores: LedgerStores): Promise<void>;
 }
 
-const reasonOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return 'resolved';
-  } catch (err) {
-    if (err instanceof DomainError) return err.reason;
-    throw err;
-  }
-};
 
 let clock = Date.parse('2026-03-01T00:00:00.000Z');
 /** Strictly increasing instants, so listing order is known. */

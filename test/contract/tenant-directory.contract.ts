@@ -1,18 +1,9 @@
 import { expect } from 'chai';
+import { reasonOf } from '../support/errors.js';
 import type { TenantDirectory } from '../../src/domain/identity/tenant-directory.port.js';
 import type { Tenant, WalletUser } from '../../src/domain/identity/tenant.js';
-import { DomainError } from '../../src/domain/shared/errors.js';
 import { unique } from '../support/builders.js';
 
-const rejection = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return err.reason;
-    throw err;
-  }
-  return 'resolved';
-};
 
 const tenant = (over: Partial<Tenant> = {}): Tenant => ({
   id: `tnt_${unique()}`,
@@ -74,10 +65,10 @@ export function tenantDirectoryContract(name: string, make: () => Promise<Tenant
       const t = tenant();
       await d.createTenant(t);
       const u = await d.createUser(user(t.id, { email: 'taken@example.com' }));
-      expect(await rejection(d.createUser(user(t.id, { externalUserRef: u.externalUserRef })))).to.equal('user-exists');
-      expect(await rejection(d.createUser(user(t.id, { email: 'TAKEN@example.com' })))).to.equal('user-exists');
-      expect(await rejection(d.createUser(user(`tnt_${unique()}`)))).to.equal('tenant-not-found');
-      expect(await rejection(d.ensureUser(user(`tnt_${unique()}`)))).to.equal('tenant-not-found');
+      expect(await reasonOf(d.createUser(user(t.id, { externalUserRef: u.externalUserRef })))).to.equal('user-exists');
+      expect(await reasonOf(d.createUser(user(t.id, { email: 'TAKEN@example.com' })))).to.equal('user-exists');
+      expect(await reasonOf(d.createUser(user(`tnt_${unique()}`)))).to.equal('tenant-not-found');
+      expect(await reasonOf(d.ensureUser(user(`tnt_${unique()}`)))).to.equal('tenant-not-found');
     });
 
     it('when ensureUser is called twice for a ref, then the first user is returned the second time', async () => {

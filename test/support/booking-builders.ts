@@ -64,13 +64,5 @@ export class TestClock {
 }
 
 /** The reason of a DomainError the promise rejects with, or 'resolved'. */
-export const reasonOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return 'resolved';
-  } catch (err) {
-    const reason = (err as { reason?: unknown }).reason;
-    if (typeof reason === 'string') return reason;
-    throw err;
-  }
-};
+
+export { reasonOf } from './errors.js';
