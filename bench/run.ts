@@ -71,28 +71,35 @@ function start(name: string, args: string[], env: Record<string, string>, ready:
   });
 }
 
-/** CPU time (user + system, ms) of a process and its direct children (cluster workers). */
-function cpuMs(pid: number): number {
+/**
+ * CPU time (user + system, ms) of a process and its direct children (cluster workers), and of the
+ * PostgreSQL backends serving the bench database (their process title names it).
+ */
+function cpuMs(pid: number, database: string): { service: number; db: number } {
   const tick = 10; // USER_HZ is 100 on Linux
-  let total = 0;
+  let service = 0;
+  let db = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      if (Number(entry) === pid || ppid === pid) total += (Number(fields[11]) + Number(fields[12])) * tick;
+      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
+      if (Number(entry) === pid || Number(fields[1]) === pid) service += ms;
+      else if (stat.includes('(postgres)') && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) db += ms;
     } catch {
       // The process ended while we looked.
     }
   }
-  return total;
+  return { service, db };
 }
 
 interface Row {
   name: string;
-  /** Service CPU per request, µs (null for the comparison servers). */
+  /** Server CPU per request, µs. */
   cpuUs: number | null;
+  /** PostgreSQL CPU per request, µs (backends of the bench database). */
+  dbUs: number | null;
   connections: number;
   rps: number;
   p50: number;
@@ -115,15 +122,19 @@ async function probe(opts: autocannon.Options): Promise<void> {
   if (res.status >= 300) throw new Error(`probe answered ${res.status}: ${text.slice(0, 500)}`);
 }
 
+let database = 'pbw_bench';
+
 async function load(name: string, conns: number, opts: autocannon.Options, servicePid: number | null): Promise<Row> {
   await probe(opts);
   if (warmup > 0) await autocannon({ ...opts, connections: conns, duration: warmup });
-  const cpuBefore = servicePid === null ? 0 : cpuMs(servicePid);
+  const before = cpuMs(servicePid ?? -1, database);
   const result = await autocannon({ ...opts, connections: conns, duration: seconds });
-  const cpu = servicePid === null ? 0 : cpuMs(servicePid) - cpuBefore;
+  const after = cpuMs(servicePid ?? -1, database);
+  const per = (ms: number): number | null => (result.requests.total === 0 ? null : (ms * 1000) / result.requests.total);
   return {
     name,
-    cpuUs: servicePid === null || result.requests.total === 0 ? null : (cpu * 1000) / result.requests.total,
+    cpuUs: servicePid === null ? null : per(after.service - before.service),
+    dbUs: per(after.db - before.db),
     connections: conns,
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -136,6 +147,7 @@ async function load(name: string, conns: number, opts: autocannon.Options, servi
 async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const url = await freshDatabase();
+  database = new URL(url).pathname.slice(1);
   const serviceEnv: Record<string, string> = {
     DATABASE_URL: url,
     PORT: String(40_000 + Math.floor(Math.random() * 10_000)),
@@ -183,9 +195,9 @@ async function main(): Promise<void> {
   const ceiling = rows[0]!.rps;
   const cpu = os.cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL local`;
-  const header = `| scenario | conns | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to bare Express | server CPU µs/req |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|`;
+  const header = `| scenario | conns | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to bare Express | server CPU µs/req | PostgreSQL CPU µs/req |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`;
   const lines = rows.map(
-    (r) => `| ${r.name} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} | ${r.cpuUs === null ? '' : Math.round(r.cpuUs)} |`,
+    (r) => `| ${r.name} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} | ${r.cpuUs === null ? '' : Math.round(r.cpuUs)} | ${r.dbUs === null ? '' : Math.round(r.dbUs)} |`,
   );
   const ours = rows.find((r) => r.name.startsWith('POST /oauth/token'));
   const theirs = rows.find((r) => r.name.startsWith('oidc-provider'));
