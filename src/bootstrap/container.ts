@@ -16,6 +16,7 @@ import { docsModule } from './modules/docs.module.js';
 import { bookingModule } from './modules/booking.module.js';
 import { walletIdentityModule } from './modules/wallet-identity.module.js';
 import { reliabilityModule } from './modules/reliability.module.js';
+import { walletLedgerModule } from './modules/wallet-ledger.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -37,6 +38,7 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
     bookingModule(config, db),
     walletIdentityModule(config, db),
     reliabilityModule(config, db),
+    walletLedgerModule(db),
   );
   return container;
 }

@@ -48,6 +48,15 @@ import type {
 } from '../application/wallet/manage-wallet-users.js';
 import type { CreateTenant, ResetClientSecret, RotateSigningKey } from '../application/admin/manage-tenants.js';
 import type { RateLimits } from '../adapters/http/rate-limits.js';
+import type { Ledger } from '../domain/wallet/ledger.port.js';
+import type { TransactionReader } from '../domain/wallet/transaction-reader.port.js';
+import type { WalletHolders } from '../domain/wallet/wallet-holders.port.js';
+import type { TopUp } from '../application/wallet/top-up.js';
+import type { MakePayment } from '../application/wallet/make-payment.js';
+import type { MakeTransfer } from '../application/wallet/make-transfer.js';
+import type { RefundPayment } from '../application/wallet/refund-payment.js';
+import type { GetMyBalance, GetUserBalances } from '../application/wallet/read-balances.js';
+import type { GetTransaction, ListTransactions, SummarizeTransactions } from '../application/wallet/read-transactions.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(name) as ServiceIdentifier<T>;
 
@@ -133,4 +142,17 @@ export const TOKENS = {
   RateLimits: token<RateLimits>('RateLimits'),
   /** Several bindings: booking middleware run after the key check, before the booking routers. */
   BookingAuthenticatedMiddleware: token<RequestHandler>('BookingAuthenticatedMiddleware'),
+  // wallet money
+  Ledger: token<Ledger>('Ledger'),
+  TransactionReader: token<TransactionReader>('TransactionReader'),
+  WalletHolders: token<WalletHolders>('WalletHolders'),
+  TopUp: token<TopUp>('TopUp'),
+  MakePayment: token<MakePayment>('MakePayment'),
+  MakeTransfer: token<MakeTransfer>('MakeTransfer'),
+  RefundPayment: token<RefundPayment>('RefundPayment'),
+  GetMyBalance: token<GetMyBalance>('GetMyBalance'),
+  GetUserBalances: token<GetUserBalances>('GetUserBalances'),
+  ListTransactions: token<ListTransactions>('ListTransactions'),
+  GetTransaction: token<GetTransaction>('GetTransaction'),
+  SummarizeTransactions: token<SummarizeTransactions>('SummarizeTransactions'),
 } as const;

@@ -4,7 +4,7 @@ import { unique } from '../support/builders.js';
 import { randomInt } from 'node:crypto';
 
 const address = (): string => `10.${randomInt(0, 255)}.${randomInt(0, 255)}.${randomInt(1, 255)}`;
-import { basicAuth, bearer, buildTenant, formPost, machineToken, type TestTenant } from '../support/wallet-builders.js';
+import { basicAuth, bearer, buildTenant, delegatedToken, formPost, machineToken, type TestTenant } from '../support/wallet-builders.js';
 
 /** The request-rate limits on the wallet's token routes (the login lockout is tested with login). */
 describe('wallet request-rate limits', () => {
@@ -12,7 +12,7 @@ describe('wallet request-rate limits', () => {
   let tenant: TestTenant;
   before(async () => {
     app = await startTestApp({
-      env: { RATE_LIMITS: 'on', RATE_LIMIT_TOKEN: '3/60', RATE_LIMIT_DELEGATED: '2/60', RATE_LIMIT_LOGIN: '2/60', TRUST_PROXY: '1' },
+      env: { RATE_LIMITS: 'on', RATE_LIMIT_TOKEN: '3/60', RATE_LIMIT_DELEGATED: '2/60', RATE_LIMIT_LOGIN: '2/60', RATE_LIMIT_PAYMENTS: '2/60', TRUST_PROXY: '1' },
     });
     tenant = await buildTenant(app.service);
   });
@@ -70,5 +70,32 @@ describe('wallet request-rate limits', () => {
     const limited = await send();
     expect(limited.status).to.equal(429);
     expect(await reason(limited)).to.equal('rate-limited');
+  });
+
+  it('when a wallet user pays more often than the budget, then 429 rate-limited; another user is unaffected', async () => {
+    const t = await buildTenant(app.service);
+    const machine = await machineToken(app, t);
+    const payer = await delegatedToken(app, machine);
+    const other = await delegatedToken(app, machine);
+    for (const u of [payer, other]) {
+      const top = await app.request(`/users/${u.userId}/top-ups`, {
+        method: 'POST',
+        headers: { ...bearer(machine), 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: { amount: 10_000, currency: 'THB' }, reference: `top-${unique()}` }),
+      });
+      expect(top.status).to.equal(201);
+    }
+    const pay = (token: string) =>
+      app.request('/me/payments', {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: { amount: 100, currency: 'THB' }, reference: `pay-${unique()}` }),
+      });
+    expect((await pay(payer.token)).status).to.equal(201);
+    expect((await pay(payer.token)).status).to.equal(201);
+    const limited = await pay(payer.token);
+    expect(limited.status).to.equal(429);
+    expect(await reason(limited)).to.equal('rate-limited');
+    expect((await pay(other.token)).status).to.equal(201);
   });
 });

@@ -9,6 +9,8 @@ import { orderOperations } from './booking/orders.openapi.js';
 import { authOperations } from './wallet/auth.openapi.js';
 import { userOperations } from './wallet/users.openapi.js';
 import { jwksOperations } from './jwks.openapi.js';
+import { moneyOperations } from './wallet/money.openapi.js';
+import { transactionOperations } from './wallet/transactions.openapi.js';
 
 /**
  * Every published operation. Each area adds its list here; the OpenAPI files are generated
@@ -25,4 +27,6 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...authOperations,
   ...userOperations,
   ...jwksOperations,
+  ...moneyOperations,
+  ...transactionOperations,
 ];

@@ -18,6 +18,7 @@ import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
 import { authRoutes } from '../../adapters/http/wallet/auth.routes.js';
 import { oauthRoutes } from '../../adapters/http/wallet/oauth.routes.js';
 import { usersRoutes } from '../../adapters/http/wallet/users.routes.js';
+import type { GetUserBalances } from '../../application/wallet/read-balances.js';
 import { SigningKeyRing } from '../../adapters/jose/signing-keys.js';
 import { JoseTokenIssuer, type TokenSettings } from '../../adapters/jose/token-issuer.jose.js';
 import { CLOCK_TOLERANCE_SECONDS, JoseTokenVerifier } from '../../adapters/jose/token-verifier.jose.js';
@@ -123,8 +124,10 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       (auth, issueDelegatedToken, logIn, limits) => authRoutes({ auth, issueDelegatedToken, logIn, limits }),
       [TOKENS.WalletAuth, TOKENS.IssueDelegatedToken, TOKENS.LogIn, TOKENS.RateLimits],
     );
-    bind(TOKENS.WalletRouters).toResolvedValue(
-      (auth, createUser, listUsers, getUser, getCurrentUser) => usersRoutes({ auth, createUser, listUsers, getUser, getCurrentUser }),
-      [TOKENS.WalletAuth, TOKENS.CreateWalletUser, TOKENS.ListWalletUsers, TOKENS.GetWalletUser, TOKENS.GetCurrentWalletUser],
+    bind(TOKENS.WalletRouters).toResolvedValue<
+      [(rule: 'machine' | 'user' | 'either') => RequestHandler, CreateWalletUser, ListWalletUsers, GetWalletUser, GetCurrentWalletUser, GetUserBalances | undefined]
+    >(
+      (auth, createUser, listUsers, getUser, getCurrentUser, balances) => usersRoutes({ auth, createUser, listUsers, getUser, getCurrentUser, balances }),
+      [TOKENS.WalletAuth, TOKENS.CreateWalletUser, TOKENS.ListWalletUsers, TOKENS.GetWalletUser, TOKENS.GetCurrentWalletUser, { serviceIdentifier: TOKENS.GetUserBalances, optional: true }],
     );
   });

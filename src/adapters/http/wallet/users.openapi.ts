@@ -1,5 +1,5 @@
 import type { OperationSpec } from '../operation.js';
-import { createUserSchema, listUsersQuery, userPageSchema, userParams, walletUserSchema } from './users.schemas.js';
+import { createUserSchema, listUsersQuery, userParams, userWithBalancePageSchema, userWithBalanceSchema, walletUserSchema } from './users.schemas.js';
 
 const machineErrors = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
@@ -36,7 +36,7 @@ export const userOperations: readonly OperationSpec[] = [
     token: 'machine',
     request: { query: listUsersQuery },
     responses: {
-      200: { description: 'A keyset page', schema: userPageSchema },
+      200: { description: 'A keyset page, each user with its balance', schema: userWithBalancePageSchema },
       400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
       ...machineErrors,
     },
@@ -51,7 +51,7 @@ export const userOperations: readonly OperationSpec[] = [
     token: 'machine',
     request: { params: userParams },
     responses: {
-      200: { description: 'The user', schema: walletUserSchema },
+      200: { description: 'The user with its balance', schema: userWithBalanceSchema },
       ...machineErrors,
       404: { description: 'No such user in this tenant (another tenant’s user included)', reasons: ['user-not-found'] },
     },

@@ -5,6 +5,7 @@ import type {
   GetWalletUser,
   ListWalletUsers,
 } from '../../../application/wallet/manage-wallet-users.js';
+import type { GetUserBalances } from '../../../application/wallet/read-balances.js';
 import { machineOf, userOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
 import { parseBody, parseParams, parseQuery } from '../validate.js';
@@ -19,6 +20,8 @@ export function usersRoutes(deps: {
   listUsers: ListWalletUsers;
   getUser: GetWalletUser;
   getCurrentUser: GetCurrentWalletUser;
+  /** Adds `balance` to the tenant's reads of its users, when the wallet ledger is composed. */
+  balances?: GetUserBalances | undefined;
 }): Router {
   const router = Router();
   router.post('/users', deps.auth('machine'), jsonBody, async (req, res) => {
@@ -35,14 +38,16 @@ export function usersRoutes(deps: {
   router.get('/users', deps.auth('machine'), async (req, res) => {
     const { cursor, limit } = parseQuery(listUsersQuery, req);
     const page = await deps.listUsers.execute(machineOf(res.locals), { limit, ...(cursor === undefined ? {} : { cursor }) });
+    const balances = await deps.balances?.execute(machineOf(res.locals).tenantId, page.data.map((u) => u.id));
     res.setHeader('Cache-Control', 'no-store');
-    res.json(page);
+    res.json(balances === undefined ? page : { ...page, data: page.data.map((u) => ({ ...u, balance: balances.get(u.id) })) });
   });
   router.get('/users/:userId', deps.auth('machine'), async (req, res) => {
     const { userId } = parseParams(userParams, req);
     const user = await deps.getUser.execute(machineOf(res.locals), userId);
+    const balances = await deps.balances?.execute(machineOf(res.locals).tenantId, [user.id]);
     res.setHeader('Cache-Control', 'no-store');
-    res.json(user);
+    res.json(balances === undefined ? user : { ...user, balance: balances.get(user.id) });
   });
   router.get('/me', deps.auth('user'), async (_req, res) => {
     const me = await deps.getCurrentUser.execute(userOf(res.locals), res.locals.walletUser);

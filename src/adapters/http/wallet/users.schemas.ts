@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PAGE_LIMITS } from '../../../domain/shared/page.js';
 import { externalUserRefSchema } from './auth.schemas.js';
+import { moneySchema } from './transactions.schemas.js';
 
 export const createUserSchema = z.object({
   externalUserRef: externalUserRefSchema,
@@ -23,3 +24,7 @@ export const walletUserSchema = z.object({
 });
 
 export const userPageSchema = z.object({ data: z.array(walletUserSchema), nextCursor: z.string().nullable() });
+
+/** What the tenant's own reads of its users show: the user and its available balance. */
+export const userWithBalanceSchema = walletUserSchema.extend({ balance: moneySchema });
+export const userWithBalancePageSchema = z.object({ data: z.array(userWithBalanceSchema), nextCursor: z.string().nullable() });

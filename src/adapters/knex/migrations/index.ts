@@ -3,6 +3,7 @@ import * as m0001 from './0001-identity-catalogue.js';
 import * as m0002 from './0002-idempotency.js';
 import * as m0003 from './0003-booking.js';
 import * as m0004 from './0004-wallet-identity.js';
+import * as m0005 from './0005-wallet-ledger.js';
 import * as m0006 from './0006-reliability.js';
 
 /** A migration: forward and back. */
@@ -20,6 +21,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0002-idempotency', m0002],
   ['0003-booking', m0003],
   ['0004-wallet-identity', m0004],
+  ['0005-wallet-ledger', m0005],
   ['0006-reliability', m0006],
 ];
 

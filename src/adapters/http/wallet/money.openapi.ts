@@ -1,0 +1,131 @@
+import type { OperationSpec } from '../operation.js';
+import {
+  balanceSchema,
+  idempotencyHeaders,
+  paymentBody,
+  refundBody,
+  topUpBody,
+  transactionParams,
+  transactionSchema,
+  transferBody,
+  userIdParams,
+} from './transactions.schemas.js';
+
+const badBody = { description: 'Bad body or amount (zero, negative, fractional, too large)', reasons: ['invalid-request', 'malformed-json'] };
+const notJson = { description: 'Body is not JSON', reasons: ['unsupported-media-type'] };
+const machineOnly = {
+  401: { description: 'No valid machine token', reasons: ['invalid-token'] },
+  403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
+} as const;
+const userOnly = {
+  401: {
+    description: 'No valid token, or a machine token ("Authenticated principal is not a wallet user.")',
+    reasons: ['invalid-token', 'not-a-wallet-user'],
+  },
+} as const;
+const keyInUse = { description: 'A request with this Idempotency-Key is still running', reasons: ['idempotency-key-in-use'] };
+const created = {
+  description: 'The transaction (a replay of the first response carries `Idempotent-Replayed: true`)',
+  schema: transactionSchema,
+  headers: { Location: '/transactions/{transactionId}' },
+};
+
+/** The published description of the money movements. */
+export const moneyOperations: readonly OperationSpec[] = [
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/users/{userId}/top-ups',
+    operationId: 'topUpWalletUser',
+    summary: 'Credit one of the tenant’s users',
+    description: 'Money enters the wallet from the tenant’s funding account. The user must belong to the calling tenant.',
+    tags: ['money'],
+    token: 'machine',
+    request: { params: userIdParams, body: topUpBody, headers: idempotencyHeaders },
+    responses: {
+      201: created,
+      400: badBody,
+      ...machineOnly,
+      404: { description: 'No such user in this tenant (another tenant’s user included)', reasons: ['user-not-found'] },
+      409: keyInUse,
+      415: notJson,
+      422: { description: 'Another currency than the tenant’s, or a key reused for another request', reasons: ['currency-mismatch', 'idempotency-key-reused'] },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/transactions/{transactionId}/refunds',
+    operationId: 'refundPayment',
+    summary: 'Give back all or part of a payment',
+    description: 'Without `amount`, refunds everything that remains. Refunds of one payment never add up to more than it, under any concurrency.',
+    tags: ['money'],
+    token: 'machine',
+    request: { params: transactionParams, body: refundBody, headers: idempotencyHeaders },
+    responses: {
+      201: created,
+      400: badBody,
+      ...machineOnly,
+      404: { description: 'No such transaction in this tenant', reasons: ['transaction-not-found'] },
+      409: keyInUse,
+      415: notJson,
+      422: {
+        description: 'More than what remains of the payment, not a payment, another currency, or a reused key',
+        reasons: ['refund-exceeds-payment', 'not-refundable', 'currency-mismatch', 'idempotency-key-reused'],
+      },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/me/payments',
+    operationId: 'makePayment',
+    summary: 'Pay the tenant from the person’s balance',
+    tags: ['me'],
+    token: 'user',
+    request: { body: paymentBody, headers: idempotencyHeaders },
+    responses: {
+      201: created,
+      400: badBody,
+      ...userOnly,
+      409: keyInUse,
+      415: notJson,
+      422: { description: 'The balance is too low, another currency, or a reused key', reasons: ['insufficient-funds', 'currency-mismatch', 'idempotency-key-reused'] },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/me/transfers',
+    operationId: 'makeTransfer',
+    summary: 'Send money to another user of the same tenant',
+    tags: ['me'],
+    token: 'user',
+    request: { body: transferBody, headers: idempotencyHeaders },
+    responses: {
+      201: created,
+      400: badBody,
+      ...userOnly,
+      404: { description: 'No such recipient in this tenant (another tenant’s user included)', reasons: ['user-not-found'] },
+      409: keyInUse,
+      415: notJson,
+      422: {
+        description: 'The balance is too low, the recipient is the sender, another currency, or a reused key',
+        reasons: ['insufficient-funds', 'same-user-transfer', 'currency-mismatch', 'idempotency-key-reused'],
+      },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'get',
+    path: '/me/balance',
+    operationId: 'getMyBalance',
+    summary: 'The person’s available balance',
+    tags: ['me'],
+    token: 'user',
+    responses: {
+      200: { description: 'The balance', schema: balanceSchema },
+      ...userOnly,
+    },
+  },
+];

@@ -1,0 +1,57 @@
+import type { OperationSpec } from '../operation.js';
+import { listQuery, summaryQuery, summarySchema, transactionPageSchema, transactionParams, transactionSchema } from './transactions.schemas.js';
+
+const eitherToken = { 401: { description: 'No valid token', reasons: ['invalid-token'] } } as const;
+const scope =
+  'A machine token reads the whole tenant (`userId` narrows it to one user’s activity); a user token reads only the transactions the person is party to, whatever the parameters say.';
+
+/** The published description of the transaction reads. */
+export const transactionOperations: readonly OperationSpec[] = [
+  {
+    surface: 'wallet',
+    method: 'get',
+    path: '/transactions',
+    operationId: 'listTransactions',
+    summary: 'Transactions the caller may see, newest first',
+    description: scope,
+    tags: ['transactions'],
+    token: 'either',
+    request: { query: listQuery },
+    responses: {
+      200: { description: 'A keyset page', schema: transactionPageSchema },
+      400: { description: 'Bad type, time, limit or cursor', reasons: ['invalid-request'] },
+      ...eitherToken,
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'get',
+    path: '/transactions/summary',
+    operationId: 'summarizeTransactions',
+    summary: 'Counts and totals per type over the caller’s scope',
+    description: `Narrowed exactly like the list. ${scope}`,
+    tags: ['transactions'],
+    token: 'either',
+    request: { query: summaryQuery },
+    responses: {
+      200: { description: 'One row per type, zero when none', schema: summarySchema },
+      400: { description: 'Bad type or time', reasons: ['invalid-request'] },
+      ...eitherToken,
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'get',
+    path: '/transactions/{transactionId}',
+    operationId: 'getTransaction',
+    summary: 'One transaction within the caller’s scope',
+    tags: ['transactions'],
+    token: 'either',
+    request: { params: transactionParams },
+    responses: {
+      200: { description: 'The transaction', schema: transactionSchema },
+      ...eitherToken,
+      404: { description: 'Unknown, another tenant’s, or (user token) another person’s', reasons: ['transaction-not-found'] },
+    },
+  },
+];

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { MAX_TRANSACTION_AMOUNT } from '../../../domain/wallet/ledger.js';
+import { TRANSACTION_TYPES, type Transaction } from '../../../domain/wallet/transaction.js';
+
+/** Money in integer minor units of an ISO 4217 currency. */
+export const moneySchema = z
+  .object({
+    amount: z.number().int().meta({ description: 'Integer minor units (satang for THB)', example: 5000 }),
+    currency: z.string().meta({ description: 'ISO 4217', example: 'THB' }),
+  });
+
+const minorUnits = z.number().int().min(1).max(MAX_TRANSACTION_AMOUNT);
+
+/**
+ * An amount in a request: money in the tenant's currency (another currency is 422
+ * `currency-mismatch`), or a bare integer of minor units of the tenant's currency.
+ */
+export const amountInputSchema = z
+  .union([
+    z.object({ amount: minorUnits, currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code') }),
+    minorUnits,
+  ])
+  .meta({
+    description: `Money \`{ amount, currency }\` in the tenant’s currency, or an integer of its minor units; 1..${MAX_TRANSACTION_AMOUNT}`,
+    example: { amount: 5000, currency: 'THB' },
+  });
+
+const reference = z.string().trim().min(1).max(128);
+const freeText = z.string().trim().max(500);
+const walletId = z.string().min(1).max(128);
+
+export const topUpBody = z.object({
+  amount: amountInputSchema,
+  reference: reference.meta({ description: 'The tenant’s own reference for the top-up' }),
+});
+
+export const refundBody = z.object({
+  amount: amountInputSchema.optional().meta({ description: 'Omitted: everything that remains of the payment' }),
+});
+
+export const paymentBody = z.object({
+  amount: amountInputSchema,
+  reference: reference.meta({ description: 'What the payment is for (an order number, …)' }),
+  description: freeText.optional(),
+});
+
+export const transferBody = z.object({
+  toUserId: walletId.meta({ description: 'A wallet user of the same tenant' }),
+  amount: amountInputSchema,
+  note: freeText.optional(),
+});
+
+export const userIdParams = z.object({ userId: walletId });
+export const transactionParams = z.object({ transactionId: walletId });
+
+export const idempotencyHeaders = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).optional().meta({
+    description: 'Retries with the same key, caller and body answer the first response again; the money moves once',
+  }),
+});
+
+const instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+const types = z
+  .string()
+  .transform((s) => s.split(',').map((t) => t.trim()))
+  .pipe(z.array(z.enum(TRANSACTION_TYPES)).min(1))
+  .meta({ description: `One type or several, comma-separated: ${TRANSACTION_TYPES.join(', ')}` });
+
+const readFilters = {
+  type: types.optional(),
+  userId: walletId.optional().meta({ description: 'Machine token: one user’s activity. Ignored for a user token, which always reads its own' }),
+  from: instant.optional().meta({ description: 'Created at or after (RFC 3339)' }),
+  to: instant.optional().meta({ description: 'Created before (RFC 3339)' }),
+};
+
+export const listQuery = z.object({
+  ...readFilters,
+  cursor: z.string().min(1).max(256).optional(),
+  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+});
+
+export const summaryQuery = z.object(readFilters);
+
+export const initiatorSchema = z.object({
+  kind: z.enum(['machine', 'user']),
+  tenantId: z.string(),
+  clientId: z.string(),
+  userId: z.string().nullable(),
+  amr: z.array(z.string()).nullable().meta({ description: '`["pwd"]` password login, `["tenant_delegated"]` delegated; null for a machine token' }),
+  act: z.object({ sub: z.string() }).nullable().meta({ description: 'The client that vouched for the person (delegated tokens)' }),
+});
+
+export const transactionSchema = z
+  .object({
+    id: z.string().meta({ example: 'txn_01JABCDEF0123456789ABCDEFG' }),
+    type: z.enum(TRANSACTION_TYPES),
+    amount: moneySchema,
+    userId: z.string().meta({ description: 'Credited by a top-up or refund; the payer of a payment; the sender of a transfer' }),
+    counterpartyUserId: z.string().nullable().meta({ description: 'The recipient of a transfer' }),
+    reference: z.string().nullable(),
+    description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
+    refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
+    refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
+    createdAt: z.string().meta({ description: 'RFC 3339 UTC' }),
+    initiatedBy: initiatorSchema,
+  });
+
+export const transactionPageSchema = z.object({ data: z.array(transactionSchema), nextCursor: z.string().nullable() });
+
+export const summarySchema = z.object({
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  byType: z.array(z.object({ type: z.enum(TRANSACTION_TYPES), count: z.number().int(), total: z.number().int() })),
+});
+
+export const balanceSchema = z.object({ available: moneySchema });
+
+/** The JSON of a transaction. */
+export const transactionJson = (t: Transaction) => ({
+  id: t.id,
+  type: t.type,
+  amount: t.amount,
+  userId: t.userId,
+  counterpartyUserId: t.counterpartyUserId,
+  reference: t.reference,
+  description: t.description,
+  refundOf: t.refundOf,
+  refunded: t.type === 'PAYMENT' ? { amount: t.refundedAmount, currency: t.amount.currency } : null,
+  createdAt: t.createdAt.toISOString(),
+  initiatedBy: t.initiatedBy,
+});
+

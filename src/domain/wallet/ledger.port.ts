@@ -1,0 +1,70 @@
+import type { Money } from '../shared/money.js';
+import type { LedgerIdempotency } from './ledger.js';
+import type { Initiator, Transaction } from './transaction.js';
+
+/** What every write carries. */
+interface NewEntryCommon {
+  /** A new `txn_…` id. */
+  readonly id: string;
+  readonly tenantId: string;
+  readonly amount: Money;
+  readonly initiatedBy: Initiator;
+  /** The caller's Idempotency-Key, stored under a unique constraint with the tenant and scope. */
+  readonly idempotency: LedgerIdempotency | null;
+  readonly createdAt: Date;
+}
+
+export interface NewTopUp extends NewEntryCommon {
+  readonly userId: string;
+  readonly reference: string;
+}
+
+export interface NewPayment extends NewEntryCommon {
+  readonly userId: string;
+  readonly reference: string;
+  readonly description: string | null;
+}
+
+export interface NewTransfer extends NewEntryCommon {
+  readonly userId: string;
+  readonly toUserId: string;
+  readonly note: string | null;
+}
+
+export interface NewRefund extends Omit<NewEntryCommon, 'amount'> {
+  readonly paymentId: string;
+  /** How much to refund, in minor units; null refunds everything that remains. */
+  readonly amount: number | null;
+}
+
+/**
+ * The double-entry ledger: each write records one transaction and its balanced entries in one
+ * database transaction, and moves the account balances with them, so the sum of entries always
+ * equals the balances. A user's balance never goes below zero, whatever runs concurrently: the
+ * database decides (conditional update under the row lock, and a CHECK behind it), never a lock
+ * in the process. Accounts are locked in one global order, so concurrent writes do not deadlock.
+ *
+ * Idempotency: a write with `idempotency` whose key (per tenant and scope) already recorded a
+ * transaction records nothing and returns that transaction when it is the same request (same
+ * type, amount and users), or throws `idempotency-key-reused` when it is not. Under concurrency
+ * exactly one of several writes with one key applies.
+ */
+export interface Ledger {
+  /** Credits the user from the tenant's funding account. */
+  topUp(entry: NewTopUp): Promise<Transaction>;
+  /** Debits the user to the tenant's settlement account. Throws `insufficient-funds` when short. */
+  pay(entry: NewPayment): Promise<Transaction>;
+  /** Moves money between two users of one tenant. Throws `insufficient-funds` when the sender is short. */
+  transfer(entry: NewTransfer): Promise<Transaction>;
+  /**
+   * Gives back all or part of a payment of the tenant to its payer. Throws
+   * `transaction-not-found` when the tenant has no such transaction, `not-refundable` when it is
+   * not a payment, `refund-exceeds-payment` when the amount exceeds what remains unrefunded
+   * (checked under the payment's row lock, so concurrent refunds never exceed the payment).
+   */
+  refund(entry: NewRefund): Promise<Transaction>;
+  /** The user's available balance in minor units; 0 for a user with no ledger account yet. */
+  balanceOf(tenantId: string, userId: string): Promise<number>;
+  /** Balances of several users of one tenant; users with no account are absent (balance 0). */
+  balancesOf(tenantId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, number>>;
+}

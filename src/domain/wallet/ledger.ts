@@ -1,0 +1,165 @@
+import type { WalletPrincipal } from '../identity/principal.js';
+import { DomainError } from '../shared/errors.js';
+import type { Money } from '../shared/money.js';
+import type { Initiator, Transaction, TransactionType } from './transaction.js';
+
+/**
+ * The largest amount one transaction may move, in minor units: far below 2^53 so that sums of
+ * many of them stay exact in JavaScript numbers and in PostgreSQL bigint.
+ */
+export const MAX_TRANSACTION_AMOUNT = 100_000_000_000;
+
+/**
+ * How many funding and settlement accounts each tenant has. Every payment credits a settlement
+ * account; with one, all payments of a tenant would queue on its row lock. Spread over shards
+ * (chosen from the transaction id), they contend only one in TENANT_ACCOUNT_SHARDS of the time.
+ */
+export const TENANT_ACCOUNT_SHARDS = 16;
+
+/** A ledger account of a tenant: one per wallet user, plus the tenant's outside accounts. */
+export type AccountRef =
+  | { readonly kind: 'USER'; readonly userId: string }
+  /** Where top-ups come from: money entering the tenant's wallets. It alone may go negative. */
+  | { readonly kind: 'FUNDING'; readonly shard: number }
+  /** Where payments go: money leaving the wallets to the tenant; refunds come back from it. */
+  | { readonly kind: 'SETTLEMENT'; readonly shard: number };
+
+/** The shard of a tenant account a transaction id maps to (FNV-1a, stable across processes). */
+export const shardOf = (transactionId: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < transactionId.length; i++) {
+    h ^= transactionId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % TENANT_ACCOUNT_SHARDS;
+};
+
+/** One side of a double-entry posting: a signed amount on one account (credit > 0, debit < 0). */
+export interface Posting {
+  readonly account: AccountRef;
+  readonly amount: number;
+}
+
+/** A stable, unique id for an account, and the order in which accounts are locked. */
+export const accountId = (tenantId: string, account: AccountRef): string =>
+  account.kind === 'USER' ? `${tenantId}:user:${account.userId}` : `${tenantId}:${account.kind.toLowerCase()}:${account.shard}`;
+
+/** Only the funding account records money that came from outside, so only it may be below zero. */
+export const mayGoNegative = (account: AccountRef): boolean => account.kind === 'FUNDING';
+
+/**
+ * The balanced postings of a transaction: exactly two, summing to zero.
+ * TOP_UP: funding → user; PAYMENT: user → settlement; TRANSFER: user → counterparty;
+ * REFUND: settlement → user, from the very settlement shard its payment credited, which
+ * therefore always holds at least what remains of that payment.
+ */
+export const postingsOf = (
+  t: Pick<Transaction, 'id' | 'type' | 'userId' | 'counterpartyUserId' | 'refundOf'> & { amount: { amount: number } },
+): Posting[] => {
+  const a = t.amount.amount;
+  const user: AccountRef = { kind: 'USER', userId: t.userId };
+  switch (t.type) {
+    case 'TOP_UP':
+      return [{ account: { kind: 'FUNDING', shard: shardOf(t.id) }, amount: -a }, { account: user, amount: a }];
+    case 'PAYMENT':
+      return [{ account: user, amount: -a }, { account: { kind: 'SETTLEMENT', shard: shardOf(t.id) }, amount: a }];
+    case 'TRANSFER':
+      if (t.counterpartyUserId === null) throw new Error('a transfer needs a counterparty');
+      return [{ account: user, amount: -a }, { account: { kind: 'USER', userId: t.counterpartyUserId }, amount: a }];
+    case 'REFUND':
+      if (t.refundOf === null) throw new Error('a refund needs its payment');
+      return [{ account: { kind: 'SETTLEMENT', shard: shardOf(t.refundOf) }, amount: -a }, { account: user, amount: a }];
+  }
+};
+
+/** Postings ordered by account id: every writer locks accounts in this one order, so none deadlock. */
+export const inLockOrder = (tenantId: string, postings: readonly Posting[]): Posting[] =>
+  [...postings].sort((x, y) => {
+    const a = accountId(tenantId, x.account);
+    const b = accountId(tenantId, y.account);
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+
+/** What a request may say an amount is: minor units of the tenant's currency, or money. */
+export type AmountInput = number | { readonly amount: number; readonly currency: string };
+
+/**
+ * Checks an amount for a transaction in a tenant whose currency is `currency`: a positive
+ * integer up to MAX_TRANSACTION_AMOUNT (else `invalid-request`), in that currency (else
+ * `currency-mismatch`).
+ */
+export const amountIn = (input: AmountInput, currency: string): Money => {
+  const value = typeof input === 'number' ? input : input.amount;
+  if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_TRANSACTION_AMOUNT) {
+    throw new DomainError('invalid-request', 'invalid', `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`, {
+      errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
+    });
+  }
+  if (typeof input !== 'number' && input.currency !== currency) {
+    throw new DomainError('currency-mismatch', 'unprocessable', `This wallet holds ${currency}; the amount is in ${input.currency}.`, {
+      expected: currency,
+    });
+  }
+  return { amount: value, currency };
+};
+
+/** The initiator record of a call, copied from its principal. */
+export const initiatorOf = (principal: WalletPrincipal): Initiator =>
+  principal.kind === 'machine'
+    ? { kind: 'machine', tenantId: principal.tenantId, clientId: principal.clientId, userId: null, amr: null, act: null }
+    : {
+        kind: 'user',
+        tenantId: principal.tenantId,
+        clientId: principal.clientId,
+        userId: principal.userId,
+        amr: [...principal.amr],
+        act: principal.act === null ? null : { sub: principal.act.sub },
+      };
+
+/**
+ * Whose idempotency keys these are: a tenant's backend (per OAuth client) or one wallet user.
+ * The same key from two callers names two different requests.
+ */
+export const idempotencyScopeOf = (initiator: Initiator): string =>
+  initiator.kind === 'machine' ? `machine:${initiator.clientId}` : `user:${initiator.userId}`;
+
+/** An idempotency key presented with a ledger write. */
+export interface LedgerIdempotency {
+  readonly scope: string;
+  readonly key: string;
+}
+
+/**
+ * A retried write found an earlier transaction under the same key: it is the same request when
+ * it moves the same amount of the same type for the same users; otherwise the key was reused.
+ */
+export const sameRequest = (
+  existing: Transaction,
+  wanted: { type: TransactionType; amount: number | null; userId: string | null; counterpartyUserId: string | null; refundOf: string | null },
+): boolean =>
+  existing.type === wanted.type &&
+  (wanted.amount === null || existing.amount.amount === wanted.amount) &&
+  (wanted.userId === null || existing.userId === wanted.userId) &&
+  existing.counterpartyUserId === wanted.counterpartyUserId &&
+  existing.refundOf === wanted.refundOf;
+
+/** What remains refundable of a payment, or a DomainError when `requested` cannot be refunded. */
+export const refundableAmount = (payment: Transaction, requested: number | null): number => {
+  if (payment.type !== 'PAYMENT') {
+    throw new DomainError('not-refundable', 'unprocessable', `Only payments can be refunded; this is a ${payment.type}.`);
+  }
+  const remaining = payment.amount.amount - payment.refundedAmount;
+  const amount = requested ?? remaining;
+  if (remaining <= 0 || amount > remaining) {
+    throw new DomainError('refund-exceeds-payment', 'unprocessable', 'The refund is more than what remains of the payment.', {
+      remaining: { amount: remaining, currency: payment.amount.currency },
+    });
+  }
+  return amount;
+};
+
+export const insufficientFunds = (): DomainError =>
+  new DomainError('insufficient-funds', 'unprocessable', 'The balance is too low for this amount.');
+
+export const transactionNotFound = (): DomainError =>
+  new DomainError('transaction-not-found', 'not-found', 'No such transaction.');

@@ -1,0 +1,333 @@
+import { expect } from 'chai';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import type { Money } from '../../src/domain/shared/money.js';
+import { idempotencyScopeOf } from '../../src/domain/wallet/ledger.js';
+import type { Ledger } from '../../src/domain/wallet/ledger.port.js';
+import { transactionScope, type TransactionScope } from '../../src/domain/wallet/scope.js';
+import type { TransactionReader } from '../../src/domain/wallet/transaction-reader.port.js';
+import type { Initiator, Transaction } from '../../src/domain/wallet/transaction.js';
+import { idemKey, ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../support/ledger-builders.js';
+
+export interface LedgerStores {
+  readonly ledger: Ledger;
+  readonly reader: TransactionReader;
+}
+
+export interface LedgerContractOptions {
+  /** Whether the store can show real contention (false on PGlite: one connection). */
+  concurrent(): Promise<boolean>;
+  /** Checks the ledger's invariants; runs after every test. */
+  check(stores: LedgerStores): Promise<void>;
+}
+
+const reasonOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+    return 'resolved';
+  } catch (err) {
+    if (err instanceof DomainError) return err.reason;
+    throw err;
+  }
+};
+
+let clock = Date.parse('2026-03-01T00:00:00.000Z');
+/** Strictly increasing instants, so listing order is known. */
+const tick = (): Date => new Date((clock += 1000));
+
+/** The behaviour every Ledger + TransactionReader pair must show, whatever stores it. */
+export function ledgerContract(name: string, make: () => Promise<LedgerStores>, options: LedgerContractOptions): void {
+  describe(`ledger contract: ${name}`, () => {
+    let s: LedgerStores;
+    let t: LedgerTenant;
+    beforeEach(async () => {
+      s = await make();
+      t = ledgerTenant();
+    });
+    afterEach(async () => {
+      await options.check(s);
+    });
+
+    const thb = (amount: number): Money => ({ amount, currency: t.currency });
+    const topUp = (userId: string, amount: number, over: { key?: string; tenant?: LedgerTenant; at?: Date } = {}) => {
+      const tenant = over.tenant ?? t;
+      const by = machineInitiator(tenant);
+      return s.ledger.topUp({
+        id: testId('txn'), tenantId: tenant.tenantId, userId, amount: { amount, currency: tenant.currency }, reference: `ref-${amount}`,
+        initiatedBy: by, idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
+        createdAt: over.at ?? tick(),
+      });
+    };
+    const pay = (userId: string, amount: number, over: { key?: string; by?: Initiator } = {}) => {
+      const by = over.by ?? userInitiator(t, userId);
+      return s.ledger.pay({
+        id: testId('txn'), tenantId: t.tenantId, userId, amount: thb(amount), reference: `order-${amount}`, description: 'coffee',
+        initiatedBy: by, idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key }, createdAt: tick(),
+      });
+    };
+    const transfer = (from: string, to: string, amount: number, key?: string) => {
+      const by = userInitiator(t, from, ['pwd']);
+      return s.ledger.transfer({
+        id: testId('txn'), tenantId: t.tenantId, userId: from, toUserId: to, amount: thb(amount), note: 'lunch',
+        initiatedBy: by, idempotency: key === undefined ? null : { scope: idempotencyScopeOf(by), key }, createdAt: tick(),
+      });
+    };
+    const refund = (paymentId: string, amount: number | null, over: { key?: string; tenant?: LedgerTenant } = {}) => {
+      const tenant = over.tenant ?? t;
+      const by = machineInitiator(tenant);
+      return s.ledger.refund({
+        id: testId('txn'), tenantId: tenant.tenantId, paymentId, amount, initiatedBy: by,
+        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key }, createdAt: tick(),
+      });
+    };
+    const tenantScope = (userId: string | null = null): TransactionScope => transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }, userId);
+    const personScope = (userId: string): TransactionScope =>
+      transactionScope({ kind: 'user', tenantId: t.tenantId, userId, clientId: t.clientId, amr: ['pwd'], act: null });
+    const ids = (list: readonly Transaction[]): string[] => list.map((x) => x.id);
+
+    describe('writes', () => {
+      it('when a user is topped up, then the balance rises and the transaction records who made it', async () => {
+        const u = t.newUser();
+        const txn = await topUp(u, 5_000);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(5_000);
+        expect(txn).to.include({ type: 'TOP_UP', userId: u, counterpartyUserId: null, reference: 'ref-5000', tenantId: t.tenantId });
+        expect(txn.amount).to.deep.equal(thb(5_000));
+        expect(txn.initiatedBy).to.deep.equal({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId, userId: null, amr: null, act: null });
+        expect(await s.reader.find(tenantScope(), txn.id)).to.deep.equal(txn);
+      });
+
+      it('when a user has never been credited, then the balance is 0 and a payment is insufficient-funds', async () => {
+        const u = t.newUser();
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(0);
+        expect(await reasonOf(pay(u, 1))).to.equal('insufficient-funds');
+      });
+
+      it('when a payment exceeds the balance, then insufficient-funds and nothing is recorded', async () => {
+        const u = t.newUser();
+        await topUp(u, 1_000);
+        expect(await reasonOf(pay(u, 1_001))).to.equal('insufficient-funds');
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(1_000);
+        expect((await s.reader.list(personScope(u), { types: ['PAYMENT'] }, null, 10)).length).to.equal(0);
+      });
+
+      it('when a payment uses the whole balance, then the balance is 0 and the initiator keeps amr and act', async () => {
+        const u = t.newUser();
+        await topUp(u, 1_000);
+        const p = await pay(u, 1_000);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(0);
+        expect(p).to.include({ type: 'PAYMENT', userId: u, description: 'coffee', refundedAmount: 0 });
+        expect(p.initiatedBy).to.deep.equal({
+          kind: 'user', tenantId: t.tenantId, clientId: t.clientId, userId: u, amr: ['tenant_delegated'], act: { sub: t.clientId },
+        });
+        expect((await s.reader.find(personScope(u), p.id))?.initiatedBy).to.deep.equal(p.initiatedBy);
+      });
+
+      it('when money is transferred, then it moves between the two users; a short sender is refused', async () => {
+        const a = t.newUser();
+        const b = t.newUser();
+        await topUp(a, 700);
+        const x = await transfer(a, b, 300);
+        expect(x).to.include({ type: 'TRANSFER', userId: a, counterpartyUserId: b, description: 'lunch' });
+        expect(x.initiatedBy.amr).to.deep.equal(['pwd']);
+        expect(await s.ledger.balanceOf(t.tenantId, a)).to.equal(400);
+        expect(await s.ledger.balanceOf(t.tenantId, b)).to.equal(300);
+        expect(await reasonOf(transfer(b, a, 301))).to.equal('insufficient-funds');
+        const balances = await s.ledger.balancesOf(t.tenantId, [a, b, t.newUser()]);
+        expect([...balances.entries()].sort()).to.deep.equal([[a, 400], [b, 300]].sort());
+      });
+
+      it('when the same idempotency key is used again, then the first transaction is returned and applied once', async () => {
+        const u = t.newUser();
+        const key = idemKey();
+        const first = await topUp(u, 500, { key });
+        const again = await topUp(u, 500, { key });
+        expect(again.id).to.equal(first.id);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(500);
+        const p1 = await pay(u, 200, { key });
+        const p2 = await pay(u, 200, { key });
+        expect(p2.id).to.equal(p1.id);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(300);
+      });
+
+      it('when a key is reused for another amount, then idempotency-key-reused and nothing moves', async () => {
+        const u = t.newUser();
+        const key = idemKey();
+        await topUp(u, 500, { key });
+        expect(await reasonOf(topUp(u, 501, { key }))).to.equal('idempotency-key-reused');
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(500);
+      });
+
+      it('when two users use the same key, then each has its own', async () => {
+        const a = t.newUser();
+        const b = t.newUser();
+        await topUp(a, 100);
+        await topUp(b, 100);
+        const key = idemKey();
+        const pa = await pay(a, 50, { key });
+        const pb = await pay(b, 50, { key });
+        expect(pa.id).to.not.equal(pb.id);
+        expect(await s.ledger.balanceOf(t.tenantId, b)).to.equal(50);
+      });
+    });
+
+    describe('refunds', () => {
+      it('when a payment is refunded in parts, then the payer gets the money back up to the payment and no more', async () => {
+        const u = t.newUser();
+        await topUp(u, 1_000);
+        const p = await pay(u, 600);
+        const r1 = await refund(p.id, 200);
+        expect(r1).to.include({ type: 'REFUND', userId: u, refundOf: p.id, reference: p.reference });
+        expect(r1.amount).to.deep.equal(thb(200));
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(600);
+        expect(await reasonOf(refund(p.id, 401))).to.equal('refund-exceeds-payment');
+        const r2 = await refund(p.id, null);
+        expect(r2.amount.amount).to.equal(400);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(1_000);
+        expect(await reasonOf(refund(p.id, null))).to.equal('refund-exceeds-payment');
+        expect((await s.reader.find(tenantScope(), p.id))?.refundedAmount).to.equal(600);
+      });
+
+      it('when the transaction is not a payment, then not-refundable; another tenant’s payment is transaction-not-found', async () => {
+        const u = t.newUser();
+        const top = await topUp(u, 1_000);
+        expect(await reasonOf(refund(top.id, null))).to.equal('not-refundable');
+        const p = await pay(u, 100);
+        expect(await reasonOf(refund(p.id, null, { tenant: ledgerTenant() }))).to.equal('transaction-not-found');
+        expect(await reasonOf(refund(testId('txn'), null))).to.equal('transaction-not-found');
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(900);
+      });
+
+      it('when a refund is retried with its key, then it is applied once', async () => {
+        const u = t.newUser();
+        await topUp(u, 1_000);
+        const p = await pay(u, 500);
+        const key = idemKey();
+        const r1 = await refund(p.id, 100, { key });
+        const r2 = await refund(p.id, 100, { key });
+        expect(r2.id).to.equal(r1.id);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(600);
+      });
+    });
+
+    describe('reads', () => {
+      it('when a list is paged, then it is newest first with no gaps or repeats and filters by type and time', async () => {
+        const u = t.newUser();
+        const made: Transaction[] = [];
+        for (let i = 0; i < 5; i++) made.push(await topUp(u, 100 + i));
+        made.push(await pay(u, 50));
+        const newestFirst = ids(made).reverse();
+        const page1 = await s.reader.list(personScope(u), {}, null, 4);
+        const last = page1[page1.length - 1]!;
+        const page2 = await s.reader.list(personScope(u), {}, { createdAt: last.createdAt, id: last.id }, 4);
+        expect([...ids(page1), ...ids(page2)]).to.deep.equal(newestFirst);
+        expect(ids(await s.reader.list(tenantScope(), { types: ['PAYMENT'] }, null, 10))).to.deep.equal([made[5]!.id]);
+        const window = await s.reader.list(tenantScope(), { from: made[1]!.createdAt, to: made[3]!.createdAt }, null, 10);
+        expect(ids(window)).to.deep.equal([made[2]!.id, made[1]!.id]);
+      });
+
+      it('when a person reads, then they see only their own activity, as payer or counterparty, through list, find and summary', async () => {
+        const a = t.newUser();
+        const b = t.newUser();
+        const c = t.newUser();
+        await topUp(a, 1_000);
+        const cTop = await topUp(c, 1_000);
+        const ab = await transfer(a, b, 100);
+        const cPay = await pay(c, 300);
+        const bPay = await pay(b, 40);
+        // b asks for c's activity in every way a parameter could: the scope ignores it.
+        const bScope = transactionScope({ kind: 'user', tenantId: t.tenantId, userId: b, clientId: t.clientId, amr: ['pwd'], act: null }, c);
+        expect(ids(await s.reader.list(bScope, {}, null, 100))).to.deep.equal([bPay.id, ab.id]);
+        expect(ids(await s.reader.list(bScope, { types: ['TOP_UP', 'PAYMENT'] }, null, 100))).to.deep.equal([bPay.id]);
+        expect(await s.reader.find(bScope, cPay.id)).to.equal(null);
+        expect(await s.reader.find(bScope, cTop.id)).to.equal(null);
+        expect(await s.reader.find(bScope, ab.id)).to.not.equal(null);
+        expect(await s.reader.summarize(bScope, {})).to.deep.equal([
+          { type: 'TOP_UP', count: 0, total: 0 },
+          { type: 'PAYMENT', count: 1, total: 40 },
+          { type: 'TRANSFER', count: 1, total: 100 },
+          { type: 'REFUND', count: 0, total: 0 },
+        ]);
+      });
+
+      it('when a tenant reads, then it sees all its users (or one) and never another tenant’s', async () => {
+        const other = ledgerTenant();
+        const a = t.newUser();
+        const x = other.newUser();
+        const mine = await topUp(a, 100);
+        const theirs = await topUp(x, 100, { tenant: other });
+        // The same user id in another tenant is another person.
+        const sameIdElsewhere = await topUp(a, 100, { tenant: other });
+        expect(ids(await s.reader.list(tenantScope(), {}, null, 100))).to.deep.equal([mine.id]);
+        expect(ids(await s.reader.list(tenantScope(a), {}, null, 100))).to.deep.equal([mine.id]);
+        expect(await s.reader.find(tenantScope(), theirs.id)).to.equal(null);
+        expect(await s.reader.find(tenantScope(), sameIdElsewhere.id)).to.equal(null);
+        expect(await s.reader.find(personScope(a), sameIdElsewhere.id)).to.equal(null);
+        expect((await s.reader.summarize(tenantScope(), {}))[0]).to.deep.equal({ type: 'TOP_UP', count: 1, total: 100 });
+        expect(await s.ledger.balanceOf(t.tenantId, a)).to.equal(100);
+      });
+
+      it('when a summary is filtered by time, then it counts exactly what the list returns', async () => {
+        const u = t.newUser();
+        const t1 = await topUp(u, 300);
+        const p1 = await pay(u, 100);
+        const p2 = await pay(u, 50);
+        const filter = { from: p1.createdAt, to: new Date(p2.createdAt.getTime() + 1) };
+        const listed = await s.reader.list(personScope(u), filter, null, 100);
+        expect(ids(listed)).to.deep.equal([p2.id, p1.id]);
+        const summary = await s.reader.summarize(personScope(u), filter);
+        expect(summary.find((r) => r.type === 'PAYMENT')).to.deep.equal({ type: 'PAYMENT', count: 2, total: 150 });
+        expect(summary.find((r) => r.type === 'TOP_UP')).to.deep.equal({ type: 'TOP_UP', count: 0, total: 0 });
+        expect(t1.id).to.be.a('string');
+      });
+    });
+
+    describe('concurrency', () => {
+      it('when 100 payments of 100 race against a balance of 5,000, then exactly 50 succeed and the balance is 0', async function () {
+        if (!(await options.concurrent())) this.skip(); // PGlite has one connection: no real contention to show
+        this.timeout(60_000);
+        const u = t.newUser();
+        await topUp(u, 5_000);
+        const outcomes = await Promise.all(Array.from({ length: 100 }, () => pay(u, 100).then(() => 'ok', (e: DomainError) => e.reason)));
+        expect(outcomes.filter((o) => o === 'ok')).to.have.length(50);
+        expect(outcomes.filter((o) => o === 'insufficient-funds')).to.have.length(50);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(0);
+      });
+
+      it('when transfers race both ways between two users, then none deadlocks and the total is conserved', async function () {
+        if (!(await options.concurrent())) this.skip(); // PGlite has one connection: no real contention to show
+        this.timeout(60_000);
+        const a = t.newUser();
+        const b = t.newUser();
+        await topUp(a, 1_000);
+        await topUp(b, 1_000);
+        const outcomes = await Promise.all(
+          Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? transfer(a, b, 37) : transfer(b, a, 53)).then(() => 'ok', (e: Error) => (e instanceof DomainError ? e.reason : e.message))),
+        );
+        expect(outcomes.filter((o) => o !== 'ok' && o !== 'insufficient-funds')).to.deep.equal([]);
+        const [ba, bb] = [await s.ledger.balanceOf(t.tenantId, a), await s.ledger.balanceOf(t.tenantId, b)];
+        expect(ba + bb).to.equal(2_000);
+        expect(ba).to.be.at.least(0);
+        expect(bb).to.be.at.least(0);
+      });
+
+      it('when 20 writes race with one idempotency key, then one transaction is recorded', async function () {
+        if (!(await options.concurrent())) this.skip(); // PGlite has one connection: no real contention to show
+        const u = t.newUser();
+        const key = idemKey();
+        const results = await Promise.all(Array.from({ length: 20 }, () => topUp(u, 250, { key })));
+        expect(new Set(results.map((r) => r.id)).size).to.equal(1);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(250);
+      });
+
+      it('when refunds race on one payment, then their total never exceeds it', async function () {
+        if (!(await options.concurrent())) this.skip(); // PGlite has one connection: no real contention to show
+        const u = t.newUser();
+        await topUp(u, 1_000);
+        const p = await pay(u, 1_000);
+        const outcomes = await Promise.all(Array.from({ length: 15 }, () => refund(p.id, 100).then(() => 'ok', (e: DomainError) => e.reason)));
+        expect(outcomes.filter((o) => o === 'ok')).to.have.length(10);
+        expect(outcomes.filter((o) => o === 'refund-exceeds-payment')).to.have.length(5);
+        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(1_000);
+      });
+    });
+  });
+}
