@@ -122,34 +122,25 @@ async function quotePool(ctx: BenchContext, size: number): Promise<string[]> {
 /** Writes and token issuance run with fewer connections: enough to saturate, as a partner fleet would. */
 const WRITE_CONNECTIONS = Number(process.env.BENCH_WRITE_CONNECTIONS ?? 20);
 
-/** A tenant with `users` funded wallet users: its machine token and one user token per user. */
-async function walletTenant(ctx: BenchContext, users: number): Promise<{ machine: string; userTokens: string[] }> {
-  const tenant = await withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench ${Date.now()}` }));
-  const basic = Buffer.from(`${tenant.clientId}:${tenant.clientSecret}`).toString('base64');
-  const tokenRes = await fetch(`${ctx.base}/oauth/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials',
+/**
+ * A wallet tenant with `users` funded wallet users, made over HTTP like a tenant backend would:
+ * its machine token and one delegated user token per user. Made once per run.
+ */
+const walletTenant = (ctx: BenchContext, users = 200): Promise<{ machine: string; userTokens: string[] }> =>
+  memo(ctx, `walletTenant:${users}`, async () => {
+    const t = await withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench wallet ${Date.now()}` }));
+    const machine = (await post(`${ctx.base}/oauth/token`, { ...form, authorization: basic(t.clientId, t.clientSecret) }, 'grant_type=client_credentials'))
+      .access_token as string;
+    const userTokens: string[] = [];
+    for (let i = 0; i < users; i++) {
+      const token = (await post(`${ctx.base}/auth/delegated-token`, { ...json, authorization: `Bearer ${machine}` }, JSON.stringify({ externalUserRef: `bench-${i}` })))
+        .access_token as string;
+      const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
+      await post(`${ctx.base}/users/${me.id}/top-ups`, { ...json, authorization: `Bearer ${machine}` }, JSON.stringify({ amount: 1_000_000_000, reference: 'bench' }));
+      userTokens.push(token);
+    }
+    return { machine, userTokens };
   });
-  const machine = ((await tokenRes.json()) as { access_token: string }).access_token;
-  const userTokens: string[] = [];
-  for (let i = 0; i < users; i++) {
-    const res = await fetch(`${ctx.base}/auth/delegated-token`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${machine}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ externalUserRef: `bench-${i}` }),
-    });
-    const token = ((await res.json()) as { access_token: string }).access_token;
-    const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
-    await fetch(`${ctx.base}/users/${me.id}/top-ups`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${machine}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ amount: 1_000_000_000, reference: 'bench' }),
-    });
-    userTokens.push(token);
-  }
-  return { machine, userTokens };
-}
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -159,6 +150,10 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'GET /me',
     prepare: async (ctx) => ({ url: `${ctx.base}/me`, headers: { authorization: `Bearer ${await userToken(ctx)}` } }),
+  },
+  {
+    name: 'GET /me/balance',
+    prepare: async (ctx) => ({ url: `${ctx.base}/me/balance`, headers: { authorization: `Bearer ${(await walletTenant(ctx)).userTokens[0]}` } }),
   },
   {
     name: 'POST /api/v1/airport-transfer/quotes',
@@ -213,20 +208,16 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
-    name: 'GET /api/v1/express-bus/cities (public)',
-    prepare: async (ctx) => ({ url: `${ctx.base}/api/v1/express-bus/cities?q=ba` }),
-  },
-  {
-    name: 'POST /me/payments (200 users with Idempotency-Key)',
+    name: 'POST /me/payments (200 funded users, Idempotency-Key)',
+    connections: WRITE_CONNECTIONS,
     prepare: async (ctx) => {
-      const { userTokens } = await walletTenant(ctx, 200);
+      const { userTokens } = await walletTenant(ctx);
       let n = 0;
       return {
-        url: ctx.base,
+        url: `${ctx.base}/me/payments`,
+        method: 'POST',
         requests: [
           {
-            method: 'POST',
-            path: '/me/payments',
             setupRequest: (req) => {
               n += 1;
               return {
@@ -245,10 +236,11 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
-    name: 'GET /transactions (machine token; page of 20)',
-    prepare: async (ctx) => {
-      const { machine } = await walletTenant(ctx, 20);
-      return { url: `${ctx.base}/transactions?limit=20`, headers: { authorization: `Bearer ${machine}` } };
-    },
+    name: 'GET /transactions (machine token, page of 20)',
+    prepare: async (ctx) => ({ url: `${ctx.base}/transactions?limit=20`, headers: { authorization: `Bearer ${(await walletTenant(ctx)).machine}` } }),
+  },
+  {
+    name: 'GET /api/v1/express-bus/cities (public)',
+    prepare: async (ctx) => ({ url: `${ctx.base}/api/v1/express-bus/cities?q=ba` }),
   },
 ];
