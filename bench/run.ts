@@ -1,21 +1,36 @@
 /**
- * `npm run bench`: starts the service on PostgreSQL and a bare Express route in separate
- * processes, drives each hot path with autocannon from this process, and prints requests/s,
- * p50, p99, errors and the ratio to bare Express. The table is also written to bench/results.md.
+ * `npm run bench`: starts the service on PostgreSQL, a bare Express route and node-oidc-provider,
+ * each in its own process, drives each hot path with autocannon from this process, and prints
+ * requests/s, p50, p99, errors and the ratio to bare Express. The table is also written to
+ * bench/results.md with the machine's description and load.
  *
- * BENCH_DATABASE_URL (default: a fresh database `pbw_bench` on the local server), BENCH_SECONDS
- * (default 10), BENCH_CONNECTIONS (default 50), BENCH_ONLY (comma-separated scenario names).
+ *   BENCH_SECONDS            seconds per scenario (default 10), after BENCH_WARMUP s (default 1)
+ *   BENCH_CONNECTIONS        connections for reads (default 50); BENCH_WRITE_CONNECTIONS for writes (20)
+ *   BENCH_ONLY               comma-separated scenario names (or unique fragments of them)
+ *   BENCH_CLUSTER_WORKERS    run the service with CLUSTER_WORKERS=N
+ *   BENCH_OIDC               on (default) | off: the oidc-provider comparison for token issuance
+ *   BENCH_LOG_LEVEL          the service's LOG_LEVEL (default info: one access-log line a request, to a file)
+ *   BENCH_DB_POOL_MAX        the service's DB_POOL_MAX (default: the service's own default)
+ *   BENCH_PROFILE            a directory: the service runs with --cpu-prof and writes its profiles there
+ *   BENCH_DATABASE_URL       default: a fresh database `pbw_bench` on the local server
+ *   BENCH_RESULTS            where to write the table (default bench/results.md; "-" for nowhere)
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { SCENARIOS, type BenchContext } from './scenarios.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 1);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const oidc = process.env.BENCH_OIDC !== 'off';
+const workers = process.env.BENCH_CLUSTER_WORKERS;
+const profileDir = process.env.BENCH_PROFILE;
+const resultsFile = process.env.BENCH_RESULTS ?? 'bench/results.md';
 
 async function freshDatabase(): Promise<string> {
   if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
@@ -27,90 +42,180 @@ async function freshDatabase(): Promise<string> {
   return 'postgres://postgres@127.0.0.1:5432/pbw_bench';
 }
 
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
+/**
+ * Starts a server process whose stdout goes to a file (so this process spends nothing reading
+ * its logs) and waits for the line that gives its port.
+ */
+function start(name: string, args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const logFile = path.join(os.tmpdir(), `pbw-bench-${name}-${process.pid}.log`);
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  closeSync(fd);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`not ready: ${args.join(' ')}\n${out}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const out = readFileSync(logFile, 'utf8');
       const m = ready.exec(out);
       if (m) {
-        clearTimeout(timer);
+        clearInterval(poll);
         resolve({ child, port: Number(m[1]) });
+      } else if (Date.now() - started > 60_000) {
+        clearInterval(poll);
+        reject(new Error(`${name} not ready:\n${out}`));
       }
+    }, 100);
+    child.once('exit', (code) => {
+      clearInterval(poll);
+      reject(new Error(`${name} exited ${code}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`));
     });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${args.join(' ')}\n${out}`)));
   });
+}
+
+/**
+ * CPU time (user + system, ms) of a process and its direct children (cluster workers), and of the
+ * PostgreSQL backends serving the bench database (their process title names it).
+ */
+function cpuMs(pid: number, database: string): { service: number; db: number } {
+  const tick = 10; // USER_HZ is 100 on Linux
+  let service = 0;
+  let db = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
+      if (Number(entry) === pid || Number(fields[1]) === pid) service += ms;
+      else if (stat.includes('(postgres)') && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) db += ms;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return { service, db };
 }
 
 interface Row {
   name: string;
+  /** Server CPU per request, µs. */
+  cpuUs: number | null;
+  /** PostgreSQL CPU per request, µs (backends of the bench database). */
+  dbUs: number | null;
+  connections: number;
   rps: number;
   p50: number;
   p99: number;
   errors: number;
   non2xx: number;
-  total: number;
 }
 
-async function load(name: string, opts: autocannon.Options): Promise<Row> {
-  const result = await autocannon({ connections, duration: seconds, ...opts });
+/** One request as autocannon would send it first, to catch a scenario that measures only errors. */
+async function probe(opts: autocannon.Options): Promise<void> {
+  let req: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string } = {
+    method: opts.method ?? 'GET',
+    headers: opts.headers as Record<string, string>,
+    ...(opts.body === undefined ? {} : { body: opts.body as string }),
+  };
+  const setup = (opts.requests?.[0] as { setupRequest?: (r: typeof req, c: object) => typeof req } | undefined)?.setupRequest;
+  if (setup) req = setup(req, {});
+  const res = await fetch(opts.url as string, { method: req.method!, headers: req.headers!, ...(req.body === undefined ? {} : { body: req.body }) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`probe answered ${res.status}: ${text.slice(0, 500)}`);
+}
+
+let database = 'pbw_bench';
+
+async function load(name: string, conns: number, opts: autocannon.Options, servicePid: number | null): Promise<Row> {
+  await probe(opts);
+  if (warmup > 0) await autocannon({ ...opts, connections: conns, duration: warmup });
+  const before = cpuMs(servicePid ?? -1, database);
+  const result = await autocannon({ ...opts, connections: conns, duration: seconds });
+  const after = cpuMs(servicePid ?? -1, database);
+  const per = (ms: number): number | null => (result.requests.total === 0 ? null : (ms * 1000) / result.requests.total);
   return {
     name,
+    cpuUs: servicePid === null ? null : per(after.service - before.service),
+    dbUs: per(after.db - before.db),
+    connections: conns,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
-    total: result.requests.total,
   };
 }
 
 async function main(): Promise<void> {
+  const loadBefore = os.loadavg();
   const url = await freshDatabase();
-  const workers = process.env.BENCH_CLUSTER_WORKERS;
-  const service = await start(
-    ['src/bootstrap/main.ts'],
-    {
-      DATABASE_URL: url,
-      PORT: String(40_000 + Math.floor(Math.random() * 10_000)),
-      HOST: '127.0.0.1',
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: 'warn',
-      SEED_DEMO: 'off',
-      ...(workers ? { CLUSTER_WORKERS: workers } : {}),
-    },
-    /Listening on http:\/\/[^:]+:(\d+)/,
-  );
-  const bare = await start(['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
-  const base = `http://127.0.0.1:${service.port}`;
+  database = new URL(url).pathname.slice(1);
+  const serviceEnv: Record<string, string> = {
+    DATABASE_URL: url,
+    PORT: String(40_000 + Math.floor(Math.random() * 10_000)),
+    HOST: '127.0.0.1',
+    RATE_LIMITS: 'off',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    SEED_DEMO: 'off',
+    ...(workers ? { CLUSTER_WORKERS: workers } : {}),
+    ...(process.env.BENCH_DB_POOL_MAX ? { DB_POOL_MAX: process.env.BENCH_DB_POOL_MAX } : {}),
+  };
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const service = await start('service', ['src/bootstrap/main.ts'], serviceEnv, /Listening on http:\/\/[^:]+:(\d+)/, nodeArgs);
+  const bare = await start('bare', ['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
+  const provider = oidc ? await start('oidc', ['bench/oidc-server.ts'], { PORT: '0' }, /READY (\d+)/) : null;
+  const children = [service, bare, provider].filter((c) => c !== null);
   const rows: Row[] = [];
+  const failed: string[] = [];
   try {
-    const ctx: BenchContext = { base, databaseUrl: url };
-    rows.push(await load('bare Express (same JSON)', { url: `http://127.0.0.1:${bare.port}/bare` }));
+    const ctx: BenchContext = {
+      base: `http://127.0.0.1:${service.port}`,
+      databaseUrl: url,
+      oidcBase: provider === null ? null : `http://127.0.0.1:${provider.port}`,
+      seconds,
+      memo: new Map(),
+    };
+    rows.push(await load('bare Express (same JSON)', connections, { url: `http://127.0.0.1:${bare.port}/bare` }, bare.child.pid!));
     for (const scenario of SCENARIOS) {
-      if (only && !only.includes(scenario.name)) continue;
-      const opts = await scenario.prepare(ctx);
-      rows.push(await load(scenario.name, opts));
+      if (only && !only.some((o) => scenario.name === o || scenario.name.includes(o))) continue;
+      try {
+        const opts = await scenario.prepare(ctx);
+        if (opts === null) continue;
+        const pid = opts.url?.startsWith(ctx.base) ? service.child.pid! : (provider?.child.pid ?? null);
+        rows.push(await load(scenario.name, scenario.connections ?? connections, opts, pid));
+        process.stderr.write(`done: ${scenario.name}\n`);
+      } catch (err) {
+        failed.push(`${scenario.name}: ${err instanceof Error ? err.message : String(err)}`);
+        process.stderr.write(`FAILED ${scenario.name}: ${err instanceof Error ? err.stack : String(err)}\n`);
+      }
     }
   } finally {
-    service.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
+    for (const c of children) c.child.kill('SIGTERM');
+    await Promise.all(children.map((c) => new Promise((r) => (c.child.exitCode !== null ? r(null) : c.child.once('exit', r)))));
   }
+  const loadAfter = os.loadavg();
   const ceiling = rows[0]!.rps;
-  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL local`;
-  const header = `| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to bare Express |\n|---|---:|---:|---:|---:|---:|---:|`;
+  const cpu = os.cpus();
+  const machine = `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL local`;
+  const header = `| scenario | conns | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to bare Express | server CPU µs/req | PostgreSQL CPU µs/req |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`;
   const lines = rows.map(
-    (r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} |`,
+    (r) => `| ${r.name} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} | ${r.cpuUs === null ? '' : Math.round(r.cpuUs)} | ${r.dbUs === null ? '' : Math.round(r.dbUs)} |`,
   );
-  const table = `${header}\n${lines.join('\n')}`;
-  process.stdout.write(`\n${machine}; ${connections} connections, ${seconds} s each${workers ? `, ${workers} cluster workers` : ''}\n\n${table}\n`);
-  writeFileSync(
-    'bench/results.md',
-    `# Benchmark results\n\nMachine: ${machine}. Load: autocannon, ${connections} connections, ${seconds} s per scenario, ` +
-      `in a separate process from the servers${workers ? `; service with ${workers} cluster workers` : ''}. Run: ${new Date().toISOString()}.\n\n${table}\n`,
-  );
+  const ours = rows.find((r) => r.name.startsWith('POST /oauth/token'));
+  const theirs = rows.find((r) => r.name.startsWith('oidc-provider'));
+  const notes = [
+    ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
+    ...failed.map((f) => `FAILED ${f}`),
+  ];
+  const table = `${header}\n${lines.join('\n')}${notes.length > 0 ? `\n\n${notes.join('\n')}` : ''}`;
+  const fmt = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
+  const setup =
+    `autocannon in this process; the service${workers ? ` (${workers} cluster workers)` : ''}, bare Express and oidc-provider each in its own process; ` +
+    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=off` +
+    `${serviceEnv.DB_POOL_MAX ? `, DB_POOL_MAX=${serviceEnv.DB_POOL_MAX}` : ''}. Load average before ${fmt(loadBefore)}, after ${fmt(loadAfter)}.`;
+  process.stdout.write(`\n${machine}\n${setup}\n\n${table}\n`);
+  if (resultsFile !== '-') {
+    writeFileSync(resultsFile, `# Benchmark results\n\nMachine: ${machine}.\n\n${setup} Run: ${new Date().toISOString()}.\n\n${table}\n`);
+  }
+  if (failed.length > 0) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {

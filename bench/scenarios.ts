@@ -1,23 +1,44 @@
 import type autocannon from 'autocannon';
 import pino from 'pino';
+import { quoteToRow } from '../src/adapters/knex/booking-rows.js';
+import { TimeSortableIds } from '../src/adapters/crypto/node-crypto.js';
 import { loadConfig } from '../src/bootstrap/config.js';
-import { openService } from '../src/bootstrap/service.js';
+import { openService, type Service } from '../src/bootstrap/service.js';
 import { TOKENS } from '../src/bootstrap/tokens.js';
+import type { Quote } from '../src/domain/booking/quote.js';
+import { OIDC_CLIENT } from './oidc-server.js';
 
-/** What a scenario gets: the running service's base URL and its database. */
+/** What a scenario gets: the running service, its database and the comparison servers. */
 export interface BenchContext {
   readonly base: string;
   readonly databaseUrl: string;
+  /** node-oidc-provider's base URL, when BENCH_OIDC is not off. */
+  readonly oidcBase: string | null;
+  readonly seconds: number;
+  /** Data made once and shared by scenarios (keys, tenants, tokens). */
+  readonly memo: Map<string, Promise<unknown>>;
 }
 
 /** One hot path to load: `prepare` seeds what it needs and returns autocannon options. */
 export interface Scenario {
   readonly name: string;
-  prepare(ctx: BenchContext): Promise<autocannon.Options>;
+  /** Concurrent connections (default BENCH_CONNECTIONS). */
+  readonly connections?: number;
+  /** Null when the scenario cannot run in this configuration (it is then left out). */
+  prepare(ctx: BenchContext): Promise<autocannon.Options | null>;
 }
 
+const memo = <T>(ctx: BenchContext, key: string, make: () => Promise<T>): Promise<T> => {
+  let hit = ctx.memo.get(key) as Promise<T> | undefined;
+  if (hit === undefined) {
+    hit = make();
+    ctx.memo.set(key, hit);
+  }
+  return hit;
+};
+
 /** Seeds through the use cases on the same database (a separate pool from the server's). */
-async function withService<T>(ctx: BenchContext, fn: (s: Awaited<ReturnType<typeof openService>>) => Promise<T>): Promise<T> {
+async function withService<T>(ctx: BenchContext, fn: (s: Service) => Promise<T>): Promise<T> {
   const service = await openService(loadConfig({ DATABASE_URL: ctx.databaseUrl, LOG_LEVEL: 'silent' }), pino({ level: 'silent' }));
   try {
     return await fn(service);
@@ -26,58 +47,177 @@ async function withService<T>(ctx: BenchContext, fn: (s: Awaited<ReturnType<type
   }
 }
 
-const demoKey = (ctx: BenchContext): Promise<string> =>
-  withService(ctx, async (s) => (await s.container.get(TOKENS.SeedDemo).execute()).apiKey);
+const json = { 'content-type': 'application/json' };
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+const basic = (id: string, secret: string): string =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-/** A tenant with `users` funded wallet users: its machine token and one user token per user. */
-async function walletTenant(ctx: BenchContext, users: number): Promise<{ machine: string; userTokens: string[] }> {
-  const tenant = await withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench ${Date.now()}` }));
-  const basic = Buffer.from(`${tenant.clientId}:${tenant.clientSecret}`).toString('base64');
-  const tokenRes = await fetch(`${ctx.base}/oauth/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials',
-  });
-  const machine = ((await tokenRes.json()) as { access_token: string }).access_token;
-  const userTokens: string[] = [];
-  for (let i = 0; i < users; i++) {
-    const res = await fetch(`${ctx.base}/auth/delegated-token`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${machine}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ externalUserRef: `bench-${i}` }),
-    });
-    const token = ((await res.json()) as { access_token: string }).access_token;
-    const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
-    await fetch(`${ctx.base}/users/${me.id}/top-ups`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${machine}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ amount: 1_000_000_000, reference: 'bench' }),
-    });
-    userTokens.push(token);
-  }
-  return { machine, userTokens };
+/** The demo catalogue, channel and agent, with a fresh key. */
+const agentKey = (ctx: BenchContext): Promise<string> =>
+  memo(ctx, 'agentKey', () => withService(ctx, async (s) => (await s.container.get(TOKENS.SeedDemo).execute()).apiKey));
+
+/** A wallet tenant with its client credentials. */
+const tenant = (ctx: BenchContext): Promise<{ tenantId: string; clientId: string; clientSecret: string }> =>
+  memo(ctx, 'tenant', () => withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench-${Date.now()}` })));
+
+async function post(url: string, headers: Record<string, string>, body: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: 'POST', headers, body });
+  const out = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${JSON.stringify(out)}`);
+  return out;
 }
+
+/** A machine token, obtained over HTTP like a tenant backend would. */
+const machineToken = (ctx: BenchContext): Promise<string> =>
+  memo(ctx, 'machineToken', async () => {
+    const t = await tenant(ctx);
+    const out = await post(`${ctx.base}/oauth/token`, { ...form, authorization: basic(t.clientId, t.clientSecret) }, 'grant_type=client_credentials');
+    return out.access_token as string;
+  });
+
+/** A user token for one wallet user of the tenant (delegated), and the user's id. */
+const userToken = (ctx: BenchContext, ref = 'bench-user'): Promise<string> =>
+  memo(ctx, `userToken:${ref}`, async () => {
+    const out = await post(
+      `${ctx.base}/auth/delegated-token`,
+      { ...json, authorization: `Bearer ${await machineToken(ctx)}` },
+      JSON.stringify({ externalUserRef: ref }),
+    );
+    return out.access_token as string;
+  });
+
+const pickupAt = (): string => new Date(Date.now() + 7 * 86_400_000).toISOString();
+const transferBody = (): string => JSON.stringify({ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 2 });
+
+/**
+ * Quotes to book, one per order: one quote is priced through the use case, then copied under
+ * new ids straight into the table (pricing each over HTTP would take as long as the run).
+ */
+async function quotePool(ctx: BenchContext, size: number): Promise<string[]> {
+  const apiKey = await agentKey(ctx);
+  return withService(ctx, async (s) => {
+    const principal = await s.container.get(TOKENS.AuthenticateAgent).execute(apiKey);
+    const template: Quote = await s.container.get(TOKENS.QuoteTransfer).execute(principal, {
+      fromLocationId: 'loc_bkk',
+      toLocationId: 'loc_bkk_silom',
+      pickupAt: new Date(pickupAt()),
+      passengers: 2,
+    });
+    const ids = new TimeSortableIds();
+    const pool: string[] = [];
+    const knex = s.db!.knex;
+    for (let done = 0; done < size; done += 1000) {
+      const rows = [];
+      for (let i = done; i < Math.min(size, done + 1000); i += 1) {
+        const id = ids.next('qte');
+        pool.push(id);
+        rows.push(quoteToRow({ ...template, id }));
+      }
+      await knex('quotes').insert(rows);
+    }
+    return pool;
+  });
+}
+
+/** Writes and token issuance run with fewer connections: enough to saturate, as a partner fleet would. */
+const WRITE_CONNECTIONS = Number(process.env.BENCH_WRITE_CONNECTIONS ?? 20);
+
+/**
+ * A wallet tenant with `users` funded wallet users, made over HTTP like a tenant backend would:
+ * its machine token and one delegated user token per user. Made once per run.
+ */
+const walletTenant = (ctx: BenchContext, users = 200): Promise<{ machine: string; userTokens: string[] }> =>
+  memo(ctx, `walletTenant:${users}`, async () => {
+    const t = await withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench wallet ${Date.now()}` }));
+    const machine = (await post(`${ctx.base}/oauth/token`, { ...form, authorization: basic(t.clientId, t.clientSecret) }, 'grant_type=client_credentials'))
+      .access_token as string;
+    const userTokens: string[] = [];
+    for (let i = 0; i < users; i++) {
+      const token = (await post(`${ctx.base}/auth/delegated-token`, { ...json, authorization: `Bearer ${machine}` }, JSON.stringify({ externalUserRef: `bench-${i}` })))
+        .access_token as string;
+      const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
+      await post(`${ctx.base}/users/${me.id}/top-ups`, { ...json, authorization: `Bearer ${machine}` }, JSON.stringify({ amount: 1_000_000_000, reference: 'bench' }));
+      userTokens.push(token);
+    }
+    return { machine, userTokens };
+  });
 
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'GET /api/v1/agent/account',
-    prepare: async (ctx) => ({ url: `${ctx.base}/api/v1/agent/account`, headers: { 'x-api-key': await demoKey(ctx) } }),
+    prepare: async (ctx) => ({ url: `${ctx.base}/api/v1/agent/account`, headers: { 'x-api-key': await agentKey(ctx) } }),
   },
   {
-    name: 'GET /api/v1/express-bus/cities (public)',
-    prepare: async (ctx) => ({ url: `${ctx.base}/api/v1/express-bus/cities?q=ba` }),
+    name: 'GET /me',
+    prepare: async (ctx) => ({ url: `${ctx.base}/me`, headers: { authorization: `Bearer ${await userToken(ctx)}` } }),
   },
   {
-    name: 'POST /me/payments (200 users with Idempotency-Key)',
+    name: 'GET /me/balance',
+    prepare: async (ctx) => ({ url: `${ctx.base}/me/balance`, headers: { authorization: `Bearer ${(await walletTenant(ctx)).userTokens[0]}` } }),
+  },
+  {
+    name: 'POST /api/v1/airport-transfer/quotes',
+    connections: WRITE_CONNECTIONS,
+    prepare: async (ctx) => ({
+      url: `${ctx.base}/api/v1/airport-transfer/quotes`,
+      method: 'POST',
+      headers: { ...json, 'x-api-key': await agentKey(ctx) },
+      body: transferBody(),
+    }),
+  },
+  {
+    name: 'POST /api/v1/orders',
+    connections: WRITE_CONNECTIONS,
     prepare: async (ctx) => {
-      const { userTokens } = await walletTenant(ctx, 200);
-      let n = 0;
+      // More quotes than the run can book (warm-up included), so no order meets a booked quote.
+      const pool = await quotePool(ctx, Math.max(20_000, (ctx.seconds + 2) * 3_000));
+      let next = 0;
       return {
-        url: ctx.base,
+        url: `${ctx.base}/api/v1/orders`,
+        method: 'POST',
+        headers: { ...json, 'x-api-key': await agentKey(ctx) },
         requests: [
           {
-            method: 'POST',
-            path: '/me/payments',
+            setupRequest: (req) => ({
+              ...req,
+              body: JSON.stringify({ quoteId: pool[next++ % pool.length], contact: { name: 'Bench', email: 'bench@example.com' } }),
+            }),
+          },
+        ],
+      };
+    },
+  },
+  {
+    name: 'POST /oauth/token (ES256)',
+    connections: WRITE_CONNECTIONS,
+    prepare: async (ctx) => {
+      const t = await tenant(ctx);
+      return { url: `${ctx.base}/oauth/token`, method: 'POST', headers: { ...form, authorization: basic(t.clientId, t.clientSecret) }, body: 'grant_type=client_credentials' };
+    },
+  },
+  {
+    name: 'oidc-provider POST /token (ES256, comparison)',
+    connections: WRITE_CONNECTIONS,
+    prepare: async (ctx) => {
+      if (ctx.oidcBase === null) return null;
+      const headers = { ...form, authorization: basic(OIDC_CLIENT.id, OIDC_CLIENT.secret) };
+      const sample = await post(`${ctx.oidcBase}/token`, headers, 'grant_type=client_credentials');
+      const header = JSON.parse(Buffer.from(String(sample.access_token).split('.')[0]!, 'base64url').toString()) as { alg?: string };
+      if (header.alg !== 'ES256') throw new Error(`oidc-provider did not issue an ES256 JWT: ${JSON.stringify(sample)}`);
+      return { url: `${ctx.oidcBase}/token`, method: 'POST', headers, body: 'grant_type=client_credentials' };
+    },
+  },
+  {
+    name: 'POST /me/payments (200 funded users, Idempotency-Key)',
+    connections: WRITE_CONNECTIONS,
+    prepare: async (ctx) => {
+      const { userTokens } = await walletTenant(ctx);
+      let n = 0;
+      return {
+        url: `${ctx.base}/me/payments`,
+        method: 'POST',
+        requests: [
+          {
             setupRequest: (req) => {
               n += 1;
               return {
@@ -96,10 +236,17 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
-    name: 'GET /transactions (machine token; page of 20)',
+    name: 'GET /transactions (machine token, page of 20)',
     prepare: async (ctx) => {
-      const { machine } = await walletTenant(ctx, 20);
+      const { machine } = await walletTenant(ctx);
+      // The table was filled seconds ago; autovacuum would analyze it within a minute. Without
+      // statistics the planner sorts every row of the tenant instead of reading the listing index.
+      await withService(ctx, (s) => s.db!.knex.raw('ANALYZE ledger_transactions'));
       return { url: `${ctx.base}/transactions?limit=20`, headers: { authorization: `Bearer ${machine}` } };
     },
+  },
+  {
+    name: 'GET /api/v1/express-bus/cities (public)',
+    prepare: async (ctx) => ({ url: `${ctx.base}/api/v1/express-bus/cities?q=ba` }),
   },
 ];

@@ -13,8 +13,10 @@ export const walletAuth =
   (verify: VerifyWalletToken) =>
   (rule: 'machine' | 'user' | 'either'): RequestHandler =>
   async (req, res, next) => {
-    const principal = await verify.execute(req.headers.authorization);
+    const { principal, user } = await verify.authenticate(req.headers.authorization);
     res.locals.wallet = requireTokenKind(principal, rule);
+    // The person as read by this check, for `/me`-style routes (null for a machine token).
+    res.locals.walletUser = user;
     next();
   };
 

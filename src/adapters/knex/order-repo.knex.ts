@@ -19,6 +19,12 @@ export class KnexOrderRepo implements OrderRepo {
 
   async place(order: Order): Promise<Order> {
     try {
+      if (order.seats === null) {
+        // No stock to take: the single INSERT is atomic on its own, and the unique quote_id
+        // still lets only one booking of the quote through. No BEGIN/COMMIT round trips.
+        await this.knex('orders').insert(orderToRow(order));
+        return order;
+      }
       await this.knex.transaction(async (trx) => {
         // The order first: a second booking of the quote waits here on the unique index, and
         // fails once the first commits, before it could touch any seat.

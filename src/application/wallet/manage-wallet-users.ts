@@ -1,6 +1,6 @@
 import type { MachinePrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
-import { isExternalUserRef } from '../../domain/identity/tenant.js';
+import { isExternalUserRef, type WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { invalid, notFound } from '../../domain/shared/errors.js';
@@ -83,8 +83,15 @@ export class ListWalletUsers {
 export class GetCurrentWalletUser {
   constructor(private readonly tenants: TenantDirectory) {}
 
-  async execute(user: WalletUserPrincipal): Promise<WalletUserView> {
-    const found = await this.tenants.findUser(user.tenantId, user.userId);
+  /**
+   * `alreadyRead`: the record the token check read moments ago in the same request; used only
+   * when it is this very person, which saves a second read of the same row.
+   */
+  async execute(user: WalletUserPrincipal, alreadyRead?: WalletUser | null): Promise<WalletUserView> {
+    const found =
+      alreadyRead != null && alreadyRead.id === user.userId && alreadyRead.tenantId === user.tenantId
+        ? alreadyRead
+        : await this.tenants.findUser(user.tenantId, user.userId);
     if (found === null) throw userNotFound();
     return toWalletUserView(found);
   }

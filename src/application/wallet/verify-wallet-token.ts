@@ -1,4 +1,5 @@
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
+import type { WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { TokenVerifier } from '../../domain/identity/token-verifier.port.js';
 import { bearerToken, invalidToken } from '../../domain/identity/wallet-token.js';
@@ -14,13 +15,22 @@ export class VerifyWalletToken {
   ) {}
 
   async execute(authorization: string | undefined): Promise<WalletPrincipal> {
+    return (await this.authenticate(authorization)).principal;
+  }
+
+  /**
+   * The same check, also returning the wallet user that it read for a user token (null for a
+   * machine token), so a route about that person need not read it again in the same request.
+   */
+  async authenticate(authorization: string | undefined): Promise<{ principal: WalletPrincipal; user: WalletUser | null }> {
     const principal = await this.verifier.verify(bearerToken(authorization));
     if (principal.kind === 'user') {
-      if ((await this.tenants.findUser(principal.tenantId, principal.userId)) === null) throw invalidToken();
-    } else {
-      const tenant = await this.tenants.findTenant(principal.tenantId);
-      if (tenant === null || tenant.clientId !== principal.clientId) throw invalidToken();
+      const user = await this.tenants.findUser(principal.tenantId, principal.userId);
+      if (user === null) throw invalidToken();
+      return { principal, user };
     }
-    return principal;
+    const tenant = await this.tenants.findTenant(principal.tenantId);
+    if (tenant === null || tenant.clientId !== principal.clientId) throw invalidToken();
+    return { principal, user: null };
   }
 }

@@ -3,6 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { headerGuard } from '../../adapters/http/header-guard.js';
+import { precomputedHeaders } from '../../adapters/http/static-headers.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
 import { createRateLimits, type RateLimits } from '../../adapters/http/rate-limits.js';
 import type { Database } from '../../adapters/knex/database.js';
@@ -45,10 +46,14 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
       },
       [TOKENS.Lifecycle, TOKENS.Logger],
     );
-    bind(TOKENS.BeforeMiddleware).toConstantValue(helmet() as RequestHandler);
+    // helmet's headers are the same on every response: worked out once at start.
+    bind(TOKENS.BeforeMiddleware).toConstantValue(precomputedHeaders(helmet() as RequestHandler));
     bind(TOKENS.BeforeMiddleware).toConstantValue(headerGuard);
-    bind(TOKENS.BeforeMiddleware).toResolvedValue((limits: RateLimits) => publicLimits(limits), [TOKENS.RateLimits]);
-    bind(TOKENS.BookingAuthenticatedMiddleware).toResolvedValue((limits: RateLimits) => limits.booking, [TOKENS.RateLimits]);
+    // With rate limits off the limiters are pass-throughs: not mounted, they cost no routing.
+    if (config.rateLimits) {
+      bind(TOKENS.BeforeMiddleware).toResolvedValue((limits: RateLimits) => publicLimits(limits), [TOKENS.RateLimits]);
+      bind(TOKENS.BookingAuthenticatedMiddleware).toResolvedValue((limits: RateLimits) => limits.booking, [TOKENS.RateLimits]);
+    }
   });
 
 /** The per-IP limiter on every booking operation that takes no key, as published. */

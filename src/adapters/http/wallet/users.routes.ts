@@ -50,7 +50,7 @@ export function usersRoutes(deps: {
     res.json(balances === undefined ? user : { ...user, balance: balances.get(user.id) });
   });
   router.get('/me', deps.auth('user'), async (_req, res) => {
-    const me = await deps.getCurrentUser.execute(userOf(res.locals));
+    const me = await deps.getCurrentUser.execute(userOf(res.locals), res.locals.walletUser);
     res.setHeader('Cache-Control', 'no-store');
     res.json(me);
   });
