@@ -409,7 +409,7 @@ describe('fuzzing the write operations with a valid credential', function () {
       },
       {
         name: 'refund',
-        write: (p) => postRaw(`/transactions/${real.paymentId}/refunds`, (p ? polluted : JSON.stringify)({ amount: 5 }), bearer(machine)),
+        write: (p) => postRaw(`/transactions/${payment.id}/refunds`, (p ? polluted : JSON.stringify)({ amount: 5 }), bearer(machine)),
         stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
         volatile: ledgerVolatile,
       },
@@ -427,8 +427,9 @@ describe('fuzzing the write operations with a valid credential', function () {
         volatile: ['id', 'quote_id', 'created_at', 'idempotency_key'],
       },
     ];
-    // The fuzzing above may have spent the payer's money.
+    // The fuzzing above may have spent the payer's money and refunded the payment.
     expect((await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'proto' }, bearer(machine)))).status).to.equal(201);
+    const payment = await created<{ id: string }>(await app.request('/me/payments', json('POST', { amount: 100, reference: 'proto' }, bearer(payer.token))));
     for (const c of cases) {
       const plainRes = await c.write(false);
       const pollutedRes = await c.write(true);
