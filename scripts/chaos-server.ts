@@ -5,9 +5,11 @@ import { runServer } from '../src/bootstrap/run.js';
 import { TOKENS } from '../src/bootstrap/tokens.js';
 
 /**
- * The service as `npm start` runs it, plus two write routes that the chaos scenarios drive until
- * the booking and wallet writes exist: `POST /chaos/agents { channelCode }` creates an agent and
- * `POST /chaos/keys { agentId }` issues it a key, each answering 201 only after the commit.
+ * The service as `npm start` runs it, plus operator routes the chaos scenarios use to prepare and
+ * drive their load: `POST /chaos/agents { channelCode }` creates an agent and
+ * `POST /chaos/keys { agentId }` issues it a key, each answering 201 only after the commit;
+ * `POST /chaos/schedules { seatCapacity }` seeds the catalogue and loads a Bangkok → Pattaya bus
+ * schedule of its own; `POST /chaos/tenants` creates a wallet tenant and answers its client.
  * This composition lives under scripts/ and is never part of the service: the routes exist only
  * in a process started from this file with CHAOS_ROUTES=on.
  */
@@ -18,7 +20,7 @@ if (process.env.CHAOS_ROUTES !== 'on') {
 
 const chaosRoutes = new ContainerModule(({ bind }) => {
   bind(TOKENS.RootRouters).toResolvedValue(
-    (createAgent, issueKey) => {
+    (createAgent, issueKey, seedCatalogue, catalogue, createTenant) => {
       const router = Router();
       router.post('/chaos/agents', jsonBody, async (req, res) => {
         const body = req.body as { channelCode?: unknown; name?: unknown };
@@ -29,9 +31,23 @@ const chaosRoutes = new ContainerModule(({ bind }) => {
         const key = await issueKey.execute({ agentId: String((req.body as { agentId?: unknown }).agentId) });
         res.status(201).json({ id: key.keyId, apiKey: key.apiKey });
       });
+      router.post('/chaos/schedules', jsonBody, async (req, res) => {
+        await seedCatalogue.execute();
+        const id = `sch_chaos_${Date.now().toString(36)}`;
+        const operator = `Chaos Coaches ${id}`;
+        const seatCapacity = Number((req.body as { seatCapacity?: unknown }).seatCapacity ?? 100_000);
+        await catalogue.load({
+          locations: [], cities: [], vehicleClasses: [], transferFares: [],
+          schedules: [{ id, fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', operator, departureTimes: ['10:00'], utcOffsetMinutes: 420, durationMinutes: 150, seatCapacity, baseFare: { amount: 18_000, currency: 'THB' } }],
+        });
+        res.status(201).json({ id, operator });
+      });
+      router.post('/chaos/tenants', jsonBody, async (_req, res) => {
+        res.status(201).json(await createTenant.execute({ name: `Chaos ${Date.now()}` }));
+      });
       return router;
     },
-    [TOKENS.CreateAgent, TOKENS.IssueApiKey],
+    [TOKENS.CreateAgent, TOKENS.IssueApiKey, TOKENS.SeedCatalogue, TOKENS.CatalogueWriter, TOKENS.CreateTenant],
   );
 });
 

@@ -5,10 +5,14 @@
  * the fault, acknowledged writes missing afterwards, and the time from the fault to the first
  * acknowledged request sent after it.
  *
- * Adding a workload (orders, payments): write a `Workload` (setup, one request, verify) and
- * append it to WORKLOADS; every scenario then runs it too.
+ * Write workloads also say, after each scenario, whether the data is consistent (a write that was
+ * never acknowledged is either whole or absent: the ledger balances, seats add up), and resend
+ * requests with their Idempotency-Key once the service is back, to show that a retry applies at
+ * most once. Adding a workload: write a `Workload` (setup, one request, verify) and append it to
+ * WORKLOADS; every scenario then runs it too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
@@ -17,12 +21,23 @@ const LOAD_MS = Number(process.env.CHAOS_LOAD_MS ?? 2000);
 const AFTER_RECOVERY_MS = 1000;
 const GIVE_UP_MS = 20_000;
 
+/** A write as sent, with its Idempotency-Key, so that it can be sent again after the fault. */
+interface Resend {
+  readonly path: string;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+  readonly key: string;
+}
+
 /** What a workload's single request reports. */
 interface Outcome {
   readonly status: number | null;
   /** The id of what an acknowledged write created, to look for afterwards. */
   readonly id?: string;
   readonly error?: string;
+  /** When the request that decided the outcome was sent, when a workload makes more than one. */
+  readonly sentAt?: number;
+  readonly resend?: Resend;
 }
 
 /** A kind of traffic: prepared once per scenario, then sent by several concurrent loops. */
@@ -35,6 +50,10 @@ interface Workload {
   send(ctx: Ctx): Promise<Outcome>;
   /** How many of the acknowledged ids are missing from the database. */
   lost(ctx: Ctx, ids: readonly string[]): Promise<number>;
+  /** What is inconsistent in the stored data (a half-applied write), or nothing. */
+  inconsistencies?(ctx: Ctx): Promise<string[]>;
+  /** How many of these idempotency keys recorded more than one write. */
+  appliedTwice?(ctx: Ctx, keys: readonly string[]): Promise<number>;
 }
 
 /** What workloads may use: the server's base URL and a direct database connection. */
@@ -58,6 +77,124 @@ const missing = async (ctx: Ctx, table: string, ids: readonly string[]): Promise
   const found = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE id = ANY($1)`, [ids]);
   return ids.length - (found.rows[0]?.n ?? 0);
 };
+
+/** Sends a write and reports it, with what is needed to send it again; a network error is status null. */
+async function write(ctx: Ctx, resend: Resend): Promise<Outcome> {
+  const sentAt = Date.now();
+  try {
+    const res = await post(ctx, resend.path, resend.body, resend.headers);
+    const body = (await res.json().catch(() => ({}))) as { id?: string; reason?: string };
+    if (res.status >= 400) return { status: res.status, sentAt, resend, error: body.reason ?? 'error' };
+    return { status: res.status, sentAt, resend, ...(res.status === 201 && body.id ? { id: body.id } : {}) };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    return { status: null, error: cause?.code ?? (err as Error).name, sentAt, resend };
+  }
+}
+
+const count = async (ctx: Ctx, sql: string, params: unknown[] = []): Promise<number> =>
+  (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${sql}) AS x`, params)).rows[0]?.n ?? 0;
+
+const random = (n: number): number => Math.floor(Math.random() * n);
+
+/** A date 20 days ahead, for bus trips well inside the booking window. */
+const tripDate = (): string => new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+
+/** Bus orders: a quote, then the order with an Idempotency-Key, on one trip of a large coach. */
+function ordersWorkload(): Workload {
+  let tripId = '';
+  return {
+    name: 'orders (POST /api/v1/orders)',
+    concurrency: 4,
+    writes: true,
+    setup: async (ctx) => {
+      const schedule = (await (await post(ctx, '/chaos/schedules', { seatCapacity: 1_000_000 })).json()) as { operator: string };
+      const res = await fetch(`${ctx.base}/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${tripDate()}`, { headers: { 'X-API-KEY': ctx.apiKey } });
+      const trips = (await res.json()) as { data: Array<{ id: string; operator: string }> };
+      tripId = trips.data.find((t) => t.operator === schedule.operator)?.id ?? '';
+      if (tripId === '') throw new Error(`no trip of the chaos schedule: ${JSON.stringify(trips)}`);
+    },
+    send: async (ctx) => {
+      const sentAt = Date.now();
+      const quote = await post(ctx, '/api/v1/express-bus/quotes', { tripId, passengers: 1 + random(3) }, { 'X-API-KEY': ctx.apiKey });
+      const q = (await quote.json().catch(() => ({}))) as { id?: string };
+      if (quote.status !== 201 || !q.id) return { status: quote.status, sentAt };
+      const key = `chaos-order-${randomUUID()}`;
+      return write(ctx, {
+        path: '/api/v1/orders',
+        body: { quoteId: q.id, contact: { name: 'Chaos Traveller', email: 'chaos@example.com' } },
+        headers: { 'X-API-KEY': ctx.apiKey, 'Idempotency-Key': key },
+        key,
+      });
+    },
+    lost: (ctx, ids) => missing(ctx, 'orders', ids),
+    inconsistencies: async (ctx) => {
+      // Seats: what is left plus what confirmed orders hold is the trip's capacity.
+      const seats = await count(
+        ctx,
+        `SELECT t.trip_id FROM trip_inventory t LEFT JOIN orders o ON o.trip_id = t.trip_id AND o.status = 'CONFIRMED'
+         GROUP BY t.trip_id, t.capacity, t.seats_left
+         HAVING t.seats_left + COALESCE(SUM((o.seats->>'seats')::int), 0) <> t.capacity`,
+      );
+      return seats === 0 ? [] : [`${seats} trips whose seats do not add up`];
+    },
+    appliedTwice: (ctx, keys) =>
+      count(ctx, 'SELECT agent_id, idempotency_key FROM orders WHERE idempotency_key = ANY($1) GROUP BY 1, 2 HAVING count(*) > 1', [keys]),
+  };
+}
+
+/** Wallet payments with an Idempotency-Key, by a few users of one tenant, each topped up once. */
+function paymentsWorkload(): Workload {
+  const users: Array<{ token: string }> = [];
+  return {
+    name: 'payments (POST /me/payments)',
+    concurrency: 4,
+    writes: true,
+    setup: async (ctx) => {
+      const tenant = (await (await post(ctx, '/chaos/tenants', {})).json()) as { clientId: string; clientSecret: string };
+      const tokenRes = await fetch(`${ctx.base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${tenant.clientId}:${tenant.clientSecret}`).toString('base64')}` },
+        body: 'grant_type=client_credentials',
+      });
+      const machine = ((await tokenRes.json()) as { access_token: string }).access_token;
+      for (let i = 0; i < 4; i += 1) {
+        const res = await post(ctx, '/auth/delegated-token', { externalUserRef: `chaos-${i}-${randomUUID()}` }, { authorization: `Bearer ${machine}` });
+        const token = ((await res.json()) as { access_token: string }).access_token;
+        const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
+        const topUp = await post(ctx, `/users/${me.id}/top-ups`, { amount: 1_000_000_000, reference: 'chaos' }, { authorization: `Bearer ${machine}` });
+        if (topUp.status !== 201) throw new Error(`top-up answered ${topUp.status}`);
+        users.push({ token });
+      }
+    },
+    send: (ctx) => {
+      const key = `chaos-pay-${randomUUID()}`;
+      return write(ctx, {
+        path: '/me/payments',
+        body: { amount: 1 + random(500), reference: key },
+        headers: { authorization: `Bearer ${users[random(users.length)]!.token}`, 'Idempotency-Key': key },
+        key,
+      });
+    },
+    lost: (ctx, ids) => missing(ctx, 'ledger_transactions', ids),
+    inconsistencies: async (ctx) => {
+      // The ledger's invariants (as test/support/ledger-balance.ts checks them), over every account.
+      const checks: Array<[string, string]> = [
+        ['accounts whose balance is not the sum of their entries', `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(e.amount), 0)`],
+        ['transactions without two entries summing to zero', `SELECT t.id FROM ledger_transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id GROUP BY t.id HAVING COUNT(e.account_id) <> 2 OR COALESCE(SUM(e.amount), 0) <> 0`],
+        ['user accounts below zero', `SELECT id FROM ledger_accounts WHERE kind <> 'FUNDING' AND balance < 0`],
+      ];
+      const out: string[] = [];
+      for (const [what, sql] of checks) {
+        const n = await count(ctx, sql);
+        if (n > 0) out.push(`${n} ${what}`);
+      }
+      return out;
+    },
+    appliedTwice: (ctx, keys) =>
+      count(ctx, 'SELECT tenant_id, idempotency_scope, idempotency_key FROM ledger_transactions WHERE idempotency_key = ANY($1) GROUP BY 1, 2, 3 HAVING count(*) > 1', [keys]),
+  };
+}
 
 const WORKLOADS: readonly Workload[] = [
   {
@@ -84,9 +221,8 @@ const WORKLOADS: readonly Workload[] = [
     },
     lost: async () => 0,
   },
-  // Orders and payments: append e.g.
-  // { name: 'orders (POST /api/v1/orders)', concurrency: 6, writes: true, setup: …quote…, send: …Idempotency-Key…,
-  //   lost: (ctx, ids) => missing(ctx, 'orders', ids) },
+  ordersWorkload(),
+  paymentsWorkload(),
 ];
 
 interface Record_ {
@@ -114,7 +250,7 @@ function startLoad(ctx: Ctx): { records: Record_[]; stop: () => Promise<void> } 
               const cause = (err as { cause?: { code?: string } }).cause;
               outcome = { status: null, error: cause?.code ?? (err as Error).name };
             }
-            records.push({ workload: w.name, sentAt, doneAt: Date.now(), outcome });
+            records.push({ workload: w.name, sentAt: outcome.sentAt ?? sentAt, doneAt: Date.now(), outcome });
             // A server that refuses connections answers at once: do not spin.
             if (outcome.status === null || outcome.status >= 500) await sleep(25);
           }
@@ -163,7 +299,53 @@ interface Row {
   droppedInFlight: number;
   lost: number | '-';
   recoveryMs: number | null;
+  /** Requests sent again with their Idempotency-Key after the scenario. */
+  retried: number | '-';
+  /** Keys that recorded two writes, or retries of an acknowledged write answered otherwise. */
+  appliedTwice: number | '-';
+  consistent: string;
   note: string;
+}
+
+const isAck = (o: Outcome): boolean => o.status !== null && o.status >= 200 && o.status < 300;
+
+/**
+ * Sends again, with the same Idempotency-Key and body, the unacknowledged writes (those in flight
+ * at the fault first; at most 200) and the last 20 acknowledged ones. An acknowledged write must
+ * never be answered with another id; an unacknowledged one may apply now (its new id is then
+ * checked like any acknowledged write). Either may get 409 idempotency-key-in-use while a claim
+ * the fault left behind is fresh (IDEMPOTENCY_STALE_AFTER_MS): a retry after that finds the
+ * write, if there is one, through the key stored with it.
+ */
+async function resendAfter(ctx: Ctx, mine: readonly Record_[], faultAt: number) {
+  const writes = mine.filter((r) => r.outcome.resend !== undefined);
+  const inFlight = (r: Record_) => r.sentAt < faultAt && r.doneAt >= faultAt;
+  const unacked = writes.filter((r) => !isAck(r.outcome)).sort((a, b) => Number(inFlight(b)) - Number(inFlight(a))).slice(0, 200);
+  const acked = writes.filter((r) => isAck(r.outcome)).slice(-20);
+  const queue = [...unacked, ...acked];
+  const answers = new Map<string, number>();
+  const newIds: string[] = [];
+  let wrong = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let r = queue.shift(); r !== undefined; r = queue.shift()) {
+        const o = await write(ctx, r.outcome.resend!);
+        const was = isAck(r.outcome) ? 'acknowledged' : 'unacknowledged';
+        const got = o.status === null ? (o.error ?? 'error') : o.status === 201 ? (o.id === r.outcome.id ? '201 same id' : '201') : `${o.status} ${o.error ?? ''}`.trim();
+        answers.set(`${was}→${got}`, (answers.get(`${was}→${got}`) ?? 0) + 1);
+        if (isAck(r.outcome)) {
+          if (o.status === 201 && o.id !== r.outcome.id) wrong += 1;
+        } else if (o.id !== undefined) newIds.push(o.id);
+      }
+    }),
+  );
+  return {
+    retried: unacked.length + acked.length,
+    wrong,
+    newIds,
+    keys: writes.map((r) => r.outcome.resend!.key),
+    answers: [...answers].map(([k, n]) => `${k}×${n}`).join(' ') || 'none',
+  };
 }
 
 /**
@@ -185,6 +367,9 @@ async function summarise(
     const acked = mine.filter((r) => r.outcome.status !== null && r.outcome.status >= 200 && r.outcome.status < 300);
     const firstAfter = acked.filter((r) => r.sentAt >= recoverFrom).sort((a, b) => a.doneAt - b.doneAt)[0];
     const inFlight = mine.filter((r) => r.sentAt < faultAt && r.doneAt >= faultAt);
+    const resent = w.appliedTwice ? await resendAfter(ctx, mine, faultAt) : null;
+    const ackedIds = [...acked.map((r) => r.outcome.id).filter((id): id is string => id !== undefined), ...(resent?.newIds ?? [])];
+    const problems = w.inconsistencies ? await w.inconsistencies(ctx) : null;
     rows.push({
       scenario,
       workload: w.name,
@@ -192,9 +377,12 @@ async function summarise(
       acknowledged: acked.length,
       failed: mine.length - acked.length,
       droppedInFlight: inFlight.filter((r) => r.outcome.status === null).length,
-      lost: w.writes ? await w.lost(ctx, acked.map((r) => r.outcome.id).filter((id): id is string => id !== undefined)) : '-',
+      lost: w.writes ? await w.lost(ctx, ackedIds) : '-',
       recoveryMs: firstAfter ? firstAfter.doneAt - faultAt : null,
-      note: note(w),
+      retried: resent?.retried ?? '-',
+      appliedTwice: resent ? resent.wrong + (await w.appliedTwice!(ctx, resent.keys)) : '-',
+      consistent: problems === null ? '-' : problems.length === 0 ? 'yes' : problems.join('; '),
+      note: `${note(w)}${resent ? `; retry answers: ${resent.answers}` : ''}`,
     });
   }
   return rows;
@@ -333,8 +521,12 @@ async function main(): Promise<void> {
   print(rows);
   const lost = rows.reduce((n, r) => n + (r.lost === '-' ? 0 : r.lost), 0);
   const droppedOnSigterm = rows.filter((r) => r.scenario.startsWith('SIGTERM')).reduce((n, r) => n + r.droppedInFlight, 0);
-  process.stdout.write(`\nlost acknowledged writes: ${lost}; in-flight requests dropped on SIGTERM: ${droppedOnSigterm}\n`);
-  process.exitCode = lost === 0 && droppedOnSigterm === 0 ? 0 : 1;
+  const twice = rows.reduce((n, r) => n + (r.appliedTwice === '-' ? 0 : r.appliedTwice), 0);
+  const inconsistent = rows.filter((r) => r.consistent !== 'yes' && r.consistent !== '-').length;
+  process.stdout.write(
+    `\nlost acknowledged writes: ${lost}; in-flight requests dropped on SIGTERM: ${droppedOnSigterm}; applied twice: ${twice}; inconsistent: ${inconsistent}\n`,
+  );
+  process.exitCode = lost === 0 && droppedOnSigterm === 0 && twice === 0 && inconsistent === 0 ? 0 : 1;
 }
 
 function firstAckAfter(records: readonly Record_[], workload: string, at: number): number | null {
@@ -347,9 +539,13 @@ function firstAckAfter(records: readonly Record_[], workload: string, at: number
 function print(rows: readonly Row[]): void {
   const scenarios = [...new Set(rows.map((r) => r.scenario))];
   for (const s of scenarios) {
-    process.stdout.write(`\n### ${s}\n\n| workload | sent | acknowledged | failed | in-flight dropped | lost acknowledged writes | recovery (ms) | notes |\n|---|---:|---:|---:|---:|---:|---:|---|\n`);
+    process.stdout.write(
+      `\n### ${s}\n\n| workload | sent | acknowledged | failed | in-flight dropped | lost acknowledged writes | recovery (ms) | retried with same key | applied twice | consistent | notes |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n`,
+    );
     for (const r of rows.filter((x) => x.scenario === s)) {
-      process.stdout.write(`| ${r.workload} | ${r.sent} | ${r.acknowledged} | ${r.failed} | ${r.droppedInFlight} | ${r.lost} | ${r.recoveryMs ?? 'not recovered'} | ${r.note} |\n`);
+      process.stdout.write(
+        `| ${r.workload} | ${r.sent} | ${r.acknowledged} | ${r.failed} | ${r.droppedInFlight} | ${r.lost} | ${r.recoveryMs ?? 'not recovered'} | ${r.retried} | ${r.appliedTwice} | ${r.consistent} | ${r.note} |\n`,
+      );
     }
   }
 }

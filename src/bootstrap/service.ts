@@ -112,6 +112,9 @@ export interface RunningServer {
  * requests finish, and the service closes (change feeds, then the pool). Whatever is still open
  * one second before `shutdownTimeoutSeconds` is cut off so the process can exit in time.
  */
+/** How long an idle keep-alive connection may still deliver a request once the shutdown begins. */
+const IDLE_GRACE_MS = 250;
+
 export async function listen(service: Service, config: Config, log: Logger): Promise<RunningServer> {
   const server = http.createServer(serverOptions(config), service.app);
   server.on('clientError', writeClientError);
@@ -125,6 +128,13 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const lifecycle = service.container.get(TOKENS.Lifecycle);
+  // Responses being written when the shutdown begins are told to close their connection too, so
+  // no client sends another request on a connection that is about to close.
+  const inFlight = new Set<http.ServerResponse>();
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -139,16 +149,26 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
         server.prependListener('request', closeAfterResponse);
         await new Promise((resolve) => setTimeout(resolve, Math.min(config.shutdownDrainDelayMs, budgetMs / 2)));
       }
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // A connection whose in-flight request finishes becomes idle: close it then, not at its
-      // keep-alive timeout.
-      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
-      sweeper.unref();
       // A keep-alive connection that finishes its last request is closed rather than kept.
       server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
         res.shouldKeepAlive = false;
       });
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      // server.close() stops accepting at once, and would also close every idle keep-alive
+      // connection at once (Node ≥ 19), dropping a request the client already sent on one that
+      // has not been read yet. Idle connections get IDLE_GRACE_MS to deliver such a request,
+      // which is answered (with Connection: close); then they are closed.
+      const closeIdle = server.closeIdleConnections.bind(server);
+      server.closeIdleConnections = () => undefined;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections = closeIdle;
+      const sweepFrom = Date.now() + IDLE_GRACE_MS;
+      // A connection whose in-flight request finishes becomes idle: close it then, not at its
+      // keep-alive timeout.
+      const sweeper = setInterval(() => {
+        if (Date.now() >= sweepFrom) server.closeIdleConnections();
+      }, 50);
+      sweeper.unref();
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {

@@ -2,8 +2,13 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { OPERATIONS } from '../../src/adapters/http/operations.js';
 import type { OperationSpec } from '../../src/adapters/http/operation.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { buildAgent, type TestAgent } from '../support/builders.js';
+import type { Knex } from 'knex';
+import { TOKENS } from '../../src/bootstrap/tokens.js';
+import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
+import { json, startTestApp, type TestApp } from '../support/app.js';
+import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
+import { buildAgent, unique, type TestAgent } from '../support/builders.js';
+import { basicAuth, bearer, buildTenant, delegatedToken, machineToken, testAddress, type TestTenant } from '../support/wallet-builders.js';
 
 /**
  * Random bodies, query strings, headers and paths against every published operation (so routes
@@ -107,9 +112,12 @@ const headersFor = (creds: Creds) =>
     { requiredKeys: [] },
   );
 
-const isOAuthTokenPath = (path: string): boolean => /^\/oauth\/token\/?(\?|$)/.test(path.replace(/^\/[A-Za-z0-9._-]+(?=\/oauth\/)/, ''));
+// As the server sees it: the client resolves dot segments ("/oauth/token/." is "/oauth/token/").
+const isOAuthTokenPath = (path: string): boolean =>
+  /^\/oauth\/token\/?(\?|$)/.test(new URL(path, 'http://x').pathname.replace(/^\/[A-Za-z0-9._-]+(?=\/oauth\/)/, ''));
 
-async function check(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: { type: string; body: string }): Promise<void> {
+/** Sends one request and checks its answer; returns the status, or null when the client refused to send it. */
+async function check(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: { type: string; body: string }): Promise<number | null> {
   const init: RequestInit = { method: method.toUpperCase(), headers: { ...headers } };
   if (body !== undefined && method !== 'get' && method !== 'head') {
     init.body = body.body;
@@ -120,7 +128,7 @@ async function check(app: TestApp, method: string, path: string, headers: Record
     res = await app.request(path, init);
   } catch (err) {
     // The client refused to send it (an invalid header value for fetch): nothing reached the server.
-    if (err instanceof TypeError) return;
+    if (err instanceof TypeError) return null;
     throw err;
   }
   const text = await res.text();
@@ -136,6 +144,7 @@ async function check(app: TestApp, method: string, path: string, headers: Record
     expect(problem.reason, where).to.be.a('string');
     expect(problem.status, where).to.equal(res.status);
   }
+  return res.status;
 }
 
 describe('fuzzing every published operation', function () {
@@ -186,5 +195,251 @@ describe('fuzzing every published operation', function () {
     const probe = {} as Record<string, unknown>;
     expect(probe.isAdmin).to.equal(undefined);
     expect(Object.keys(Object.prototype)).to.deep.equal([]);
+  });
+});
+
+/**
+ * Writes with a valid credential: a request the service refuses (4xx) changes nothing the caller
+ * owns (quotes, orders, ledger transactions and balances, wallet users, idempotency keys), and
+ * `__proto__` / `constructor` keys in a body change nothing that is stored.
+ */
+describe('fuzzing the write operations with a valid credential', function () {
+  this.timeout(180_000);
+  let app: TestApp;
+  let knex: Knex;
+  let agent: TestAgent;
+  let tenant: TestTenant;
+  let machine: string;
+  let payer: { token: string; userId: string };
+  let payee: { token: string; userId: string };
+  let schedule: BusSchedule;
+  const date = dateAhead(30);
+  const contact = { name: 'Somchai P.', email: 'somchai@example.com', phone: '+66 81 000 0000' };
+  /** Real ids to put in paths and bodies, so requests get past "not found" to the deeper rules. */
+  const real = { quoteId: '', orderId: '', paymentId: '', topUpId: '' };
+
+  const created = async <T>(res: Response): Promise<T> => {
+    const text = await res.text();
+    if (res.status !== 201 && res.status !== 200) throw new Error(`${res.url} answered ${res.status}: ${text}`);
+    return JSON.parse(text) as T;
+  };
+  const busQuote = async (): Promise<string> =>
+    (await created<{ id: string }>(await app.request('/api/v1/express-bus/quotes', json('POST', { tripId: tripIdOf(schedule, date), passengers: 1 }, { 'x-api-key': agent.apiKey })))).id;
+
+  before(async function () {
+    // One proxy hop trusted, so each login attempt comes from an address of its own and the
+    // failed ones never lock out the address other tests log in from.
+    app = await startTestApp({ env: { TRUST_PROXY: '1' } });
+    if (app.service.db === null) this.skip();
+    knex = app.service.db.knex;
+    agent = await buildAgent(app.service);
+    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    schedule = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 1_000 });
+    tenant = await buildTenant(app.service);
+    machine = await machineToken(app, tenant);
+    payer = await delegatedToken(app, machine);
+    payee = await delegatedToken(app, machine);
+    real.topUpId = (await created<{ id: string }>(await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'fuzz' }, bearer(machine))))).id;
+    real.paymentId = (await created<{ id: string }>(await app.request('/me/payments', json('POST', { amount: 400, reference: 'fuzz' }, bearer(payer.token))))).id;
+    real.quoteId = await busQuote();
+    const orderQuote = await busQuote();
+    real.orderId = (await created<{ id: string }>(await app.request('/api/v1/orders', json('POST', { quoteId: orderQuote, contact }, { 'x-api-key': agent.apiKey })))).id;
+  });
+  after(async () => {
+    if (app.service.db !== null) await dropTestSchedules(knex);
+    await app.stop();
+  });
+
+  /** Everything a rejected write of these callers could have touched, as one row of numbers. */
+  const snapshot = async (): Promise<Record<string, number>> => {
+    const scopes = [`agent:${agent.agentId}`, `wallet:${tenant.tenantId}:machine:${tenant.clientId}`, `wallet:${tenant.tenantId}:user:${payer.userId}`, `wallet:${tenant.tenantId}:user:${payee.userId}`];
+    const { rows } = await knex.raw(
+      `SELECT
+         (SELECT count(*) FROM quotes WHERE agent_id = :agent) AS quotes,
+         (SELECT count(*) FROM orders WHERE agent_id = :agent) AS orders,
+         (SELECT count(*) FROM orders WHERE agent_id = :agent AND status = 'CANCELLED') AS cancelled,
+         (SELECT coalesce(sum(seats_left), 0) FROM trip_inventory WHERE schedule_id = :schedule) AS seats_left,
+         (SELECT count(*) FROM ledger_transactions WHERE tenant_id = :tenant) AS transactions,
+         (SELECT coalesce(sum(refunded_amount), 0) FROM ledger_transactions WHERE tenant_id = :tenant) AS refunded,
+         (SELECT count(*) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id WHERE t.tenant_id = :tenant) AS entries,
+         (SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE tenant_id = :tenant AND kind = 'USER') AS balances,
+         (SELECT count(*) FROM wallet_users WHERE tenant_id = :tenant) AS wallet_users,
+         (SELECT count(*) FROM idempotency_keys WHERE scope IN (:s0, :s1, :s2, :s3)) AS idempotency_keys`,
+      { agent: agent.agentId, schedule: schedule.id, tenant: tenant.tenantId, s0: scopes[0]!, s1: scopes[1]!, s2: scopes[2]!, s3: scopes[3]! },
+    );
+    return Object.fromEntries(Object.entries(rows[0] as Record<string, unknown>).map(([k, v]) => [k, Number(v)]));
+  };
+
+  /** A valid credential for the operation's token rule. */
+  const credentialFor = (op: OperationSpec): Record<string, string> => {
+    switch (op.token) {
+      case 'api-key':
+        return { 'x-api-key': agent.apiKey };
+      case 'machine':
+      case 'either':
+        return bearer(machine);
+      case 'user':
+        return bearer(payer.token);
+      case 'none':
+        if (op.path === '/auth/login') return { 'x-forwarded-for': testAddress() };
+        return op.path === '/oauth/token' ? { authorization: basicAuth(tenant.clientId, tenant.clientSecret) } : {};
+    }
+  };
+
+  /** A body the operation would accept, as the base that mutations start from. */
+  const validBodyFor = (op: OperationSpec): Record<string, unknown> => {
+    const bodies: Record<string, Record<string, unknown>> = {
+      '/api/v1/airport-transfer/quotes': { fromLocationId: 'loc_bkk', toLocationId: 'loc_pattaya_beach', pickupAt: `${date}T10:00:00+07:00`, passengers: 2 },
+      '/api/v1/express-bus/quotes': { tripId: tripIdOf(schedule, date), passengers: 1 },
+      '/api/v1/orders': { quoteId: real.quoteId, contact },
+      '/oauth/token': { grant_type: 'client_credentials' },
+      '/auth/delegated-token': { externalUserRef: `fuzz-${unique()}` },
+      '/auth/login': { clientId: tenant.clientId, email: `nobody.${unique()}@example.com`, password: 'wrong password' },
+      '/users': { externalUserRef: `fuzz-${unique()}` },
+      '/users/{userId}/top-ups': { amount: 100, reference: 'fuzz' },
+      '/transactions/{transactionId}/refunds': { amount: 100 },
+      '/me/payments': { amount: 100, reference: 'fuzz' },
+      '/me/transfers': { toUserId: payee.userId, amount: 100 },
+    };
+    return { ...(bodies[op.path] ?? {}) };
+  };
+
+  /** Path parameters: the caller's own ids, another kind's ids, or random values. */
+  const paramValue = fc.oneof(fc.constantFrom(() => real.orderId, () => real.paymentId, () => real.topUpId, () => real.quoteId, () => payer.userId, () => payee.userId), value.map((v) => () => v));
+  const writePath = (op: OperationSpec) =>
+    fc.array(paramValue, { minLength: 2, maxLength: 2 }).map((vals) => {
+      let i = 0;
+      return op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(vals[i++ % vals.length]!()));
+    });
+
+  /** A valid body with one field replaced, removed or added; or any of the random bodies. */
+  const writeBody = (op: OperationSpec) =>
+    fc.oneof(
+      fc.tuple(fc.oneof(fc.constantFrom('amount', 'quoteId', 'contact', 'passengers', 'toUserId', 'tripId', 'externalUserRef', 'reference', 'grant_type'), printable), fc.option(jsonish, { nil: undefined })).map(([field, v]) => {
+        const body = validBodyFor(op);
+        if (v === undefined) delete body[field];
+        else body[field] = v;
+        const text = JSON.stringify(body);
+        return op.request?.bodyContentType === 'application/x-www-form-urlencoded'
+          ? { type: 'application/x-www-form-urlencoded', body: new URLSearchParams(Object.entries(body).map(([k, x]): [string, string] => [k, typeof x === 'string' ? x : (JSON.stringify(x) ?? '')])).toString() }
+          : { type: 'application/json', body: text };
+      }),
+      bodyFor(op),
+    );
+
+  const otherHeaders = fc.record(
+    {
+      'idempotency-key': fc.oneof(printable.filter((k) => k.length > 0), fc.constant(`fuzz-${unique()}`)),
+      'x-request-id': printable,
+      accept: fc.constantFrom('*/*', 'application/json', 'text/html'),
+    },
+    { requiredKeys: [] },
+  );
+
+  const writes = OPERATIONS.filter((op) => op.method !== 'get');
+
+  for (const op of writes) {
+    it(`when ${op.method.toUpperCase()} ${op.path} is refused (4xx) with a valid credential, then nothing the caller owns changed`, async () => {
+      let refused = 0;
+      let before = await snapshot();
+      await fc.assert(
+        fc.asyncProperty(writePath(op), writeBody(op), otherHeaders, async (path, body, headers) => {
+          const status = await check(app, op.method, path, { ...headers, ...credentialFor(op) }, body);
+          const after = await snapshot();
+          if (status !== null && status >= 400 && status < 500) {
+            refused += 1;
+            const changed = Object.fromEntries(Object.keys(after).filter((k) => after[k] !== before[k]).map((k) => [k, `${before[k]} -> ${after[k]}`]));
+            expect(changed, `${op.method.toUpperCase()} ${path} ${body.body.slice(0, 200)} -> ${status}`).to.deep.equal({});
+          }
+          // An accepted write (a valid mutation) moves the baseline.
+          before = after;
+        }),
+        { numRuns: RUNS },
+      );
+      expect(refused, 'refused requests').to.be.above(RUNS / 4);
+    });
+  }
+
+  /** JSON text of `value` with `__proto__` and `constructor` keys added to every object. */
+  const polluted = (value: unknown): string => {
+    if (Array.isArray(value)) return `[${value.map(polluted).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+      const own = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${polluted(v)}`);
+      const extra = [
+        '"__proto__":{"isAdmin":true,"amount":999999,"tenantId":"tnt_other","agentId":"agt_other","userId":"usr_other","status":"CANCELLED","price":{"amount":1,"currency":"USD"}}',
+        '"constructor":{"prototype":{"isAdmin":true,"amount":999999}}',
+      ];
+      return `{${[...extra, ...own].join(',')}}`;
+    }
+    return JSON.stringify(value);
+  };
+  const postRaw = (path: string, text: string, headers: Record<string, string>) =>
+    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text });
+  /** A stored row without the columns that differ between any two writes (ids, times, caller-chosen references). */
+  const comparable = (row: Record<string, unknown>, volatile: readonly string[]) =>
+    Object.fromEntries(Object.entries(row).filter(([k]) => !volatile.includes(k)));
+
+  it('when write bodies carry __proto__ and constructor keys at every level, then what is stored is what the same body without them stores', async () => {
+    // Each case: the same write twice, plain and polluted; the stored rows must match.
+    const ledgerVolatile = ['id', 'reference', 'created_at', 'idempotency_key', 'refund_of'];
+    const cases: Array<{ name: string; write: (pollute: boolean) => Promise<Response>; stored: (id: string) => Promise<Record<string, unknown>>; volatile: string[] }> = [
+      {
+        name: 'wallet user',
+        write: (p) => postRaw('/users', (p ? polluted : JSON.stringify)({ externalUserRef: 'proto-user' }).replace('proto-user', `proto-${unique()}`), bearer(machine)),
+        stored: async (id) => (await knex('wallet_users').where({ id }).first()) as Record<string, unknown>,
+        volatile: ['id', 'external_user_ref', 'created_at'],
+      },
+      {
+        name: 'top-up',
+        write: (p) => postRaw(`/users/${payee.userId}/top-ups`, (p ? polluted : JSON.stringify)({ amount: 300, reference: 'proto' }), { ...bearer(machine), 'idempotency-key': `proto-${unique()}` }),
+        stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
+        volatile: ledgerVolatile,
+      },
+      {
+        name: 'payment',
+        write: (p) => postRaw('/me/payments', (p ? polluted : JSON.stringify)({ amount: 20, reference: 'proto', description: 'proto' }), { ...bearer(payer.token), 'idempotency-key': `proto-${unique()}` }),
+        stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
+        volatile: ledgerVolatile,
+      },
+      {
+        name: 'transfer',
+        write: (p) => postRaw('/me/transfers', (p ? polluted : JSON.stringify)({ toUserId: payee.userId, amount: 10, note: 'proto' }), bearer(payer.token)),
+        stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
+        volatile: ledgerVolatile,
+      },
+      {
+        name: 'refund',
+        write: (p) => postRaw(`/transactions/${payment.id}/refunds`, (p ? polluted : JSON.stringify)({ amount: 5 }), bearer(machine)),
+        stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
+        volatile: ledgerVolatile,
+      },
+      {
+        name: 'quote',
+        write: (p) => postRaw('/api/v1/express-bus/quotes', (p ? polluted : JSON.stringify)({ tripId: tripIdOf(schedule, date), passengers: 2 }), { 'x-api-key': agent.apiKey }),
+        stored: async (id) => (await knex('quotes').where({ id }).first()) as Record<string, unknown>,
+        volatile: ['id', 'created_at', 'expires_at'],
+      },
+      {
+        name: 'order',
+        write: async (p) =>
+          postRaw('/api/v1/orders', (p ? polluted : JSON.stringify)({ quoteId: await busQuote(), contact, passengers: [{ name: 'A' }], agentReference: 'proto' }), { 'x-api-key': agent.apiKey, 'idempotency-key': `proto-${unique()}` }),
+        stored: async (id) => (await knex('orders').where({ id }).first()) as Record<string, unknown>,
+        volatile: ['id', 'quote_id', 'created_at', 'idempotency_key'],
+      },
+    ];
+    // The fuzzing above may have spent the payer's money and refunded the payment.
+    expect((await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'proto' }, bearer(machine)))).status).to.equal(201);
+    const payment = await created<{ id: string }>(await app.request('/me/payments', json('POST', { amount: 100, reference: 'proto' }, bearer(payer.token))));
+    for (const c of cases) {
+      const plainRes = await c.write(false);
+      const pollutedRes = await c.write(true);
+      expect(pollutedRes.status, c.name).to.equal(plainRes.status);
+      expect(plainRes.status, c.name).to.equal(201);
+      const plain = await c.stored(((await plainRes.json()) as { id: string }).id);
+      const dirty = await c.stored(((await pollutedRes.json()) as { id: string }).id);
+      expect(comparable(dirty, c.volatile), c.name).to.deep.equal(comparable(plain, c.volatile));
+      expect(JSON.stringify(dirty), c.name).not.to.match(/__proto__|constructor|isAdmin|999999|_other/);
+    }
+    expect(({} as Record<string, unknown>).isAdmin).to.equal(undefined);
   });
 });
