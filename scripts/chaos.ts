@@ -426,12 +426,13 @@ async function main(): Promise<void> {
     ctx.apiKey = ((await (await post(ctx, '/chaos/keys', { agentId: agent.id })).json()) as { apiKey: string }).apiKey;
     for (const w of WORKLOADS) await w.setup(ctx);
 
-    // 1. SIGTERM under load, then a new process on the same port (as an orchestrator would).
-    {
+    // 1 and 2. SIGTERM, then kill -9, under load; each time a new process takes the same port
+    // (as an orchestrator would).
+    for (const [scenario, signal] of [['SIGTERM under load', 'SIGTERM'], ['kill -9 under load', 'SIGKILL']] as const) {
       const load = startLoad(ctx);
       await sleep(LOAD_MS);
       const faultAt = Date.now();
-      server.child.kill('SIGTERM');
+      server.child.kill(signal);
       const code = await server.exited;
       const exitedAt = Date.now();
       server = await startServer(env);
@@ -439,33 +440,16 @@ async function main(): Promise<void> {
       await waitUntil(() => recovered(load.records, exitedAt), GIVE_UP_MS);
       await sleep(AFTER_RECOVERY_MS);
       await load.stop();
+      const exit = signal === 'SIGTERM' ? `exit code ${String(code)} ${exitedAt - faultAt} ms after SIGTERM; ` : '';
       rows.push(
         ...(await summarise(
-          'SIGTERM under load',
+          scenario,
           ctx,
           load.records,
           faultAt,
-          (w) => `exit code ${String(code)} ${exitedAt - faultAt} ms after SIGTERM; new process up in ${startMs} ms; failures: ${statusCounts(load.records, w.name)}`,
+          (w) => `${exit}new process up in ${startMs} ms; failures: ${statusCounts(load.records, w.name)}`,
           exitedAt,
         )),
-      );
-    }
-
-    // 2. kill -9 under load, then a new process.
-    {
-      const load = startLoad(ctx);
-      await sleep(LOAD_MS);
-      const faultAt = Date.now();
-      server.child.kill('SIGKILL');
-      await server.exited;
-      const exitedAt = Date.now();
-      server = await startServer(env);
-      const startMs = Date.now() - exitedAt;
-      await waitUntil(() => recovered(load.records, exitedAt), GIVE_UP_MS);
-      await sleep(AFTER_RECOVERY_MS);
-      await load.stop();
-      rows.push(
-        ...(await summarise('kill -9 under load', ctx, load.records, faultAt, (w) => `new process up in ${startMs} ms; failures: ${statusCounts(load.records, w.name)}`, exitedAt)),
       );
     }
 

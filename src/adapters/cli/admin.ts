@@ -40,15 +40,24 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const str = { type: 'string' } as const;
+/** A string flag. */
+export const str = { type: 'string' } as const;
 
-const required = (values: Values, flag: string): string => {
+/** The value of a flag that must be given, or a usage error. */
+export const required = (values: Values, flag: string): string => {
   const v = values[flag];
   if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${flag} is required`);
   return v;
 };
 
-const optionalInt = (values: Values, flag: string): number | undefined => {
+/** The value of a string flag, if given. */
+export const optional = (values: Values, flag: string): string | undefined => {
+  const v = values[flag];
+  return typeof v === 'string' ? v : undefined;
+};
+
+/** The value of a whole-number flag, if given; anything else is a usage error. */
+export const optionalInt = (values: Values, flag: string): number | undefined => {
   const v = values[flag];
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !/^-?\d+$/.test(v)) throw new UsageError(`--${flag} must be a whole number`);

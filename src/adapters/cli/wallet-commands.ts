@@ -1,17 +1,4 @@
-import type { AdminCommand } from './admin.js';
-import { UsageError } from './admin.js';
-
-const str = { type: 'string' } as const;
-
-const required = (values: Record<string, string | boolean | undefined>, flag: string): string => {
-  const v = values[flag];
-  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${flag} is required`);
-  return v;
-};
-const optional = (values: Record<string, string | boolean | undefined>, flag: string): string | undefined => {
-  const v = values[flag];
-  return typeof v === 'string' ? v : undefined;
-};
+import { optional, required, str, UsageError, type AdminCommand } from './admin.js';
 
 /** The wallet identity commands: tenants, users and token signing keys. */
 export const WALLET_IDENTITY_COMMANDS: readonly AdminCommand[] = [
