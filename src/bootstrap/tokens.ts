@@ -8,6 +8,7 @@ import type { Clock } from '../domain/shared/clock.port.js';
 import type { IdGenerator } from '../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../domain/shared/secrets.port.js';
 import type { AgentResolver } from '../domain/identity/agent-resolver.port.js';
+import type { IdentityChangeFeed } from '../adapters/knex/identity-change-feed.js';
 import type { AgentDirectory } from '../domain/identity/agent-directory.port.js';
 import type { CatalogueReader, CatalogueWriter } from '../domain/catalogue/catalogue.port.js';
 import type { Catalogue } from '../domain/catalogue/catalogue.js';
@@ -78,6 +79,8 @@ export const TOKENS = {
   Idempotent: token<Idempotent>('Idempotent'),
   // identity
   AgentResolver: token<AgentResolver>('AgentResolver'),
+  /** The database's identity-change notifications (bound only with a database). */
+  IdentityChangeFeed: token<IdentityChangeFeed>('IdentityChangeFeed'),
   AgentDirectory: token<AgentDirectory>('AgentDirectory'),
   AuthenticateAgent: token<AuthenticateAgent>('AuthenticateAgent'),
   GetAgentAccount: token<GetAgentAccount>('GetAgentAccount'),

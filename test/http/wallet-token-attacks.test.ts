@@ -4,6 +4,7 @@ import { SignJWT, base64url, decodeJwt, exportJWK, generateKeyPair, importJWK, t
 import { startTestApp, type TestApp } from '../support/app.js';
 import { bearer, buildTenant, delegatedToken, machineToken, testSigningKey, type TestTenant } from '../support/wallet-builders.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { eventually } from '../support/builders.js';
 
 /**
  * Each forged or spoiled token must be refused with 401 invalid-token and the Bearer challenge.
@@ -134,15 +135,19 @@ describe('wallet token verification (attacks)', () => {
     await expectRefused(token, 'cached, now expired');
   });
 
-  it('when the token’s user or tenant no longer exists, then its token is refused', async () => {
+  it('when the token’s user or tenant no longer exists, then its token is refused within a second', async () => {
     const t = await buildTenant(app.service);
     const m = await machineToken(app, t);
     const u = await delegatedToken(app, m);
+    // Both are now in the instance's identity cache: the database's change feed must clear them.
     expect((await app.request('/me', { headers: bearer(u.token) })).status).to.equal(200);
+    expect((await app.request('/users', { headers: bearer(m) })).status).to.equal(200);
     const knex = app.service.container.get(TOKENS.Knex);
     await knex('wallet_users').where({ id: u.userId }).delete();
+    await eventually(async () => (await app.request('/me', { headers: bearer(u.token) })).status === 401, 1000, 'deleted user refused');
     await expectRefused(u.token, 'deleted user');
     await knex('tenants').where({ id: t.tenantId }).delete();
+    await eventually(async () => (await app.request('/users', { headers: bearer(m) })).status === 401, 1000, 'deleted tenant refused');
     const res = await app.request('/users', { headers: bearer(m) });
     expect(res.status).to.equal(401);
     expect(((await res.json()) as { reason: string }).reason).to.equal('invalid-token');

@@ -1,9 +1,10 @@
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
+import { InvalidatedCache, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
 
-/** Whether cached entries can be trusted right now (the change feed is connected). */
-export interface CacheHealth {
-  readonly trusted: boolean;
-}
+export type { CacheHealth } from './invalidated-cache.js';
+
+/** The tables whose changes can make a resolved key stale. */
+export const AGENT_IDENTITY_TABLES: ReadonlySet<string> = new Set(['channels', 'agents', 'api_keys']);
 
 /**
  * A bounded LRU in front of another resolver. Entries hold the stored key, agent and channel;
@@ -13,47 +14,26 @@ export interface CacheHealth {
  * age out after `ttlMs` as a last resort.
  */
 export class CachedAgentResolver implements AgentResolver {
-  private readonly entries = new Map<string, { value: ResolvedKey; at: number }>();
-  private generation = 0;
+  private readonly cache: InvalidatedCache<ResolvedKey>;
 
   constructor(
     private readonly inner: AgentResolver,
-    private readonly health: CacheHealth,
-    private readonly options: { maxEntries: number; ttlMs: number; now?: () => number },
-  ) {}
+    health: CacheHealth,
+    options: InvalidatedCacheOptions,
+  ) {
+    this.cache = new InvalidatedCache(health, options);
+  }
 
-  async findByKeyHash(keyHash: string): Promise<ResolvedKey | null> {
-    const now = this.options.now?.() ?? Date.now();
-    if (this.health.trusted) {
-      const hit = this.entries.get(keyHash);
-      if (hit !== undefined && now - hit.at < this.options.ttlMs) {
-        // Re-insert to keep Map order as recency order.
-        this.entries.delete(keyHash);
-        this.entries.set(keyHash, hit);
-        return hit.value;
-      }
-    }
-    const generation = this.generation;
-    const value = await this.inner.findByKeyHash(keyHash);
-    // A change announced while the lookup was in flight may have made `value` stale.
-    if (value !== null && this.health.trusted && generation === this.generation) {
-      this.entries.delete(keyHash);
-      this.entries.set(keyHash, { value, at: now });
-      if (this.entries.size > this.options.maxEntries) {
-        const oldest = this.entries.keys().next().value;
-        if (oldest !== undefined) this.entries.delete(oldest);
-      }
-    }
-    return value;
+  findByKeyHash(keyHash: string): Promise<ResolvedKey | null> {
+    return this.cache.get(keyHash, () => this.inner.findByKeyHash(keyHash));
   }
 
   /** Forgets everything; called on every announced identity change. */
   clear(): void {
-    this.generation += 1;
-    this.entries.clear();
+    this.cache.clear();
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.cache.size;
   }
 }

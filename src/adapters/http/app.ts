@@ -31,23 +31,48 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   app.use(requestId);
   app.use(accessLog(log));
   for (const mw of surfaces.before ?? []) app.use(mw);
-  for (const router of surfaces.root) app.use(router);
+  for (const router of surfaces.root) mount(app.router as unknown as Router, router);
 
   // Booking: the public routes first, then the key check for everything else under /api/v1,
   // so an unknown path without a key is 401, not 404.
   const booking = express.Router();
-  for (const router of surfaces.bookingPublic) booking.use(router);
+  for (const router of surfaces.bookingPublic) mount(booking, router);
   booking.use(surfaces.bookingAuth);
   for (const mw of surfaces.bookingAuthenticated ?? []) booking.use(mw);
-  for (const router of surfaces.booking) booking.use(router);
+  for (const router of surfaces.booking) mount(booking, router);
   booking.use(notFoundHandler);
   app.use('/api/v1', booking);
 
   const wallet = express.Router();
-  for (const router of surfaces.wallet) wallet.use(router);
+  for (const router of surfaces.wallet) mount(wallet, router);
   if (surfaces.wallet.length > 0) app.use(surfaces.walletBasePath || '/', wallet);
 
   app.use(notFoundHandler);
   app.use(errorHandler(log));
   return app;
+}
+
+/** What `mount` reads of a router: its layers and its `router.param` handlers. */
+interface RouterInternals {
+  stack: Array<{ route?: unknown }>;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Mounts `router` at the root of `parent`. A router that holds only routes (no middleware, no
+ * error handler, no `router.param`) behaves exactly like its routes written in `parent`, so its
+ * routes are moved there: a request then walks one list of routes instead of entering and
+ * leaving a router for each group, which was a measurable share of every request's cost. Any
+ * other router is mounted as it is.
+ */
+function mount(parent: Router, router: Router): void {
+  const inner = router as unknown as RouterInternals;
+  const target = parent as unknown as RouterInternals;
+  const onlyRoutes =
+    Array.isArray(inner.stack) &&
+    Array.isArray(target.stack) &&
+    Object.keys(inner.params ?? {}).length === 0 &&
+    inner.stack.every((layer) => layer.route !== undefined);
+  if (onlyRoutes) target.stack.push(...inner.stack);
+  else parent.use(router);
 }

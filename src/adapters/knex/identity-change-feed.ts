@@ -4,12 +4,20 @@ import { SESSION_TIMEOUTS, type Database } from './database.js';
 import { IDENTITY_CHANNEL } from './migrations/0001-identity-catalogue.js';
 
 /**
- * Delivers the database's identity-change notifications to `onChange`. On PostgreSQL it holds
- * one dedicated LISTEN connection (outside the pool); on PGlite it uses the engine's own
- * listener. `trusted` is false whenever a notification could have been missed, and `onChange`
- * is called again on every reconnect, so a cache fed by it is never stale for long.
+ * Called with the table a notification names, or null when anything may have changed (the
+ * feed (re)connected after a time in which notifications could have been missed).
+ */
+export type IdentityChangeListener = (table: string | null) => void;
+
+/**
+ * Delivers the database's identity-change notifications (the trigger sends the changed table's
+ * name) to every subscriber. On PostgreSQL it holds one dedicated LISTEN connection (outside
+ * the pool); on PGlite it uses the engine's own listener. `trusted` is false whenever a
+ * notification could have been missed, and subscribers hear `null` again on every reconnect,
+ * so a cache fed by it is never stale for long.
  */
 export class IdentityChangeFeed {
+  private readonly listeners = new Set<IdentityChangeListener>();
   private client: pg.Client | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private stopped = false;
@@ -18,9 +26,18 @@ export class IdentityChangeFeed {
 
   constructor(
     private readonly db: Database,
-    private readonly onChange: () => void,
     private readonly log?: Logger,
   ) {}
+
+  /** Adds a listener; returns the function that removes it. */
+  subscribe(listener: IdentityChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private onChange(table: string | null): void {
+    for (const listener of this.listeners) listener(table);
+  }
 
   get trusted(): boolean {
     return this.connected;
@@ -28,7 +45,7 @@ export class IdentityChangeFeed {
 
   async start(): Promise<void> {
     if (this.db.pglite !== null) {
-      this.unlisten = await this.db.pglite.listen(IDENTITY_CHANNEL, () => this.onChange());
+      this.unlisten = await this.db.pglite.listen(IDENTITY_CHANNEL, (payload) => this.onChange(payload || null));
       this.connected = true;
       return;
     }
@@ -47,7 +64,7 @@ export class IdentityChangeFeed {
       if (this.client !== client) return;
       this.connected = false;
       this.client = null;
-      this.onChange();
+      this.onChange(null);
       if (!this.stopped) {
         this.log?.warn({ err: err?.message }, 'identity change feed lost; key cache bypassed until it reconnects');
         this.scheduleReconnect();
@@ -56,13 +73,13 @@ export class IdentityChangeFeed {
     };
     client.on('error', lost);
     client.on('end', () => lost());
-    client.on('notification', () => this.onChange());
+    client.on('notification', (n) => this.onChange(n.payload || null));
     this.client = client;
     try {
       await client.connect();
       await client.query(`LISTEN ${IDENTITY_CHANNEL}`);
       // Anything may have changed while we were not listening.
-      this.onChange();
+      this.onChange(null);
       this.connected = true;
     } catch (err) {
       lost(err as Error);

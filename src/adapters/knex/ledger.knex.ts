@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { rows } from './sql.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -147,9 +148,12 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   async balanceOf(tenantId: string, userId: string): Promise<number> {
-    const row = (await this.knex('ledger_accounts').where({ id: accountId(tenantId, { kind: 'USER', userId }) }).first('balance')) as
-      | { balance: number | string }
-      | undefined;
+    const [row] = await rows<{ balance: number | string }>(
+      this.knex,
+      'SELECT balance FROM ledger_accounts WHERE id = $1',
+      [accountId(tenantId, { kind: 'USER', userId })],
+      'ledger.balance',
+    );
     return row === undefined ? 0 : Number(row.balance);
   }
 

@@ -5,7 +5,7 @@ import { CreateAgent, CreateChannel, SetAgentStatus } from '../../application/ad
 import { IssueApiKey, RevokeApiKey } from '../../application/admin/manage-keys.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import { SeedDemo, type DemoContribution } from '../../application/admin/seed-demo.js';
-import { CachedAgentResolver } from '../../adapters/cache/agent-resolver.cached.js';
+import { AGENT_IDENTITY_TABLES, CachedAgentResolver } from '../../adapters/cache/agent-resolver.cached.js';
 import { ChangeSignal } from '../../adapters/cache/change-signal.js';
 import { KnexAgentDirectory } from '../../adapters/knex/agent-directory.knex.js';
 import { KnexAgentResolver } from '../../adapters/knex/agent-resolver.knex.js';
@@ -32,16 +32,24 @@ export const identityModule = (config: Config, db: Database | null): ContainerMo
       bind(TOKENS.AgentDirectory).toConstantValue(store);
       bind(TOKENS.AgentResolver).toConstantValue(cached(store, { trusted: true }, config, signal));
     } else {
-      bind(TOKENS.AgentResolver).toResolvedValue(
+      bind(TOKENS.IdentityChangeFeed).toResolvedValue(
         (lifecycle: Lifecycle, log: Logger) => {
-          let resolver: CachedAgentResolver | null = null;
-          const feed = new IdentityChangeFeed(db, () => resolver?.clear(), log);
-          resolver = new CachedAgentResolver(new KnexAgentResolver(db.knex), feed, cacheOptions(config));
+          const feed = new IdentityChangeFeed(db, log);
           lifecycle.onStart(() => feed.start());
           lifecycle.onStop(() => feed.stop());
-          return resolver;
+          return feed;
         },
         [TOKENS.Lifecycle, TOKENS.Logger],
+      );
+      bind(TOKENS.AgentResolver).toResolvedValue(
+        (feed: IdentityChangeFeed) => {
+          const resolver = new CachedAgentResolver(new KnexAgentResolver(db.knex), feed, cacheOptions(config));
+          feed.subscribe((table) => {
+            if (table === null || AGENT_IDENTITY_TABLES.has(table)) resolver.clear();
+          });
+          return resolver;
+        },
+        [TOKENS.IdentityChangeFeed],
       );
       // Writes through this instance clear its own cache at once; other instances hear the trigger.
       bind(TOKENS.AgentDirectory).toResolvedValue(

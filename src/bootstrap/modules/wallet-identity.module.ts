@@ -26,6 +26,8 @@ import type { Database } from '../../adapters/knex/database.js';
 import { KnexLoginThrottle } from '../../adapters/knex/login-throttle.knex.js';
 import { KnexSigningKeyStore } from '../../adapters/knex/signing-key-store.knex.js';
 import { KnexTenantDirectory } from '../../adapters/knex/tenant-directory.knex.js';
+import type { IdentityChangeFeed } from '../../adapters/knex/identity-change-feed.js';
+import { CachedTenantDirectory, WALLET_IDENTITY_TABLES } from '../../adapters/cache/tenant-directory.cached.js';
 import { MemoryLoginThrottle } from '../../adapters/memory/login-throttle.memory.js';
 import { MemorySigningKeyStore } from '../../adapters/memory/signing-key-store.memory.js';
 import { MemoryTenantDirectory } from '../../adapters/memory/tenant-directory.memory.js';
@@ -56,7 +58,21 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       bind(TOKENS.LoginThrottle).toConstantValue(new MemoryLoginThrottle());
       bind(TOKENS.SigningKeyStore).toConstantValue(new MemorySigningKeyStore());
     } else {
-      bind(TOKENS.TenantDirectory).toConstantValue(new KnexTenantDirectory(db.knex));
+      // Tenants and users are read on every wallet request: cached per instance, kept fresh by
+      // the database's change feed like the key cache.
+      bind(TOKENS.TenantDirectory).toResolvedValue(
+        (feed: IdentityChangeFeed) => {
+          const directory = new CachedTenantDirectory(new KnexTenantDirectory(db.knex), feed, {
+            maxEntries: config.keyCache.maxEntries,
+            ttlMs: config.keyCache.ttlMs,
+          });
+          feed.subscribe((table) => {
+            if (table === null || WALLET_IDENTITY_TABLES.has(table)) directory.clear();
+          });
+          return directory;
+        },
+        [TOKENS.IdentityChangeFeed],
+      );
       bind(TOKENS.LoginThrottle).toConstantValue(new KnexLoginThrottle(db.knex));
       bind(TOKENS.SigningKeyStore).toConstantValue(new KnexSigningKeyStore(db.knex));
     }

@@ -5,6 +5,7 @@ import * as m0003 from './0003-booking.js';
 import * as m0004 from './0004-wallet-identity.js';
 import * as m0005 from './0005-wallet-ledger.js';
 import * as m0006 from './0006-reliability.js';
+import * as m0007 from './0007-wallet-identity-feed.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0004-wallet-identity', m0004],
   ['0005-wallet-ledger', m0005],
   ['0006-reliability', m0006],
+  ['0007-wallet-identity-feed', m0007],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

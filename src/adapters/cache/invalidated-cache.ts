@@ -1,0 +1,62 @@
+/** Whether cached entries can be trusted right now (the change feed is connected). */
+export interface CacheHealth {
+  readonly trusted: boolean;
+}
+
+/** Size and age limits of an invalidated cache. */
+export interface InvalidatedCacheOptions {
+  readonly maxEntries: number;
+  /** A last resort: entries older than this are read again even if no change was announced. */
+  readonly ttlMs: number;
+  readonly now?: () => number;
+}
+
+/**
+ * A bounded LRU of found values, kept fresh by `clear()` being called on every announced change.
+ * While `health` says announcements may be missed, every read goes to `load`. A value read while
+ * a change was announced is returned but not kept, since it may predate the change. Not-found
+ * (null) is never kept, so something created is seen at once.
+ */
+export class InvalidatedCache<V> {
+  private readonly entries = new Map<string, { value: V; at: number }>();
+  private generation = 0;
+
+  constructor(
+    private readonly health: CacheHealth,
+    private readonly options: InvalidatedCacheOptions,
+  ) {}
+
+  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    const now = this.options.now?.() ?? Date.now();
+    if (this.health.trusted) {
+      const hit = this.entries.get(key);
+      if (hit !== undefined && now - hit.at < this.options.ttlMs) {
+        // Re-insert to keep Map order as recency order.
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return hit.value;
+      }
+    }
+    const generation = this.generation;
+    const value = await load();
+    if (value !== null && this.health.trusted && generation === this.generation) {
+      this.entries.delete(key);
+      this.entries.set(key, { value, at: now });
+      if (this.entries.size > this.options.maxEntries) {
+        const oldest = this.entries.keys().next().value;
+        if (oldest !== undefined) this.entries.delete(oldest);
+      }
+    }
+    return value;
+  }
+
+  /** Forgets everything, including what reads now in flight would bring back. */
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
