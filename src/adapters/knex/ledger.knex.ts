@@ -260,29 +260,35 @@ export class KnexLedger implements Ledger, TransactionReader {
     for (const p of postings) {
       const id = accountId(t.tenantId, p.account);
       if (p.amount < 0 && !mayGoNegative(p.account)) {
-        const moved = await trx.raw('UPDATE ledger_accounts SET balance = balance + ? WHERE id = ? AND balance >= ? RETURNING id', [
+        const moved = await rows(trx, 'UPDATE ledger_accounts SET balance = balance + $1 WHERE id = $2 AND balance >= $3 RETURNING id', [
           p.amount, id, -p.amount,
-        ]);
-        if ((moved.rows as unknown[]).length === 0) {
+        ], 'ledger.debit');
+        if (moved.length === 0) {
           if (p.account.kind === 'USER') throw insufficientFunds();
           throw new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
         }
       } else {
-        await trx.raw(
-          `INSERT INTO ledger_accounts (id, tenant_id, kind, user_id, currency, balance, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        await rows(
+          trx,
+          `INSERT INTO ledger_accounts (id, tenant_id, kind, user_id, currency, balance, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT (id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance`,
           [id, t.tenantId, p.account.kind, p.account.kind === 'USER' ? p.account.userId : null, t.amount.currency, p.amount, t.createdAt],
+          'ledger.credit',
         );
       }
     }
     const row = toRow(t, idem);
     const columns = Object.keys(row);
     const entries = postings.map((p) => [accountId(t.tenantId, p.account), p.amount]);
-    await trx.raw(
-      `WITH txn AS (INSERT INTO ledger_transactions (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) RETURNING id, created_at)
+    const n = columns.length;
+    await rows(
+      trx,
+      `WITH txn AS (INSERT INTO ledger_transactions (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id, created_at)
        INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
-       SELECT txn.id, e.account_id, e.amount, txn.created_at FROM txn, (VALUES ${entries.map(() => '(?, ?::bigint)').join(', ')}) AS e(account_id, amount)`,
-      [...(Object.values(row) as Knex.Value[]), ...(entries.flat() as Knex.Value[])],
+       SELECT txn.id, e.account_id, e.amount, txn.created_at FROM txn,
+         (VALUES ${entries.map((_, i) => `($${n + 2 * i + 1}::text, $${n + 2 * i + 2}::bigint)`).join(', ')}) AS e(account_id, amount)`,
+      [...Object.values(row), ...entries.flat()],
+      `ledger.insert.${n}.${entries.length}`,
     );
     return t;
   }

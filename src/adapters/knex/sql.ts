@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import pg from 'pg';
 
 /** The part of a pooled connection that `rows` uses: node-postgres' client or PGlite. */
 interface Queryable {
@@ -8,8 +9,6 @@ interface Queryable {
 interface PoolClient {
   acquireConnection(): Promise<Queryable>;
   releaseConnection(connection: unknown): Promise<unknown> | unknown;
-  /** Set by knex-pglite's client, whose one connection is the PGlite engine. */
-  pglite?: unknown;
 }
 
 /**
@@ -26,8 +25,9 @@ export async function rows<R>(db: Knex | Knex.Transaction, text: string, values:
   const connection = await client.acquireConnection();
   try {
     const result =
-      name !== undefined && client.pglite === undefined
-        ? await connection.query({ name, text, values })
+      // node-postgres prepares named statements; PGlite (one in-process connection) takes text.
+      name !== undefined && connection instanceof pg.Client
+        ? await (connection as Queryable).query({ name, text, values })
         : await connection.query(text, values);
     return result.rows as R[];
   } finally {
