@@ -13,6 +13,9 @@
  *   BENCH_DB_POOL_MAX        the service's DB_POOL_MAX (default: the service's own default)
  *   BENCH_PROFILE            a directory: the service runs with --cpu-prof and writes its profiles there
  *   BENCH_DATABASE_URL       default: a fresh database `pbw_bench` on the local server
+ *   BENCH_DATABASE_SOCKET    a directory: the service reaches that fresh database over PostgreSQL's
+ *                            Unix socket there (e.g. /var/run/postgresql) instead of TCP
+ *   BENCH_NODE_ARGS          extra node options for the service process (space-separated)
  *   BENCH_RESULTS            where to write the table (default bench/results.md; "-" for nowhere)
  */
 import autocannon from 'autocannon';
@@ -39,7 +42,8 @@ async function freshDatabase(): Promise<string> {
   await admin.query('DROP DATABASE IF EXISTS pbw_bench WITH (FORCE)');
   await admin.query('CREATE DATABASE pbw_bench');
   await admin.end();
-  return 'postgres://postgres@127.0.0.1:5432/pbw_bench';
+  const socket = process.env.BENCH_DATABASE_SOCKET;
+  return socket ? `postgres://postgres@localhost/pbw_bench?host=${encodeURIComponent(socket)}` : 'postgres://postgres@127.0.0.1:5432/pbw_bench';
 }
 
 /**
@@ -209,7 +213,8 @@ async function main(): Promise<void> {
   const fmt = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
   const setup =
     `autocannon in this process; the service${workers ? ` (${workers} cluster workers)` : ''}, bare Express and oidc-provider each in its own process; ` +
-    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=off` +
+    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=off, ` +
+    `PostgreSQL over ${new URL(url).searchParams.get('host')?.startsWith('/') ? 'its Unix socket' : 'TCP'}` +
     `${serviceEnv.DB_POOL_MAX ? `, DB_POOL_MAX=${serviceEnv.DB_POOL_MAX}` : ''}. Load average before ${fmt(loadBefore)}, after ${fmt(loadAfter)}.`;
   process.stdout.write(`\n${machine}\n${setup}\n\n${table}\n`);
   if (resultsFile !== '-') {

@@ -43,9 +43,11 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   booking.use(notFoundHandler);
   app.use('/api/v1', booking);
 
-  const wallet = express.Router();
+  // At the root (the default) the wallet routes join the application's own list; under a
+  // prefix they get a router of their own.
+  const wallet = surfaces.walletBasePath === '' ? (app.router as unknown as Router) : express.Router();
   for (const router of surfaces.wallet) mount(wallet, router);
-  if (surfaces.wallet.length > 0) app.use(surfaces.walletBasePath || '/', wallet);
+  if (surfaces.walletBasePath !== '' && surfaces.wallet.length > 0) app.use(surfaces.walletBasePath, wallet);
 
   app.use(notFoundHandler);
   app.use(errorHandler(log));
