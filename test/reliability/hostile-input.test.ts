@@ -58,14 +58,30 @@ describe('hostile input', () => {
     await running.service.close();
   });
 
-  it('when any response is sent, then helmet’s security headers are on and X-Powered-By is off', async () => {
-    for (const path of ['/healthz', '/api/v1/agent/account', '/nowhere']) {
+  it('when any response is sent, then the API’s security headers are on and X-Powered-By is off', async () => {
+    for (const path of ['/healthz', '/api/v1/agent/account', '/nowhere', '/openapi/booking-api.yaml']) {
       const res = await fetch(`${running.url}${path}`);
       expect(res.headers.get('x-powered-by'), path).to.equal(null);
       expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
-      expect(res.headers.get('content-security-policy'), path).to.be.a('string');
-      expect(res.headers.get('x-frame-options'), path).to.equal('SAMEORIGIN');
+      expect(res.headers.get('content-security-policy'), path).to.equal("default-src 'none';frame-ancestors 'none'");
+      expect(res.headers.get('x-frame-options'), path).to.equal('DENY');
       expect(res.headers.get('strict-transport-security'), path).to.be.a('string');
+      expect(res.headers.get('referrer-policy'), path).to.equal('no-referrer');
+      expect(res.headers.get('cross-origin-resource-policy'), path).to.equal('same-origin');
+    }
+  });
+
+  it('when the HTML reference page or its assets are sent, then they carry helmet’s document headers and a CSP that lets the page run', async () => {
+    for (const path of ['/docs', '/docs/swagger-ui.css']) {
+      const res = await fetch(`${running.url}${path}`);
+      expect(res.status, path).to.equal(200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, path).to.include("default-src 'self'");
+      expect(csp, path).to.include("script-src 'self'");
+      expect(csp, path).to.include("object-src 'none'");
+      expect(res.headers.get('x-frame-options'), path).to.equal('SAMEORIGIN');
+      expect(res.headers.get('cross-origin-opener-policy'), path).to.equal('same-origin');
+      expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
     }
   });
 

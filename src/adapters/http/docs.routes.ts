@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Router } from 'express';
+import { documentSecurityHeaders } from './security-headers.js';
 import { OPENAPI_FILES, type OpenApiFile } from './openapi/documents.js';
 
 /** The Swagger UI files served under `/docs/`, and their content types. */
@@ -73,12 +74,12 @@ export function docsRoutes(deps: { files: Readonly<Record<OpenApiFile, string>>;
     res.setHeader('Cache-Control', 'no-cache');
     res.type('application/yaml; charset=utf-8').send(deps.files[file]);
   });
-  router.get('/docs', (_req, res) => {
+  router.get('/docs', documentSecurityHeaders, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('text/html; charset=utf-8').send(html);
   });
-  router.get('/docs/:asset', (req, res, next) => {
-    const asset = req.params.asset;
+  router.get('/docs/:asset', documentSecurityHeaders, (req, res, next) => {
+    const asset = req.params.asset as string;
     if (asset === DOCS_INIT_SCRIPT) {
       res.setHeader('Cache-Control', 'no-cache');
       res.type('text/javascript; charset=utf-8').send(script);

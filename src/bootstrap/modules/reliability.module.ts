@@ -1,9 +1,8 @@
 import { ContainerModule } from 'inversify';
 import { Router, type RequestHandler } from 'express';
-import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { headerGuard } from '../../adapters/http/header-guard.js';
-import { precomputedHeaders } from '../../adapters/http/static-headers.js';
+import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
 import { createRateLimits, type RateLimits } from '../../adapters/http/rate-limits.js';
 import type { Database } from '../../adapters/knex/database.js';
@@ -46,8 +45,8 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
       },
       [TOKENS.Lifecycle, TOKENS.Logger],
     );
-    // helmet's headers are the same on every response: worked out once at start.
-    bind(TOKENS.BeforeMiddleware).toConstantValue(precomputedHeaders(helmet() as RequestHandler));
+    // The API's security headers (helmet, set for JSON); the HTML pages add the document set.
+    bind(TOKENS.BeforeMiddleware).toConstantValue(apiSecurityHeaders);
     bind(TOKENS.BeforeMiddleware).toConstantValue(headerGuard);
     // With rate limits off the limiters are pass-throughs: not mounted, they cost no routing.
     if (config.rateLimits) {
