@@ -47,13 +47,13 @@ async function freshDatabase(): Promise<string> {
 }
 
 /**
- * Starts a server process whose stdout goes to a file (so this process spends nothing reading
+ * Starts a server process whose stdout and stderr go to a file (so this process spends nothing reading
  * its logs) and waits for the line that gives its port.
  */
 function start(name: string, args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const logFile = path.join(os.tmpdir(), `pbw-bench-${name}-${process.pid}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   return new Promise((resolve, reject) => {
     const started = Date.now();
