@@ -100,12 +100,17 @@ const toRow = (t: Transaction, idem: LedgerIdempotency | null): Record<string, u
 
 const RETRIES = 3;
 
+const tenantAccountShort = (): DomainError =>
+  new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
+
 /**
- * The ledger in PostgreSQL. One database transaction per write: the transaction row first (its
- * unique idempotency key makes a concurrent duplicate wait and then fail), then the balances in
- * account-id order (a debit is `UPDATE … WHERE balance >= amount`, decided under the row lock;
- * a credit is an upsert), then the entries, whose sum per transaction the database checks at
- * commit. Works alike on PGlite (one connection: everything inside uses `trx`).
+ * The ledger in PostgreSQL. One database transaction per write: the balances in account-id
+ * order (a debit is `UPDATE … WHERE balance >= amount`, decided under the row lock; a credit is
+ * an upsert), then the transaction row (its unique idempotency key makes a concurrent duplicate
+ * wait and then fail) and its entries, whose sum per transaction the database checks at commit.
+ * Top-ups, payments and transfers make it one call of `pbw_ledger_record` (migration 0008);
+ * refunds, which also lock and update their payment, run it as statements in a transaction.
+ * Works alike on PGlite (one connection: everything inside uses `trx`).
  */
 export class KnexLedger implements Ledger, TransactionReader {
   constructor(private readonly knex: Knex) {}
@@ -132,7 +137,7 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   refund(e: NewRefund): Promise<Transaction> {
-    return this.withKey(e.tenantId, e.idempotency, async (trx) => {
+    return this.withKey(e.tenantId, e.idempotency, () => this.knex.transaction(async (trx) => {
       const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
       if (payment === null) throw transactionNotFound();
       const existing = await this.byKey(trx, e.tenantId, e.idempotency);
@@ -144,7 +149,7 @@ export class KnexLedger implements Ledger, TransactionReader {
         counterpartyUserId: null, reference: payment.reference, description: null, refundOf: payment.id, refundedAmount: 0,
         createdAt: e.createdAt, initiatedBy: e.initiatedBy,
       });
-    }, (existing) => this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: null, counterpartyUserId: null, refundOf: e.paymentId }));
+    }), (existing) => this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: null, counterpartyUserId: null, refundOf: e.paymentId }));
   }
 
   async balanceOf(tenantId: string, userId: string): Promise<number> {
@@ -222,23 +227,48 @@ export class KnexLedger implements Ledger, TransactionReader {
    */
   private record(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
     const wanted = { type: t.type, amount: t.amount.amount, userId: t.userId, counterpartyUserId: t.counterpartyUserId, refundOf: t.refundOf };
-    return this.withKey(t.tenantId, idem, (trx) => this.apply(trx, idem, t), (existing) => this.sameOrReused(existing, wanted));
+    return this.withKey(t.tenantId, idem, () => this.recordInOneStatement(idem, t), (existing) => this.sameOrReused(existing, wanted));
   }
 
   /**
-   * Runs `work` in a database transaction, retrying deadlocks and serialization failures. When a
+   * One call of `pbw_ledger_record` (migration 0008), its own transaction: the same steps as
+   * `apply`, in one round trip and one commit.
+   */
+  private async recordInOneStatement(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
+    const postings = inLockOrder(t.tenantId, postingsOf(t));
+    const [result] = await rows<{ outcome: string }>(
+      this.knex,
+      'SELECT pbw_ledger_record($1::jsonb, $2::text[], $3::text[], $4::text[], $5::bigint[]) AS outcome',
+      [
+        JSON.stringify(toRow(t, idem)),
+        postings.map((p) => accountId(t.tenantId, p.account)),
+        postings.map((p) => p.account.kind),
+        postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
+        postings.map((p) => p.amount),
+      ],
+      'ledger.record',
+    );
+    const outcome = result?.outcome;
+    if (outcome === 'ok') return t;
+    if (outcome === 'short:USER') throw insufficientFunds();
+    if (outcome?.startsWith('short:')) throw tenantAccountShort();
+    throw new Error(`pbw_ledger_record answered ${String(outcome)}`);
+  }
+
+  /**
+   * Runs `write` (one database transaction), retrying deadlocks and serialization failures. When a
    * write with the same idempotency key committed first (the unique key refused this one, or the
    * money it moved left too little for this one), returns `onDuplicate` of it.
    */
   private async withKey(
     tenantId: string,
     idem: LedgerIdempotency | null,
-    work: (trx: Knex.Transaction) => Promise<Transaction>,
+    write: () => Promise<Transaction>,
     onDuplicate: (existing: Transaction) => Transaction,
   ): Promise<Transaction> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.knex.transaction(work);
+        return await write();
       } catch (err) {
         const maybeDuplicate = isUniqueViolation(err) || (err instanceof DomainError && err.reason === 'insufficient-funds');
         if (idem !== null && maybeDuplicate) {
@@ -252,8 +282,8 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   /**
-   * Moves the balances in lock order, then inserts the transaction (its unique idempotency key
-   * refuses a duplicate) and its entries in one statement: four round trips with BEGIN and COMMIT.
+   * Inside a refund's transaction: moves the balances in lock order, then inserts the
+   * transaction (its unique idempotency key refuses a duplicate) and its entries in one statement.
    */
   private async apply(trx: Knex.Transaction, idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
@@ -265,7 +295,7 @@ export class KnexLedger implements Ledger, TransactionReader {
         ], 'ledger.debit');
         if (moved.length === 0) {
           if (p.account.kind === 'USER') throw insufficientFunds();
-          throw new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
+          throw tenantAccountShort();
         }
       } else {
         await rows(
