@@ -201,6 +201,21 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
     });
 
     describe('reads', () => {
+      it('when many balances are read at once, then each reader gets its own, and a write made before a read is seen', async () => {
+        const users = Array.from({ length: 25 }, () => t.newUser());
+        await Promise.all(users.map((u, i) => topUp(u, 1_000 + i)));
+        const stranger = t.newUser(); // never credited
+        const other = ledgerTenant();
+        const balances = await Promise.all([...users, stranger].map((u) => s.ledger.balanceOf(t.tenantId, u)));
+        expect(balances).to.deep.equal([...users.map((_, i) => 1_000 + i), 0]);
+        // The same user id under another tenant is another account.
+        expect(await s.ledger.balanceOf(other.tenantId, users[0]!)).to.equal(0);
+        await pay(users[3]!, 3);
+        const [after, unchanged] = await Promise.all([s.ledger.balanceOf(t.tenantId, users[3]!), s.ledger.balanceOf(t.tenantId, users[4]!)]);
+        expect(after).to.equal(1_000);
+        expect(unchanged).to.equal(1_004);
+      });
+
       it('when a list is paged, then it is newest first with no gaps or repeats and filters by type and time', async () => {
         const u = t.newUser();
         const made: Transaction[] = [];

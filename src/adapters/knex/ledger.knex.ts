@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { rows } from './sql.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -113,7 +114,20 @@ const tenantAccountShort = (): DomainError =>
  * Works alike on PGlite (one connection: everything inside uses `trx`).
  */
 export class KnexLedger implements Ledger, TransactionReader {
-  constructor(private readonly knex: Knex) {}
+  /**
+   * Balance reads that arrive together share one query. Every read still starts after its request
+   * arrived, so it sees every write acknowledged before; nothing is cached between batches.
+   */
+  private readonly balances: DataLoader<string, number>;
+
+  constructor(private readonly knex: Knex) {
+    this.balances = new DataLoader((ids) => this.readBalances(ids), {
+      cache: false,
+      maxBatchSize: 500,
+      // The requests that one turn of the event loop read from their sockets, not one per tick.
+      batchScheduleFn: (run) => setImmediate(run),
+    });
+  }
 
   topUp(e: NewTopUp): Promise<Transaction> {
     return this.record(e.idempotency, {
@@ -152,14 +166,20 @@ export class KnexLedger implements Ledger, TransactionReader {
     }), (existing) => this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: null, counterpartyUserId: null, refundOf: e.paymentId }));
   }
 
-  async balanceOf(tenantId: string, userId: string): Promise<number> {
-    const [row] = await rows<{ balance: number | string }>(
+  balanceOf(tenantId: string, userId: string): Promise<number> {
+    return this.balances.load(accountId(tenantId, { kind: 'USER', userId }));
+  }
+
+  /** The balances of these accounts in one round trip, in their order (0 for one never credited). */
+  private async readBalances(ids: readonly string[]): Promise<number[]> {
+    const found = await rows<{ id: string; balance: number | string }>(
       this.knex,
-      'SELECT balance FROM ledger_accounts WHERE id = $1',
-      [accountId(tenantId, { kind: 'USER', userId })],
-      'ledger.balance',
+      'SELECT id, balance FROM ledger_accounts WHERE id = ANY ($1::text[])',
+      [ids],
+      'ledger.balances',
     );
-    return row === undefined ? 0 : Number(row.balance);
+    const byId = new Map(found.map((r) => [r.id, Number(r.balance)]));
+    return ids.map((id) => byId.get(id) ?? 0);
   }
 
   async balancesOf(tenantId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, number>> {
