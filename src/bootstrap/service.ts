@@ -131,9 +131,13 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
   // Responses being written when the shutdown begins are told to close their connection too, so
   // no client sends another request on a connection that is about to close.
   const inFlight = new Set<http.ServerResponse>();
+  // One shared listener, not a closure per request: this runs on every request.
+  function forget(this: http.ServerResponse): void {
+    inFlight.delete(this);
+  }
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    res.on('close', forget);
   });
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
