@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { twoInstances, type TestApp } from '../support/app.js';
 import { buildAgent, eventually } from '../support/builders.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
 
@@ -8,47 +8,38 @@ import { TOKENS } from '../../src/bootstrap/tokens.js';
  * A change made through one (or by the admin command line) must reach the other within a second.
  */
 describe('key cache across two instances', () => {
-  let a: TestApp;
-  let b: TestApp;
-  before(async () => {
-    a = await startTestApp();
-    b = await startTestApp();
-  });
-  after(async () => {
-    await a.stop();
-    await b.stop();
-  });
+  const apps = twoInstances();
 
   const status = async (app: TestApp, key: string) =>
     (await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': key } })).status;
 
   it('when a key is revoked on instance A, then instance B refuses it within one second', async () => {
-    const agent = await buildAgent(a.service);
+    const agent = await buildAgent(apps.a.service);
     // Warm both caches.
-    expect(await status(a, agent.apiKey)).to.equal(200);
-    expect(await status(b, agent.apiKey)).to.equal(200);
-    expect(await status(b, agent.apiKey)).to.equal(200);
-    await a.service.container.get(TOKENS.RevokeApiKey).execute(agent.keyId, 'leaked');
-    const ms = await eventually(async () => (await status(b, agent.apiKey)) === 401, 1000, 'B refuses the revoked key');
+    expect(await status(apps.a, agent.apiKey)).to.equal(200);
+    expect(await status(apps.b, agent.apiKey)).to.equal(200);
+    expect(await status(apps.b, agent.apiKey)).to.equal(200);
+    await apps.a.service.container.get(TOKENS.RevokeApiKey).execute(agent.keyId, 'leaked');
+    const ms = await eventually(async () => (await status(apps.b, agent.apiKey)) === 401, 1000, 'B refuses the revoked key');
     expect(ms).to.be.below(1000);
-    expect(await status(a, agent.apiKey)).to.equal(401);
+    expect(await status(apps.a, agent.apiKey)).to.equal(401);
   });
 
   it('when an agent is suspended on A, then B answers 403 within one second, and 200 after re-activation', async () => {
-    const agent = await buildAgent(a.service);
-    expect(await status(b, agent.apiKey)).to.equal(200);
-    await a.service.container.get(TOKENS.SetAgentStatus).execute(agent.agentId, 'SUSPENDED');
-    await eventually(async () => (await status(b, agent.apiKey)) === 403, 1000, 'B sees the suspension');
-    await a.service.container.get(TOKENS.SetAgentStatus).execute(agent.agentId, 'ACTIVE');
-    await eventually(async () => (await status(b, agent.apiKey)) === 200, 1000, 'B sees the re-activation');
+    const agent = await buildAgent(apps.a.service);
+    expect(await status(apps.b, agent.apiKey)).to.equal(200);
+    await apps.a.service.container.get(TOKENS.SetAgentStatus).execute(agent.agentId, 'SUSPENDED');
+    await eventually(async () => (await status(apps.b, agent.apiKey)) === 403, 1000, 'B sees the suspension');
+    await apps.a.service.container.get(TOKENS.SetAgentStatus).execute(agent.agentId, 'ACTIVE');
+    await eventually(async () => (await status(apps.b, agent.apiKey)) === 200, 1000, 'B sees the re-activation');
   });
 
   it('when the database is changed directly by SQL, then the trigger still reaches every instance', async () => {
-    const agent = await buildAgent(a.service);
-    expect(await status(a, agent.apiKey)).to.equal(200);
-    expect(await status(b, agent.apiKey)).to.equal(200);
-    const knex = a.service.container.get(TOKENS.Knex);
+    const agent = await buildAgent(apps.a.service);
+    expect(await status(apps.a, agent.apiKey)).to.equal(200);
+    expect(await status(apps.b, agent.apiKey)).to.equal(200);
+    const knex = apps.a.service.container.get(TOKENS.Knex);
     await knex('api_keys').where({ id: agent.keyId }).update({ expires_at: new Date(Date.now() - 1000) });
-    await eventually(async () => (await status(a, agent.apiKey)) === 401 && (await status(b, agent.apiKey)) === 401, 1000, 'both refuse');
+    await eventually(async () => (await status(apps.a, agent.apiKey)) === 401 && (await status(apps.b, agent.apiKey)) === 401, 1000, 'both refuse');
   });
 });

@@ -1,22 +1,13 @@
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, twoInstances, type TestApp } from '../support/app.js';
 import { bearer, buildTenant, delegatedToken, machineToken, testSigningKey } from '../support/wallet-builders.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { WALLET_KEY_RING } from '../../src/bootstrap/modules/wallet-identity.module.js';
 
 describe('token signing keys and GET /.well-known/jwks.json', () => {
-  let a: TestApp;
-  let b: TestApp;
-  before(async () => {
-    // Two instances on the same database: they must sign and verify alike.
-    a = await startTestApp();
-    b = await startTestApp();
-  });
-  after(async () => {
-    await a.stop();
-    await b.stop();
-  });
+  // Two instances on the same database: they must sign and verify alike.
+  const apps = twoInstances();
 
   const jwks = async (app: TestApp) => {
     const res = await app.request('/.well-known/jwks.json');
@@ -25,50 +16,50 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
   };
 
   it('when no key is configured, then one ES256 key is generated, kept in the database and published without its private part', async () => {
-    const set = await jwks(a);
+    const set = await jwks(apps.a);
     expect(set.keys.length).to.be.greaterThan(0);
     for (const k of set.keys) {
       expect(k).to.include({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
       expect(k).not.to.have.property('d');
     }
-    const knex = a.service.container.get(TOKENS.Knex);
+    const knex = apps.a.service.container.get(TOKENS.Knex);
     const active = await knex('token_signing_keys').where({ ring: WALLET_KEY_RING, status: 'ACTIVE' });
     expect(active).to.have.length(1);
     expect(set.keys.map((k) => k.kid)).to.include(active[0].kid);
   });
 
   it('when a token is issued by one instance, then the other verifies it, and the JWKS verifies it for anyone', async () => {
-    const t = await buildTenant(a.service);
-    const token = await machineToken(a, t);
-    expect((await b.request('/users', { headers: bearer(token) })).status).to.equal(200);
-    const { payload } = await jwtVerify(token, createLocalJWKSet(await jwks(b) as never), { issuer: 'https://pbw.local', audience: 'https://pbw.local/wallet' });
+    const t = await buildTenant(apps.a.service);
+    const token = await machineToken(apps.a, t);
+    expect((await apps.b.request('/users', { headers: bearer(token) })).status).to.equal(200);
+    const { payload } = await jwtVerify(token, createLocalJWKSet(await jwks(apps.b) as never), { issuer: 'https://pbw.local', audience: 'https://pbw.local/wallet' });
     expect(payload.tid).to.equal(t.tenantId);
   });
 
   it('when the key is rotated, then new tokens use the new kid, old tokens still work, and both keys are published', async () => {
-    const t = await buildTenant(a.service);
-    const machine = await machineToken(a, t);
-    const oldUser = await delegatedToken(a, machine);
+    const t = await buildTenant(apps.a.service);
+    const machine = await machineToken(apps.a, t);
+    const oldUser = await delegatedToken(apps.a, machine);
     const oldKid = decodeProtectedHeader(machine).kid;
-    const rotated = await a.service.container.get(TOKENS.RotateSigningKey).execute();
+    const rotated = await apps.a.service.container.get(TOKENS.RotateSigningKey).execute();
     expect(rotated.previousKid).to.equal(oldKid);
-    const fresh = await machineToken(a, t);
+    const fresh = await machineToken(apps.a, t);
     expect(decodeProtectedHeader(fresh).kid).to.equal(rotated.kid);
     // The other instance learns of the new key on the first token that names it.
-    expect((await b.request('/users', { headers: bearer(fresh) })).status).to.equal(200);
-    expect((await b.request('/me', { headers: bearer(oldUser.token) })).status).to.equal(200);
-    expect((await a.request('/users', { headers: bearer(machine) })).status).to.equal(200);
-    const kids = (await jwks(a)).keys.map((k) => k.kid);
+    expect((await apps.b.request('/users', { headers: bearer(fresh) })).status).to.equal(200);
+    expect((await apps.b.request('/me', { headers: bearer(oldUser.token) })).status).to.equal(200);
+    expect((await apps.a.request('/users', { headers: bearer(machine) })).status).to.equal(200);
+    const kids = (await jwks(apps.a)).keys.map((k) => k.kid);
     expect(kids).to.include.members([oldKid, rotated.kid]);
   });
 
   it('when a retired key is older than the longest token lifetime, then it is no longer published and its tokens fail', async () => {
-    const t = await buildTenant(a.service);
-    const oldToken = await machineToken(a, t);
+    const t = await buildTenant(apps.a.service);
+    const oldToken = await machineToken(apps.a, t);
     const oldKid = decodeProtectedHeader(oldToken).kid as string;
-    await a.service.container.get(TOKENS.RotateSigningKey).execute();
+    await apps.a.service.container.get(TOKENS.RotateSigningKey).execute();
     // Age the retirement beyond every token lifetime, as time would.
-    const knex = a.service.container.get(TOKENS.Knex);
+    const knex = apps.a.service.container.get(TOKENS.Knex);
     await knex('token_signing_keys').where({ kid: oldKid }).update({ retired_at: new Date(Date.now() - 3 * 3600_000) });
     const c = await startTestApp();
     try {

@@ -54,3 +54,20 @@ export const json = (method: string, body: unknown, headers: Record<string, stri
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });
+
+/**
+ * Registers `before`/`after` hooks that start two instances of the service on the test database,
+ * each with its own caches and change feed, and returns them (set once `before` has run).
+ */
+export function twoInstances(): { a: TestApp; b: TestApp } {
+  const apps = {} as { a: TestApp; b: TestApp };
+  before(async () => {
+    apps.a = await startTestApp();
+    apps.b = await startTestApp();
+  });
+  after(async () => {
+    await apps.a?.stop();
+    await apps.b?.stop();
+  });
+  return apps;
+}
