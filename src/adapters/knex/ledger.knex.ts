@@ -258,13 +258,14 @@ export class KnexLedger implements Ledger, TransactionReader {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
     const [result] = await rows<{ outcome: string }>(
       this.knex,
-      'SELECT pbw_ledger_record($1::jsonb, $2::text[], $3::text[], $4::text[], $5::bigint[]) AS outcome',
+      'SELECT pbw_ledger_record($1::jsonb, $2::text[], $3::text[], $4::text[], $5::bigint[], $6::boolean[]) AS outcome',
       [
         JSON.stringify(toRow(t, idem)),
         postings.map((p) => accountId(t.tenantId, p.account)),
         postings.map((p) => p.account.kind),
         postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
         postings.map((p) => p.amount),
+        postings.map((p) => p.amount < 0 && !mayGoNegative(p.account)),
       ],
       'ledger.record',
     );
