@@ -29,8 +29,14 @@ export class IdentityChangeFeed {
     private readonly log?: Logger,
   ) {}
 
-  /** Adds a listener; returns the function that removes it. */
-  subscribe(listener: IdentityChangeListener): () => void {
+  /**
+   * Calls `onChange` whenever one of `tables` is announced, and whenever anything may have been
+   * missed (a reconnect). Returns the function that unsubscribes.
+   */
+  subscribe(tables: ReadonlySet<string>, onChange: () => void): () => void {
+    const listener: IdentityChangeListener = (table) => {
+      if (table === null || tables.has(table)) onChange();
+    };
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

@@ -44,9 +44,7 @@ export const identityModule = (config: Config, db: Database | null): ContainerMo
       bind(TOKENS.AgentResolver).toResolvedValue(
         (feed: IdentityChangeFeed) => {
           const resolver = new CachedAgentResolver(new KnexAgentResolver(db.knex), feed, cacheOptions(config));
-          feed.subscribe((table) => {
-            if (table === null || AGENT_IDENTITY_TABLES.has(table)) resolver.clear();
-          });
+          feed.subscribe(AGENT_IDENTITY_TABLES, () => resolver.clear());
           return resolver;
         },
         [TOKENS.IdentityChangeFeed],

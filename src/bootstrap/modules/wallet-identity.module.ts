@@ -66,9 +66,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
             maxEntries: config.keyCache.maxEntries,
             ttlMs: config.keyCache.ttlMs,
           });
-          feed.subscribe((table) => {
-            if (table === null || WALLET_IDENTITY_TABLES.has(table)) directory.clear();
-          });
+          feed.subscribe(WALLET_IDENTITY_TABLES, () => directory.clear());
           return directory;
         },
         [TOKENS.IdentityChangeFeed],
