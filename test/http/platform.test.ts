@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { reasonIn } from '../support/errors.js';
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -61,7 +62,7 @@ describe('JSON request bodies', () => {
 
   const post = (body: string | undefined, type?: string) =>
     fetch(url, { method: 'POST', ...(type ? { headers: { 'content-type': type } } : {}), ...(body === undefined ? {} : { body }) });
-  const reason = async (res: Response) => ((await res.json()) as { reason: string }).reason;
+  const reason = reasonIn;
 
   it('when the body is malformed JSON, then 400 malformed-json without parser detail', async () => {
     const res = await post('{"a":', 'application/json');

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { reasonIn } from '../support/errors.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
@@ -12,21 +13,17 @@ import {
   machineToken,
   testAddress,
   type TestTenant,
+  walletSuite,
 } from '../support/wallet-builders.js';
 
-const reason = async (res: Response): Promise<string> => ((await res.json()) as { reason: string }).reason;
+const reason = reasonIn;
 
 describe('wallet user tokens: delegated and password login', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let machine: string;
-  before(async () => {
-    // One trusted proxy hop, so each test can log in from its own client address.
-    app = await startTestApp({ env: { TRUST_PROXY: '1' } });
-    tenant = await buildTenant(app.service);
-    machine = await machineToken(app, tenant);
-  });
-  after(() => app.stop());
+  // One trusted proxy hop, so each test can log in from its own client address.
+  walletSuite({ TRUST_PROXY: '1' }, (suite) => ({ app, tenant, machine } = suite));
 
   describe('POST /auth/delegated-token', () => {
     const delegate = (token: string, body: unknown) => app.request('/auth/delegated-token', json('POST', body, bearer(token)));

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
+import { reasonIn } from '../support/errors.js';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
-import { bearer, buildPasswordUser, buildTenant, delegatedToken, login, machineToken, testAddress, type TestTenant } from '../support/wallet-builders.js';
+import { bearer, buildPasswordUser, buildTenant, delegatedToken, login, machineToken, testAddress, type TestTenant, walletSuite } from '../support/wallet-builders.js';
 
 interface Txn {
   id: string;
@@ -17,18 +18,13 @@ interface Txn {
 }
 
 const body = async <T>(res: Response): Promise<T> => (await res.json()) as T;
-const reason = async (res: Response): Promise<string> => (await body<{ reason: string }>(res)).reason;
+const reason = reasonIn;
 
 describe('wallet money (top-ups, payments, transfers, refunds, balances)', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let machine: string;
-  before(async () => {
-    app = await startTestApp();
-    tenant = await buildTenant(app.service);
-    machine = await machineToken(app, tenant);
-  });
-  after(() => app.stop());
+  walletSuite({}, (suite) => ({ app, tenant, machine } = suite));
   afterEach(async () => {
     await assertLedgerBalanced((await testDatabase()).knex);
   });

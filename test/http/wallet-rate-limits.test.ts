@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { reasonIn } from '../support/errors.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
 import { randomInt } from 'node:crypto';
@@ -18,7 +19,7 @@ describe('wallet request-rate limits', () => {
   });
   after(() => app.stop());
 
-  const reason = async (res: Response) => ((await res.json()) as { reason: string }).reason;
+  const reason = reasonIn;
 
   it('when a client asks for more tokens than its budget, then 429 rate-limited with Retry-After', async () => {
     const from = address();

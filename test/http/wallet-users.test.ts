@@ -1,20 +1,16 @@
 import { expect } from 'chai';
+import { reasonIn } from '../support/errors.js';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
-import { bearer, buildTenant, delegatedToken, machineToken, type TestTenant } from '../support/wallet-builders.js';
+import { bearer, buildTenant, delegatedToken, machineToken, type TestTenant, walletSuite } from '../support/wallet-builders.js';
 
-const reason = async (res: Response): Promise<string> => ((await res.json()) as { reason: string }).reason;
+const reason = reasonIn;
 
 describe('wallet users (/users, /me)', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let machine: string;
-  before(async () => {
-    app = await startTestApp();
-    tenant = await buildTenant(app.service);
-    machine = await machineToken(app, tenant);
-  });
-  after(() => app.stop());
+  walletSuite({}, (suite) => ({ app, tenant, machine } = suite));
 
   const create = (body: unknown, token = machine) => app.request('/users', json('POST', body, bearer(token)));
 

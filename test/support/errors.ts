@@ -10,3 +10,6 @@ export const reasonOf = async (p: Promise<unknown>): Promise<string> => {
     throw err;
   }
 };
+
+/** The `reason` of a problem+json response. */
+export const reasonIn = async (res: Response): Promise<string> => ((await res.json()) as { reason: string }).reason;

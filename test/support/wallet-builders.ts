@@ -1,7 +1,7 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Service } from '../../src/bootstrap/service.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
-import type { TestApp } from './app.js';
+import { startTestApp, type TestApp } from './app.js';
 import { unique } from './builders.js';
 
 export interface TestTenant {
@@ -80,4 +80,27 @@ export async function testSigningKey(): Promise<{ privateJwk: JWK; publicJwk: JW
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   return { privateJwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' }, publicJwk: { ...publicJwk, kid, alg: 'ES256' }, kid };
+}
+
+/** The running app of a wallet suite, its tenant and a machine token for that tenant. */
+export interface WalletSuite {
+  readonly app: TestApp;
+  readonly tenant: TestTenant;
+  readonly machine: string;
+}
+
+/**
+ * Registers `before`/`after` hooks that start the service (with `env`), create a tenant and take a
+ * machine token for it, and hands them to `use` once `before` has run.
+ */
+export function walletSuite(env: Record<string, string>, use: (suite: WalletSuite) => void): void {
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startTestApp({ env });
+    const tenant = await buildTenant(app.service);
+    use({ app, tenant, machine: await machineToken(app, tenant) });
+  });
+  after(async () => {
+    await app?.stop();
+  });
 }
