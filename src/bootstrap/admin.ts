@@ -18,12 +18,22 @@ async function main(): Promise<void> {
   let service: Service | null = null;
   try {
     if (target?.kind === 'pglite' && target.dataDir !== null) {
-      try {
-        owner = await claimFolder(target.dataDir, 'admin');
-      } catch (err) {
-        if (!(err instanceof FolderInUse) || err.holder?.role !== 'server') throw err;
-        print(await askOwner(err.folder, argv));
-        return;
+      // A service that holds the folder but is still starting (or already stopping) does not
+      // take commands yet: try again for a while, taking the folder if it is let go.
+      for (const giveUpAt = Date.now() + 60_000; owner === null; ) {
+        try {
+          owner = await claimFolder(target.dataDir, 'admin');
+        } catch (err) {
+          if (!(err instanceof FolderInUse) || err.holder?.role !== 'server') throw err;
+          try {
+            print(await askOwner(err.folder, argv));
+            return;
+          } catch (askErr) {
+            const code = (askErr as NodeJS.ErrnoException).code;
+            if ((code !== 'ENOENT' && code !== 'ECONNREFUSED') || Date.now() > giveUpAt) throw askErr;
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }
       }
     }
     print(
