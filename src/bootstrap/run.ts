@@ -79,7 +79,10 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
     const wildcard = config.host === '0.0.0.0' || config.host === '::';
     process.stdout.write(`Listening on ${running.url}${wildcard ? ' (every interface)' : ''}\nAPI reference: ${running.url}/docs\n`);
     if (demo === 'present') {
-      process.stdout.write(`Demo data present; its secrets were shown when issued. For new demo credentials: ${DEMO_RESET_HINT}\n`);
+      process.stdout.write(
+        'Demo data present. Its credentials were printed when first issued and only their hashes are stored, so they\n' +
+        `cannot be shown again. To issue new ones (this works while the service runs): ${DEMO_RESET_HINT}\n`,
+      );
     } else if (demo !== null) {
       // Shown once, on the terminal only: the plaintext secrets are stored nowhere.
       process.stdout.write(`\nDemo data seeded. ${demoText({ ...demo })}\n\n`);
