@@ -11,7 +11,7 @@ import { silentLog, startTestApp, testConfig, type TestApp } from '../support/ap
 const admin = adminProcess;
 
 describe('admin command line (separate processes on PostgreSQL)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   let url: string | null;
   let app: TestApp;
 

@@ -12,7 +12,7 @@ import { bearer, formPost, login, testAddress } from '../support/wallet-builders
 const admin = adminProcess;
 
 describe('wallet admin commands (separate processes on PostgreSQL)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   let url: string | null;
   let app: TestApp;
   before(async function () {
