@@ -54,7 +54,12 @@ const basic = (id: string, secret: string): string =>
 
 /** The demo catalogue, channel and agent, with a fresh key. */
 const agentKey = (ctx: BenchContext): Promise<string> =>
-  memo(ctx, 'agentKey', () => withService(ctx, async (s) => (await s.container.get(TOKENS.SeedDemo).execute()).apiKey));
+  memo(ctx, 'agentKey', () =>
+    withService(ctx, async (s) => {
+      const demo = await s.container.get(TOKENS.SeedDemo).execute();
+      return (await s.container.get(TOKENS.IssueApiKey).execute({ agentId: demo.agentId })).apiKey;
+    }),
+  );
 
 /** A wallet tenant with its client credentials. */
 const tenant = (ctx: BenchContext): Promise<{ tenantId: string; clientId: string; clientSecret: string }> =>

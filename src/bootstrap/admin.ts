@@ -1,26 +1,59 @@
-import { runAdmin } from '../adapters/cli/admin.js';
+import { runAdmin, type CliOutcome } from '../adapters/cli/admin.js';
+import { askOwner, claimFolder, FolderInUse, type FolderOwnership } from '../adapters/knex/pglite-owner.js';
 import { ADMIN_COMMANDS, adminUseCases } from './admin-commands.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { openService, type Service } from './service.js';
 
-/** Process entry point: `npm run --silent admin -- <command> [flags] [--json]`. */
+/**
+ * Process entry point: `npm run --silent admin -- <command> [flags] [--json]`. On the embedded
+ * database, a running service holds the folder: the command is then run by that service (over a
+ * socket in the folder readable by this user only), so its effect is visible there at once.
+ */
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const config = loadConfig();
+  const target = config.persistence.kind === 'database' ? config.persistence.target : null;
+  let owner: FolderOwnership | null = null;
   let service: Service | null = null;
   try {
-    const outcome = await runAdmin(process.argv.slice(2), ADMIN_COMMANDS, async () => {
-      const config = loadConfig();
-      // Logs go to stderr so that stdout carries only the command's output.
-      const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
-      service = await openService(config, log);
-      return adminUseCases(service);
-    });
-    process.stdout.write(outcome.stdout);
-    process.stderr.write(outcome.stderr);
-    process.exitCode = outcome.exitCode;
+    if (target?.kind === 'pglite' && target.dataDir !== null) {
+      // A service that holds the folder but is still starting (or already stopping) does not
+      // take commands yet: try again for a while, taking the folder if it is let go.
+      for (const giveUpAt = Date.now() + 60_000; owner === null; ) {
+        try {
+          owner = await claimFolder(target.dataDir, 'admin');
+        } catch (err) {
+          if (!(err instanceof FolderInUse) || err.holder?.role !== 'server') throw err;
+          try {
+            print(await askOwner(err.folder, argv));
+            return;
+          } catch (askErr) {
+            const code = (askErr as NodeJS.ErrnoException).code;
+            if ((code !== 'ENOENT' && code !== 'ECONNREFUSED') || Date.now() > giveUpAt) throw askErr;
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }
+      }
+    }
+    print(
+      await runAdmin(argv, ADMIN_COMMANDS, async () => {
+        // Logs go to stderr so that stdout carries only the command's output.
+        const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+        service = await openService(config, log);
+        return adminUseCases(service);
+      }),
+    );
   } finally {
     if (service !== null) await (service as Service).close();
+    await owner?.release();
   }
+}
+
+function print(outcome: CliOutcome): void {
+  process.stdout.write(outcome.stdout);
+  process.stderr.write(outcome.stderr);
+  process.exitCode = outcome.exitCode;
 }
 
 main().catch((err: unknown) => {

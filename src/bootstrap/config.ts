@@ -33,8 +33,12 @@ export interface Config {
   readonly clusterWorkers: number;
   /** Request-rate rules of each named limiter. */
   readonly rateLimitRules: RateLimitRules;
-  /** Bounds on slow clients: all headers within `headersMs`, the whole request within `requestMs`. */
-  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number };
+  /**
+   * Bounds on slow clients: all headers within `headersMs`, the whole request within `requestMs`;
+   * an idle keep-alive connection is closed after `keepAliveMs` (above a load balancer's idle
+   * timeout, so the balancer never reuses a connection the service is closing).
+   */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
 }
 
 /** One limiter's rule: at most `limit` requests per `windowSeconds`. */
@@ -86,7 +90,9 @@ const int = (min: number, max: number, fallback: number) =>
 
 const schema = z.object({
   PORT: int(0, 65_535, 3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Loopback by default: the embedded demo is for this machine only. A deployment behind a load
+  // balancer or in a container sets HOST=0.0.0.0 (or the interface's address).
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().url().optional(),
   PERSISTENCE: z.enum(['postgres', 'pglite', 'memory']).optional(),
   PGLITE_DIR: z.string().min(1).default('./data'),
@@ -122,6 +128,7 @@ const schema = z.object({
   CLUSTER_WORKERS: int(1, 64, 1),
   HTTP_HEADERS_TIMEOUT_MS: int(100, 120_000, 10_000),
   HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000, 30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(1_000, 600_000, 65_000),
   RATE_LIMIT_PUBLIC: rule(DEFAULT_RATE_LIMIT_RULES.public),
   RATE_LIMIT_BOOKING: rule(DEFAULT_RATE_LIMIT_RULES.booking),
   RATE_LIMIT_LOGIN: rule(DEFAULT_RATE_LIMIT_RULES.login),
@@ -172,6 +179,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       delegated: e.RATE_LIMIT_DELEGATED,
       payments: e.RATE_LIMIT_PAYMENTS,
     },
-    httpTimeouts: { headersMs: e.HTTP_HEADERS_TIMEOUT_MS, requestMs: Math.max(e.HTTP_REQUEST_TIMEOUT_MS, e.HTTP_HEADERS_TIMEOUT_MS) },
+    httpTimeouts: {
+      headersMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestMs: Math.max(e.HTTP_REQUEST_TIMEOUT_MS, e.HTTP_HEADERS_TIMEOUT_MS),
+      keepAliveMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
   };
 }

@@ -1,10 +1,13 @@
 import cluster from 'node:cluster';
 import type { ContainerModule } from 'inversify';
 import { migrate, openDatabase } from '../adapters/knex/database.js';
-import { DEMO_CHANNEL } from '../application/admin/seed-demo.js';
+import { claimFolder, type FolderOwnership } from '../adapters/knex/pglite-owner.js';
+import { DEMO_RESET_HINT, demoText, runAdmin } from '../adapters/cli/admin.js';
+import { DEMO_CHANNEL, type DemoCredentials } from '../application/admin/seed-demo.js';
+import { ADMIN_COMMANDS, adminUseCases } from './admin-commands.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
-import { listen, openService } from './service.js';
+import { listen, listenUrl, openService } from './service.js';
 import { TOKENS } from './tokens.js';
 import type { Logger } from 'pino';
 
@@ -47,33 +50,53 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
   process.on('message', (msg) => {
     if (msg === 'shutdown') requestStop('cluster');
   });
-  const service = await openService(config, log, {
-    skipMigrations: inCluster,
-    ...(options.extraModules ? { extraModules: options.extraModules } : {}),
-  });
+  // The embedded database belongs to one process: this one, or it refuses to start.
+  const owner = await claimEmbeddedFolder(config);
+  let service;
+  try {
+    service = await openService(config, log, {
+      skipMigrations: inCluster,
+      ...(options.extraModules ? { extraModules: options.extraModules } : {}),
+    });
+  } catch (err) {
+    await owner?.release();
+    throw err;
+  }
   const embedded = config.persistence.kind === 'memory' || config.persistence.target.kind === 'pglite';
   const seedDemo = !inCluster && (process.env.SEED_DEMO === 'on' || (process.env.SEED_DEMO !== 'off' && embedded));
+  let demo: DemoCredentials | 'present' | null = null;
   if (seedDemo) {
     const directory = service.container.get(TOKENS.AgentDirectory);
-    if ((await directory.findChannel(DEMO_CHANNEL.code)) === null) {
-      const creds = await service.container.get(TOKENS.SeedDemo).execute();
-      // Shown once, on the terminal only: the plaintext key is stored nowhere.
-      process.stdout.write(
-        `\nDemo data seeded. These credentials are shown once:\n${JSON.stringify(creds, null, 2)}\n\n`,
-      );
-    }
+    demo = (await directory.findChannel(DEMO_CHANNEL.code)) === null ? await service.container.get(TOKENS.SeedDemo).execute() : 'present';
   }
   const running = await listen(service, config, log);
+  const opened = service;
+  // Admin commands run while the service runs are run by the service itself, on its own
+  // database: their effect is visible at once and nothing else opens the folder.
+  await owner?.serveAdmin((argv) => runAdmin(argv, ADMIN_COMMANDS, async () => adminUseCases(opened)));
   log.info({ url: running.url, persistence: embedded ? 'embedded' : 'postgres', pid: process.pid }, 'listening');
-  if (!inCluster) process.stdout.write(`Listening on ${running.url}\n`);
+  if (!inCluster) {
+    const wildcard = config.host === '0.0.0.0' || config.host === '::';
+    process.stdout.write(`Listening on ${running.url}${wildcard ? ' (every interface)' : ''}\nAPI reference: ${running.url}/docs\n`);
+    if (demo === 'present') {
+      process.stdout.write(
+        'Demo data present. Its credentials were printed when first issued and only their hashes are stored, so they\n' +
+        `cannot be shown again. To issue new ones (this works while the service runs): ${DEMO_RESET_HINT}\n`,
+      );
+    } else if (demo !== null) {
+      // Shown once, on the terminal only: the plaintext secrets are stored nowhere.
+      process.stdout.write(`\nDemo data seeded. ${demoText({ ...demo })}\n\n`);
+    }
+  }
   let exiting = false;
   shutdown = (signal: string): void => {
     if (exiting) return;
     exiting = true;
     log.info({ signal }, 'shutting down');
     if (stopRequested === null) hardExitAfter(config, log);
-    running
-      .stop()
+    (owner?.stopAdmin() ?? Promise.resolve())
+      .then(() => running.stop())
+      .then(() => owner?.release())
       .then(() => {
         log.info('stopped');
         log.flush();
@@ -86,6 +109,13 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
       });
   };
   if (stopRequested !== null) shutdown(stopRequested);
+}
+
+/** Holds the embedded database folder for this process (null when the store is not an embedded folder). */
+async function claimEmbeddedFolder(config: Config): Promise<FolderOwnership | null> {
+  if (config.persistence.kind !== 'database' || config.persistence.target.kind !== 'pglite') return null;
+  const { dataDir } = config.persistence.target;
+  return dataDir === null ? null : claimFolder(dataDir, 'server');
 }
 
 /** Should the graceful path hang past its bound, leave anyway with a failure code. */
@@ -138,7 +168,7 @@ async function runPrimary(config: Config, log: Logger): Promise<void> {
     serving.add(worker.id);
     listening += 1;
     if (listening === config.clusterWorkers) {
-      process.stdout.write(`Listening on http://127.0.0.1:${address.port} (${config.clusterWorkers} workers)\n`);
+      process.stdout.write(`Listening on ${listenUrl({ address: address.address ?? config.host, port: address.port })} (${config.clusterWorkers} workers)\n`);
     }
   });
   for (let i = 0; i < config.clusterWorkers; i += 1) fork();

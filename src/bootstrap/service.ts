@@ -86,14 +86,21 @@ export function databaseEvents(log: Logger): DatabaseEvents {
 /**
  * Bounds on slow or idle clients: complete headers within `HTTP_HEADERS_TIMEOUT_MS` (slowloris),
  * the whole request within `HTTP_REQUEST_TIMEOUT_MS`, idle keep-alive connections closed after
- * 5 s. Node checks them every second.
+ * `HTTP_KEEP_ALIVE_TIMEOUT_MS` (65 s: longer than a load balancer's usual 60 s idle timeout, so
+ * the balancer closes first and never sends a request on a connection being closed here). Node
+ * counts the headers timeout from a request's first byte, not across the idle time between
+ * requests, so it stays short (test/reliability/keep-alive.test.ts). Node checks them every second.
  */
 export const serverOptions = (config: Config): http.ServerOptions => ({
   headersTimeout: config.httpTimeouts.headersMs,
   requestTimeout: config.httpTimeouts.requestMs,
-  keepAliveTimeout: 5_000,
+  keepAliveTimeout: config.httpTimeouts.keepAliveMs,
   connectionsCheckingInterval: 1_000,
 });
+
+/** The URL of the address a server really listens on (`http://0.0.0.0:3000`, `http://[::1]:3000`). */
+export const listenUrl = (address: { readonly address: string; readonly port: number }): string =>
+  `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
 
 /** A service listening on a port. */
 export interface RunningServer {
@@ -125,8 +132,7 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const address = server.address() as AddressInfo;
   const lifecycle = service.container.get(TOKENS.Lifecycle);
   // Responses being written when the shutdown begins are told to close their connection too, so
   // no client sends another request on a connection that is about to close.
@@ -189,5 +195,5 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
     })();
     return stopping;
   };
-  return { service, server, url: `http://${host}:${port}`, stop };
+  return { service, server, url: listenUrl(address), stop };
 }

@@ -11,7 +11,7 @@ import { silentLog, startTestApp, testConfig, type TestApp } from '../support/ap
 const admin = adminProcess;
 
 describe('admin command line (separate processes on PostgreSQL)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   let url: string | null;
   let app: TestApp;
 
@@ -70,11 +70,24 @@ describe('admin command line (separate processes on PostgreSQL)', function () {
     expect(first.schedules).to.be.greaterThan(0);
   });
 
-  it('when demo seed runs, then it prints one JSON object with a working key', async () => {
-    const out = await admin(url!, 'demo', 'seed', '--json');
+  it('when demo seed --reset runs, then it prints one JSON object with a working key', async () => {
+    const out = await admin(url!, 'demo', 'seed', '--reset', '--json');
     expect(out.code, out.stderr).to.equal(0);
     const creds = JSON.parse(out.stdout) as { apiKey: string };
     expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': creds.apiKey } })).status).to.equal(200);
+  });
+
+  it('when demo seed runs on an existing demo, then it issues nothing and the credentials issued before keep working', async function () {
+    this.timeout(180_000);
+    const first = JSON.parse((await admin(url!, 'demo', 'seed', '--reset', '--json')).stdout) as { apiKey: string; agentId: string };
+    const again = await admin(url!, 'demo', 'seed', '--json');
+    expect(again.code, again.stderr).to.equal(0);
+    const second = JSON.parse(again.stdout) as Record<string, unknown>;
+    expect(second).to.include({ created: false, issued: false, agentId: first.agentId });
+    expect(second).not.to.have.property('apiKey');
+    expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': first.apiKey } })).status).to.equal(200);
+    const text = await admin(url!, 'demo', 'seed');
+    expect(text.stdout).to.include('nothing was changed').and.include('demo seed --reset');
   });
 
   it('when a flag is missing or unknown, then usage goes to stderr with exit code 2 and stdout stays empty', async () => {

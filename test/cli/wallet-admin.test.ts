@@ -12,7 +12,7 @@ import { bearer, formPost, login, testAddress } from '../support/wallet-builders
 const admin = adminProcess;
 
 describe('wallet admin commands (separate processes on PostgreSQL)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   let url: string | null;
   let app: TestApp;
   before(async function () {
@@ -45,14 +45,30 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
     expect(((await me.json()) as { id: string }).id).to.equal(userId);
   });
 
-  it('when demo seed runs, then it prints wallet credentials that work', async () => {
-    const out = await admin(url!, 'demo', 'seed', '--json');
-    expect(out.code, out.stderr).to.equal(0);
-    const { wallet } = JSON.parse(out.stdout) as { wallet: { clientId: string; clientSecret: string; user: { email: string; password: string; userId: string } } };
-    const token = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: wallet.clientId, client_secret: wallet.clientSecret }));
-    expect(token.status).to.equal(200);
-    const res = await login(app, { clientId: wallet.clientId, email: wallet.user.email, password: wallet.user.password }, testAddress());
-    expect(res.status).to.equal(200);
+  it('when demo seed --reset runs, then it prints wallet credentials that work and the previous ones stop working', async function () {
+    this.timeout(180_000);
+    type Wallet = { clientId: string; clientSecret: string; user: { email: string; password: string; userId: string } };
+    const seed = async (...flags: string[]): Promise<Wallet> => {
+      const out = await admin(url!, 'demo', 'seed', ...flags, '--json');
+      expect(out.code, out.stderr).to.equal(0);
+      return (JSON.parse(out.stdout) as { wallet: Wallet }).wallet;
+    };
+    const token = (w: Wallet) => app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: w.clientId, client_secret: w.clientSecret }));
+    const logIn = (w: Wallet) => login(app, { clientId: w.clientId, email: w.user.email, password: w.user.password }, testAddress());
+    const before = await seed('--reset');
+    expect((await token(before)).status).to.equal(200);
+    expect((await logIn(before)).status).to.equal(200);
+    // Without --reset nothing is issued or replaced: the secret and the password still work.
+    const unchanged = await seed();
+    expect(unchanged).not.to.have.property('clientSecret');
+    expect(unchanged.user).to.deep.equal({ userId: before.user.userId, email: before.user.email });
+    expect((await token(before)).status).to.equal(200);
+    expect((await logIn(before)).status).to.equal(200);
+    const after = await seed('--reset');
+    expect((await token(after)).status).to.equal(200);
+    expect((await logIn(after)).status).to.equal(200);
+    expect((await token(before)).status).to.equal(401);
+    expect((await logIn(before)).status).to.equal(401);
   });
 });
 

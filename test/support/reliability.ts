@@ -67,8 +67,16 @@ export interface ServerProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
-/** Spawns `tsx <entry>` with `env` (an undefined value unsets) and waits until it prints its URL. */
-export async function spawnServer(entry: string, env: Record<string, string | undefined>, port: number): Promise<ServerProcess> {
+/**
+ * Spawns `tsx <entry>` with `env` (an undefined value unsets) and waits until it prints its URL
+ * (at most `startTimeoutMs`: an embedded database's first start creates the whole cluster).
+ */
+export async function spawnServer(
+  entry: string,
+  env: Record<string, string | undefined>,
+  port: number,
+  startTimeoutMs = 60_000,
+): Promise<ServerProcess> {
   const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', SEED_DEMO: 'off', ...env, PORT: String(port), HOST: '127.0.0.1' };
   // An undefined value removes the variable (e.g. DATABASE_URL for an embedded run).
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
@@ -83,7 +91,7 @@ export async function spawnServer(entry: string, env: Record<string, string | un
     child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), startTimeoutMs);
     const check = (): void => {
       if (/Listening on/.test(out)) {
         clearTimeout(timer);

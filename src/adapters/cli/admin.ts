@@ -154,13 +154,35 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'demo seed',
-    summary: 'seed the demo: catalogue, channel, agent with a key, tenant with a user',
-    usage: 'demo seed',
-    options: {},
-    run: async (_v, u) => ({ ...(await u.seedDemo.execute()) }),
-    text: (r) => `Demo seeded. Credentials (shown once):\n${JSON.stringify(r, null, 2)}`,
+    summary: 'seed the demo (catalogue, channel, agent with a key, tenant with a user); --reset issues new secrets',
+    usage: 'demo seed [--reset]',
+    options: { reset: { type: 'boolean' } },
+    run: async (v, u) => ({ ...(await u.seedDemo.execute({ reset: v.reset === true })) }),
+    text: (r) => demoText(r),
   },
 ];
+
+/** How to get new demo credentials while keeping the demo's data. */
+export const DEMO_RESET_HINT = 'npm run --silent admin -- demo seed --reset';
+
+/** The demo's credentials for a person: the secrets issued now, or how to get new ones. */
+export function demoText(r: Record<string, unknown>): string {
+  const wallet = (r.wallet ?? {}) as { clientId?: string; clientSecret?: string; user?: { email?: string; password?: string } };
+  const notShown = '(not shown again: stored as a hash)';
+  if (r.issued !== true && wallet.clientSecret === undefined && wallet.user?.password === undefined) {
+    return (
+      'The demo already exists; nothing was changed. Its secrets are stored only as hashes, so they cannot be shown again.\n' +
+      `For new demo credentials (the demo tenant's secret and the demo user's password are replaced): ${DEMO_RESET_HINT}`
+    );
+  }
+  const lines = [
+    'Demo credentials (shown this once: only hashes are stored):',
+    `  booking API key (X-API-KEY):  ${String(r.apiKey ?? notShown)}`,
+    `  wallet OAuth client:          ${String(wallet.clientId)} / ${wallet.clientSecret ?? notShown}`,
+    `  wallet demo user:             ${String(wallet.user?.email)} / ${wallet.user?.password ?? notShown}`,
+  ];
+  return lines.join('\n');
+}
 
 /** The outcome of one invocation, for the process entry point to print and exit with. */
 export interface CliOutcome {

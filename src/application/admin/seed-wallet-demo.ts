@@ -10,7 +10,8 @@ export const DEMO_WALLET_USER = { email: 'somchai@demo-wallet.example', external
 
 /**
  * The wallet's part of `demo seed`: a tenant with a user who can log in. Secrets cannot be shown
- * twice, so running it again issues a fresh client secret and a fresh password.
+ * twice: on an existing demo it issues none (the ids only), unless `reset` asks for a fresh
+ * client secret and a fresh password.
  */
 export class SeedWalletDemo implements DemoContribution {
   constructor(
@@ -22,27 +23,32 @@ export class SeedWalletDemo implements DemoContribution {
     private readonly random: RandomSource,
   ) {}
 
-  async seed(): Promise<Record<string, unknown>> {
+  async seed({ reset }: { readonly reset: boolean }): Promise<Record<string, unknown>> {
     const existing = await this.tenants.findTenantByName(DEMO_TENANT.name);
-    const client = existing === null
-      ? await this.createTenant.execute(DEMO_TENANT)
-      : { clientId: existing.clientId, ...(await this.resetSecret.execute(existing.id)) };
+    const client: { tenantId: string; clientId: string; clientSecret?: string } =
+      existing === null
+        ? await this.createTenant.execute(DEMO_TENANT)
+        : reset
+          ? { clientId: existing.clientId, ...(await this.resetSecret.execute(existing.id)) }
+          : { tenantId: existing.id, clientId: existing.clientId };
     let password = '';
     for (const b of this.random.bytes(12)) password += b.toString(16).padStart(2, '0');
     const user = await this.tenants.findUserByEmail(client.tenantId, DEMO_WALLET_USER.email);
     let userId: string;
+    let issued = true;
     if (user === null) {
       userId = (await this.createUser.execute(client.tenantId, { ...DEMO_WALLET_USER, password })).id;
     } else {
-      await this.tenants.setPasswordHash(client.tenantId, user.id, await this.passwords.hash(password));
       userId = user.id;
+      if (reset) await this.tenants.setPasswordHash(client.tenantId, user.id, await this.passwords.hash(password));
+      else issued = false;
     }
     return {
       wallet: {
         tenantId: client.tenantId,
         clientId: client.clientId,
-        clientSecret: client.clientSecret,
-        user: { userId, email: DEMO_WALLET_USER.email, password },
+        ...(client.clientSecret === undefined ? {} : { clientSecret: client.clientSecret }),
+        user: { userId, email: DEMO_WALLET_USER.email, ...(issued ? { password } : {}) },
       },
     };
   }
