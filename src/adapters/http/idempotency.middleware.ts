@@ -65,14 +65,41 @@ export const idempotency = (store: IdempotencyStore, clock: Clock): Idempotent =
   next();
 };
 
-/** JSON with object keys sorted, so the same body in another key order is the same request. */
+/**
+ * JSON with object keys sorted, so the same body in another key order is the same request.
+ * Written with an explicit stack rather than recursion: whatever the nesting, it cannot overflow
+ * the call stack (the body parser bounds nesting too).
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
+  let out = '';
+  // Each item is either a value to write or a literal piece of text (a separator or a bracket).
+  const work: Array<{ value: unknown } | string> = [{ value }];
+  while (work.length > 0) {
+    const item = work.pop()!;
+    if (typeof item === 'string') {
+      out += item;
+      continue;
+    }
+    const v = item.value;
+    if (Array.isArray(v)) {
+      work.push(']');
+      for (let i = v.length - 1; i >= 0; i -= 1) {
+        work.push({ value: v[i] });
+        if (i > 0) work.push(',');
+      }
+      out += '[';
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v).sort();
+      work.push('}');
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const k = keys[i]!;
+        work.push({ value: (v as Record<string, unknown>)[k] });
+        work.push(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+      }
+      out += '{';
+    } else {
+      out += JSON.stringify(v ?? null);
+    }
   }
-  return JSON.stringify(value ?? null);
+  return out;
 }

@@ -2,6 +2,7 @@ import { Router, type ErrorRequestHandler, type RequestHandler, type Response } 
 import type { IssueMachineToken } from '../../../application/wallet/issue-machine-token.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { formBody } from '../body.js';
+import { hasNul } from '../json-guard.js';
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
@@ -31,11 +32,14 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const sep = decoded.indexOf(':');
   if (sep < 0) throw invalidClient('Malformed HTTP Basic credentials.');
+  let credentials: { clientId: string; clientSecret: string };
   try {
-    return { clientId: formDecode(decoded.slice(0, sep)), clientSecret: formDecode(decoded.slice(sep + 1)) };
+    credentials = { clientId: formDecode(decoded.slice(0, sep)), clientSecret: formDecode(decoded.slice(sep + 1)) };
   } catch {
     throw invalidClient('Malformed HTTP Basic credentials.');
   }
+  if (hasNul(credentials.clientId) || hasNul(credentials.clientSecret)) throw invalidClient('Client authentication failed.');
+  return credentials;
 }
 
 const sendOAuthError = (res: Response, err: OAuthError): void => {
@@ -58,6 +62,11 @@ export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit:
     const body = (req.body ?? {}) as Record<string, unknown>;
     for (const [name, value] of Object.entries(body)) {
       if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
+      // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
+      if (hasNul(value) || hasNul(name)) {
+        if (name === 'client_id' || name === 'client_secret') throw invalidClient('Client authentication failed.');
+        throw new OAuthError(400, 'invalid_request', `Parameter ${name.replace(/\u0000/g, '')} holds a NUL character.`);
+      }
     }
     const grantType = body.grant_type as string | undefined;
     if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
