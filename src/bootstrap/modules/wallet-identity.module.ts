@@ -13,6 +13,7 @@ import {
 } from '../../application/wallet/manage-wallet-users.js';
 import { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.js';
+import { ZxcvbnCommonPasswords } from '../../adapters/passwords/common-passwords.zxcvbn.js';
 import { walletAuth } from '../../adapters/http/bearer.middleware.js';
 import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
 import { authRoutes } from '../../adapters/http/wallet/auth.routes.js';
@@ -110,7 +111,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       [TOKENS.TenantDirectory, TOKENS.PasswordHasher, TOKENS.LoginThrottle, TOKENS.TokenIssuer, TOKENS.Clock],
     );
     bind(TOKENS.CreateWalletUser).toResolvedValue(
-      (t, p, ids, clock) => new CreateWalletUser(t, p, ids, clock),
+      (t, p, ids, clock) => new CreateWalletUser(t, p, ids, clock, new ZxcvbnCommonPasswords()),
       [TOKENS.TenantDirectory, TOKENS.PasswordHasher, TOKENS.Ids, TOKENS.Clock],
     );
     bind(TOKENS.ListWalletUsers).toResolvedValue((t) => new ListWalletUsers(t), [TOKENS.TenantDirectory]);
