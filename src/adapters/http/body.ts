@@ -41,6 +41,9 @@ export const jsonBody: RequestHandler = (req, res, next) => {
   });
 };
 
+/** The largest form body accepted (the OAuth token endpoint). */
+export const FORM_BODY_LIMIT = '16 KiB';
+
 const parseForm = express.urlencoded({ limit: '16kb', extended: false, parameterLimit: 50 });
 
 /** For routes that take `application/x-www-form-urlencoded` (the OAuth token endpoint). */

@@ -83,6 +83,7 @@ export const moneyOperations: readonly OperationSpec[] = [
     summary: 'Pay the tenant from the person’s balance',
     tags: ['me'],
     token: 'user',
+    rateLimited: true,
     request: { body: paymentBody, headers: idempotencyHeaders },
     responses: {
       201: created,
@@ -101,6 +102,7 @@ export const moneyOperations: readonly OperationSpec[] = [
     summary: 'Send money to another user of the same tenant',
     tags: ['me'],
     token: 'user',
+    rateLimited: true,
     request: { body: transferBody, headers: idempotencyHeaders },
     responses: {
       201: created,
