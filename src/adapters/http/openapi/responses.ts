@@ -71,7 +71,7 @@ function requestErrors(op: OperationSpec): Implied[] {
     out.push({ status: 415, description: `The body is not ${form ? 'application/x-www-form-urlencoded' : 'application/json'}`, reasons: ['unsupported-media-type'] });
   }
   if (hasIdempotencyKey(op)) {
-    out.push({ status: 409, description: 'A request with the same `Idempotency-Key` is still running', reasons: ['idempotency-key-in-use'] });
+    out.push({ status: 409, description: 'A request with the same `Idempotency-Key` is still running after this one waited 5 s for it (a duplicate that arrives while the first runs waits for it and replays its answer)', reasons: ['idempotency-key-in-use'] });
     out.push({ status: 422, description: 'The `Idempotency-Key` was already used with a different request', reasons: ['idempotency-key-reused'] });
   }
   return out;

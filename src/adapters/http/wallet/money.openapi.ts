@@ -23,7 +23,7 @@ const userOnly = {
     reasons: ['invalid-token', 'not-a-wallet-user'],
   },
 } as const;
-const keyInUse = { description: 'A request with this Idempotency-Key is still running', reasons: ['idempotency-key-in-use'] };
+const keyInUse = { description: 'A request with this Idempotency-Key is still running after a 5 s wait (a duplicate waits for the first and replays its answer)', reasons: ['idempotency-key-in-use'] };
 const created = {
   description: 'The transaction (a replay of the first response carries `Idempotent-Replayed: true`)',
   schema: transactionSchema,
