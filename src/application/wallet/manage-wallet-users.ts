@@ -33,7 +33,7 @@ export class CreateWalletUser {
     if (email !== undefined && (email.length > 254 || !EMAIL.test(email))) throw invalid('invalid-request', 'email is not a valid address.');
     if (input.password !== undefined) {
       if (email === undefined) throw invalid('invalid-request', 'A password needs an email to log in with.');
-      checkNewPassword(input.password, this.commonPasswords);
+      await checkNewPassword(input.password, this.commonPasswords);
     }
     const user = await this.tenants.createUser({
       id,

@@ -13,11 +13,11 @@ const REPETITIVE = /^([\s\S]{1,3})\1+$/u;
  * common or breached passwords, and not a short run repeated: `invalid-request` for the length,
  * `password-too-common` for the rest.
  */
-export function checkNewPassword(password: string, common: CommonPasswords): void {
+export async function checkNewPassword(password: string, common: CommonPasswords): Promise<void> {
   if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
     throw invalid('invalid-request', `password must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters.`);
   }
-  if (common.includes(password) || REPETITIVE.test(password)) {
+  if (REPETITIVE.test(password) || (await common.includes(password))) {
     throw new DomainError('password-too-common', 'invalid', 'This password is too common (it is on a list of commonly used or breached passwords, or repeats a short run); choose another.');
   }
 }
