@@ -40,7 +40,8 @@ export type IdempotencyClaim =
 /**
  * How long a claim waits for another live claim of the same key to end before giving up with
  * `idempotency-key-in-use`. A duplicate that arrives while the first request runs waits for it
- * and then replays its answer; only a first request slower than this gives 409.
+ * and then replays its answer; only a first request slower than this gives 409. (The database
+ * sessions' lock_timeout is the same 5 s.)
  */
 export const IDEMPOTENCY_WAIT_MS = 5_000;
 /** How long completed keys are kept (at least 24 hours, as the contract promises). */
