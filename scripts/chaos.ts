@@ -313,9 +313,9 @@ const isAck = (o: Outcome): boolean => o.status !== null && o.status >= 200 && o
  * Sends again, with the same Idempotency-Key and body, the unacknowledged writes (those in flight
  * at the fault first; at most 200) and the last 20 acknowledged ones. An acknowledged write must
  * never be answered with another id; an unacknowledged one may apply now (its new id is then
- * checked like any acknowledged write). Either may get 409 idempotency-key-in-use while a claim
- * the fault left behind is fresh (IDEMPOTENCY_STALE_AFTER_MS): a retry after that finds the
- * write, if there is one, through the key stored with it.
+ * checked like any acknowledged write). A claim ends with the connection of the instance that
+ * held it, so a retry runs at once and finds the write, if there is one, through the key stored
+ * with it.
  */
 async function resendAfter(ctx: Ctx, mine: readonly Record_[], faultAt: number) {
   const writes = mine.filter((r) => r.outcome.resend !== undefined);

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Container, ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
@@ -124,7 +124,7 @@ const IDLE_GRACE_MS = 250;
 
 export async function listen(service: Service, config: Config, log: Logger): Promise<RunningServer> {
   const server = http.createServer(serverOptions(config), service.app);
-  server.on('clientError', writeClientError);
+  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => writeClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

@@ -1,12 +1,24 @@
 import { expect } from 'chai';
 import { reasonOf } from '../support/errors.js';
-import { DomainError } from '../../src/domain/shared/errors.js';
-import { IDEMPOTENCY_STALE_AFTER_MS, type IdempotencyStore } from '../../src/domain/shared/idempotency.port.js';
+import type { DomainError } from '../../src/domain/shared/errors.js';
+import type { IdempotencyClaim, IdempotencyLease, IdempotencyStore } from '../../src/domain/shared/idempotency.port.js';
 import { unique } from '../support/builders.js';
 
+/** The lease of a claim that must have been granted. */
+const leaseOf = (claim: IdempotencyClaim): IdempotencyLease => {
+  expect(claim.state).to.equal('claimed');
+  return (claim as { lease: IdempotencyLease }).lease;
+};
 
-/** Decisions every IdempotencyStore makes alike. */
-export function idempotencyContract(name: string, make: () => Promise<IdempotencyStore>, options: { concurrent: () => Promise<boolean> }): void {
+/**
+ * Decisions every IdempotencyStore makes alike. `make` builds a store whose claims wait at most
+ * `waitMs` for another live claim; `concurrent` says whether the store shows real contention.
+ */
+export function idempotencyContract(
+  name: string,
+  make: (options: { waitMs: number }) => Promise<IdempotencyStore>,
+  options: { concurrent: () => Promise<boolean> },
+): void {
   describe(`idempotency store contract: ${name}`, () => {
     let store: IdempotencyStore;
     const now = new Date('2026-11-01T00:00:00.000Z');
@@ -16,70 +28,92 @@ export function idempotencyContract(name: string, make: () => Promise<Idempotenc
       fingerprint: 'f1',
       ...over,
     });
-    const response = { status: 201, contentType: 'application/json; charset=utf-8', body: '{"id":"ord_1"}' };
+    const response = {
+      status: 201,
+      contentType: 'application/json; charset=utf-8',
+      body: '{"id":"ord_1"}',
+      headers: { location: '/api/v1/orders/ord_1', 'cache-control': 'no-store' },
+    };
 
     beforeEach(async () => {
-      store = await make();
+      store = await make({ waitMs: 300 });
     });
 
-    it('when a key is new, then it is claimed; completed, then replayed with the stored response', async () => {
+    it('when a key is new, then it is claimed; completed, then replayed with the stored response and headers', async () => {
       const r = req();
-      expect(await store.claim(r, now)).to.deep.equal({ state: 'claimed' });
-      await store.complete(r, response, now);
+      await leaseOf(await store.claim(r, now)).complete(response, now);
       expect(await store.claim(r, now)).to.deep.equal({ state: 'replay', response });
     });
 
-    it('when the same key comes with another request, then idempotency-key-reused, before and after completion', async () => {
+    it('when the same key comes with another request after completion, then idempotency-key-reused', async () => {
       const r = req();
-      await store.claim(r, now);
-      expect(await reasonOf(store.claim({ ...r, fingerprint: 'f2' }, now))).to.equal('idempotency-key-reused');
-      await store.complete(r, response, now);
+      await leaseOf(await store.claim(r, now)).complete(response, now);
       expect(await reasonOf(store.claim({ ...r, fingerprint: 'f2' }, now))).to.equal('idempotency-key-reused');
     });
 
-    it('when the first request is still running, then idempotency-key-in-use', async () => {
+    it('when the first request is still running past the wait, then idempotency-key-in-use (same or other request)', async () => {
       const r = req();
-      await store.claim(r, now);
-      expect(await reasonOf(store.claim(r, new Date(now.getTime() + 1000)))).to.equal('idempotency-key-in-use');
+      const lease = leaseOf(await store.claim(r, now));
+      expect(await reasonOf(store.claim(r, now))).to.equal('idempotency-key-in-use');
+      expect(await reasonOf(store.claim({ ...r, fingerprint: 'f2' }, now))).to.equal('idempotency-key-in-use');
+      await lease.release();
     });
 
-    it('when a claim is older than the stale limit, then a retry takes it over', async () => {
+    it('when a duplicate arrives while the first runs, then it waits and replays the first response once it completes', async () => {
       const r = req();
-      await store.claim(r, now);
-      expect(await store.claim(r, new Date(now.getTime() + IDEMPOTENCY_STALE_AFTER_MS + 1))).to.deep.equal({ state: 'claimed' });
+      const lease = leaseOf(await store.claim(r, now));
+      const duplicate = store.claim(r, now);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await lease.complete(response, now);
+      expect(await duplicate).to.deep.equal({ state: 'replay', response });
     });
 
-    it('when a claim is released, then the next request runs again', async () => {
+    it('when a claim is released, then the waiting or next request runs again', async () => {
       const r = req();
-      await store.claim(r, now);
-      await store.release(r);
-      expect(await store.claim(r, now)).to.deep.equal({ state: 'claimed' });
+      const lease = leaseOf(await store.claim(r, now));
+      const waiting = store.claim(r, now);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await lease.release();
+      await leaseOf(await waiting).release();
+      await leaseOf(await store.claim(r, now)).release();
     });
 
     it('when two callers use the same key, then each has its own', async () => {
       const key = `k-${unique()}`;
-      const a = req({ key, fingerprint: 'fa' });
-      const b = req({ key, fingerprint: 'fb' });
-      await store.claim(a, now);
-      expect(await store.claim(b, now)).to.deep.equal({ state: 'claimed' });
+      const a = leaseOf(await store.claim(req({ key, fingerprint: 'fa' }), now));
+      const b = leaseOf(await store.claim(req({ key, fingerprint: 'fb' }), now));
+      await a.release();
+      await b.release();
     });
 
     it('when keys are purged, then those created before the cut are gone', async () => {
       const old = req();
-      await store.claim(old, new Date('2000-01-01T00:00:00.000Z'));
-      await store.complete(old, response, new Date('2000-01-01T00:00:00.000Z'));
+      const then = new Date('2000-01-01T00:00:00.000Z');
+      await leaseOf(await store.claim(old, then)).complete(response, then);
       expect(await store.purge(new Date('2000-01-02T00:00:00.000Z'))).to.be.greaterThanOrEqual(1);
-      expect(await store.claim(old, now)).to.deep.equal({ state: 'claimed' });
+      await leaseOf(await store.claim(old, now)).release();
     });
 
-    it('when 20 requests claim one key at once, then exactly one is claimed and the rest are in use', async function () {
+    it('when 20 requests claim one key at once, then one is claimed and the others replay its response', async function () {
       if (!(await options.concurrent())) this.skip(); // PGlite has one connection: no real contention to show
       const r = req();
+      const slow = await make({ waitMs: 5_000 });
       const outcomes = await Promise.all(
-        Array.from({ length: 20 }, () => store.claim(r, now).then((c) => c.state, (e: DomainError) => e.reason)),
+        Array.from({ length: 20 }, () =>
+          slow.claim(r, now).then(
+            async (c) => {
+              if (c.state === 'claimed') {
+                await new Promise((resolve) => setTimeout(resolve, 100));
+                await c.lease.complete(response, now);
+              }
+              return c.state;
+            },
+            (e: DomainError) => e.reason,
+          ),
+        ),
       );
       expect(outcomes.filter((o) => o === 'claimed')).to.have.length(1);
-      expect(outcomes.filter((o) => o === 'idempotency-key-in-use')).to.have.length(19);
+      expect(outcomes.filter((o) => o === 'replay')).to.have.length(19);
     });
   });
 }

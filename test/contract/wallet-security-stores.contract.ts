@@ -60,6 +60,18 @@ export function walletSecurityStoresContract(
       await s.throttle.release(`t-${unique()}`, true);
     });
 
+    it('when expired keys are purged, then keys past their window with no lock in force go and the others stay', async () => {
+      const [idle, locked, recent] = [`t-${unique()}`, `t-${unique()}`, `t-${unique()}`];
+      await s.throttle.hit(idle, at(0), policy);
+      for (let i = 1; i <= 4; i++) await s.throttle.hit(locked, at(i), policy); // locked until at(124)
+      await s.throttle.hit(recent, at(50), policy);
+      expect(await s.throttle.purgeExpired(at(70), 60)).to.be.greaterThanOrEqual(1);
+      // The idle key starts over (it was gone); the locked and the recent ones still count.
+      expect((await s.throttle.hit(idle, at(71), policy)).attempts).to.equal(1);
+      expect((await s.throttle.hit(locked, at(72), policy)).lockedUntil?.toISOString()).to.equal(at(124).toISOString());
+      expect((await s.throttle.hit(recent, at(73), policy)).attempts).to.equal(2);
+    });
+
     it('when many attempts arrive at once, then each is counted', async function () {
       // PGlite has one connection: it cannot run these concurrently.
       if (!(await options.concurrent())) this.skip();

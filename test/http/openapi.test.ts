@@ -73,8 +73,16 @@ describe('published interface (OpenAPI files)', () => {
     const generated = renderOpenApiFiles(OPERATIONS);
     const ids = (file: (typeof OPENAPI_FILES)[number]) => operationsOf(parse(generated[file])).map((o) => o.operationId).sort();
     const wallet = OPERATIONS.filter((o) => o.surface === 'wallet');
-    expect(ids('wallet-backend-api.yaml')).to.deep.equal(wallet.filter((o) => o.token !== 'user').map((o) => o.operationId).sort());
-    expect(ids('wallet-app-api.yaml')).to.deep.equal(wallet.filter((o) => o.token !== 'machine').map((o) => o.operationId).sort());
+    const tokenless = wallet.filter((o) => o.token === 'none').map((o) => o.operationId);
+    expect(tokenless.sort()).to.deep.equal(['getJwks', 'issueMachineToken', 'logIn']);
+    // The backend: what a machine token may call, the token endpoint (client secret) and the JWKS.
+    expect(ids('wallet-backend-api.yaml')).to.deep.equal(
+      wallet.filter((o) => o.token === 'machine' || o.token === 'either').map((o) => o.operationId).concat(['getJwks', 'issueMachineToken']).sort(),
+    );
+    // The app: what a user token may call and the password login; nothing that takes a client secret.
+    expect(ids('wallet-app-api.yaml')).to.deep.equal(
+      wallet.filter((o) => o.token === 'user' || o.token === 'either').map((o) => o.operationId).concat(['logIn']).sort(),
+    );
     expect(ids('wallet-api.yaml')).to.deep.equal(wallet.map((o) => o.operationId).sort());
     expect(ids('booking-api.yaml')).to.deep.equal(OPERATIONS.filter(FILE_MEMBERSHIP['booking-api.yaml']).map((o) => o.operationId).sort());
   });
@@ -215,11 +223,22 @@ describe('GET /openapi/<file> and GET /docs', () => {
     }
   });
 
-  it('when WALLET_BASE_PATH is set, then the served wallet files carry it in paths and servers', async () => {
-    const prefixed = await startTestApp({ memory: true, env: { WALLET_BASE_PATH: '/wallet' } });
+  it('when WALLET_BASE_PATH is set, then every operation of the served wallet files, at server URL + path, reaches its route (no /wallet/wallet, no 404)', async () => {
+    const prefixed = await startTestApp({ env: { WALLET_BASE_PATH: '/wallet' } });
     try {
-      const doc = parse(await (await prefixed.request('/openapi/wallet-api.yaml')).text()) as { servers: Array<{ url: string }> };
-      expect(doc.servers[0]!.url).to.equal('/wallet');
+      for (const file of ['wallet-api.yaml', 'wallet-backend-api.yaml', 'wallet-app-api.yaml'] as const) {
+        const doc = parse(await (await prefixed.request(`/openapi/${file}`)).text()) as { servers: Array<{ url: string }>; paths: Record<string, Record<string, unknown>> };
+        const server = doc.servers[0]!.url.replace(/\/$/, '');
+        expect(Object.keys(doc.paths).some((p) => p.startsWith('/wallet/wallet')), file).to.equal(false);
+        for (const [path, item] of Object.entries(doc.paths)) {
+          for (const method of Object.keys(item)) {
+            const target = `${server}${path.replace(/\{[^}]+\}/g, 'x')}`;
+            const res = await prefixed.request(target, { method: method.toUpperCase() });
+            const body = await res.text();
+            expect(res.status, `${file}: ${method.toUpperCase()} ${target} ${body}`).not.to.equal(404);
+          }
+        }
+      }
       const booking = parse(await (await prefixed.request('/openapi/booking-api.yaml')).text()) as { servers: Array<{ url: string }> };
       expect(booking.servers[0]!.url).to.equal('/');
     } finally {

@@ -4,6 +4,8 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
 import { databaseKind } from '../support/database.js';
+import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { LOGIN_THROTTLE_WINDOW_SECONDS } from '../../src/domain/identity/login-throttle.js';
 import {
   bearer,
   buildPasswordUser,
@@ -164,6 +166,26 @@ describe('wallet user tokens: delegated and password login', () => {
       const statuses = [];
       for (let i = 0; i < 6; i++) statuses.push((await login(app, { clientId: tenant.clientId, email, password: 'nope-nope' }, testAddress())).status);
       expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429]);
+    });
+
+    it('when logins with made-up emails leave attempt keys, then the periodic purge deletes them once their window is over, and keeps running locks', async function () {
+      if ((await databaseKind()) !== 'postgres') this.skip(); // the rows are aged in place with SQL
+      const knex = app.service.db!.knex;
+      const emails = Array.from({ length: 5 }, () => `made-up-${unique()}@example.com`);
+      for (const email of emails) expect((await login(app, { clientId: tenant.clientId, email, password: 'nope-nope' }, testAddress())).status).to.equal(401);
+      const locked = `locked-${unique()}@example.com`;
+      for (let i = 0; i < 6; i++) await login(app, { clientId: tenant.clientId, email: locked, password: 'nope-nope' }, testAddress());
+      const keys = emails.map((e) => `account:${tenant.clientId}:${e.toLowerCase()}`);
+      const lockedKey = `account:${tenant.clientId}:${locked.toLowerCase()}`;
+      const count = async (ks: string[]) => Number(((await knex('login_throttle').whereIn('key', ks).count('* as n')) as Array<{ n: number }>)[0]!.n);
+      expect(await count(keys)).to.equal(5);
+      // Sixteen minutes pass for these keys (the window is 15 minutes).
+      await knex('login_throttle').whereIn('key', [...keys, lockedKey]).update({ window_started_at: new Date(Date.now() - 16 * 60_000) });
+      const purged = await app.service.container.get(TOKENS.LoginThrottle).purgeExpired(new Date(), LOGIN_THROTTLE_WINDOW_SECONDS);
+      expect(purged).to.be.greaterThanOrEqual(5);
+      expect(await count(keys)).to.equal(0);
+      expect(await count([lockedKey])).to.equal(1);
+      expect((await login(app, { clientId: tenant.clientId, email: locked, password: 'nope-nope' }, testAddress())).status).to.equal(429);
     });
 
     it('when a success follows failures, then the account’s count starts over', async () => {

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import * as client from 'openid-client';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { expectResponseMatchesSpec, operation } from '../support/openapi.js';
+import { effectiveResponses } from '../../src/adapters/http/openapi/responses.js';
 import { basicAuth, bearer, buildTenant, formPost, type TestTenant } from '../support/wallet-builders.js';
 
 describe('POST /oauth/token (client credentials)', () => {
@@ -89,6 +91,25 @@ describe('POST /oauth/token (client credentials)', () => {
     });
     expect(json.status).to.equal(400);
     expect((await oauthError(json)).error).to.equal('invalid_request');
+  });
+
+  it('when the form is over 16 KiB, has too many parameters or is not a form, then 400 invalid_request whose description says which, as the file documents', async () => {
+    const auth = { authorization: basicAuth(tenant.clientId, tenant.clientSecret) };
+    const cases: Array<[string, string, RegExp]> = [
+      ['application/x-www-form-urlencoded', `grant_type=client_credentials&scope=${'a'.repeat(17 * 1024)}`, /larger than 16 KiB/],
+      ['application/x-www-form-urlencoded', `grant_type=client_credentials&${Array.from({ length: 60 }, (_, i) => `p${i}=1`).join('&')}`, /too many parameters/],
+      ['text/plain', 'grant_type=client_credentials', /must be application\/x-www-form-urlencoded/],
+    ];
+    for (const [type, body, description] of cases) {
+      const res = await app.request('/oauth/token', { method: 'POST', headers: { 'content-type': type, ...auth }, body });
+      expect(res.status, type).to.equal(400);
+      const error = await expectResponseMatchesSpec<{ error: string; error_description: string }>('issueMachineToken', res);
+      expect(error.error).to.equal('invalid_request');
+      expect(error.error_description).to.match(description);
+    }
+    // What the file says the endpoint answers: its own RFC 6749 400 and 401, no 413 or 415.
+    expect(Object.keys(effectiveResponses(operation('issueMachineToken')))).not.to.include('415');
+    expect(Object.keys(effectiveResponses(operation('issueMachineToken')))).not.to.include('413');
   });
 
   it('when the client secret is stored, then only its SHA-256 is kept, never the secret', async () => {

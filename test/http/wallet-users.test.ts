@@ -50,6 +50,21 @@ describe('wallet users (/users, /me)', () => {
     }
   });
 
+  it('when the password is a common or breached one, or a short run repeated, then 400 password-too-common and no user is made', async () => {
+    for (const password of ['password', '12345678', 'qwertyuiop', 'aaaaaaaa', 'PassWord1', 'abababab', '123123123']) {
+      const ref = `weak-${unique()}`;
+      const res = await create({ externalUserRef: ref, email: `${ref}@example.com`, password });
+      expect(res.status, password).to.equal(400);
+      const body = (await res.json()) as { reason: string; message: string };
+      expect(body.reason, password).to.equal('password-too-common');
+      expect(body.message, password).to.match(/too common/);
+      const listed = (await (await app.request('/users?limit=100', { headers: bearer(machine) })).json()) as { data: Array<{ externalUserRef: string }> };
+      expect(listed.data.some((u) => u.externalUserRef === ref), password).to.equal(false);
+    }
+    const ref = `strong-${unique()}`;
+    expect((await create({ externalUserRef: ref, email: `${ref}@example.com`, password: 'violet tram 42 lantern' })).status).to.equal(201);
+  });
+
   it('when users are listed, then only the tenant’s users come back, in keyset pages of `limit` with a cursor', async () => {
     const t = await buildTenant(app.service);
     const m = await machineToken(app, t);

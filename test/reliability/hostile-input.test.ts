@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import net from 'node:net';
+import pino from 'pino';
 import { z } from 'zod';
 import { jsonBody } from '../../src/adapters/http/body.js';
 import { parseBody } from '../../src/adapters/http/validate.js';
@@ -187,6 +188,45 @@ describe('__proto__ and constructor keys in JSON bodies', () => {
       expect((({}) as Record<string, unknown>).isAdmin).to.equal(undefined);
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  let running: RunningServer;
+  let port: number;
+  const lines: Array<Record<string, unknown>> = [];
+  before(async () => {
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const config = testConfig({ PORT: '0', HOST: '127.0.0.1' });
+    const service = await openService(config, silentLog, { db: await testDatabase() });
+    running = await listen(service, config, log);
+    port = Number(new URL(running.url).port);
+  });
+  after(async () => {
+    running.server.closeAllConnections();
+    await new Promise<void>((r) => running.server.close(() => r()));
+    await running.service.close();
+  });
+
+  it('when the method is unknown or the framing is a smuggling shape, then the answer carries a request id (header and body) and leaves one log line with it', async () => {
+    const attempts = [
+      'FLY / HTTP/1.1\r\nHost: x\r\n\r\n',
+      'POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcd',
+      'GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n',
+    ];
+    for (const attempt of attempts) {
+      const before = lines.length;
+      const res = await raw(port, attempt);
+      const what = JSON.stringify(attempt);
+      expect(statusOf(res), what).to.equal(400);
+      const header = /\r\nX-Request-Id: (\S+)\r\n/i.exec(res)?.[1];
+      expect(header, what).to.match(/^req_[A-Za-z0-9_-]{16}$/);
+      expect(bodyOf(res).requestId, what).to.equal(header);
+      const logged = lines.slice(before).filter((l) => l.requestId === header);
+      expect(logged, what).to.have.length(1);
+      expect(logged[0]).to.include({ status: 400, msg: 'request' });
     }
   });
 });

@@ -16,8 +16,9 @@ const walletOp = (token: TokenRule, path: string, extra: Partial<OperationSpec> 
 });
 
 const sample: readonly OperationSpec[] = [
-  walletOp('none', '/oauth/token', { method: 'post' }),
-  walletOp('none', '/auth/login', { method: 'post' }),
+  walletOp('none', '/oauth/token', { method: 'post', audience: 'backend' }),
+  walletOp('none', '/auth/login', { method: 'post', audience: 'app' }),
+  walletOp('none', '/.well-known/jwks.json', { atRoot: true, audience: 'backend' }),
   walletOp('machine', '/users'),
   walletOp('machine', '/auth/delegated-token', { method: 'post' }),
   walletOp('user', '/me'),
@@ -66,16 +67,23 @@ const idsOf = (d: Doc) => operationsOf(d).map((o) => o.operationId).sort();
 const reasonsOf = (response: any): string[] => response.content['application/problem+json'].schema.allOf[1].properties.reason.enum;
 
 describe('OpenAPI documents', () => {
-  it('when the backend file is built, then it holds exactly the machine, either and token-less wallet operations', () => {
+  it('when the backend file is built, then it holds exactly the machine and either operations, the token endpoint and the JWKS, not the login', () => {
     expect(idsOf(doc('wallet-backend-api.yaml'))).to.deep.equal(
-      sample.filter((o) => o.surface === 'wallet' && ['machine', 'either', 'none'].includes(o.token)).map((o) => o.operationId).sort(),
+      sample.filter((o) => o.surface === 'wallet' && (['machine', 'either'].includes(o.token) || (o.token === 'none' && o.audience !== 'app'))).map((o) => o.operationId).sort(),
     );
+    const paths = Object.keys(doc('wallet-backend-api.yaml').paths);
+    expect(paths).to.include.members(['/oauth/token', '/.well-known/jwks.json']);
+    expect(paths).not.to.include('/auth/login');
   });
 
-  it('when the app file is built, then it holds exactly the user, either and token-less wallet operations', () => {
+  it('when the app file is built, then it holds exactly the user and either operations and the login, nothing that takes a client secret', () => {
     expect(idsOf(doc('wallet-app-api.yaml'))).to.deep.equal(
-      sample.filter((o) => o.surface === 'wallet' && ['user', 'either', 'none'].includes(o.token)).map((o) => o.operationId).sort(),
+      sample.filter((o) => o.surface === 'wallet' && (['user', 'either'].includes(o.token) || o.audience === 'app')).map((o) => o.operationId).sort(),
     );
+    const paths = Object.keys(doc('wallet-app-api.yaml').paths);
+    expect(paths).to.include('/auth/login');
+    expect(paths).not.to.include.members(['/oauth/token']);
+    expect(paths).not.to.include('/oauth/token');
   });
 
   it('when the full wallet and booking files are built, then each holds its surface and no platform operation', () => {
@@ -153,19 +161,46 @@ describe('OpenAPI documents', () => {
     expect(responses[422]!.reasons).to.deep.equal(['idempotency-key-reused']);
   });
 
-  it('when the author documents a status with its own body (OAuth errors), then it is left as written', () => {
+  it('when the author documents its own request errors (OAuth), then they are left as written and only the platform’s problems are added beside them', () => {
     const oauthError = z.object({ error: z.string() });
     const op = walletOp('none', '/oauth/token', {
       method: 'post',
+      oauthErrors: true,
       request: { body: z.object({ grant_type: z.string() }), bodyContentType: 'application/x-www-form-urlencoded' },
       responses: { 200: { description: 'token', schema: z.object({}) }, 400: { description: 'RFC 6749', schema: oauthError } },
     });
     const responses = effectiveResponses(op);
     expect(responses[400]!.schema).to.equal(oauthError);
-    expect(responses[400]!.reasons).to.equal(undefined);
-    expect(responses[415]!.reasons).to.deep.equal(['unsupported-media-type']);
+    // The header check answers before the route, as problem+json.
+    expect(responses[400]!.reasons).to.deep.equal(['invalid-request']);
+    expect(responses[413]).to.equal(undefined);
+    expect(responses[415]).to.equal(undefined);
     const published = operationsOf(doc('wallet-api.yaml', [op])).find((o) => o.path === '/oauth/token')!;
-    expect(Object.keys(published.responses['400'].content)).to.deep.equal(['application/json']);
+    expect(Object.keys(published.responses['400'].content)).to.deep.equal(['application/json', 'application/problem+json']);
+  });
+
+  it('when an operation takes no parameters, then the 400 of a repeated X-API-KEY or Authorization header is documented', () => {
+    for (const [file, path] of [['booking-api.yaml', '/api/v1/agent/account'], ['wallet-api.yaml', '/me']] as const) {
+      const published = operationsOf(doc(file)).find((o) => o.path === path)!;
+      expect(reasonsOf(published.responses['400']), path).to.deep.equal(['invalid-request']);
+      expect(published.responses['400'].description, path).to.include('X-API-KEY');
+    }
+  });
+
+  it('when an operation takes an Idempotency-Key, then its success declares Idempotent-Replayed; limited ones declare RateLimit-*', () => {
+    const op = walletOp('user', '/me/payments', {
+      method: 'post',
+      rateLimited: true,
+      request: { body: z.object({}), headers: z.object({ 'Idempotency-Key': z.string().optional() }) },
+      responses: { 201: { description: 'made', schema: z.object({}) } },
+    });
+    const published = operationsOf(doc('wallet-api.yaml', [op]))[0]!;
+    expect(Object.keys(published.responses['201'].headers)).to.include.members(['Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    expect(Object.keys(published.responses['429'].headers)).to.include.members(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    const unlimited = operationsOf(doc('wallet-api.yaml')).find((o) => o.path === '/me')!;
+    expect(Object.keys(unlimited.responses['200'].headers)).not.to.include('RateLimit-Limit');
+    const booking = operationsOf(doc('booking-api.yaml')).find((o) => o.path === '/api/v1/agent/account')!;
+    expect(Object.keys(booking.responses['200'].headers)).to.include('RateLimit-Remaining');
   });
 
   it('when a path names a parameter its params schema lacks, then it is still declared, as a string', () => {
@@ -173,13 +208,13 @@ describe('OpenAPI documents', () => {
     expect(published.parameters).to.deep.include({ schema: { type: 'string' }, required: true, name: 'transactionId', in: 'path' });
   });
 
-  it('when WALLET_BASE_PATH is set, then wallet paths and servers carry it and booking ones do not', () => {
+  it('when WALLET_BASE_PATH is set, then wallet paths carry it once, the servers are the root, and the JWKS stays at the root', () => {
     const wallet = doc('wallet-api.yaml', sample, '/wallet');
-    expect(Object.keys(wallet.paths)).to.include('/wallet/me/balance');
-    expect(wallet.servers[0]!.url).to.equal('/wallet');
+    expect(Object.keys(wallet.paths)).to.include.members(['/wallet/me/balance', '/.well-known/jwks.json']);
+    expect(Object.keys(wallet.paths).some((p) => p.startsWith('/wallet/wallet'))).to.equal(false);
+    for (const file of OPENAPI_FILES) expect(doc(file, sample, '/wallet').servers.map((s) => s.url)).to.deep.equal(['/', 'http://localhost:3000']);
     const booking = doc('booking-api.yaml', sample, '/wallet');
     expect(Object.keys(booking.paths)).to.include('/api/v1/agent/account');
-    expect(booking.servers[0]!.url).to.equal('/');
   });
 
   it('when the operation list is reordered, then the documents are the same', () => {

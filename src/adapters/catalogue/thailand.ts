@@ -56,6 +56,9 @@ export const CITIES: readonly City[] = [
   city('khonkaen', 'Khon Kaen'),
 ];
 
+/** The vehicle classes of the shipped catalogue (the only ones a quote can name: published as an enum). */
+export const VEHICLE_CLASS_CODES = ['sedan', 'suv', 'van'] as const;
+
 export const VEHICLE_CLASSES: readonly VehicleClass[] = [
   { code: 'sedan', name: 'Sedan', maxPassengers: 3 },
   { code: 'suv', name: 'SUV', maxPassengers: 5 },

@@ -28,13 +28,28 @@ export const notFoundHandler: RequestHandler = (_req, res) => {
   sendProblem(res, 404, 'not-found', 'No such resource.');
 };
 
-/** Is this error a database that cannot be reached or a pool with no free connection? */
+/** Is this error a database that cannot be reached, a pool with no free connection, or a database too busy to answer in time? */
 export const isDatabaseUnavailable = (err: unknown): boolean => {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { name?: string; code?: string; message?: string };
   if (e.name === 'KnexTimeoutError') return true;
   if (e.code !== undefined && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300', '08006', '08001', '08003'].includes(e.code)) return true;
+  // A statement or lock wait over its timeout, or a serialization failure or deadlock that its
+  // retries did not resolve: the database is overloaded or contended, and a retry may succeed.
+  if (e.code !== undefined && ['57014', '55P03', '40001', '40P01'].includes(e.code)) return true;
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+};
+
+/**
+ * Is this PostgreSQL refusing a value the client sent (SQLSTATE class 22, "data exception": a NUL
+ * or other character the encoding cannot hold, text that is not a valid number or date, a value
+ * out of range)? Input checks should have refused it first; this keeps one that slipped through
+ * a 400 rather than a 500.
+ */
+export const isDataException = (err: unknown): boolean => {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 };
 
 /**
@@ -92,6 +107,11 @@ export const errorHandler = (log: Logger): ErrorRequestHandler => (err, req, res
     log.warn({ requestId: res.locals.requestId, err: { name: (err as Error).name, code: (err as { code?: string }).code } }, 'database unavailable');
     res.setHeader('Retry-After', '1');
     sendProblem(res, 503, 'service-unavailable', 'The service is temporarily unavailable. Retry shortly.');
+    return;
+  }
+  if (isDataException(err)) {
+    log.warn({ requestId: res.locals.requestId, method: req.method, path: req.path, err: { code: (err as { code?: string }).code } }, 'value refused by the database');
+    sendProblem(res, 400, 'invalid-request', 'A value in the request cannot be stored or compared.');
     return;
   }
   log.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');

@@ -19,8 +19,18 @@ export const SINGLE_VALUE_HEADERS: readonly string[] = [
 // characters (HTAB stays legal) in case a proxy in front decoded them.
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
-/** Refuses repeated single-value headers and header values with control characters: 400 invalid-request. */
+/**
+ * Refuses repeated single-value headers, header values with control characters, and a path or
+ * query string carrying an encoded NUL (`%00`), which PostgreSQL text cannot hold: 400
+ * invalid-request, before any route reads the URL.
+ */
 export const headerGuard: RequestHandler = (req, res, next) => {
+  if (req.url.includes('%00')) {
+    sendProblem(res, 400, 'invalid-request', 'The URL holds a NUL character (%00), which no path or parameter accepts.', {
+      errors: [{ path: 'url', message: 'must not contain a NUL character' }],
+    });
+    return;
+  }
   const raw = req.rawHeaders;
   // Fast path: no header name appears twice (in any case) exactly when Node's parsed headers have
   // one entry per raw pair; then only the values need checking.

@@ -11,11 +11,17 @@ export type ScopeOf = (res: Response) => string;
 /** Builds the `Idempotency-Key` middleware for a write route; it runs after body parsing and auth. */
 export type Idempotent = (scopeOf: ScopeOf) => RequestHandler;
 
+/** The response headers that describe the resource, stored and replayed with the body. */
+const REPLAYED_HEADERS = ['location', 'cache-control'] as const;
+
 /**
  * `Idempotency-Key` for writes that move money or stock. The first successful (2xx) response is
- * stored and replayed for the same key, caller and request, with `Idempotent-Replayed: true`; a
- * failed request releases its claim so that a retry runs again. The stored response is written
- * before the response leaves, so a retry never sees a completed write as still running.
+ * stored and replayed for the same key, caller and request, with `Idempotent-Replayed: true` and
+ * the same status, body, `Content-Type`, `Location` and `Cache-Control`. The claim on the key is
+ * held while the request runs (a duplicate waits for it, then replays) and ends with it: a
+ * failed request releases it so that a retry runs again, and so does a crash of the instance.
+ * The stored response is written before the response leaves, so a retry never runs a completed
+ * write again.
  */
 export const idempotency = (store: IdempotencyStore, clock: Clock): Idempotent => (scopeOf) => async (req, res, next) => {
   const key = req.headers['idempotency-key'];
@@ -37,10 +43,13 @@ export const idempotency = (store: IdempotencyStore, clock: Clock): Idempotent =
   };
   const claim = await store.claim(request, clock.now());
   if (claim.state === 'replay') {
+    const { response } = claim;
     res.setHeader('Idempotent-Replayed', 'true');
-    res.status(claim.response.status).type(claim.response.contentType).send(claim.response.body);
+    for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
+    res.status(response.status).type(response.contentType).send(response.body);
     return;
   }
+  const { lease } = claim;
   const send = res.send.bind(res);
   let settled = false;
   res.send = ((body?: unknown) => {
@@ -48,10 +57,15 @@ export const idempotency = (store: IdempotencyStore, clock: Clock): Idempotent =
     settled = true;
     const status = res.statusCode;
     const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = res.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
     const outcome =
       status >= 200 && status < 300
-        ? store.complete(request, { status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: text }, clock.now())
-        : store.release(request);
+        ? lease.complete({ status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: text, headers }, clock.now())
+        : lease.release();
     outcome.then(
       () => send(body),
       () => send(body),
@@ -60,19 +74,49 @@ export const idempotency = (store: IdempotencyStore, clock: Clock): Idempotent =
   }) as Response['send'];
   res.on('close', () => {
     // The handler never answered (client gone, crash of the handler): free the key.
-    if (!settled) void store.release(request).catch(() => undefined);
+    if (!settled) {
+      settled = true;
+      void lease.release().catch(() => undefined);
+    }
   });
   next();
 };
 
-/** JSON with object keys sorted, so the same body in another key order is the same request. */
+/**
+ * JSON with object keys sorted, so the same body in another key order is the same request.
+ * Written with an explicit stack rather than recursion: whatever the nesting, it cannot overflow
+ * the call stack (the body parser bounds nesting too).
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
+  let out = '';
+  // Each item is either a value to write or a literal piece of text (a separator or a bracket).
+  const work: Array<{ value: unknown } | string> = [{ value }];
+  while (work.length > 0) {
+    const item = work.pop()!;
+    if (typeof item === 'string') {
+      out += item;
+      continue;
+    }
+    const v = item.value;
+    if (Array.isArray(v)) {
+      work.push(']');
+      for (let i = v.length - 1; i >= 0; i -= 1) {
+        work.push({ value: v[i] });
+        if (i > 0) work.push(',');
+      }
+      out += '[';
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v).sort();
+      work.push('}');
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const k = keys[i]!;
+        work.push({ value: (v as Record<string, unknown>)[k] });
+        work.push(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+      }
+      out += '{';
+    } else {
+      out += JSON.stringify(v ?? null);
+    }
   }
-  return JSON.stringify(value ?? null);
+  return out;
 }

@@ -32,6 +32,24 @@ export interface OperationSpec {
    * root whatever that prefix (health, docs) are `platform`, which no published file holds.
    */
   readonly path: string;
+  /**
+   * A wallet operation mounted at the root whatever `WALLET_BASE_PATH` says (the JWKS): its path
+   * is published as written.
+   */
+  readonly atRoot?: true;
+  /**
+   * For a token-less wallet operation: which scoped file holds it. `app` (the password login) is
+   * in the wallet-app file only; anything else token-less (the token endpoint, the JWKS: a
+   * backend's business, and what takes a client secret) is in the wallet-backend file only.
+   */
+  readonly audience?: 'backend' | 'app';
+  /**
+   * The operation answers its own request errors as RFC 6749 §5.2 JSON, documented by its author:
+   * the generator adds no problem+json answers for the body framing (400, 413, 415).
+   */
+  readonly oauthErrors?: true;
+  /** A request-rate limiter guards this wallet operation (every booking operation has one). */
+  readonly rateLimited?: true;
   readonly operationId: string;
   readonly summary: string;
   readonly description?: string;

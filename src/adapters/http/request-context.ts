@@ -24,7 +24,8 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const ID_BYTES = 12;
 let idPool = Buffer.alloc(0);
 let idOffset = 0;
-const newRequestId = (): string => {
+/** A new request id, `req_` and 16 random base64url characters. */
+export const newRequestId = (): string => {
   if (idOffset + ID_BYTES > idPool.length) {
     idPool = randomBytes(ID_BYTES * 256);
     idOffset = 0;

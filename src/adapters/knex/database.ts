@@ -56,44 +56,50 @@ export interface DatabaseEvents {
   readonly log?: (level: 'warn' | 'error', message: string) => void;
 }
 
+/** A Knex handle with its own pool on a PostgreSQL server, with the service's timeouts. */
+export function postgresKnex(target: Extract<DatabaseTarget, { kind: 'postgres' }>, events: DatabaseEvents = {}): Knex {
+  const acquireTimeoutMs = target.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+  const onConnectionError = events.onConnectionError ?? (() => undefined);
+  const say = events.log ?? (() => undefined);
+  const text = (m: unknown): string => (m instanceof Error ? m.message : String(m));
+  const knex = knexFactory({
+    log: {
+      warn: (m: unknown) => say('warn', text(m)),
+      error: (m: unknown) => say('error', text(m)),
+      deprecate: () => undefined,
+      debug: () => undefined,
+    },
+    client: 'pg',
+    connection: {
+      connectionString: target.url,
+      application_name: 'partner-booking-wallet',
+      // Never let the connect attempt outlive the wait for the pool.
+      ...SESSION_TIMEOUTS,
+      connectionTimeoutMillis: Math.min(SESSION_TIMEOUTS.connectionTimeoutMillis, acquireTimeoutMs),
+      keepAlive: true,
+    },
+    pool: {
+      min: 0,
+      max: target.poolMax ?? 10,
+      acquireTimeoutMillis: acquireTimeoutMs,
+      createTimeoutMillis: acquireTimeoutMs,
+      // A pooled connection that the server drops (restart, pg_terminate_backend, network)
+      // emits 'error' while idle. Knex marks it disposed so the pool discards it on the next
+      // acquire; this listener makes sure such an event can never be unhandled.
+      afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+        conn.on('error', onConnectionError);
+        done(null, conn);
+      },
+    },
+    acquireConnectionTimeout: acquireTimeoutMs,
+  });
+  return knex;
+}
+
 /** Opens a Knex handle on PostgreSQL or embedded PGlite. */
 export async function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): Promise<Database> {
   if (target.kind === 'postgres') {
-    const acquireTimeoutMs = target.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
-    const onConnectionError = events.onConnectionError ?? (() => undefined);
-    const say = events.log ?? (() => undefined);
-    const text = (m: unknown): string => (m instanceof Error ? m.message : String(m));
-    const knex = knexFactory({
-      log: {
-        warn: (m: unknown) => say('warn', text(m)),
-        error: (m: unknown) => say('error', text(m)),
-        deprecate: () => undefined,
-        debug: () => undefined,
-      },
-      client: 'pg',
-      connection: {
-        connectionString: target.url,
-        application_name: 'partner-booking-wallet',
-        // Never let the connect attempt outlive the wait for the pool.
-        ...SESSION_TIMEOUTS,
-        connectionTimeoutMillis: Math.min(SESSION_TIMEOUTS.connectionTimeoutMillis, acquireTimeoutMs),
-        keepAlive: true,
-      },
-      pool: {
-        min: 0,
-        max: target.poolMax ?? 10,
-        acquireTimeoutMillis: acquireTimeoutMs,
-        createTimeoutMillis: acquireTimeoutMs,
-        // A pooled connection that the server drops (restart, pg_terminate_backend, network)
-        // emits 'error' while idle. Knex marks it disposed so the pool discards it on the next
-        // acquire; this listener makes sure such an event can never be unhandled.
-        afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
-          conn.on('error', onConnectionError);
-          done(null, conn);
-        },
-      },
-      acquireConnectionTimeout: acquireTimeoutMs,
-    });
+    const knex = postgresKnex(target, events);
     return { knex, target, pglite: null, close: () => knex.destroy() };
   }
   const [{ PGlite }, { default: ClientPgLite }] = await Promise.all([

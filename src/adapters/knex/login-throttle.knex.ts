@@ -39,4 +39,15 @@ export class KnexLoginThrottle implements LoginThrottleStore {
     }
     await this.knex('login_throttle').where({ key }).update({ attempts: this.knex.raw('GREATEST(attempts - 1, 0)') });
   }
+
+  async purgeExpired(now: Date, windowSeconds: number): Promise<number> {
+    const windowStart = new Date(now.getTime() - windowSeconds * 1000);
+    // RETURNING rather than the affected-row count, which PGlite's Knex dialect does not report.
+    const gone = await this.knex('login_throttle')
+      .where('window_started_at', '<=', windowStart)
+      .andWhere((q) => q.whereNull('locked_until').orWhere('locked_until', '<=', now))
+      .delete()
+      .returning('key');
+    return gone.length;
+  }
 }

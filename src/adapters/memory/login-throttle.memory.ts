@@ -39,4 +39,17 @@ export class MemoryLoginThrottle implements LoginThrottleStore {
     if (all) this.entries.delete(key);
     else this.entries.set(key, { ...e, attempts: Math.max(0, e.attempts - 1) });
   }
+
+  async purgeExpired(now: Date, windowSeconds: number): Promise<number> {
+    const t = now.getTime();
+    let n = 0;
+    for (const [key, e] of this.entries) {
+      const locked = e.lockedUntil !== null && e.lockedUntil.getTime() > t;
+      if (!locked && e.windowStartedAt.getTime() <= t - windowSeconds * 1000) {
+        this.entries.delete(key);
+        n += 1;
+      }
+    }
+    return n;
+  }
 }

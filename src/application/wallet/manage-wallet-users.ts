@@ -1,5 +1,7 @@
 import type { MachinePrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
+import type { CommonPasswords } from '../../domain/identity/common-passwords.port.js';
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
+import { checkNewPassword } from '../../domain/identity/password-policy.js';
 import { isExternalUserRef, type WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -8,19 +10,19 @@ import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { PAGE_LIMITS, decodeCursor, encodeCursor, type Page } from '../../domain/shared/page.js';
 import { toWalletUserView, type WalletUserView } from './wallet-user-view.js';
 
-/** Password length bounds: long enough to matter, short enough to hash cheaply. */
-export const PASSWORD_LENGTH = { min: 8, max: 256 } as const;
+export { PASSWORD_LENGTH } from '../../domain/identity/password-policy.js';
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/;
 
 const userNotFound = () => notFound('user-not-found', 'No such user.');
 
-/** Creates a wallet user of a tenant, with an optional email and password for `/auth/login`. */
+/** Creates a wallet user of a tenant, with an optional email and password (not a common one) for `/auth/login`. */
 export class CreateWalletUser {
   constructor(
     private readonly tenants: TenantDirectory,
     private readonly passwords: PasswordHasher,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly commonPasswords: CommonPasswords,
   ) {}
 
   async execute(tenantId: string, input: { externalUserRef?: string; email?: string; password?: string }): Promise<WalletUserView> {
@@ -31,9 +33,7 @@ export class CreateWalletUser {
     if (email !== undefined && (email.length > 254 || !EMAIL.test(email))) throw invalid('invalid-request', 'email is not a valid address.');
     if (input.password !== undefined) {
       if (email === undefined) throw invalid('invalid-request', 'A password needs an email to log in with.');
-      if (input.password.length < PASSWORD_LENGTH.min || input.password.length > PASSWORD_LENGTH.max) {
-        throw invalid('invalid-request', `password must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters.`);
-      }
+      await checkNewPassword(input.password, this.commonPasswords);
     }
     const user = await this.tenants.createUser({
       id,

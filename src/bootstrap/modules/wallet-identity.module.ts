@@ -1,4 +1,4 @@
-import { ContainerModule } from 'inversify';
+import { ContainerModule, type ContainerModuleLoadOptions } from 'inversify';
 import type { RequestHandler } from 'express';
 import { CreateTenant, ResetClientSecret, RotateSigningKey } from '../../application/admin/manage-tenants.js';
 import { SeedWalletDemo } from '../../application/admin/seed-wallet-demo.js';
@@ -13,6 +13,7 @@ import {
 } from '../../application/wallet/manage-wallet-users.js';
 import { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.js';
+import { ZxcvbnCommonPasswords } from '../../adapters/passwords/common-passwords.zxcvbn.js';
 import { walletAuth } from '../../adapters/http/bearer.middleware.js';
 import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
 import { authRoutes } from '../../adapters/http/wallet/auth.routes.js';
@@ -31,12 +32,18 @@ import { CachedTenantDirectory, WALLET_IDENTITY_TABLES } from '../../adapters/ca
 import { MemoryLoginThrottle } from '../../adapters/memory/login-throttle.memory.js';
 import { MemorySigningKeyStore } from '../../adapters/memory/signing-key-store.memory.js';
 import { MemoryTenantDirectory } from '../../adapters/memory/tenant-directory.memory.js';
+import type { Logger } from 'pino';
+import { LOGIN_THROTTLE_WINDOW_SECONDS } from '../../domain/identity/login-throttle.js';
+import type { LoginThrottleStore } from '../../domain/identity/login-throttle.port.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { TOKENS } from '../tokens.js';
 
 /** The one ring of signing keys the service uses. */
 export const WALLET_KEY_RING = 'wallet';
+/** How often expired login-attempt keys are deleted. */
+const LOGIN_THROTTLE_PURGE_EVERY_MS = 5 * 60_000;
 /** How many verified tokens each instance remembers. */
 const VERIFIED_TOKEN_CACHE = 10_000;
 
@@ -55,7 +62,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
     };
     if (db === null) {
       bind(TOKENS.TenantDirectory).toConstantValue(new MemoryTenantDirectory());
-      bind(TOKENS.LoginThrottle).toConstantValue(new MemoryLoginThrottle());
+      bindLoginThrottle(bind, new MemoryLoginThrottle());
       bind(TOKENS.SigningKeyStore).toConstantValue(new MemorySigningKeyStore());
     } else {
       // Tenants and users are read on every wallet request: cached per instance, kept fresh by
@@ -71,7 +78,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
         },
         [TOKENS.IdentityChangeFeed],
       );
-      bind(TOKENS.LoginThrottle).toConstantValue(new KnexLoginThrottle(db.knex));
+      bindLoginThrottle(bind, new KnexLoginThrottle(db.knex));
       bind(TOKENS.SigningKeyStore).toConstantValue(new KnexSigningKeyStore(db.knex));
     }
     bind(TOKENS.PasswordHasher).toConstantValue(new ScryptPasswordHasher());
@@ -110,7 +117,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       [TOKENS.TenantDirectory, TOKENS.PasswordHasher, TOKENS.LoginThrottle, TOKENS.TokenIssuer, TOKENS.Clock],
     );
     bind(TOKENS.CreateWalletUser).toResolvedValue(
-      (t, p, ids, clock) => new CreateWalletUser(t, p, ids, clock),
+      (t, p, ids, clock) => new CreateWalletUser(t, p, ids, clock, new ZxcvbnCommonPasswords()),
       [TOKENS.TenantDirectory, TOKENS.PasswordHasher, TOKENS.Ids, TOKENS.Clock],
     );
     bind(TOKENS.ListWalletUsers).toResolvedValue((t) => new ListWalletUsers(t), [TOKENS.TenantDirectory]);
@@ -145,3 +152,29 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       [TOKENS.WalletAuth, TOKENS.CreateWalletUser, TOKENS.ListWalletUsers, TOKENS.GetWalletUser, TOKENS.GetCurrentWalletUser, { serviceIdentifier: TOKENS.GetUserBalances, optional: true }],
     );
   });
+
+/**
+ * Binds the login-attempt store with its purge. Anyone can add a key by trying a made-up email,
+ * so expired keys are deleted every few minutes: the store stays bounded by the attempts of the
+ * last window.
+ */
+function bindLoginThrottle(bind: ContainerModuleLoadOptions['bind'], store: LoginThrottleStore): void {
+  bind(TOKENS.LoginThrottle).toResolvedValue(
+    (lifecycle: Lifecycle, clock: Clock, log: Logger) => {
+      let timer: NodeJS.Timeout | null = null;
+      lifecycle.onStart(async () => {
+        timer = setInterval(() => {
+          store.purgeExpired(clock.now(), LOGIN_THROTTLE_WINDOW_SECONDS).catch((err: unknown) =>
+            log.warn({ err: { message: (err as Error).message } }, 'login-attempt purge failed'),
+          );
+        }, LOGIN_THROTTLE_PURGE_EVERY_MS);
+        timer.unref();
+      });
+      lifecycle.onStop(async () => {
+        if (timer !== null) clearInterval(timer);
+      });
+      return store;
+    },
+    [TOKENS.Lifecycle, TOKENS.Clock, TOKENS.Logger],
+  );
+}

@@ -19,4 +19,11 @@ export interface LoginThrottleStore {
   hit(key: string, now: Date, policy: ThrottlePolicy): Promise<ThrottleState>;
   /** Forgets one counted attempt (`all: false`) or every one (`all: true`). No-op for an unknown key. */
   release(key: string, all: boolean): Promise<void>;
+  /**
+   * Deletes the keys that no longer count at `now`: no lock in force and a window that started at
+   * least `windowSeconds` ago. Their next attempt would start over at 1 anyway, so nothing a
+   * throttle decides changes; the store just stays bounded however many made-up accounts are
+   * tried. Returns how many keys went.
+   */
+  purgeExpired(now: Date, windowSeconds: number): Promise<number>;
 }

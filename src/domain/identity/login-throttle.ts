@@ -17,6 +17,9 @@ export const LOGIN_THROTTLE = {
   address: { maxAttempts: 20, windowSeconds: 900, lockSeconds: 900 },
 } as const satisfies Record<string, ThrottlePolicy>;
 
+/** The longest window of the login policies: a key idle that long, and not locked, counts for nothing. */
+export const LOGIN_THROTTLE_WINDOW_SECONDS = Math.max(...Object.values(LOGIN_THROTTLE).map((p) => p.windowSeconds));
+
 export const accountThrottleKey = (clientId: string, normalizedEmail: string): string =>
   `account:${clientId}:${normalizedEmail}`;
 export const addressThrottleKey = (address: string): string => `address:${address}`;

@@ -44,6 +44,7 @@ export type Reason =
   | 'not-a-wallet-user'
   | 'machine-token-required'
   | 'invalid-credentials'
+  | 'password-too-common'
   | 'too-many-attempts'
   | 'user-exists'
   | 'user-not-found'

@@ -3,6 +3,11 @@ export interface StoredResponse {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
+  /**
+   * The headers that describe the resource (`Location`, `Cache-Control`), replayed with it; names
+   * in lower case. Absent on responses stored before they were kept.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What a request made with an `Idempotency-Key` presents. */
@@ -15,34 +20,49 @@ export interface IdempotencyRequest {
   readonly fingerprint: string;
 }
 
+/**
+ * A claim on a key, held by the one request that runs under it. The claim lives exactly as long
+ * as its holder: it ends with `complete` or `release`, and at once when the holder's process or
+ * database connection dies, so a retry after a crash never waits for a timeout.
+ */
+export interface IdempotencyLease {
+  /** Stores the response and ends the claim; later claims of the key replay it. */
+  complete(response: StoredResponse, now: Date): Promise<void>;
+  /** Ends the claim without a response (the request failed), so that a retry runs again. */
+  release(): Promise<void>;
+}
+
 /** The outcome of claiming a key. */
 export type IdempotencyClaim =
-  | { readonly state: 'claimed' }
+  | { readonly state: 'claimed'; readonly lease: IdempotencyLease }
   | { readonly state: 'replay'; readonly response: StoredResponse };
 
-/** How long a claim may stay in progress before a retry may take it over (the first one died). */
-export const IDEMPOTENCY_STALE_AFTER_MS = 60_000;
+/**
+ * How long a claim waits for another live claim of the same key to end before giving up with
+ * `idempotency-key-in-use`. A duplicate that arrives while the first request runs waits for it
+ * and then replays its answer; only a first request slower than this gives 409. (The database
+ * sessions' lock_timeout is the same 5 s.)
+ */
+export const IDEMPOTENCY_WAIT_MS = 5_000;
 /** How long completed keys are kept (at least 24 hours, as the contract promises). */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 3_600_000;
 
 /**
  * Storage of idempotency keys, shared by every instance. Business writes made under a key also
- * carry the key in a unique column, so even a claim taken over after a crash applies at most once.
+ * carry the key in a unique column, so a retry whose first attempt committed its write but died
+ * before completing the key applies at most once.
  */
 export interface IdempotencyStore {
   /**
    * Claims the key for this request, atomically across instances:
-   * - not seen before, or an in-progress claim older than IDEMPOTENCY_STALE_AFTER_MS with the same
-   *   fingerprint → `claimed` (the caller now runs the request);
+   * - another live claim of the key → waits until it ends (up to IDEMPOTENCY_WAIT_MS, then throws
+   *   DomainError `idempotency-key-in-use`), then decides as below;
+   * - not seen before, or only claimed by a holder that has ended without a response → `claimed`
+   *   with a lease (the caller now runs the request and must complete or release it);
    * - completed with the same fingerprint → `replay` with the stored response;
-   * - seen with another fingerprint → throws DomainError `idempotency-key-reused`;
-   * - in progress with the same fingerprint → throws DomainError `idempotency-key-in-use`.
+   * - completed with another fingerprint → throws DomainError `idempotency-key-reused`.
    */
   claim(request: IdempotencyRequest, now: Date): Promise<IdempotencyClaim>;
-  /** Stores the response of a claimed request; later claims replay it. */
-  complete(request: IdempotencyRequest, response: StoredResponse, now: Date): Promise<void>;
-  /** Drops a claim whose request had no effect (an error), so that a retry runs again. */
-  release(request: IdempotencyRequest): Promise<void>;
   /** Deletes keys created before `before`; returns how many. */
   purge(before: Date): Promise<number>;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OperationSpec } from '../operation.js';
+import { timestamp } from './booking.schemas.js';
 
 export const agentAccountSchema = z.object({
   agentId: z.string(),
@@ -8,7 +9,7 @@ export const agentAccountSchema = z.object({
   channel: z.object({ code: z.string(), name: z.string(), currency: z.string() }),
   entitlements: z.array(z.enum(['airport-transfer', 'express-bus'])),
   pricing: z.object({ currency: z.string(), channelMarkupBps: z.number().int(), agentDiscountBps: z.number().int() }),
-  apiKey: z.object({ id: z.string(), prefix: z.string(), createdAt: z.string(), expiresAt: z.string().nullable() }),
+  apiKey: z.object({ id: z.string(), prefix: z.string(), createdAt: timestamp(), expiresAt: timestamp().nullable() }),
 });
 
 /** The published description of `GET /api/v1/agent/account`. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ORDER_STATUSES } from '../../../domain/booking/order.js';
 import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { VEHICLE_CLASS_CODES } from '../../catalogue/thailand.js';
 
 /**
  * Request and response schemas of the booking flow. Request objects strip unknown fields, so
@@ -8,6 +9,9 @@ import { PAGE_LIMITS } from '../../../domain/shared/page.js';
  * reaches a use case.
  */
 const id = (max = 64) => z.string().min(1).max(max);
+
+/** An RFC 3339 UTC instant in a response (`format: date-time` in the files). */
+export const timestamp = () => z.iso.datetime();
 
 export const moneySchema = z.object({
   amount: z.number().int().describe('Integer minor units (satang for THB)'),
@@ -17,15 +21,15 @@ export const moneySchema = z.object({
 export const tripsQuery = z.object({
   fromCityId: id(),
   toCityId: id(),
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').describe('Local date of departure (YYYY-MM-DD)'),
+  date: z.iso.date({ error: 'must be a calendar date, YYYY-MM-DD' }).describe('Local date of departure (YYYY-MM-DD)'),
 });
 
 export const tripSchema = z.object({
   id: z.string(),
   fromCityId: z.string(),
   toCityId: z.string(),
-  departsAt: z.string(),
-  arrivesAt: z.string(),
+  departsAt: timestamp(),
+  arrivesAt: timestamp(),
   operator: z.string(),
   seatsLeft: z.number().int(),
   seatCapacity: z.number().int(),
@@ -37,7 +41,7 @@ export const transferQuoteBody = z.object({
   toLocationId: id(),
   pickupAt: z.iso.datetime({ offset: true }).describe('RFC 3339 instant of the pickup'),
   passengers: z.number().int().min(1).max(50),
-  vehicleClass: id(32).optional().describe('sedan, suv or van; the smallest that carries everybody when absent'),
+  vehicleClass: z.enum(VEHICLE_CLASS_CODES).optional().describe('The smallest class that carries everybody when absent'),
 });
 
 export const busQuoteBody = z.object({
@@ -50,9 +54,9 @@ export const quoteParams = z.object({ quoteId: id() });
 const transferDetails = z.object({
   fromLocationId: z.string(),
   toLocationId: z.string(),
-  pickupAt: z.string(),
+  pickupAt: timestamp(),
   passengers: z.number().int(),
-  vehicleClass: z.string(),
+  vehicleClass: z.enum(VEHICLE_CLASS_CODES),
   durationMinutes: z.number().int(),
 });
 
@@ -61,8 +65,8 @@ const busDetails = z.object({
   fromCityId: z.string(),
   toCityId: z.string(),
   operator: z.string(),
-  departsAt: z.string(),
-  arrivesAt: z.string(),
+  departsAt: timestamp(),
+  arrivesAt: timestamp(),
   passengers: z.number().int(),
   unitPrice: moneySchema,
 });
@@ -74,8 +78,8 @@ export const quoteSchema = z.object({
   product,
   channel: z.object({ code: z.string() }),
   price: moneySchema,
-  expiresAt: z.string(),
-  createdAt: z.string(),
+  expiresAt: timestamp(),
+  createdAt: timestamp(),
   details: z.union([transferDetails, busDetails]),
 });
 
@@ -113,6 +117,6 @@ export const orderSchema = z.object({
   passengers: z.array(z.object({ name: z.string() })),
   agentReference: z.string().nullable(),
   details: z.union([transferDetails, busDetails]),
-  createdAt: z.string(),
-  cancelledAt: z.string().nullable(),
+  createdAt: timestamp(),
+  cancelledAt: timestamp().nullable(),
 });

@@ -13,13 +13,20 @@ export type OpenApiFile = (typeof OPENAPI_FILES)[number];
 /** The version of the published interface (the booking surface is `/api/v1`). */
 export const API_VERSION = '1.0.0';
 
-/** Can a tenant backend, holding a machine token, call this wallet operation? Token-less ones: anyone can. */
+/**
+ * Is this wallet operation in the tenant backend's file? Those a machine token may call, and the
+ * token-less ones a backend uses (the token endpoint, the JWKS): every token-less one but the
+ * wallet app's password login.
+ */
 export const machineMayCall = (op: OperationSpec): boolean =>
-  op.surface === 'wallet' && (op.token === 'machine' || op.token === 'either' || op.token === 'none');
+  op.surface === 'wallet' && (op.token === 'machine' || op.token === 'either' || (op.token === 'none' && op.audience !== 'app'));
 
-/** Can a wallet app, holding a user token, call this wallet operation? Token-less ones: anyone can. */
+/**
+ * Is this wallet operation in the wallet app's file? Those a user token may call, and the one
+ * token-less operation an app uses: the password login. Nothing that takes a client secret.
+ */
 export const userMayCall = (op: OperationSpec): boolean =>
-  op.surface === 'wallet' && (op.token === 'user' || op.token === 'either' || op.token === 'none');
+  op.surface === 'wallet' && (op.token === 'user' || op.token === 'either' || (op.token === 'none' && op.audience === 'app'));
 
 /** Which operations each file holds. Platform operations (health, docs) are in none of them. */
 export const FILE_MEMBERSHIP: Readonly<Record<OpenApiFile, (op: OperationSpec) => boolean>> = {
@@ -108,8 +115,9 @@ const FILE_INFO: Readonly<Record<OpenApiFile, FileInfo>> = {
     title: 'Wallet API — tenant backend',
     description:
       'Exactly the wallet operations a machine token may call: those taking a machine token (`x-token: machine`), those taking either token ' +
-      '(`either`; a machine token sees the whole tenant), and the token-less ones (`none`), which anyone may call and which include ' +
-      '`POST /oauth/token`, where the backend gets its machine token. Only the `machineToken` scheme is listed here.\n\n' +
+      '(`either`; a machine token sees the whole tenant), and the token-less ones a backend uses (`none`): `POST /oauth/token`, where ' +
+      'the backend gets its machine token with its client secret, and `GET /.well-known/jwks.json`, the keys that verify wallet tokens. ' +
+      'Only the `machineToken` scheme is listed here.\n\n' +
       ERRORS_TEXT,
     schemes: ['machineToken'],
   },
@@ -117,13 +125,17 @@ const FILE_INFO: Readonly<Record<OpenApiFile, FileInfo>> = {
     title: 'Wallet API — wallet app',
     description:
       'Exactly the wallet operations a user token may call: those taking a user token (`x-token: user`), those taking either token ' +
-      '(`either`; a user token sees only what its holder is party to), and the token-less ones (`none`), which anyone may call and which ' +
-      'include `POST /auth/login`. A client secret belongs on the tenant’s backend, never in an app: an app gets its user token by login or ' +
+      '(`either`; a user token sees only what its holder is party to), and `POST /auth/login` (`none`), where a wallet holder signs in. ' +
+      'A client secret belongs on the tenant’s backend, never in an app: an app gets its user token by login or ' +
       'from its backend (`POST /auth/delegated-token`). Only the `userToken` scheme is listed here.\n\n' +
       ERRORS_TEXT,
     schemes: ['userToken'],
   },
 };
+
+/** The path an operation is mounted at: wallet paths under `WALLET_BASE_PATH`, except those at the root. */
+export const publishedPath = (op: OperationSpec, walletBasePath: string): string =>
+  op.surface === 'wallet' && op.atRoot !== true ? `${walletBasePath}${op.path}` : op.path;
 
 /** Options of one generation: where the wallet is mounted in this deployment. */
 export interface OpenApiOptions {
@@ -151,13 +163,14 @@ function responseOf(status: number, spec: ResponseSpec): Record<string, unknown>
   const headers: Record<string, unknown> = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   for (const [name, description] of Object.entries(spec.headers ?? {})) headers[name] = { description, schema: { type: 'string' } };
   const out: Record<string, unknown> = { description: spec.description, headers };
+  const content: Record<string, unknown> = {};
+  // A body schema and problem reasons together: an OAuth error body, or a platform problem+json.
+  if (spec.schema !== undefined) content[spec.contentType ?? 'application/json'] = { schema: spec.schema };
+  else if (spec.contentType !== undefined && spec.reasons === undefined) content[spec.contentType] = { schema: { type: 'string' } };
   if (spec.reasons !== undefined) {
-    out.content = { 'application/problem+json': { schema: problemJsonSchemaFor(status, spec.reasons), example: problemExampleFor(status, spec.reasons) } };
-  } else if (spec.schema !== undefined) {
-    out.content = { [spec.contentType ?? 'application/json']: { schema: spec.schema } };
-  } else if (spec.contentType !== undefined) {
-    out.content = { [spec.contentType]: { schema: { type: 'string' } } };
+    content['application/problem+json'] = { schema: problemJsonSchemaFor(status, spec.reasons), example: problemExampleFor(status, spec.reasons) };
   }
+  if (Object.keys(content).length > 0) out.content = content;
   return out;
 }
 
@@ -173,7 +186,7 @@ function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: 
   const responses = Object.fromEntries(Object.entries(effectiveResponses(op)).map(([s, spec]) => [s, responseOf(Number(s), spec)]));
   return {
     method: op.method,
-    path: op.surface === 'wallet' ? `${walletBasePath}${op.path}` : op.path,
+    path: publishedPath(op, walletBasePath),
     operationId: op.operationId,
     summary: op.summary,
     ...(op.description === undefined ? {} : { description: op.description }),
@@ -185,11 +198,15 @@ function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: 
   } as RouteConfig;
 }
 
-function serversOf(file: OpenApiFile, walletBasePath: string): Array<{ url: string; description: string }> {
-  const base = file === 'booking-api.yaml' ? '' : walletBasePath;
+/**
+ * The servers of every file are the service's root: paths are written as mounted, with
+ * `WALLET_BASE_PATH` already in the wallet paths (the JWKS stays at the root), so a client joins
+ * server and path without naming the prefix twice.
+ */
+function serversOf(): Array<{ url: string; description: string }> {
   return [
-    { url: base || '/', description: 'The server that serves this file' },
-    { url: `http://localhost:3000${base}`, description: 'Local development (`npm start`)' },
+    { url: '/', description: 'The server that serves this file' },
+    { url: 'http://localhost:3000', description: 'Local development (`npm start`)' },
   ];
 }
 
@@ -217,7 +234,7 @@ export function buildOpenApiDocument(file: OpenApiFile, operations: readonly Ope
   const doc = new OpenApiGeneratorV31([{ type: 'schema', schema: problemSchema }, ...registry.definitions], { sortComponents: 'alphabetically' }).generateDocument({
     openapi: '3.1.0',
     info: { title: info.title, version: API_VERSION, description: info.description },
-    servers: serversOf(file, walletBasePath),
+    servers: serversOf(),
     tags,
   });
   return prune(doc as unknown as Record<string, unknown>);

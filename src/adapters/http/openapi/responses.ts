@@ -9,6 +9,16 @@ interface Implied {
 }
 
 const RETRY_AFTER = { 'Retry-After': 'Seconds to wait before retrying' };
+/** The headers of the request-rate limiters (IETF draft 6), on every answer of a limited operation. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': 'Requests allowed in the current window (present when request-rate limits are on)',
+  'RateLimit-Remaining': 'Requests left in the current window (present when request-rate limits are on)',
+  'RateLimit-Reset': 'Seconds until the window resets (present when request-rate limits are on)',
+};
+/** On a success of an operation that takes an `Idempotency-Key`. */
+export const IDEMPOTENT_REPLAYED = {
+  'Idempotent-Replayed': '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (absent on the first answer)',
+};
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': '`Bearer error="invalid_token"` when the token is missing or invalid' };
 
 /** What the credential of an operation can give, from its `token` rule. */
@@ -50,16 +60,18 @@ function requestErrors(op: OperationSpec): Implied[] {
   if (request === undefined) return out;
   const form = request.bodyContentType === 'application/x-www-form-urlencoded';
   const json = request.body !== undefined && !form;
-  if (json) out.push({ status: 400, description: 'The body is not valid JSON, or does not match the schema (see `errors`)', reasons: ['malformed-json', 'invalid-request'] });
+  if (op.oauthErrors === true) {
+    // The body's errors are the author's RFC 6749 answers; only the Idempotency-Key ones remain.
+  } else if (json) out.push({ status: 400, description: 'The body is not valid JSON, or does not match the schema (see `errors`)', reasons: ['malformed-json', 'invalid-request'] });
   else if (request.query !== undefined || request.params !== undefined || request.body !== undefined || hasIdempotencyKey(op)) {
     out.push({ status: 400, description: 'The request does not match the schema (see `errors`)', reasons: ['invalid-request'] });
   }
-  if (request.body !== undefined) {
+  if (request.body !== undefined && op.oauthErrors !== true) {
     out.push({ status: 413, description: 'The body is over the size limit', reasons: ['payload-too-large'] });
     out.push({ status: 415, description: `The body is not ${form ? 'application/x-www-form-urlencoded' : 'application/json'}`, reasons: ['unsupported-media-type'] });
   }
   if (hasIdempotencyKey(op)) {
-    out.push({ status: 409, description: 'A request with the same `Idempotency-Key` is still running', reasons: ['idempotency-key-in-use'] });
+    out.push({ status: 409, description: 'A request with the same `Idempotency-Key` is still running after this one waited 5 s for it (a duplicate that arrives while the first runs waits for it and replays its answer)', reasons: ['idempotency-key-in-use'] });
     out.push({ status: 422, description: 'The `Idempotency-Key` was already used with a different request', reasons: ['idempotency-key-reused'] });
   }
   return out;
@@ -69,7 +81,13 @@ function requestErrors(op: OperationSpec): Implied[] {
 function platformErrors(op: OperationSpec): Implied[] {
   if (op.surface === 'platform') return [{ status: 500, description: 'An unexpected fault (no detail is given)', reasons: ['internal-error'] }];
   return [
-    { status: 429, description: 'Too many requests: wait for `Retry-After`', reasons: ['rate-limited'], headers: RETRY_AFTER },
+    {
+      status: 400,
+      description:
+        'A header that takes one value (`X-API-KEY`, `Authorization`, `Idempotency-Key`, `Content-Type`, `Content-Length`, `Host`, `X-Request-Id`) was sent more than once, a header value holds a control character, or the URL holds `%00`',
+      reasons: ['invalid-request'],
+    },
+    { status: 429, description: 'Too many requests: wait for `Retry-After`', reasons: ['rate-limited'], headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS } },
     { status: 500, description: 'An unexpected fault (no detail is given; quote `requestId`)', reasons: ['internal-error'] },
     { status: 503, description: 'The service cannot reach its database: retry after `Retry-After`', reasons: ['service-unavailable'], headers: RETRY_AFTER },
   ];
@@ -79,12 +97,25 @@ function platformErrors(op: OperationSpec): Implied[] {
  * Every response an operation can give: those its author wrote, plus those the service adds from
  * the operation's credential (`token`), its request framing and the platform (rate limits,
  * database). Reasons of one status are merged, the author's first. A status the author documents
- * with a non-problem body (e.g. OAuth's RFC 6749 errors) is left as written.
+ * with a non-problem body (e.g. OAuth's RFC 6749 errors) keeps it, and gets the platform's
+ * problem+json answers of that status beside it. Successes get the `RateLimit-*` headers when a
+ * limiter guards the operation, and `Idempotent-Replayed` when it takes an `Idempotency-Key`.
  */
 export function effectiveResponses(op: OperationSpec): Readonly<Record<number, ResponseSpec>> {
   const merged = new Map<number, ResponseSpec>();
-  for (const [status, spec] of Object.entries(op.responses)) merged.set(Number(status), spec);
-  for (const implied of [...credentialErrors(op), ...requestErrors(op), ...platformErrors(op)]) {
+  const limited = op.surface === 'booking' || op.rateLimited === true;
+  for (const [status, spec] of Object.entries(op.responses)) {
+    // Successes carry what the platform adds to them: the rate limiter's headers, the replay mark.
+    const success = Number(status) >= 200 && Number(status) < 300;
+    const headers = {
+      ...(success && limited ? RATE_LIMIT_HEADERS : {}),
+      ...(success && hasIdempotencyKey(op) ? IDEMPOTENT_REPLAYED : {}),
+      ...spec.headers,
+    };
+    merged.set(Number(status), Object.keys(headers).length > 0 ? { ...spec, headers } : spec);
+  }
+  const request = new Set(requestErrors(op));
+  for (const implied of [...credentialErrors(op), ...request, ...platformErrors(op)]) {
     const own = merged.get(implied.status);
     if (own === undefined) {
       merged.set(implied.status, {
@@ -94,10 +125,16 @@ export function effectiveResponses(op: OperationSpec): Readonly<Record<number, R
       });
       continue;
     }
-    if (own.reasons === undefined) continue;
-    const reasons = [...own.reasons, ...implied.reasons.filter((r) => !own.reasons?.includes(r))];
+    // A status documented with another body (OAuth's RFC 6749 errors): the request's own errors are
+    // the author's; what the platform answers before the route (the header check) is added beside
+    // it as problem+json.
+    if (own.reasons === undefined && request.has(implied)) continue;
+    const reasons = [...(own.reasons ?? []), ...implied.reasons.filter((r) => !own.reasons?.includes(r))];
     const headers = { ...implied.headers, ...own.headers };
-    merged.set(implied.status, { ...own, reasons, ...(Object.keys(headers).length > 0 ? { headers } : {}) });
+    const description = own.reasons === undefined ? `${own.description}; or (problem+json) ${lowerFirst(implied.description)}` : own.description;
+    merged.set(implied.status, { ...own, description, reasons, ...(Object.keys(headers).length > 0 ? { headers } : {}) });
   }
   return Object.fromEntries([...merged.entries()].sort(([a], [b]) => a - b));
 }
+
+const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);

@@ -23,10 +23,17 @@ export const authOperations: readonly OperationSpec[] = [
       'Errors follow RFC 6749 §5.2 (`{ error, error_description }`), not problem+json. No refresh token.',
     tags: ['auth'],
     token: 'none',
+    audience: 'backend',
+    oauthErrors: true,
+    rateLimited: true,
     request: { body: tokenRequestSchema, bodyContentType: 'application/x-www-form-urlencoded' },
     responses: {
       200: { description: 'A machine token (JWT, `typ: at+jwt`)', schema: tokenResponseSchema, headers: noStore },
-      400: { description: '`invalid_request` (missing or repeated parameter, two authentication methods, body not a form) or `unsupported_grant_type`', schema: oauthErrorSchema },
+      400: {
+        description:
+          '`invalid_request` (missing or repeated parameter, two authentication methods, a NUL character, a body that is not `application/x-www-form-urlencoded`, is over 16 KiB or cannot be read: `error_description` says which) or `unsupported_grant_type`',
+        schema: oauthErrorSchema,
+      },
       401: { description: '`invalid_client`, with `WWW-Authenticate: Basic`', schema: oauthErrorSchema, headers: { 'WWW-Authenticate': 'Basic realm="wallet"' } },
     },
   },
@@ -41,6 +48,7 @@ export const authOperations: readonly OperationSpec[] = [
       '`act: { sub: <client id> }`; it gives the same access as a password login. No refresh token: mint a new one when it expires.',
     tags: ['auth'],
     token: 'machine',
+    rateLimited: true,
     request: { body: delegatedTokenRequestSchema },
     responses: {
       200: { description: 'A user token (JWT)', schema: delegatedTokenResponseSchema, headers: noStore },
@@ -61,6 +69,8 @@ export const authOperations: readonly OperationSpec[] = [
       '(5 per 15 minutes) and per client address (20 per 15 minutes) are refused with 429 for 15 minutes, on every instance.',
     tags: ['auth'],
     token: 'none',
+    audience: 'app',
+    rateLimited: true,
     request: { body: loginRequestSchema },
     responses: {
       200: { description: 'A user token (JWT)', schema: tokenResponseSchema, headers: noStore },

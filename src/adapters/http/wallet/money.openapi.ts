@@ -23,7 +23,7 @@ const userOnly = {
     reasons: ['invalid-token', 'not-a-wallet-user'],
   },
 } as const;
-const keyInUse = { description: 'A request with this Idempotency-Key is still running', reasons: ['idempotency-key-in-use'] };
+const keyInUse = { description: 'A request with this Idempotency-Key is still running after a 5 s wait (a duplicate waits for the first and replays its answer)', reasons: ['idempotency-key-in-use'] };
 const created = {
   description: 'The transaction (a replay of the first response carries `Idempotent-Replayed: true`)',
   schema: transactionSchema,
@@ -83,6 +83,7 @@ export const moneyOperations: readonly OperationSpec[] = [
     summary: 'Pay the tenant from the person’s balance',
     tags: ['me'],
     token: 'user',
+    rateLimited: true,
     request: { body: paymentBody, headers: idempotencyHeaders },
     responses: {
       201: created,
@@ -101,6 +102,7 @@ export const moneyOperations: readonly OperationSpec[] = [
     summary: 'Send money to another user of the same tenant',
     tags: ['me'],
     token: 'user',
+    rateLimited: true,
     request: { body: transferBody, headers: idempotencyHeaders },
     responses: {
       201: created,

@@ -1,7 +1,8 @@
 import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import type { IssueMachineToken } from '../../../application/wallet/issue-machine-token.js';
 import { DomainError } from '../../../domain/shared/errors.js';
-import { formBody } from '../body.js';
+import { FORM_BODY_LIMIT, formBody } from '../body.js';
+import { hasNul } from '../json-guard.js';
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
@@ -31,11 +32,14 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const sep = decoded.indexOf(':');
   if (sep < 0) throw invalidClient('Malformed HTTP Basic credentials.');
+  let credentials: { clientId: string; clientSecret: string };
   try {
-    return { clientId: formDecode(decoded.slice(0, sep)), clientSecret: formDecode(decoded.slice(sep + 1)) };
+    credentials = { clientId: formDecode(decoded.slice(0, sep)), clientSecret: formDecode(decoded.slice(sep + 1)) };
   } catch {
     throw invalidClient('Malformed HTTP Basic credentials.');
   }
+  if (hasNul(credentials.clientId) || hasNul(credentials.clientSecret)) throw invalidClient('Client authentication failed.');
+  return credentials;
 }
 
 const sendOAuthError = (res: Response, err: OAuthError): void => {
@@ -58,6 +62,11 @@ export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit:
     const body = (req.body ?? {}) as Record<string, unknown>;
     for (const [name, value] of Object.entries(body)) {
       if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
+      // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
+      if (hasNul(value) || hasNul(name)) {
+        if (name === 'client_id' || name === 'client_secret') throw invalidClient('Client authentication failed.');
+        throw new OAuthError(400, 'invalid_request', `Parameter ${name.replace(/\u0000/g, '')} holds a NUL character.`);
+      }
     }
     const grantType = body.grant_type as string | undefined;
     if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
@@ -88,9 +97,21 @@ export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit:
   const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
     if (err instanceof OAuthError) return sendOAuthError(res, err);
     const bodyError = err as { status?: number; type?: string; reason?: string };
-    // A body that is not a readable form is a malformed token request, answered the OAuth way.
-    if (bodyError.reason === 'unsupported-media-type' || (bodyError.type !== undefined && bodyError.status !== undefined && bodyError.status < 500)) {
+    // A body that is not a readable form is a malformed token request, answered the OAuth way
+    // (RFC 6749 §5.2: 400 invalid_request), saying what is wrong with it.
+    if (bodyError.reason === 'unsupported-media-type') {
       return sendOAuthError(res, new OAuthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'));
+    }
+    if (bodyError.type !== undefined && bodyError.status !== undefined && bodyError.status < 500) {
+      const description =
+        bodyError.type === 'entity.too.large'
+          ? `The form body is larger than ${FORM_BODY_LIMIT}.`
+          : bodyError.type === 'parameters.too.many'
+            ? 'The form body has too many parameters.'
+            : bodyError.type === 'encoding.unsupported' || bodyError.type === 'charset.unsupported'
+              ? 'The form body’s encoding or charset is not supported (send UTF-8, without Content-Encoding).'
+              : 'The form body could not be read.';
+      return sendOAuthError(res, new OAuthError(400, 'invalid_request', description));
     }
     next(err);
   };

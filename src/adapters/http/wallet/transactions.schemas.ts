@@ -61,8 +61,10 @@ export const idempotencyHeaders = z.object({
 });
 
 const instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+const TYPE = `(?:${TRANSACTION_TYPES.join('|')})`;
 const types = z
   .string()
+  .regex(new RegExp(`^\\s*${TYPE}\\s*(?:,\\s*${TYPE}\\s*)*$`), `must be one or more of ${TRANSACTION_TYPES.join(', ')}, comma-separated`)
   .transform((s) => s.split(',').map((t) => t.trim()))
   .pipe(z.array(z.enum(TRANSACTION_TYPES)).min(1))
   .meta({ description: `One type or several, comma-separated: ${TRANSACTION_TYPES.join(', ')}` });
@@ -102,15 +104,15 @@ export const transactionSchema = z
     description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
     refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
     refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
-    createdAt: z.string().meta({ description: 'RFC 3339 UTC' }),
+    createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
     initiatedBy: initiatorSchema,
   });
 
 export const transactionPageSchema = z.object({ data: z.array(transactionSchema), nextCursor: z.string().nullable() });
 
 export const summarySchema = z.object({
-  from: z.string().nullable(),
-  to: z.string().nullable(),
+  from: z.iso.datetime().nullable(),
+  to: z.iso.datetime().nullable(),
   byType: z.array(z.object({ type: z.enum(TRANSACTION_TYPES), count: z.number().int(), total: z.number().int() })),
 });
 

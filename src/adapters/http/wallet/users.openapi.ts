@@ -14,13 +14,14 @@ export const userOperations: readonly OperationSpec[] = [
     path: '/users',
     operationId: 'createWalletUser',
     summary: 'Create a wallet user of the calling tenant',
-    description: 'With `email` and `password` the person can also sign in at `/auth/login`.',
+    description:
+      'With `email` and `password` the person can also sign in at `/auth/login`. The password must be 8..256 characters and is refused with `password-too-common` when it is on a list of commonly used or breached passwords (about 49,000, compared without regard to case) or repeats a run of one to three characters (`aaaaaaaa`, `abababab`): show the message and ask for another.',
     tags: ['users'],
     token: 'machine',
     request: { body: createUserSchema },
     responses: {
       201: { description: 'The new user', schema: walletUserSchema, headers: { Location: '/users/{userId}' } },
-      400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
+      400: { description: 'Bad body; or a password that is too common', reasons: ['invalid-request', 'malformed-json', 'password-too-common'] },
       ...machineErrors,
       409: { description: 'The tenant already has that externalUserRef or email', reasons: ['user-exists'] },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },

@@ -20,7 +20,7 @@ export const walletUserSchema = z.object({
   id: z.string().meta({ example: 'usr_01JABCDEF0123456789ABCDEFG' }),
   externalUserRef: z.string(),
   email: z.string().nullable(),
-  createdAt: z.string().meta({ description: 'RFC 3339 UTC' }),
+  createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
 });
 
 export const userPageSchema = z.object({ data: z.array(walletUserSchema), nextCursor: z.string().nullable() });
