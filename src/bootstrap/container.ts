@@ -54,7 +54,7 @@ export function buildApp(container: Container): Express {
       before: all(container, TOKENS.BeforeMiddleware),
       root: all(container, TOKENS.RootRouters),
       bookingPublic: all(container, TOKENS.BookingPublicRouters),
-      bookingAuth: requireApiKey(container.get(TOKENS.AuthenticateAgent)),
+      bookingAuth: requireApiKey(container.get(TOKENS.AuthenticateAgent), container.get(TOKENS.RateLimits).authFailures),
       booking: all(container, TOKENS.BookingRouters),
       wallet: all(container, TOKENS.WalletRouters),
       walletBasePath: config.walletBasePath,

@@ -2,6 +2,7 @@ import { Router, type ErrorRequestHandler, type RequestHandler, type Response } 
 import type { IssueMachineToken } from '../../../application/wallet/issue-machine-token.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { formBody } from '../body.js';
+import type { AuthFailureLimit } from '../rate-limits.js';
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
@@ -50,7 +51,7 @@ const sendOAuthError = (res: Response, err: OAuthError): void => {
  * client authentication by HTTP Basic or `client_id`/`client_secret` in the body (not both).
  * Errors are RFC 6749 §5.2 JSON, not problem+json, so OAuth client libraries understand them.
  */
-export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit: RequestHandler }): Router {
+export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit: RequestHandler; failures?: AuthFailureLimit }): Router {
   const router = Router();
   router.post('/oauth/token', formBody, deps.limit, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -78,7 +79,9 @@ export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit:
       credentials = { clientId: formId, clientSecret: formSecret };
     }
     try {
-      const token = await deps.issueMachineToken.execute(credentials);
+      // An address that failed too often is refused before the client's secret is looked up.
+      const issue = () => deps.issueMachineToken.execute(credentials);
+      const token = deps.failures === undefined ? await issue() : await deps.failures.guard(req, issue);
       res.status(200).json({ access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn });
     } catch (err) {
       if (err instanceof DomainError && err.reason === 'invalid-client') throw invalidClient('Client authentication failed.');
