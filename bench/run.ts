@@ -1,8 +1,20 @@
+const HELP = `npm run bench [-- --help]
+
+Measures the service as it runs in production: the compiled build (npm run build, then
+node dist/bootstrap/main.js), rate limits on (every limit raised so that none trips),
+LOG_LEVEL=info, PostgreSQL. A bare Express route and node-oidc-provider run beside it, each in its
+own process; autocannon drives each hot path from this process and prints requests/s, p50, p99,
+errors, the ratio to bare Express and server and PostgreSQL CPU per request. The account read is
+also measured on a second service with RATE_LIMITS=off, for the cost of the limits in the same
+run. The table is appended to bench/results.md with the machine's description and load.
+
+The database: a new one named pbw_bench_<time>_<pid> on the local server, dropped at the end;
+or BENCH_DATABASE_URL, used as it is and never dropped. Its name is printed.
+
+Options (environment):`;
+
 /**
- * `npm run bench`: starts the service on PostgreSQL, a bare Express route and node-oidc-provider,
- * each in its own process, drives each hot path with autocannon from this process, and prints
- * requests/s, p50, p99, errors and the ratio to bare Express. The table is also written to
- * bench/results.md with the machine's description and load.
+ * `npm run bench`: see HELP. Options:
  *
  *   BENCH_SECONDS            seconds per scenario (default 10), after BENCH_WARMUP s (default 1)
  *   BENCH_CONNECTIONS        connections for reads (default 50); BENCH_WRITE_CONNECTIONS for writes (20)
@@ -12,15 +24,24 @@
  *   BENCH_LOG_LEVEL          the service's LOG_LEVEL (default info: one access-log line a request, to a file)
  *   BENCH_DB_POOL_MAX        the service's DB_POOL_MAX (default: the service's own default)
  *   BENCH_PROFILE            a directory: the service runs with --cpu-prof and writes its profiles there
- *   BENCH_DATABASE_URL       default: a fresh database `pbw_bench` on the local server
+ *   BENCH_DATABASE_URL       a database to use as it is (never dropped); default: a new database
+ *                            pbw_bench_<time>_<pid> on BENCH_ADMIN_URL's server, dropped at the end
+ *   BENCH_ADMIN_URL          where to create that database (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   BENCH_RATE_LIMITS        on (default; every limit raised so none trips) | off
+ *   BENCH_REDIS_URL          count the limits in this Redis (a key prefix of the run's own); default in memory
+ *   BENCH_LIMITS_COMPARISON  on (default) | off: the account read again on a service with RATE_LIMITS=off
+ *   BENCH_METRICS            on (default) | off: the service exposes Prometheus metrics on a loopback port
+ *   BENCH_BUILD              on (default) | off: run npm run build first (off: use dist/ as it is)
  *   BENCH_DATABASE_SOCKET    a directory: the service reaches that fresh database over PostgreSQL's
  *                            Unix socket there (e.g. /var/run/postgresql) instead of TCP
  *   BENCH_NODE_ARGS          extra node options for the service process (space-separated)
- *   BENCH_RESULTS            where to write the table (default bench/results.md; "-" for nowhere)
+ *   BENCH_RESULTS            where to append the table (default bench/results.md; "-" for nowhere)
+ *   BENCH_TITLE              the heading of the appended section (default: the time of the run)
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -34,16 +55,48 @@ const oidc = process.env.BENCH_OIDC !== 'off';
 const workers = process.env.BENCH_CLUSTER_WORKERS;
 const profileDir = process.env.BENCH_PROFILE;
 const resultsFile = process.env.BENCH_RESULTS ?? 'bench/results.md';
+const rateLimits = process.env.BENCH_RATE_LIMITS ?? 'on';
+const limitsComparison = process.env.BENCH_LIMITS_COMPARISON !== 'off' && rateLimits === 'on';
+const metrics = process.env.BENCH_METRICS !== 'off';
+const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Every limit raised so that none trips: the bench measures what counting costs, not refusals. */
+const RAISED_LIMITS: Record<string, string> = Object.fromEntries(
+  ['PUBLIC', 'BOOKING', 'LOGIN', 'TOKEN', 'DELEGATED', 'PAYMENTS', 'AUTH_FAILURES'].map((n) => [`RATE_LIMIT_${n}`, '1000000000/60']),
+);
+
+/** The database this run created (and so may drop), or null when it was given one. */
+let created: string | null = null;
 
 async function freshDatabase(): Promise<string> {
   if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
-  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  const name = `pbw_bench_${Date.now()}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS pbw_bench WITH (FORCE)');
-  await admin.query('CREATE DATABASE pbw_bench');
+  await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
+  created = name;
   const socket = process.env.BENCH_DATABASE_SOCKET;
-  return socket ? `postgres://postgres@localhost/pbw_bench?host=${encodeURIComponent(socket)}` : 'postgres://postgres@127.0.0.1:5432/pbw_bench';
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  if (socket) {
+    url.hostname = 'localhost';
+    url.port = '';
+    url.searchParams.set('host', socket);
+  }
+  return url.toString();
+}
+
+/** Drops the database this run created, and nothing else. */
+async function dropCreatedDatabase(): Promise<void> {
+  if (created === null) return;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${created} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
 }
 
 /**
@@ -53,7 +106,9 @@ async function freshDatabase(): Promise<string> {
 function start(name: string, args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const logFile = path.join(os.tmpdir(), `pbw-bench-${name}-${process.pid}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  // TypeScript sources run through tsx; the compiled service runs on node alone.
+  const loader = args[0]?.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -149,24 +204,56 @@ async function load(name: string, conns: number, opts: autocannon.Options, servi
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    const options = readFileSync(new URL(import.meta.url), 'utf8')
+      .split('\n')
+      .filter((l) => /^ \* {3}BENCH_|^ \* {20,}\S/.test(l))
+      .map((l) => l.replace(/^ \* /, '  '));
+    process.stdout.write(`${HELP}\n${options.join('\n')}\n`);
+    return;
+  }
+  if (process.env.BENCH_BUILD !== 'off' || !existsSync('dist/bootstrap/main.js')) {
+    process.stderr.write('building: npm run build\n');
+    execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  }
   const loadBefore = os.loadavg();
   const url = await freshDatabase();
   database = new URL(url).pathname.slice(1);
+  process.stderr.write(`database: ${database}${created === null ? ' (BENCH_DATABASE_URL, kept)' : ' (created for this run, dropped at the end)'}\n`);
+  try {
+    await run(url, loadBefore);
+  } finally {
+    await dropCreatedDatabase();
+  }
+}
+
+async function run(url: string, loadBefore: number[]): Promise<void> {
+  const redis = process.env.BENCH_REDIS_URL;
   const serviceEnv: Record<string, string> = {
     DATABASE_URL: url,
-    PORT: String(40_000 + Math.floor(Math.random() * 10_000)),
+    // Cluster workers share one port through the primary; one process can take any free port.
+    PORT: workers ? String(40_000 + Math.floor(Math.random() * 10_000)) : '0',
     HOST: '127.0.0.1',
-    RATE_LIMITS: 'off',
+    RATE_LIMITS: rateLimits,
+    ...RAISED_LIMITS,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     SEED_DEMO: 'off',
     ...(workers ? { CLUSTER_WORKERS: workers } : {}),
     ...(process.env.BENCH_DB_POOL_MAX ? { DB_POOL_MAX: process.env.BENCH_DB_POOL_MAX } : {}),
   };
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const service = await start('service', ['src/bootstrap/main.ts'], serviceEnv, /Listening on http:\/\/[^:]+:(\d+)/, nodeArgs);
+  const listening = /Listening on http:\/\/[^:]+:(\d+)/;
+  const extras: Record<string, string> = {
+    ...(redis ? { REDIS_URL: redis, REDIS_KEY_PREFIX: `pbw-bench:${process.pid}-${Date.now()}:` } : {}),
+    ...(metrics ? { METRICS_PORT: '0' } : {}),
+  };
+  const service = await start('service', ['dist/bootstrap/main.js'], { ...serviceEnv, ...extras }, listening, nodeArgs);
+  const unlimited = limitsComparison
+    ? await start('service-unlimited', ['dist/bootstrap/main.js'], { ...serviceEnv, RATE_LIMITS: 'off', ...(workers ? { PORT: String(50_000 + Math.floor(Math.random() * 10_000)) } : {}) }, listening, nodeArgs)
+    : null;
   const bare = await start('bare', ['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
   const provider = oidc ? await start('oidc', ['bench/oidc-server.ts'], { PORT: '0' }, /READY (\d+)/) : null;
-  const children = [service, bare, provider].filter((c) => c !== null);
+  const children = [service, unlimited, bare, provider].filter((c) => c !== null);
   const rows: Row[] = [];
   const failed: string[] = [];
   try {
@@ -186,6 +273,10 @@ async function main(): Promise<void> {
         const pid = opts.url?.startsWith(ctx.base) ? service.child.pid! : (provider?.child.pid ?? null);
         rows.push(await load(scenario.name, scenario.connections ?? connections, opts, pid));
         process.stderr.write(`done: ${scenario.name}\n`);
+        if (unlimited !== null && scenario.name === 'GET /api/v1/agent/account') {
+          const other = `http://127.0.0.1:${unlimited.port}`;
+          rows.push(await load(`${scenario.name} (RATE_LIMITS=off, same run)`, connections, { ...opts, url: String(opts.url).replace(ctx.base, other) }, unlimited.child.pid!));
+        }
       } catch (err) {
         failed.push(`${scenario.name}: ${err instanceof Error ? err.message : String(err)}`);
         process.stderr.write(`FAILED ${scenario.name}: ${err instanceof Error ? err.stack : String(err)}\n`);
@@ -205,20 +296,26 @@ async function main(): Promise<void> {
   );
   const ours = rows.find((r) => r.name.startsWith('POST /oauth/token'));
   const theirs = rows.find((r) => r.name.startsWith('oidc-provider'));
+  const limited = rows.find((r) => r.name === 'GET /api/v1/agent/account');
+  const free = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (RATE_LIMITS=off'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
+    ...(limited && free ? [`Account read with rate limits on: ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`] : []),
     ...failed.map((f) => `FAILED ${f}`),
   ];
   const table = `${header}\n${lines.join('\n')}${notes.length > 0 ? `\n\n${notes.join('\n')}` : ''}`;
   const fmt = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
   const setup =
-    `autocannon in this process; the service${workers ? ` (${workers} cluster workers)` : ''}, bare Express and oidc-provider each in its own process; ` +
-    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=off, ` +
+    `autocannon in this process; the compiled service${workers ? ` (${workers} cluster workers)` : ''}, bare Express and oidc-provider each in its own process; ` +
+    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=${rateLimits}` +
+    `${rateLimits === 'on' ? ` (limits raised, counted ${redis ? 'in Redis' : 'in process memory'})` : ''}, metrics ${metrics ? 'on' : 'off'}, database ${database}, ` +
     `PostgreSQL over ${new URL(url).searchParams.get('host')?.startsWith('/') ? 'its Unix socket' : 'TCP'}` +
     `${serviceEnv.DB_POOL_MAX ? `, DB_POOL_MAX=${serviceEnv.DB_POOL_MAX}` : ''}. Load average before ${fmt(loadBefore)}, after ${fmt(loadAfter)}.`;
   process.stdout.write(`\n${machine}\n${setup}\n\n${table}\n`);
   if (resultsFile !== '-') {
-    writeFileSync(resultsFile, `# Benchmark results\n\nMachine: ${machine}.\n\n${setup} Run: ${new Date().toISOString()}.\n\n${table}\n`);
+    // Appended: earlier runs stay for comparison.
+    const title = process.env.BENCH_TITLE ?? `Run of ${new Date().toISOString()}`;
+    appendFileSync(resultsFile, `\n## ${title}\n\nMachine: ${machine}.\n\n${setup} Run: ${new Date().toISOString()}.\n\n${table}\n`);
   }
   if (failed.length > 0) process.exitCode = 1;
 }
