@@ -10,6 +10,7 @@ import { createRateLimitRedis, RecoveringRedisStore } from '../../adapters/redis
 import type { Database } from '../../adapters/knex/database.js';
 import { KnexRateLimitStore, purgeExpiredRateLimits } from '../../adapters/knex/rate-limit-store.knex.js';
 import type { Config, RateLimitStoreConfig } from '../config.js';
+import type { ServiceMetrics } from '../../adapters/http/metrics.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { TOKENS } from '../tokens.js';
 
@@ -24,15 +25,21 @@ const PURGE_EVERY_MS = 60_000;
 export const reliabilityModule = (config: Config, db: Database | null): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.RateLimits).toResolvedValue(
-      (lifecycle: Lifecycle, log: Logger) =>
-        createRateLimits({
+      (lifecycle: Lifecycle, log: Logger, metrics: ServiceMetrics | undefined) => {
+        const logStoreError = storeErrorLog(log);
+        return createRateLimits({
           enabled: config.rateLimits,
           rules: config.rateLimitRules,
           authFailureRule: config.authFailureRule,
           store: config.rateLimits ? rateLimitStores(config.rateLimitStore, db, lifecycle, log) : () => undefined,
-          onStoreError: storeErrorLog(log),
-        }),
-      [TOKENS.Lifecycle, TOKENS.Logger],
+          onStoreError: (err) => {
+            metrics?.rateLimitStoreError();
+            logStoreError(err);
+          },
+          ...(metrics ? { onRefused: (name: string) => metrics.rateLimitRefused(name) } : {}),
+        });
+      },
+      [TOKENS.Lifecycle, TOKENS.Logger, { serviceIdentifier: TOKENS.Metrics, optional: true }],
     );
     // The API's security headers (helmet, set for JSON); the HTML pages add the document set.
     bind(TOKENS.BeforeMiddleware).toConstantValue(apiSecurityHeaders);

@@ -40,6 +40,7 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
 }
 
 const sendOAuthError = (res: Response, err: OAuthError): void => {
+  (res.locals as { reason?: string }).reason = err.code;
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Pragma', 'no-cache');
   if (err.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="wallet", charset="UTF-8"');
