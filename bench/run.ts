@@ -74,6 +74,8 @@ async function freshDatabase(): Promise<string> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
+  // Time spent inside PL/pgSQL functions (the ledger's), for the per-request database work.
+  await admin.query(`ALTER DATABASE ${name} SET track_functions = 'pl'`);
   await admin.end();
   created = name;
   const socket = process.env.BENCH_DATABASE_SOCKET;
@@ -165,6 +167,67 @@ interface Row {
   p99: number;
   errors: number;
   non2xx: number;
+  /** What PostgreSQL did per request (writes only): see `databaseWork`. */
+  dbWork: string | null;
+}
+
+/** Counters of the bench database: transactions, rows, WAL and time inside PL/pgSQL functions. */
+interface DbCounters {
+  commits: number;
+  inserted: number;
+  updated: number;
+  blocksRead: number;
+  blocksHit: number;
+  walRecords: number;
+  walBytes: number;
+  walFpi: number;
+  functionCalls: number;
+  functionSelfMs: number;
+}
+
+let statsUrl: string | null = null;
+
+async function dbCounters(): Promise<DbCounters | null> {
+  if (statsUrl === null) return null;
+  const client = new pg.Client({ connectionString: statsUrl });
+  await client.connect();
+  try {
+    // Statistics are sent by backends at most every 500 ms (PostgreSQL 15): wait for them.
+    await new Promise((r) => setTimeout(r, 700));
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const d = (await client.query(`SELECT xact_commit, tup_inserted, tup_updated, blks_read, blks_hit FROM pg_stat_database WHERE datname = current_database()`)).rows[0];
+    const w = (await client.query(`SELECT wal_records, wal_bytes, wal_fpi FROM pg_stat_wal`)).rows[0];
+    const f = (await client.query(`SELECT COALESCE(sum(calls), 0) AS calls, COALESCE(sum(self_time), 0) AS self FROM pg_stat_user_functions`)).rows[0];
+    return {
+      commits: Number(d.xact_commit),
+      inserted: Number(d.tup_inserted),
+      updated: Number(d.tup_updated),
+      blocksRead: Number(d.blks_read),
+      blocksHit: Number(d.blks_hit),
+      walRecords: Number(w.wal_records),
+      walBytes: Number(w.wal_bytes),
+      walFpi: Number(w.wal_fpi),
+      functionCalls: Number(f.calls),
+      functionSelfMs: Number(f.self),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Per request: commits, rows inserted and updated, buffer reads, WAL records and bytes (the whole
+ * server's WAL: other databases' writes count too), and time inside PL/pgSQL functions.
+ */
+function databaseWork(before: DbCounters | null, after: DbCounters | null, requests: number): string | null {
+  if (before === null || after === null || requests === 0) return null;
+  const per = (k: keyof DbCounters, digits = 1): string => ((after[k] - before[k]) / requests).toFixed(digits);
+  const fn = after.functionCalls - before.functionCalls;
+  return (
+    `${per('commits', 2)} commits, ${per('inserted')} rows inserted, ${per('updated')} updated, ${per('blocksHit', 0)} buffer hits, ` +
+    `${per('walRecords')} WAL records / ${per('walBytes', 0)} B (${per('walFpi', 2)} full pages)` +
+    (fn > 0 ? `, ${(fn / requests).toFixed(2)} function calls taking ${(((after.functionSelfMs - before.functionSelfMs) * 1000) / fn).toFixed(0)} µs each` : '')
+  );
 }
 
 /** One request as autocannon would send it first, to catch a scenario that measures only errors. */
@@ -186,9 +249,12 @@ let database = 'pbw_bench';
 async function load(name: string, conns: number, opts: autocannon.Options, servicePid: number | null): Promise<Row> {
   await probe(opts);
   if (warmup > 0) await autocannon({ ...opts, connections: conns, duration: warmup });
+  const writes = (opts.method ?? 'GET') !== 'GET';
+  const countersBefore = writes ? await dbCounters() : null;
   const before = cpuMs(servicePid ?? -1, database);
   const result = await autocannon({ ...opts, connections: conns, duration: seconds });
   const after = cpuMs(servicePid ?? -1, database);
+  const countersAfter = writes ? await dbCounters() : null;
   const per = (ms: number): number | null => (result.requests.total === 0 ? null : (ms * 1000) / result.requests.total);
   return {
     name,
@@ -200,6 +266,7 @@ async function load(name: string, conns: number, opts: autocannon.Options, servi
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    dbWork: databaseWork(countersBefore, countersAfter, result.requests.total),
   };
 }
 
@@ -219,6 +286,7 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const url = await freshDatabase();
   database = new URL(url).pathname.slice(1);
+  statsUrl = url;
   process.stderr.write(`database: ${database}${created === null ? ' (BENCH_DATABASE_URL, kept)' : ' (created for this run, dropped at the end)'}\n`);
   try {
     await run(url, loadBefore);
@@ -301,6 +369,7 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free ? [`Account read with rate limits on: ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`] : []),
+    ...rows.filter((r) => r.dbWork !== null).map((r) => `PostgreSQL per request, ${r.name}: ${r.dbWork}.`),
     ...failed.map((f) => `FAILED ${f}`),
   ];
   const table = `${header}\n${lines.join('\n')}${notes.length > 0 ? `\n\n${notes.join('\n')}` : ''}`;

@@ -499,6 +499,7 @@ async function loadBalancerScenario(ctx: Ctx, url: string): Promise<{ rows: Row[
     const [, termCode] = await Promise.all([killed.exited, stopped.exited]);
     const termExitMs = Date.now() - termAt;
     // An orchestrator starts them again; full capacity is back when HAProxy sees every instance UP.
+    const restartFrom = Date.now();
     await Promise.all([lb.restart(killed), lb.restart(stopped)]);
     const restartedAt = Date.now();
     let allUpAt: number | null = null;
@@ -518,7 +519,7 @@ async function loadBalancerScenario(ctx: Ctx, url: string): Promise<{ rows: Row[
     const redispatches = backend(after).redispatches - backend(before).redispatches;
     summary.push(
       `faults: SIGKILL to ${killed.name}, SIGTERM to ${stopped.name} 1 s later (exit code ${String(termCode)} after ${termExitMs} ms); ` +
-        `every instance UP again in HAProxy ${allUpAt === null ? 'not within 20 s' : `${allUpAt - faultAt} ms after the SIGKILL`}`,
+        `both started again, listening after ${restartedAt - restartFrom} ms; every instance UP in HAProxy ${allUpAt === null ? 'not within 20 s' : `${allUpAt - faultAt} ms after the SIGKILL`}`,
     );
     summary.push(`HAProxy retried ${retries} requests on the backend (${redispatches} sent to another instance)`);
     const rows = await summarise(

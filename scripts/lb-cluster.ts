@@ -117,8 +117,8 @@ export async function startLbCluster(options: {
     SERVICE_INSTANCES: String(options.count),
     // HAProxy is the one proxy in front: the client address is the last X-Forwarded-For entry.
     TRUST_PROXY: '1',
-    // Readiness fails at SIGTERM; HAProxy needs 2 checks 500 ms apart to take the instance out.
-    SHUTDOWN_DRAIN_DELAY_MS: '1500',
+    // Readiness fails at SIGTERM; HAProxy needs 3 failed checks 500 ms apart to take the instance out.
+    SHUTDOWN_DRAIN_DELAY_MS: '2000',
     SHUTDOWN_TIMEOUT_SECONDS: '10',
     ...options.env,
   };
