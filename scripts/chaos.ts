@@ -482,9 +482,12 @@ async function loadBalancerScenario(ctx: Ctx, url: string): Promise<{ rows: Row[
       }),
     );
     const admitted = statuses.filter((s) => s === 200).length;
+    // A store call that failed lets its request through (fail open): say how often that happened.
+    const storeFailures = lb.instances.reduce((n, i) => n + (i.output().match(/rate-limit store failed/g)?.length ?? 0), 0);
     summary.push(
       `one rate-limit budget across ${LB_INSTANCES} instances: ${statuses.length} public requests from one client, ${admitted} admitted (limit ${LB_PUBLIC_LIMIT}), ` +
-        `${statuses.filter((s) => s === 429).length} refused with 429 — ${admitted <= LB_PUBLIC_LIMIT ? 'within' : 'OVER'} the limit`,
+        `${statuses.filter((s) => s === 429).length} refused with 429 — ${admitted <= LB_PUBLIC_LIMIT ? 'within' : 'OVER'} the limit; ` +
+        `store failures logged (each let a request through): ${storeFailures}`,
     );
 
     const before = await lb.stats();

@@ -5,10 +5,13 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis';
 /**
  * A Redis connection for the request-rate limiters, set up to fail fast: a command sent while
  * the connection is down is refused at once (no offline queue), and one that gets no answer
- * within `commandTimeoutMs` fails, so a Redis outage costs a request microseconds, not a hang.
+ * within `commandTimeoutMs` fails, so a Redis outage costs a request microseconds and a hung Redis
+ * at most that timeout. The timeout is generous because a command that times out lets its
+ * request through uncounted: on a machine loaded enough to delay a loopback answer by 250 ms,
+ * such requests went over a budget.
  * Commands issued in the same tick go out as one pipeline. It reconnects by itself.
  */
-export function createRateLimitRedis(url: string, commandTimeoutMs = 250): Redis {
+export function createRateLimitRedis(url: string, commandTimeoutMs = 1_000): Redis {
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
