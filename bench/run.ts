@@ -316,12 +316,15 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(metrics ? { METRICS_PORT: '0' } : {}),
   };
   const service = await start('service', ['dist/bootstrap/main.js'], { ...serviceEnv, ...extras }, listening, nodeArgs);
+  const otherPort = () => (workers ? { PORT: String(50_000 + Math.floor(Math.random() * 10_000)) } : {});
   const unlimited = limitsComparison
-    ? await start('service-unlimited', ['dist/bootstrap/main.js'], { ...serviceEnv, RATE_LIMITS: 'off', ...(workers ? { PORT: String(50_000 + Math.floor(Math.random() * 10_000)) } : {}) }, listening, nodeArgs)
+    ? await start('service-unlimited', ['dist/bootstrap/main.js'], { ...serviceEnv, RATE_LIMITS: 'off', ...otherPort() }, listening, nodeArgs)
     : null;
+  // The cost of the metrics: the same service (limits on) without them.
+  const unmeasured = metrics && limitsComparison ? await start('service-no-metrics', ['dist/bootstrap/main.js'], { ...serviceEnv, ...extras, METRICS_PORT: '', ...otherPort() }, listening, nodeArgs) : null;
   const bare = await start('bare', ['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
   const provider = oidc ? await start('oidc', ['bench/oidc-server.ts'], { PORT: '0' }, /READY (\d+)/) : null;
-  const children = [service, unlimited, bare, provider].filter((c) => c !== null);
+  const children = [service, unlimited, unmeasured, bare, provider].filter((c) => c !== null);
   const rows: Row[] = [];
   const failed: string[] = [];
   try {
@@ -345,6 +348,10 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           const other = `http://127.0.0.1:${unlimited.port}`;
           rows.push(await load(`${scenario.name} (RATE_LIMITS=off, same run)`, connections, { ...opts, url: String(opts.url).replace(ctx.base, other) }, unlimited.child.pid!));
         }
+        if (unmeasured !== null && scenario.name === 'GET /api/v1/agent/account') {
+          const other = `http://127.0.0.1:${unmeasured.port}`;
+          rows.push(await load(`${scenario.name} (limits on, metrics off, same run)`, connections, { ...opts, url: String(opts.url).replace(ctx.base, other) }, unmeasured.child.pid!));
+        }
       } catch (err) {
         failed.push(`${scenario.name}: ${err instanceof Error ? err.message : String(err)}`);
         process.stderr.write(`FAILED ${scenario.name}: ${err instanceof Error ? err.stack : String(err)}\n`);
@@ -366,9 +373,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const theirs = rows.find((r) => r.name.startsWith('oidc-provider'));
   const limited = rows.find((r) => r.name === 'GET /api/v1/agent/account');
   const free = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (RATE_LIMITS=off'));
+  const noMetrics = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (limits on, metrics off'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free ? [`Account read with rate limits on: ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`] : []),
+    ...(limited && noMetrics ? [`Account read with metrics on: ${(limited.rps / noMetrics.rps).toFixed(2)} of the same service without metrics (${Math.round(limited.cpuUs ?? 0)} against ${Math.round(noMetrics.cpuUs ?? 0)} µs of server CPU a request).`] : []),
     ...rows.filter((r) => r.dbWork !== null).map((r) => `PostgreSQL per request, ${r.name}: ${r.dbWork}.`),
     ...failed.map((f) => `FAILED ${f}`),
   ];
