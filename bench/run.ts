@@ -1,8 +1,20 @@
+const HELP = `npm run bench [-- --help]
+
+Measures the service as it runs in production: the compiled build (npm run build, then
+node dist/bootstrap/main.js), rate limits on (every limit raised so that none trips),
+LOG_LEVEL=info, PostgreSQL. A bare Express route and node-oidc-provider run beside it, each in its
+own process; autocannon drives each hot path from this process and prints requests/s, p50, p99,
+errors, the ratio to bare Express and server and PostgreSQL CPU per request. The account read is
+also measured on a second service with RATE_LIMITS=off, for the cost of the limits in the same
+run. The table is appended to bench/results.md with the machine's description and load.
+
+The database: a new one named pbw_bench_<time>_<pid> on the local server, dropped at the end;
+or BENCH_DATABASE_URL, used as it is and never dropped. Its name is printed.
+
+Options (environment):`;
+
 /**
- * `npm run bench`: starts the service on PostgreSQL, a bare Express route and node-oidc-provider,
- * each in its own process, drives each hot path with autocannon from this process, and prints
- * requests/s, p50, p99, errors and the ratio to bare Express. The table is also written to
- * bench/results.md with the machine's description and load.
+ * `npm run bench`: see HELP. Options:
  *
  *   BENCH_SECONDS            seconds per scenario (default 10), after BENCH_WARMUP s (default 1)
  *   BENCH_CONNECTIONS        connections for reads (default 50); BENCH_WRITE_CONNECTIONS for writes (20)
@@ -12,15 +24,24 @@
  *   BENCH_LOG_LEVEL          the service's LOG_LEVEL (default info: one access-log line a request, to a file)
  *   BENCH_DB_POOL_MAX        the service's DB_POOL_MAX (default: the service's own default)
  *   BENCH_PROFILE            a directory: the service runs with --cpu-prof and writes its profiles there
- *   BENCH_DATABASE_URL       default: a fresh database `pbw_bench` on the local server
+ *   BENCH_DATABASE_URL       a database to use as it is (never dropped); default: a new database
+ *                            pbw_bench_<time>_<pid> on BENCH_ADMIN_URL's server, dropped at the end
+ *   BENCH_ADMIN_URL          where to create that database (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   BENCH_RATE_LIMITS        on (default; every limit raised so none trips) | off
+ *   BENCH_REDIS_URL          count the limits in this Redis (a key prefix of the run's own); default in memory
+ *   BENCH_LIMITS_COMPARISON  on (default) | off: the account read again on a service with RATE_LIMITS=off
+ *   BENCH_METRICS            on (default) | off: the service exposes Prometheus metrics on a loopback port
+ *   BENCH_BUILD              on (default) | off: run npm run build first (off: use dist/ as it is)
  *   BENCH_DATABASE_SOCKET    a directory: the service reaches that fresh database over PostgreSQL's
  *                            Unix socket there (e.g. /var/run/postgresql) instead of TCP
  *   BENCH_NODE_ARGS          extra node options for the service process (space-separated)
- *   BENCH_RESULTS            where to write the table (default bench/results.md; "-" for nowhere)
+ *   BENCH_RESULTS            where to append the table (default bench/results.md; "-" for nowhere)
+ *   BENCH_TITLE              the heading of the appended section (default: the time of the run)
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -34,16 +55,50 @@ const oidc = process.env.BENCH_OIDC !== 'off';
 const workers = process.env.BENCH_CLUSTER_WORKERS;
 const profileDir = process.env.BENCH_PROFILE;
 const resultsFile = process.env.BENCH_RESULTS ?? 'bench/results.md';
+const rateLimits = process.env.BENCH_RATE_LIMITS ?? 'on';
+const limitsComparison = process.env.BENCH_LIMITS_COMPARISON !== 'off' && rateLimits === 'on';
+const metrics = process.env.BENCH_METRICS !== 'off';
+const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Every limit raised so that none trips: the bench measures what counting costs, not refusals. */
+const RAISED_LIMITS: Record<string, string> = Object.fromEntries(
+  ['PUBLIC', 'BOOKING', 'LOGIN', 'TOKEN', 'DELEGATED', 'PAYMENTS', 'AUTH_FAILURES'].map((n) => [`RATE_LIMIT_${n}`, '999999999/60']),
+);
+
+/** The database this run created (and so may drop), or null when it was given one. */
+let created: string | null = null;
 
 async function freshDatabase(): Promise<string> {
   if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
-  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  const name = `pbw_bench_${Date.now()}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS pbw_bench WITH (FORCE)');
-  await admin.query('CREATE DATABASE pbw_bench');
+  await admin.query(`CREATE DATABASE ${name}`);
+  // Time spent inside PL/pgSQL functions (the ledger's), for the per-request database work.
+  await admin.query(`ALTER DATABASE ${name} SET track_functions = 'pl'`);
   await admin.end();
+  created = name;
   const socket = process.env.BENCH_DATABASE_SOCKET;
-  return socket ? `postgres://postgres@localhost/pbw_bench?host=${encodeURIComponent(socket)}` : 'postgres://postgres@127.0.0.1:5432/pbw_bench';
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  if (socket) {
+    url.hostname = 'localhost';
+    url.port = '';
+    url.searchParams.set('host', socket);
+  }
+  return url.toString();
+}
+
+/** Drops the database this run created, and nothing else. */
+async function dropCreatedDatabase(): Promise<void> {
+  if (created === null) return;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${created} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
 }
 
 /**
@@ -53,7 +108,9 @@ async function freshDatabase(): Promise<string> {
 function start(name: string, args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const logFile = path.join(os.tmpdir(), `pbw-bench-${name}-${process.pid}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  // TypeScript sources run through tsx; the compiled service runs on node alone.
+  const loader = args[0]?.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -110,6 +167,67 @@ interface Row {
   p99: number;
   errors: number;
   non2xx: number;
+  /** What PostgreSQL did per request (writes only): see `databaseWork`. */
+  dbWork: string | null;
+}
+
+/** Counters of the bench database: transactions, rows, WAL and time inside PL/pgSQL functions. */
+interface DbCounters {
+  commits: number;
+  inserted: number;
+  updated: number;
+  blocksRead: number;
+  blocksHit: number;
+  walRecords: number;
+  walBytes: number;
+  walFpi: number;
+  functionCalls: number;
+  functionSelfMs: number;
+}
+
+let statsUrl: string | null = null;
+
+async function dbCounters(): Promise<DbCounters | null> {
+  if (statsUrl === null) return null;
+  const client = new pg.Client({ connectionString: statsUrl });
+  await client.connect();
+  try {
+    // Statistics are sent by backends at most every 500 ms (PostgreSQL 15): wait for them.
+    await new Promise((r) => setTimeout(r, 700));
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const d = (await client.query(`SELECT xact_commit, tup_inserted, tup_updated, blks_read, blks_hit FROM pg_stat_database WHERE datname = current_database()`)).rows[0];
+    const w = (await client.query(`SELECT wal_records, wal_bytes, wal_fpi FROM pg_stat_wal`)).rows[0];
+    const f = (await client.query(`SELECT COALESCE(sum(calls), 0) AS calls, COALESCE(sum(self_time), 0) AS self FROM pg_stat_user_functions`)).rows[0];
+    return {
+      commits: Number(d.xact_commit),
+      inserted: Number(d.tup_inserted),
+      updated: Number(d.tup_updated),
+      blocksRead: Number(d.blks_read),
+      blocksHit: Number(d.blks_hit),
+      walRecords: Number(w.wal_records),
+      walBytes: Number(w.wal_bytes),
+      walFpi: Number(w.wal_fpi),
+      functionCalls: Number(f.calls),
+      functionSelfMs: Number(f.self),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Per request: commits, rows inserted and updated, buffer reads, WAL records and bytes (the whole
+ * server's WAL: other databases' writes count too), and time inside PL/pgSQL functions.
+ */
+function databaseWork(before: DbCounters | null, after: DbCounters | null, requests: number): string | null {
+  if (before === null || after === null || requests === 0) return null;
+  const per = (k: keyof DbCounters, digits = 1): string => ((after[k] - before[k]) / requests).toFixed(digits);
+  const fn = after.functionCalls - before.functionCalls;
+  return (
+    `${per('commits', 2)} commits, ${per('inserted')} rows inserted, ${per('updated')} updated, ${per('blocksHit', 0)} buffer hits, ` +
+    `${per('walRecords')} WAL records / ${per('walBytes', 0)} B (${per('walFpi', 2)} full pages)` +
+    (fn > 0 ? `, ${(fn / requests).toFixed(2)} function calls taking ${(((after.functionSelfMs - before.functionSelfMs) * 1000) / fn).toFixed(0)} µs each` : '')
+  );
 }
 
 /** One request as autocannon would send it first, to catch a scenario that measures only errors. */
@@ -131,9 +249,12 @@ let database = 'pbw_bench';
 async function load(name: string, conns: number, opts: autocannon.Options, servicePid: number | null): Promise<Row> {
   await probe(opts);
   if (warmup > 0) await autocannon({ ...opts, connections: conns, duration: warmup });
+  const writes = (opts.method ?? 'GET') !== 'GET';
+  const countersBefore = writes ? await dbCounters() : null;
   const before = cpuMs(servicePid ?? -1, database);
   const result = await autocannon({ ...opts, connections: conns, duration: seconds });
   const after = cpuMs(servicePid ?? -1, database);
+  const countersAfter = writes ? await dbCounters() : null;
   const per = (ms: number): number | null => (result.requests.total === 0 ? null : (ms * 1000) / result.requests.total);
   return {
     name,
@@ -145,28 +266,65 @@ async function load(name: string, conns: number, opts: autocannon.Options, servi
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    dbWork: databaseWork(countersBefore, countersAfter, result.requests.total),
   };
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    const options = readFileSync(new URL(import.meta.url), 'utf8')
+      .split('\n')
+      .filter((l) => /^ \* {3}BENCH_|^ \* {20,}\S/.test(l))
+      .map((l) => l.replace(/^ \* /, '  '));
+    process.stdout.write(`${HELP}\n${options.join('\n')}\n`);
+    return;
+  }
+  if (process.env.BENCH_BUILD !== 'off' || !existsSync('dist/bootstrap/main.js')) {
+    process.stderr.write('building: npm run build\n');
+    execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  }
   const loadBefore = os.loadavg();
   const url = await freshDatabase();
   database = new URL(url).pathname.slice(1);
+  statsUrl = url;
+  process.stderr.write(`database: ${database}${created === null ? ' (BENCH_DATABASE_URL, kept)' : ' (created for this run, dropped at the end)'}\n`);
+  try {
+    await run(url, loadBefore);
+  } finally {
+    await dropCreatedDatabase();
+  }
+}
+
+async function run(url: string, loadBefore: number[]): Promise<void> {
+  const redis = process.env.BENCH_REDIS_URL;
   const serviceEnv: Record<string, string> = {
     DATABASE_URL: url,
-    PORT: String(40_000 + Math.floor(Math.random() * 10_000)),
+    // Cluster workers share one port through the primary; one process can take any free port.
+    PORT: workers ? String(40_000 + Math.floor(Math.random() * 10_000)) : '0',
     HOST: '127.0.0.1',
-    RATE_LIMITS: 'off',
+    RATE_LIMITS: rateLimits,
+    ...RAISED_LIMITS,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     SEED_DEMO: 'off',
     ...(workers ? { CLUSTER_WORKERS: workers } : {}),
     ...(process.env.BENCH_DB_POOL_MAX ? { DB_POOL_MAX: process.env.BENCH_DB_POOL_MAX } : {}),
   };
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const service = await start('service', ['src/bootstrap/main.ts'], serviceEnv, /Listening on http:\/\/[^:]+:(\d+)/, nodeArgs);
+  const listening = /Listening on http:\/\/[^:]+:(\d+)/;
+  const extras: Record<string, string> = {
+    ...(redis ? { REDIS_URL: redis, REDIS_KEY_PREFIX: `pbw-bench:${process.pid}-${Date.now()}:` } : {}),
+    ...(metrics ? { METRICS_PORT: '0' } : {}),
+  };
+  const service = await start('service', ['dist/bootstrap/main.js'], { ...serviceEnv, ...extras }, listening, nodeArgs);
+  const otherPort = () => (workers ? { PORT: String(50_000 + Math.floor(Math.random() * 10_000)) } : {});
+  const unlimited = limitsComparison
+    ? await start('service-unlimited', ['dist/bootstrap/main.js'], { ...serviceEnv, RATE_LIMITS: 'off', ...otherPort() }, listening, nodeArgs)
+    : null;
+  // The cost of the metrics: the same service (limits on) without them.
+  const unmeasured = metrics && limitsComparison ? await start('service-no-metrics', ['dist/bootstrap/main.js'], { ...serviceEnv, ...extras, METRICS_PORT: '', ...otherPort() }, listening, nodeArgs) : null;
   const bare = await start('bare', ['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
   const provider = oidc ? await start('oidc', ['bench/oidc-server.ts'], { PORT: '0' }, /READY (\d+)/) : null;
-  const children = [service, bare, provider].filter((c) => c !== null);
+  const children = [service, unlimited, unmeasured, bare, provider].filter((c) => c !== null);
   const rows: Row[] = [];
   const failed: string[] = [];
   try {
@@ -186,6 +344,14 @@ async function main(): Promise<void> {
         const pid = opts.url?.startsWith(ctx.base) ? service.child.pid! : (provider?.child.pid ?? null);
         rows.push(await load(scenario.name, scenario.connections ?? connections, opts, pid));
         process.stderr.write(`done: ${scenario.name}\n`);
+        if (unlimited !== null && scenario.name === 'GET /api/v1/agent/account') {
+          const other = `http://127.0.0.1:${unlimited.port}`;
+          rows.push(await load(`${scenario.name} (RATE_LIMITS=off, same run)`, connections, { ...opts, url: String(opts.url).replace(ctx.base, other) }, unlimited.child.pid!));
+        }
+        if (unmeasured !== null && scenario.name === 'GET /api/v1/agent/account') {
+          const other = `http://127.0.0.1:${unmeasured.port}`;
+          rows.push(await load(`${scenario.name} (limits on, metrics off, same run)`, connections, { ...opts, url: String(opts.url).replace(ctx.base, other) }, unmeasured.child.pid!));
+        }
       } catch (err) {
         failed.push(`${scenario.name}: ${err instanceof Error ? err.message : String(err)}`);
         process.stderr.write(`FAILED ${scenario.name}: ${err instanceof Error ? err.stack : String(err)}\n`);
@@ -205,20 +371,29 @@ async function main(): Promise<void> {
   );
   const ours = rows.find((r) => r.name.startsWith('POST /oauth/token'));
   const theirs = rows.find((r) => r.name.startsWith('oidc-provider'));
+  const limited = rows.find((r) => r.name === 'GET /api/v1/agent/account');
+  const free = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (RATE_LIMITS=off'));
+  const noMetrics = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (limits on, metrics off'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
+    ...(limited && free ? [`Account read with rate limits on: ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`] : []),
+    ...(limited && noMetrics ? [`Account read with metrics on: ${(limited.rps / noMetrics.rps).toFixed(2)} of the same service without metrics (${Math.round(limited.cpuUs ?? 0)} against ${Math.round(noMetrics.cpuUs ?? 0)} µs of server CPU a request).`] : []),
+    ...rows.filter((r) => r.dbWork !== null).map((r) => `PostgreSQL per request, ${r.name}: ${r.dbWork}.`),
     ...failed.map((f) => `FAILED ${f}`),
   ];
   const table = `${header}\n${lines.join('\n')}${notes.length > 0 ? `\n\n${notes.join('\n')}` : ''}`;
   const fmt = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
   const setup =
-    `autocannon in this process; the service${workers ? ` (${workers} cluster workers)` : ''}, bare Express and oidc-provider each in its own process; ` +
-    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=off, ` +
+    `autocannon in this process; the compiled service${workers ? ` (${workers} cluster workers)` : ''}, bare Express and oidc-provider each in its own process; ` +
+    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=${rateLimits}` +
+    `${rateLimits === 'on' ? ` (limits raised, counted ${redis ? 'in Redis' : 'in process memory'})` : ''}, metrics ${metrics ? 'on' : 'off'}, database ${database}, ` +
     `PostgreSQL over ${new URL(url).searchParams.get('host')?.startsWith('/') ? 'its Unix socket' : 'TCP'}` +
     `${serviceEnv.DB_POOL_MAX ? `, DB_POOL_MAX=${serviceEnv.DB_POOL_MAX}` : ''}. Load average before ${fmt(loadBefore)}, after ${fmt(loadAfter)}.`;
   process.stdout.write(`\n${machine}\n${setup}\n\n${table}\n`);
   if (resultsFile !== '-') {
-    writeFileSync(resultsFile, `# Benchmark results\n\nMachine: ${machine}.\n\n${setup} Run: ${new Date().toISOString()}.\n\n${table}\n`);
+    // Appended: earlier runs stay for comparison.
+    const title = process.env.BENCH_TITLE ?? `Run of ${new Date().toISOString()}`;
+    appendFileSync(resultsFile, `\n## ${title}\n\nMachine: ${machine}.\n\n${setup} Run: ${new Date().toISOString()}.\n\n${table}\n`);
   }
   if (failed.length > 0) process.exitCode = 1;
 }

@@ -39,7 +39,23 @@ export interface Config {
    * timeout, so the balancer never reuses a connection the service is closing).
    */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
+  /** Where the request-rate limiters count (see `RateLimitStoreConfig`). */
+  readonly rateLimitStore: RateLimitStoreConfig;
+  /** Failed authentications (keys, bearer tokens, client credentials) allowed per client address. */
+  readonly authFailureRule: RateLimitRule;
+  /** Prometheus metrics listener (null: no metrics), on its own port so the public cannot reach it. */
+  readonly metrics: { readonly port: number; readonly host: string } | null;
 }
+
+/**
+ * Where the limiters count: `redis` (shared by every instance; `REDIS_URL`), `memory` (this
+ * process only: right for one process alone, the embedded default) or `postgres` (shared through
+ * the database: correct but one row upsert per limited request).
+ */
+export type RateLimitStoreConfig =
+  | { readonly kind: 'redis'; readonly url: string; readonly prefix: string }
+  | { readonly kind: 'memory' }
+  | { readonly kind: 'postgres' };
 
 /** One limiter's rule: at most `limit` requests per `windowSeconds`. */
 export interface RateLimitRule {
@@ -72,6 +88,13 @@ export const DEFAULT_RATE_LIMIT_RULES: RateLimitRules = {
   delegated: { limit: 600, windowSeconds: 60 },
   payments: { limit: 120, windowSeconds: 60 },
 };
+
+/**
+ * Failed authentications per client address (`RATE_LIMIT_AUTH_FAILURES`): two a second for a
+ * minute. A cron job left with a revoked key fails a few times a minute; a client probing keys
+ * costs the database at most this many lookups a minute.
+ */
+export const DEFAULT_AUTH_FAILURE_RULE: RateLimitRule = { limit: 120, windowSeconds: 60 };
 
 const rule = (fallback: RateLimitRule) =>
   z
@@ -129,6 +152,13 @@ const schema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: int(100, 120_000, 10_000),
   HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000, 30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: int(1_000, 600_000, 65_000),
+  REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^rediss?:\/\/\S+$/, 'REDIS_URL must be redis://host:port[/db] or rediss://…').optional()),
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'REDIS_KEY_PREFIX: 1-64 of A-Z a-z 0-9 : . _ -').default('pbw:rl:'),
+  RATE_LIMIT_STORE: z.enum(['redis', 'memory', 'postgres']).optional(),
+  SERVICE_INSTANCES: int(1, 1000, 1),
+  RATE_LIMIT_AUTH_FAILURES: rule(DEFAULT_AUTH_FAILURE_RULE),
+  METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65_535).optional()),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   RATE_LIMIT_PUBLIC: rule(DEFAULT_RATE_LIMIT_RULES.public),
   RATE_LIMIT_BOOKING: rule(DEFAULT_RATE_LIMIT_RULES.booking),
   RATE_LIMIT_LOGIN: rule(DEFAULT_RATE_LIMIT_RULES.login),
@@ -152,6 +182,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!e.DATABASE_URL) throw new Error('Invalid configuration: PERSISTENCE=postgres needs DATABASE_URL');
     persistence = { kind: 'database', target: { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DB_POOL_MAX, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS } };
   } else persistence = { kind: 'database', target: { kind: 'pglite', dataDir: e.PGLITE_DIR } };
+  const rateLimitStore = chooseRateLimitStore(e.RATE_LIMIT_STORE, e.REDIS_URL, e.REDIS_KEY_PREFIX, persistence);
+  // Several processes counting each on their own would each grant the whole budget.
+  const processes = e.CLUSTER_WORKERS > 1 ? `CLUSTER_WORKERS=${e.CLUSTER_WORKERS}` : e.SERVICE_INSTANCES > 1 ? `SERVICE_INSTANCES=${e.SERVICE_INSTANCES}` : null;
+  if (e.RATE_LIMITS === 'on' && rateLimitStore.kind === 'memory' && processes !== null) {
+    throw new Error(
+      `Invalid configuration: ${processes} runs several processes, but rate limits are counted in process memory, ` +
+        'so each would grant the whole budget. Set REDIS_URL (a store every instance shares), or RATE_LIMIT_STORE=postgres, or RATE_LIMITS=off.',
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -184,5 +223,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestMs: Math.max(e.HTTP_REQUEST_TIMEOUT_MS, e.HTTP_HEADERS_TIMEOUT_MS),
       keepAliveMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
+    rateLimitStore,
+    authFailureRule: e.RATE_LIMIT_AUTH_FAILURES,
+    metrics: e.METRICS_PORT === undefined ? null : { port: e.METRICS_PORT, host: e.METRICS_HOST },
   };
+}
+
+function chooseRateLimitStore(
+  chosen: 'redis' | 'memory' | 'postgres' | undefined,
+  redisUrl: string | undefined,
+  prefix: string,
+  persistence: Persistence,
+): RateLimitStoreConfig {
+  const kind = chosen ?? (redisUrl !== undefined ? 'redis' : 'memory');
+  if (kind === 'redis') {
+    if (redisUrl === undefined) throw new Error('Invalid configuration: RATE_LIMIT_STORE=redis needs REDIS_URL');
+    return { kind, url: redisUrl, prefix };
+  }
+  if (kind === 'postgres' && persistence.kind === 'memory') {
+    throw new Error('Invalid configuration: RATE_LIMIT_STORE=postgres needs a database (not PERSISTENCE=memory)');
+  }
+  return { kind };
 }

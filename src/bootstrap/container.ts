@@ -17,6 +17,7 @@ import { bookingModule } from './modules/booking.module.js';
 import { walletIdentityModule } from './modules/wallet-identity.module.js';
 import { reliabilityModule } from './modules/reliability.module.js';
 import { walletLedgerModule } from './modules/wallet-ledger.module.js';
+import { metricsModule } from './modules/metrics.module.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -40,6 +41,10 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
     reliabilityModule(config, db),
     walletLedgerModule(db),
   );
+  if (config.metrics !== null) {
+    container.load(metricsModule(config, config.metrics, db));
+    container.get(TOKENS.MetricsServer);
+  }
   return container;
 }
 
@@ -54,7 +59,7 @@ export function buildApp(container: Container): Express {
       before: all(container, TOKENS.BeforeMiddleware),
       root: all(container, TOKENS.RootRouters),
       bookingPublic: all(container, TOKENS.BookingPublicRouters),
-      bookingAuth: requireApiKey(container.get(TOKENS.AuthenticateAgent)),
+      bookingAuth: requireApiKey(container.get(TOKENS.AuthenticateAgent), container.get(TOKENS.RateLimits).authFailures),
       booking: all(container, TOKENS.BookingRouters),
       wallet: all(container, TOKENS.WalletRouters),
       walletBasePath: config.walletBasePath,

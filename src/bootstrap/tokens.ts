@@ -49,6 +49,7 @@ import type {
 } from '../application/wallet/manage-wallet-users.js';
 import type { CreateTenant, ResetClientSecret, RotateSigningKey } from '../application/admin/manage-tenants.js';
 import type { RateLimits } from '../adapters/http/rate-limits.js';
+import type { ServiceMetrics } from '../adapters/http/metrics.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
 import type { TransactionReader } from '../domain/wallet/transaction-reader.port.js';
 import type { WalletHolders } from '../domain/wallet/wallet-holders.port.js';
@@ -143,6 +144,10 @@ export const TOKENS = {
   // reliability
   /** Named request-rate limiters (`login`, `token`, `delegated`, `payments`, …) to mount on routes. */
   RateLimits: token<RateLimits>('RateLimits'),
+  /** Prometheus metrics; bound only when METRICS_PORT is set. */
+  Metrics: token<ServiceMetrics>('Metrics'),
+  /** Starts the metrics listener with the service (resolved once when metrics are on). */
+  MetricsServer: token<{ readonly url: string | null }>('MetricsServer'),
   /** Several bindings: booking middleware run after the key check, before the booking routers. */
   BookingAuthenticatedMiddleware: token<RequestHandler>('BookingAuthenticatedMiddleware'),
   // wallet money

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually } from '../support/builders.js';
 import { spawnServer, type ServerProcess } from '../support/reliability.js';
 import { freePort } from '../../scripts/private-postgres.js';
+import { testRedisUrl, uniqueRedisPrefix } from '../support/redis.js';
 
 /** Pids of the live node processes whose parent is `pid` (Linux /proc); tsx's esbuild helper is not one. */
 function childrenOf(pid: number): number[] {
@@ -27,12 +28,14 @@ function childrenOf(pid: number): number[] {
 describe('cluster mode (CLUSTER_WORKERS)', () => {
   let url: string;
   let app: TestApp;
+  let redis: string | null = null;
   let server: ServerProcess | null = null;
   before(async function () {
     const u = await databaseUrl();
     // Workers are separate processes: they need a database server, not in-process PGlite.
     if (u === null || process.platform !== 'linux') this.skip();
     url = u;
+    redis = await testRedisUrl();
     app = await startTestApp();
   });
   after(async () => {
@@ -42,8 +45,11 @@ describe('cluster mode (CLUSTER_WORKERS)', () => {
 
   it('when started with 2 workers, then both serve one port, a dead worker is replaced, and SIGTERM stops all with exit 0', async function () {
     this.timeout(90_000);
+    // The workers count rate limits together in Redis.
+    if (redis === null) this.skip();
     const agent = await buildAgent(app.service);
-    server = await spawnServer('src/bootstrap/main.ts', { DATABASE_URL: url, CLUSTER_WORKERS: '2', SHUTDOWN_TIMEOUT_SECONDS: '10' }, await freePort());
+    const env = { DATABASE_URL: url, CLUSTER_WORKERS: '2', SHUTDOWN_TIMEOUT_SECONDS: '10', RATE_LIMITS: 'on', REDIS_URL: redis as string, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
+    server = await spawnServer('src/bootstrap/main.ts', env, await freePort());
     const primary = server.child.pid as number;
     const workers = childrenOf(primary);
     expect(workers).to.have.length(2);
@@ -65,10 +71,20 @@ describe('cluster mode (CLUSTER_WORKERS)', () => {
 
   it('when CLUSTER_WORKERS > 1 without PostgreSQL, then the service refuses to start', async function () {
     this.timeout(30_000);
-    const err = await spawnServer('src/bootstrap/main.ts', { CLUSTER_WORKERS: '2', PERSISTENCE: 'memory', DATABASE_URL: undefined }, await freePort()).then(
+    const err = await spawnServer('src/bootstrap/main.ts', { CLUSTER_WORKERS: '2', PERSISTENCE: 'memory', DATABASE_URL: undefined, RATE_LIMITS: 'off' }, await freePort()).then(
       () => null,
       (e: Error) => e.message,
     );
     expect(err).to.match(/needs PostgreSQL/);
+  });
+
+  it('when CLUSTER_WORKERS > 1 with rate limits on and no shared store, then the service refuses to start and says what to set', async function () {
+    this.timeout(30_000);
+    const env = { DATABASE_URL: url, CLUSTER_WORKERS: '2', RATE_LIMITS: 'on', REDIS_URL: undefined, RATE_LIMIT_STORE: undefined };
+    const err = await spawnServer('src/bootstrap/main.ts', env, await freePort()).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(err).to.match(/rate limits are counted in process memory.*Set REDIS_URL/);
   });
 });

@@ -1,16 +1,19 @@
 import { expect } from 'chai';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { randomInt } from 'node:crypto';
 import { startTestApp, silentLog, type TestApp } from '../support/app.js';
-import { buildAgent } from '../support/builders.js';
+import { buildAgent, eventually } from '../support/builders.js';
 import { testDatabase } from '../support/database.js';
 import { createRateLimits } from '../../src/adapters/http/rate-limits.js';
 import { errorHandler } from '../../src/adapters/http/errors.js';
 import { requestId } from '../../src/adapters/http/request-context.js';
 import { KnexRateLimitStore } from '../../src/adapters/knex/rate-limit-store.knex.js';
-import { DEFAULT_RATE_LIMIT_RULES } from '../../src/bootstrap/config.js';
+import { DEFAULT_RATE_LIMIT_RULES, loadConfig } from '../../src/bootstrap/config.js';
+import { testRedisUrl, uniqueRedisPrefix } from '../support/redis.js';
+import { freePort } from '../../scripts/private-postgres.js';
 
 interface Answer {
   status: number;
@@ -31,20 +34,51 @@ const getFrom = (base: string, path: string, localAddress: string, headers: Reco
 
 const freshIp = (): string => `127.${randomInt(1, 250)}.${randomInt(1, 250)}.${randomInt(2, 250)}`;
 
+/** A TCP relay to Redis that a test can stop (cutting every connection) and start again on the same port. */
+async function tcpProxy(target: string): Promise<{ port: number; start(): Promise<void>; stop(): Promise<void> }> {
+  const { hostname, port: targetPort } = new URL(target);
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  const port = await freePort();
+  const start = async (): Promise<void> => {
+    server = net.createServer((client) => {
+      const upstream = net.connect({ host: hostname, port: Number(targetPort || 6379) });
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+  };
+  const stop = async (): Promise<void> => {
+    const s = server;
+    server = null;
+    for (const socket of sockets) socket.destroy();
+    if (s !== null) await new Promise<void>((resolve) => s.close(() => resolve()));
+  };
+  await start();
+  return { port, start, stop };
+}
+
 const LOCATIONS = '/api/v1/airport-transfer/locations?q=bkk';
 
 describe('request-rate limits', () => {
-  describe('public autocomplete, per IP, counted in the database', () => {
+  describe('public autocomplete, per IP, counted in Redis by every instance', () => {
     let a: TestApp;
     let b: TestApp;
-    before(async () => {
-      const env = { RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC: '3/60' };
+    before(async function () {
+      const redis = await testRedisUrl();
+      if (redis === null) this.skip();
+      // One prefix for this run: both instances share it, no other run does.
+      const env = { RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC: '3/60', REDIS_URL: redis as string, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
       a = await startTestApp({ env });
       b = await startTestApp({ env });
     });
     after(async () => {
-      await a.stop();
-      await b.stop();
+      await a?.stop();
+      await b?.stop();
     });
 
     it('when an IP exceeds the limit, then 429 rate-limited problem+json with Retry-After and RateLimit-* headers', async () => {
@@ -149,6 +183,102 @@ describe('request-rate limits', () => {
       } finally {
         await app.stop();
       }
+    });
+  });
+
+  describe('one budget in Redis across instances, and a Redis that fails', () => {
+    let redis: string;
+    before(async function () {
+      const url = await testRedisUrl();
+      if (url === null) this.skip();
+      redis = url as string;
+    });
+
+    it('when one key sends 40 concurrent requests split over two instances, then exactly its limit is admitted', async () => {
+      const env = { RATE_LIMITS: 'on', RATE_LIMIT_BOOKING: '10/60', REDIS_URL: redis, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
+      const a = await startTestApp({ env });
+      const b = await startTestApp({ env });
+      try {
+        const agent = await buildAgent(a.service);
+        const statuses = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => ((i % 2 === 0 ? a : b) as TestApp).request('/api/v1/agent/account', { headers: { 'X-API-KEY': agent.apiKey } }).then((r) => r.status)),
+        );
+        expect(statuses.filter((s) => s === 200)).to.have.length(10);
+        expect(statuses.filter((s) => s === 429)).to.have.length(30);
+      } finally {
+        await a.stop();
+        await b.stop();
+      }
+    });
+
+    it('when failed authentications of one address land on two instances, then they count together', async () => {
+      const env = { RATE_LIMITS: 'on', RATE_LIMIT_AUTH_FAILURES: '3/60', REDIS_URL: redis, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
+      const a = await startTestApp({ env });
+      const b = await startTestApp({ env });
+      try {
+        const ip = freshIp();
+        const bad = (app: TestApp) => getFrom(app.url, '/api/v1/agent/account', ip, { 'X-API-KEY': 'pbk_not-a-key' });
+        expect((await bad(a)).status).to.equal(401);
+        expect((await bad(b)).status).to.equal(401);
+        expect((await bad(a)).status).to.equal(401);
+        expect((await bad(b)).status).to.equal(429);
+        expect((await bad(a)).status).to.equal(429);
+      } finally {
+        await a.stop();
+        await b.stop();
+      }
+    });
+
+    it('when REDIS_URL points at a closed port, then the service starts and answers every request unlimited (fail open)', async () => {
+      const env = { RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC: '1/60', RATE_LIMIT_AUTH_FAILURES: '1/60', REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
+      const app = await startTestApp({ env });
+      try {
+        const ip = freshIp();
+        for (let i = 0; i < 4; i += 1) {
+          const res = await getFrom(app.url, LOCATIONS, ip);
+          expect(res.status).to.equal(200);
+          expect(res.headers['ratelimit-limit']).to.equal(undefined);
+          expect((await getFrom(app.url, '/api/v1/agent/account', ip, { 'X-API-KEY': 'pbk_not-a-key' })).status).to.equal(401);
+        }
+      } finally {
+        await app.stop();
+      }
+    });
+
+    it('when Redis goes away and comes back, then requests pass meanwhile and the limits hold again after', async function () {
+      this.timeout(30_000);
+      const proxy = await tcpProxy(redis);
+      const env = { RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC: '2/60', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
+      const app = await startTestApp({ env });
+      try {
+        const ip = freshIp();
+        expect((await getFrom(app.url, LOCATIONS, ip)).headers['ratelimit-remaining']).to.equal('1');
+        await proxy.stop();
+        for (let i = 0; i < 4; i += 1) expect((await getFrom(app.url, LOCATIONS, ip)).status).to.equal(200);
+        await proxy.start();
+        // The client reconnects by itself (backoff up to 1 s); then the count resumes where Redis kept it.
+        await eventually(async () => (await getFrom(app.url, LOCATIONS, ip)).status === 429, 10_000, 'limits back with Redis');
+      } finally {
+        await app.stop();
+        await proxy.stop();
+      }
+    });
+  });
+
+  describe('the shared-store rule at start', () => {
+    it('when several processes are configured with limits counted in memory, then the configuration is refused with what to set', () => {
+      for (const env of [{ CLUSTER_WORKERS: '2' }, { SERVICE_INSTANCES: '3' }]) {
+        expect(() => loadConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/db', ...env })).to.throw(/rate limits are counted in process memory.*Set REDIS_URL/);
+      }
+      expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).to.throw(/RATE_LIMIT_STORE=redis needs REDIS_URL/);
+    });
+
+    it('when several processes share Redis (or limits are off), then the configuration is accepted', () => {
+      const base = { DATABASE_URL: 'postgres://x@127.0.0.1/db', CLUSTER_WORKERS: '2' };
+      expect(loadConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' }).rateLimitStore).to.deep.equal({ kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'pbw:rl:' });
+      expect(loadConfig({ ...base, RATE_LIMITS: 'off' }).rateLimits).to.equal(false);
+      expect(loadConfig({ ...base, RATE_LIMIT_STORE: 'postgres' }).rateLimitStore).to.deep.equal({ kind: 'postgres' });
+      expect(loadConfig({}).rateLimitStore).to.deep.equal({ kind: 'memory' });
     });
   });
 

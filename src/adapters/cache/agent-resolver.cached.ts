@@ -1,3 +1,4 @@
+import type { CacheCounts } from './bounded-cache.js';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
 import { InvalidatedCache, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
 
@@ -35,5 +36,10 @@ export class CachedAgentResolver implements AgentResolver {
 
   get size(): number {
     return this.cache.size;
+  }
+
+  /** Lookups answered from memory and from the database, since start. */
+  get counts(): CacheCounts {
+    return this.cache.counts;
   }
 }

@@ -1,3 +1,5 @@
+import type { CacheCounts } from './bounded-cache.js';
+
 /** Whether cached entries can be trusted right now (the change feed is connected). */
 export interface CacheHealth {
   readonly trusted: boolean;
@@ -20,6 +22,7 @@ export interface InvalidatedCacheOptions {
 export class InvalidatedCache<V> {
   private readonly entries = new Map<string, { value: V; at: number }>();
   private generation = 0;
+  readonly counts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(
     private readonly health: CacheHealth,
@@ -34,9 +37,11 @@ export class InvalidatedCache<V> {
         // Re-insert to keep Map order as recency order.
         this.entries.delete(key);
         this.entries.set(key, hit);
+        this.counts.hits += 1;
         return hit.value;
       }
     }
+    this.counts.misses += 1;
     const generation = this.generation;
     const value = await load();
     if (value !== null && this.health.trusted && generation === this.generation) {

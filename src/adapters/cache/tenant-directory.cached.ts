@@ -1,3 +1,4 @@
+import type { CacheCounts } from './bounded-cache.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -85,6 +86,11 @@ export class CachedTenantDirectory implements TenantDirectory {
 
   get size(): number {
     return this.cache.size;
+  }
+
+  /** Lookups answered from memory and from the database, since start. */
+  get counts(): CacheCounts {
+    return this.cache.counts;
   }
 
   private cached<T extends Tenant | WalletUser>(key: string, load: () => Promise<T | null>): Promise<T | null> {

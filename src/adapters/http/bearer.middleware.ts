@@ -2,18 +2,21 @@ import type { RequestHandler } from 'express';
 import type { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import { asMachine, asWalletUser, requireTokenKind } from '../../domain/identity/wallet-access.js';
+import type { AuthFailureLimit } from './rate-limits.js';
 
 /**
  * Authenticates a wallet route from `Authorization: Bearer` and enforces the token kind it
  * takes, in this one place: missing or invalid → 401 `invalid-token`; a machine token on a user
  * route → 401 `not-a-wallet-user`; a user token on a machine route → 403 `machine-token-required`.
  * Sets `res.locals.wallet`. Use it per route: `router.get('/me', auth('user'), handler)`.
+ * An address that failed too often is refused before the token is checked (`failures`).
  */
 export const walletAuth =
-  (verify: VerifyWalletToken) =>
+  (verify: VerifyWalletToken, failures?: AuthFailureLimit) =>
   (rule: 'machine' | 'user' | 'either'): RequestHandler =>
   async (req, res, next) => {
-    const { principal, user } = await verify.authenticate(req.headers.authorization);
+    const authenticate = () => verify.authenticate(req.headers.authorization);
+    const { principal, user } = failures === undefined ? await authenticate() : await failures.guard(req, authenticate);
     res.locals.wallet = requireTokenKind(principal, rule);
     // The person as read by this check, for `/me`-style routes (null for a machine token).
     res.locals.walletUser = user;

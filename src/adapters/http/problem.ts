@@ -40,6 +40,8 @@ export function sendProblem(
   extra: Record<string, unknown> = {},
 ): void {
   const requestId = (res.locals as { requestId?: string }).requestId ?? '';
+  // For the metrics: what the answer said, without reading it back.
+  (res.locals as { reason?: string }).reason = reason;
   res
     .status(status)
     .type('application/problem+json')

@@ -1,9 +1,13 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
-import { sendProblem } from './problem.js';
+import { ipKeyGenerator, MemoryStore, rateLimit, type Options, type Store } from 'express-rate-limit';
+import { DomainError } from '../../domain/shared/errors.js';
+import { HttpProblem, sendProblem } from './problem.js';
 
 /** The named limiters, each counting by one identity. */
 export type LimiterName = 'public' | 'booking' | 'login' | 'token' | 'delegated' | 'payments';
+
+/** A store name: each limiter's, and the failed-authentication count's. */
+export type StoreName = LimiterName | 'authFailures';
 
 /** A limiter's rule: at most `limit` requests per `windowSeconds`. */
 export interface LimiterRule {
@@ -34,14 +38,41 @@ export interface RateLimits {
   readonly delegated: RequestHandler;
   /** Payments, per wallet user (`res.locals.wallet.userId`). Mount after the bearer middleware. */
   readonly payments: RequestHandler;
+  /** Failed authentications per client address; see `AuthFailureLimit`. */
+  readonly authFailures: AuthFailureLimit;
 }
 
-/** What the limiters need: whether they are on, their rules and a store per limiter. */
+/**
+ * Failed authentication (booking keys, bearer tokens, client credentials), counted per client
+ * address: once an address has failed `limit` times in a window, every authenticated request from
+ * it answers 429 `rate-limited` with `Retry-After` before its credentials are looked up, so a
+ * client guessing keys cannot keep the database busy. A pass-through when rate limits are off.
+ */
+export interface AuthFailureLimit {
+  /** Throws 429 when the request's address is past its limit. Call before looking anything up. */
+  check(req: Request): Promise<void>;
+  /** Runs `authenticate`; when it fails authentication, counts the failure, then rethrows. */
+  guard<T>(req: Request, authenticate: () => Promise<T>): Promise<T>;
+  /** Counts one failed authentication of the request's address. */
+  record(req: Request): Promise<void>;
+}
+
+/**
+ * What the limiters need: whether they are on, their rules and a store per limiter. A store that
+ * cannot be reached lets requests through (fail open): the limits protect capacity, while money,
+ * stock and the password lockout are guarded by the database, which stays in force.
+ */
 export interface RateLimitSettings {
   readonly enabled: boolean;
   readonly rules: Readonly<Record<LimiterName, LimiterRule>>;
+  /** Failed authentications allowed per address and window. */
+  readonly authFailureRule?: LimiterRule;
   /** A fresh store for one limiter (shared state across instances), or undefined for memory. */
-  readonly store: (name: LimiterName) => Store | undefined;
+  readonly store: (name: StoreName) => Store | undefined;
+  /** Told of every store failure (a request then passes unlimited). */
+  readonly onStoreError?: (err: unknown) => void;
+  /** Told of every refusal, by limiter. */
+  readonly onRefused?: (name: StoreName) => void;
 }
 
 type KeyOf = (req: Request, res: Response) => string;
@@ -82,8 +113,21 @@ const KEYS: Readonly<Record<LimiterName, KeyOf>> = {
 
 const passThrough: RequestHandler = (_req, _res, next) => next();
 
+/** Failed authentication by default: two a second for a minute, per address. */
+const DEFAULT_AUTH_FAILURE_RULE: LimiterRule = { limit: 120, windowSeconds: 60 };
+
+const noAuthFailureLimit: AuthFailureLimit = {
+  check: async () => undefined,
+  guard: (_req, authenticate) => authenticate(),
+  record: async () => undefined,
+};
+
+/** Is this error a refused credential (as opposed to a fault, or a valid one used on the wrong route)? */
+const isAuthenticationFailure = (err: unknown): boolean => err instanceof DomainError && err.kind === 'unauthenticated';
+
 /** Builds every named limiter once (express-rate-limit wants them created at start). */
 export function createRateLimits(settings: RateLimitSettings): RateLimits {
+  const storeError = settings.onStoreError ?? (() => undefined);
   const make = (name: LimiterName): RequestHandler => {
     if (!settings.enabled) return passThrough;
     const rule = settings.rules[name];
@@ -95,11 +139,13 @@ export function createRateLimits(settings: RateLimitSettings): RateLimits {
       legacyHeaders: false,
       keyGenerator: KEYS[name],
       ...(store ? { store } : {}),
-      // A store that cannot be reached is a database fault: the error handler answers 503.
-      passOnStoreError: false,
+      // Fail open: an unreachable store lets the request through (see RateLimitSettings).
+      passOnStoreError: true,
+      logger: { error: storeError, warn: () => undefined },
       // Our keys never use req.ip raw; trust-proxy checks are the deployment's business.
       validate: { trustProxy: false, xForwardedForHeader: false, ip: false, keyGeneratorIpFallback: false },
       handler: (_req, res, _next, options) => {
+        settings.onRefused?.(name);
         const retry = res.getHeader('Retry-After') ?? String(Math.ceil(options.windowMs / 1000));
         res.setHeader('Retry-After', String(retry));
         sendProblem(res, 429, 'rate-limited', `Too many requests. Retry after ${String(retry)} seconds.`);
@@ -113,5 +159,46 @@ export function createRateLimits(settings: RateLimitSettings): RateLimits {
     token: make('token'),
     delegated: make('delegated'),
     payments: make('payments'),
+    authFailures: settings.enabled ? authFailureLimit(settings, storeError) : noAuthFailureLimit,
+  };
+}
+
+function authFailureLimit(settings: RateLimitSettings, storeError: (err: unknown) => void): AuthFailureLimit {
+  const rule = settings.authFailureRule ?? DEFAULT_AUTH_FAILURE_RULE;
+  const windowMs = rule.windowSeconds * 1000;
+  const store = settings.store('authFailures') ?? new MemoryStore();
+  Promise.resolve(store.init?.({ windowMs } as Options)).catch(storeError);
+  const check = async (req: Request): Promise<void> => {
+    let seen;
+    try {
+      seen = await store.get?.(ip(req));
+    } catch (err) {
+      storeError(err);
+      return;
+    }
+    if (seen === undefined || !(seen.totalHits >= rule.limit)) return;
+    settings.onRefused?.('authFailures');
+    const retry = Math.max(1, Math.ceil(((seen.resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+    throw new HttpProblem(429, 'rate-limited', `Too many failed authentications from this address. Retry after ${retry} seconds.`, {}, { 'Retry-After': String(retry) });
+  };
+  const record = async (req: Request): Promise<void> => {
+    try {
+      await store.increment(ip(req));
+    } catch (err) {
+      storeError(err);
+    }
+  };
+  return {
+    check,
+    record,
+    guard: async (req, authenticate) => {
+      await check(req);
+      try {
+        return await authenticate();
+      } catch (err) {
+        if (isAuthenticationFailure(err)) await record(req);
+        throw err;
+      }
+    },
   };
 }

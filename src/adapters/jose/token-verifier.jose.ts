@@ -4,7 +4,7 @@ import type { WalletPrincipal } from '../../domain/identity/principal.js';
 import type { TokenVerifier } from '../../domain/identity/token-verifier.port.js';
 import { invalidToken, principalFromToken } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { BoundedCache } from '../cache/bounded-cache.js';
+import { BoundedCache, type CacheCounts } from '../cache/bounded-cache.js';
 import { SIGNING_ALGORITHMS, type SigningKeyRing } from './signing-keys.js';
 import type { TokenSettings } from './token-issuer.jose.js';
 
@@ -35,6 +35,11 @@ export class JoseTokenVerifier implements TokenVerifier {
     options: { readonly cacheEntries: number },
   ) {
     this.cache = new BoundedCache(options.cacheEntries);
+  }
+
+  /** Tokens answered from the cache of verified tokens, and tokens verified, since start. */
+  get counts(): CacheCounts {
+    return this.cache.counts;
   }
 
   async verify(token: string): Promise<WalletPrincipal> {

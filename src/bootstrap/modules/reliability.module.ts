@@ -4,10 +4,13 @@ import type { Logger } from 'pino';
 import { headerGuard } from '../../adapters/http/header-guard.js';
 import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
-import { createRateLimits, type RateLimits } from '../../adapters/http/rate-limits.js';
+import { MemoryStore, type Store } from 'express-rate-limit';
+import { createRateLimits, type RateLimits, type StoreName } from '../../adapters/http/rate-limits.js';
+import { createRateLimitRedis, RecoveringRedisStore } from '../../adapters/redis/rate-limit-store.redis.js';
 import type { Database } from '../../adapters/knex/database.js';
 import { KnexRateLimitStore, purgeExpiredRateLimits } from '../../adapters/knex/rate-limit-store.knex.js';
-import type { Config } from '../config.js';
+import type { Config, RateLimitStoreConfig } from '../config.js';
+import type { ServiceMetrics } from '../../adapters/http/metrics.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { TOKENS } from '../tokens.js';
 
@@ -15,35 +18,28 @@ const PURGE_EVERY_MS = 60_000;
 
 /**
  * Platform protections: security headers, refusal of ambiguous headers, and the request-rate
- * limiters (counted in the database so every instance shares them; in memory when the service
- * is). Mounts the per-IP limiter on every public booking operation and the per-key limiter on
+ * limiters (counted in Redis so every instance shares them, or in this process's memory when it
+ * runs alone). Mounts the per-IP limiter on every public booking operation and the per-key limiter on
  * the rest of the booking surface; binds the named limiters for the other routers to mount.
  */
 export const reliabilityModule = (config: Config, db: Database | null): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.RateLimits).toResolvedValue(
-      (lifecycle: Lifecycle, log: Logger) => {
-        if (db !== null && config.rateLimits) {
-          let timer: NodeJS.Timeout | null = null;
-          lifecycle.onStart(async () => {
-            timer = setInterval(() => {
-              purgeExpiredRateLimits(db.knex).catch((err: unknown) =>
-                log.warn({ err: { message: (err as Error).message } }, 'rate-limit purge failed'),
-              );
-            }, PURGE_EVERY_MS);
-            timer.unref();
-          });
-          lifecycle.onStop(async () => {
-            if (timer !== null) clearInterval(timer);
-          });
-        }
+      (lifecycle: Lifecycle, log: Logger, metrics: ServiceMetrics | undefined) => {
+        const logStoreError = storeErrorLog(log);
         return createRateLimits({
           enabled: config.rateLimits,
           rules: config.rateLimitRules,
-          store: (name) => (db === null ? undefined : new KnexRateLimitStore(db.knex, `${name}:`)),
+          authFailureRule: config.authFailureRule,
+          store: config.rateLimits ? rateLimitStores(config.rateLimitStore, db, lifecycle, log) : () => undefined,
+          onStoreError: (err) => {
+            metrics?.rateLimitStoreError();
+            logStoreError(err);
+          },
+          ...(metrics ? { onRefused: (name: string) => metrics.rateLimitRefused(name) } : {}),
         });
       },
-      [TOKENS.Lifecycle, TOKENS.Logger],
+      [TOKENS.Lifecycle, TOKENS.Logger, { serviceIdentifier: TOKENS.Metrics, optional: true }],
     );
     // The API's security headers (helmet, set for JSON); the HTML pages add the document set.
     bind(TOKENS.BeforeMiddleware).toConstantValue(apiSecurityHeaders);
@@ -54,6 +50,55 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
       bind(TOKENS.BookingAuthenticatedMiddleware).toResolvedValue((limits: RateLimits) => limits.booking, [TOKENS.RateLimits]);
     }
   });
+
+/**
+ * The store each limiter counts in: Redis (one connection for all limiters, connected at start,
+ * closed at stop), the database (expired windows purged every minute) or this process's memory.
+ */
+function rateLimitStores(choice: RateLimitStoreConfig, db: Database | null, lifecycle: Lifecycle, log: Logger): (name: StoreName) => Store | undefined {
+  if (choice.kind === 'redis') {
+    const redis = createRateLimitRedis(choice.url);
+    // Errors are seen by the calls that fail; the connection's own events are only logged.
+    redis.on('error', storeErrorLog(log));
+    lifecycle.onStart(async () => {
+      // Fail open from the start too: the service serves while Redis is away and limits once it is back.
+      await redis.connect().catch((err: unknown) =>
+        log.error({ err: { message: (err as Error).message } }, 'rate-limit store (Redis) unreachable at start: requests pass unlimited until it is back'),
+      );
+    });
+    lifecycle.onStop(async () => {
+      redis.disconnect();
+    });
+    return (name) => new RecoveringRedisStore(redis, `${choice.prefix}${name}:`);
+  }
+  if (choice.kind === 'postgres' && db !== null) {
+    let timer: NodeJS.Timeout | null = null;
+    lifecycle.onStart(async () => {
+      timer = setInterval(() => {
+        purgeExpiredRateLimits(db.knex).catch((err: unknown) =>
+          log.warn({ err: { message: (err as Error).message } }, 'rate-limit purge failed'),
+        );
+      }, PURGE_EVERY_MS);
+      timer.unref();
+    });
+    lifecycle.onStop(async () => {
+      if (timer !== null) clearInterval(timer);
+    });
+    return (name) => new KnexRateLimitStore(db.knex, `${name}:`);
+  }
+  return () => new MemoryStore();
+}
+
+/** A store failure as a log line, at most one a second: during an outage every request fails. */
+function storeErrorLog(log: Logger): (err: unknown) => void {
+  let last = 0;
+  return (err) => {
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    log.warn({ err: { message: (err as Error)?.message } }, 'rate-limit store failed: requests pass unlimited while it does');
+  };
+}
 
 /** The per-IP limiter on every booking operation that takes no key, as published. */
 function publicLimits(limits: RateLimits): Router {

@@ -1,5 +1,6 @@
 import { ContainerModule, type ContainerModuleLoadOptions } from 'inversify';
 import type { RequestHandler } from 'express';
+import type { RateLimits } from '../../adapters/http/rate-limits.js';
 import { CreateTenant, ResetClientSecret, RotateSigningKey } from '../../application/admin/manage-tenants.js';
 import { SeedWalletDemo } from '../../application/admin/seed-wallet-demo.js';
 import { IssueDelegatedToken } from '../../application/wallet/issue-delegated-token.js';
@@ -101,8 +102,8 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
     );
     bind(TOKENS.VerifyWalletToken).toResolvedValue((v, t) => new VerifyWalletToken(v, t), [TOKENS.TokenVerifier, TOKENS.TenantDirectory]);
     bind(TOKENS.WalletAuth).toResolvedValue(
-      (verify: VerifyWalletToken): ((rule: 'machine' | 'user' | 'either') => RequestHandler) => walletAuth(verify),
-      [TOKENS.VerifyWalletToken],
+      (verify: VerifyWalletToken, limits: RateLimits): ((rule: 'machine' | 'user' | 'either') => RequestHandler) => walletAuth(verify, limits.authFailures),
+      [TOKENS.VerifyWalletToken, TOKENS.RateLimits],
     );
     bind(TOKENS.IssueMachineToken).toResolvedValue(
       (t, h, i) => new IssueMachineToken(t, h, i),
@@ -138,7 +139,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
     );
     bind(TOKENS.RootRouters).toResolvedValue((keys) => jwksRoutes(keys), [TOKENS.SigningKeys]);
     bind(TOKENS.WalletRouters).toResolvedValue(
-      (issueMachineToken, limits) => oauthRoutes({ issueMachineToken, limit: limits.token }),
+      (issueMachineToken, limits) => oauthRoutes({ issueMachineToken, limit: limits.token, failures: limits.authFailures }),
       [TOKENS.IssueMachineToken, TOKENS.RateLimits],
     );
     bind(TOKENS.WalletRouters).toResolvedValue(

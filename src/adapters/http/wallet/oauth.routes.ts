@@ -3,6 +3,7 @@ import type { IssueMachineToken } from '../../../application/wallet/issue-machin
 import { DomainError } from '../../../domain/shared/errors.js';
 import { FORM_BODY_LIMIT, formBody } from '../body.js';
 import { hasNul } from '../json-guard.js';
+import type { AuthFailureLimit } from '../rate-limits.js';
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
@@ -43,6 +44,7 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
 }
 
 const sendOAuthError = (res: Response, err: OAuthError): void => {
+  (res.locals as { reason?: string }).reason = err.code;
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Pragma', 'no-cache');
   if (err.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="wallet", charset="UTF-8"');
@@ -54,7 +56,7 @@ const sendOAuthError = (res: Response, err: OAuthError): void => {
  * client authentication by HTTP Basic or `client_id`/`client_secret` in the body (not both).
  * Errors are RFC 6749 §5.2 JSON, not problem+json, so OAuth client libraries understand them.
  */
-export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit: RequestHandler }): Router {
+export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit: RequestHandler; failures?: AuthFailureLimit }): Router {
   const router = Router();
   router.post('/oauth/token', formBody, deps.limit, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -87,7 +89,9 @@ export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit:
       credentials = { clientId: formId, clientSecret: formSecret };
     }
     try {
-      const token = await deps.issueMachineToken.execute(credentials);
+      // An address that failed too often is refused before the client's secret is looked up.
+      const issue = () => deps.issueMachineToken.execute(credentials);
+      const token = deps.failures === undefined ? await issue() : await deps.failures.guard(req, issue);
       res.status(200).json({ access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn });
     } catch (err) {
       if (err instanceof DomainError && err.reason === 'invalid-client') throw invalidClient('Client authentication failed.');

@@ -1,0 +1,192 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Knex } from 'knex';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CacheCounts } from '../cache/bounded-cache.js';
+
+/** A cache whose hits and misses the metrics report. */
+export interface CountedCache {
+  readonly counts: CacheCounts;
+}
+
+/** The Prometheus metrics of one service: what an operator watches. */
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  /** Records every request: count and latency by route template, method and status. */
+  readonly requests: RequestHandler;
+  rateLimitRefused(limiter: string): void;
+  rateLimitStoreError(): void;
+  ledgerWrite(kind: string): void;
+  /** Reports the hit counts of a cache at each scrape. */
+  watchCache(name: string, cache: CountedCache): void;
+  /** Reports a Knex pool's use at each scrape, and how long each acquisition waited. */
+  watchPool(knex: Knex): void;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * Creates the metrics in a registry of their own (several services may share a process in tests).
+ * `prefixes` are the mount points of routers (the booking surface, a wallet base path), so a route
+ * answered after its router was left is still labelled with its full template.
+ */
+export function createMetrics(prefixes: readonly string[]): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Requests by route template, method and status, with their latency (the _count is the request count)',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const authFailures = new Counter({
+    name: 'auth_failures_total',
+    help: 'Refused credentials (401 answers) by reason: API keys, bearer tokens, client credentials, passwords',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const refused = new Counter({
+    name: 'rate_limit_refusals_total',
+    help: 'Requests refused with 429 rate-limited, by limiter',
+    labelNames: ['limiter'] as const,
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: 'rate_limit_store_errors_total',
+    help: 'Rate-limit store calls that failed (the request then passed unlimited)',
+    registers: [registry],
+  });
+  const ledgerWrites = new Counter({
+    name: 'ledger_writes_total',
+    help: 'Ledger transactions recorded, by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const caches = new Map<string, CountedCache>();
+  const cacheLookups = new Gauge({
+    name: 'cache_lookups',
+    help: 'Lookups of the key, token and tenant caches since start, by cache and result (hit or miss)',
+    labelNames: ['cache', 'result'] as const,
+    registers: [registry],
+    collect() {
+      for (const [name, cache] of caches) {
+        this.set({ cache: name, result: 'hit' }, cache.counts.hits);
+        this.set({ cache: name, result: 'miss' }, cache.counts.misses);
+      }
+    },
+  });
+  void cacheLookups;
+
+  const routeOf = (req: Request): string => {
+    const path = (req.route as { path?: unknown } | undefined)?.path;
+    if (typeof path !== 'string') return 'unmatched';
+    if (req.baseUrl !== '') return `${req.baseUrl}${path}`;
+    const prefix = prefixes.find((p) => p !== '' && req.originalUrl.startsWith(`${p}/`) && !path.startsWith(`${p}/`));
+    return prefix === undefined ? path : `${prefix}${path}`;
+  };
+  function finished(this: Response): void {
+    const start = (this.locals as { startedAt?: number }).startedAt;
+    const req = this.req;
+    const status = this.statusCode;
+    if (start !== undefined) {
+      duration.observe({ method: req.method, route: routeOf(req), status: String(status) }, (performance.now() - start) / 1000);
+    }
+    if (status === 401) authFailures.inc({ reason: (this.locals as { reason?: string }).reason ?? 'unknown' });
+  }
+  const requests: RequestHandler = (_req, res, next) => {
+    (res.locals as { startedAt?: number }).startedAt = performance.now();
+    res.once('finish', finished);
+    next();
+  };
+
+  return {
+    registry,
+    requests,
+    rateLimitRefused: (limiter) => refused.inc({ limiter }),
+    rateLimitStoreError: () => storeErrors.inc(),
+    ledgerWrite: (kind) => ledgerWrites.inc({ kind }),
+    watchCache: (name, cache) => {
+      caches.set(name, cache);
+    },
+    watchPool: (knex) => watchPool(registry, knex),
+  };
+}
+
+/** tarn's pool, as Knex exposes it. */
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  max: number;
+  on(event: 'acquireRequest' | 'acquireSuccess' | 'acquireFail', listener: (eventId: number) => void): void;
+}
+
+function watchPool(registry: Registry, knex: Knex): void {
+  const pool = (knex.client as { pool?: TarnPool }).pool;
+  if (pool === undefined || typeof pool.numUsed !== 'function') return;
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state (used, free, max) and acquisitions waiting (pending)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ state: 'used' }, pool.numUsed());
+      this.set({ state: 'free' }, pool.numFree());
+      this.set({ state: 'pending' }, pool.numPendingAcquires());
+      this.set({ state: 'max' }, pool.max);
+    },
+  });
+  const waits = new Histogram({
+    name: 'db_pool_acquire_wait_seconds',
+    help: 'How long each request for a pooled connection waited',
+    labelNames: ['outcome'] as const,
+    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 3],
+    registers: [registry],
+  });
+  const asked = new Map<number, number>();
+  pool.on('acquireRequest', (id) => asked.set(id, performance.now()));
+  const done = (outcome: 'acquired' | 'failed') => (id: number) => {
+    const at = asked.get(id);
+    if (at === undefined) return;
+    asked.delete(id);
+    waits.observe({ outcome }, (performance.now() - at) / 1000);
+  };
+  pool.on('acquireSuccess', done('acquired'));
+  pool.on('acquireFail', done('failed'));
+}
+
+/** Serves `GET /metrics` on its own listener (loopback by default), apart from the public port. */
+export async function serveMetrics(registry: Registry, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.setHeader('Content-Type', registry.contentType);
+        res.end(text);
+      },
+      () => {
+        res.statusCode = 500;
+        res.end();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
