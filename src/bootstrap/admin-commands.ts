@@ -12,6 +12,9 @@ export const adminUseCases = (service: Service): AdminUseCases => {
   return {
     seedCatalogue: c.get(TOKENS.SeedCatalogue),
     createChannel: c.get(TOKENS.CreateChannel),
+    updateChannel: c.get(TOKENS.UpdateChannel),
+    listChannels: c.get(TOKENS.ListChannels),
+    listAgentKeys: c.get(TOKENS.ListAgentKeys),
     createAgent: c.get(TOKENS.CreateAgent),
     setAgentStatus: c.get(TOKENS.SetAgentStatus),
     issueApiKey: c.get(TOKENS.IssueApiKey),

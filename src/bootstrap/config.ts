@@ -20,6 +20,8 @@ export interface Config {
   readonly rateLimits: boolean;
   readonly shutdownTimeoutSeconds: number;
   readonly keyCache: { readonly maxEntries: number; readonly ttlMs: number };
+  /** How often each instance writes the keys' last use, in one batch (at most 60 s: the promised lag). */
+  readonly keyUsageFlushMs: number;
   readonly dbPoolMax: number;
   /** The `aud` of wallet tokens. */
   readonly tokenAudience: string;
@@ -132,6 +134,7 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 600, 25),
   KEY_CACHE_MAX_ENTRIES: int(0, 1_000_000, 10_000),
   KEY_CACHE_TTL_SECONDS: int(0, 3600, 60),
+  KEY_USAGE_FLUSH_SECONDS: int(1, 60, 30),
   DB_POOL_MAX: int(1, 200, 10),
   TOKEN_AUDIENCE: z.string().min(1).optional(),
   TOKEN_SIGNING_KEY: z
@@ -204,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: e.RATE_LIMITS === 'on',
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     keyCache: { maxEntries: e.KEY_CACHE_MAX_ENTRIES, ttlMs: e.KEY_CACHE_TTL_SECONDS * 1000 },
+    keyUsageFlushMs: e.KEY_USAGE_FLUSH_SECONDS * 1000,
     dbPoolMax: e.DB_POOL_MAX,
     tokenAudience: e.TOKEN_AUDIENCE ?? `${e.TOKEN_ISSUER.replace(/\/+$/, '')}/wallet`,
     tokenSigningKey: e.TOKEN_SIGNING_KEY ?? null,

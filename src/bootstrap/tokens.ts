@@ -16,7 +16,9 @@ import type { AuthenticateAgent } from '../application/identity/authenticate-age
 import type { GetAgentAccount } from '../application/booking/get-agent-account.js';
 import type { SearchCities, SearchLocations } from '../application/catalogue/search-catalogue.js';
 import type { SeedCatalogue } from '../application/catalogue/seed-catalogue.js';
-import type { CreateAgent, CreateChannel, SetAgentStatus } from '../application/admin/manage-agents.js';
+import type { CreateAgent, CreateChannel, ListChannels, SetAgentStatus, UpdateChannel } from '../application/admin/manage-agents.js';
+import type { ListAgentKeys, ListOwnKeys, ReportOwnKeyLeaked, RollOwnKey } from '../application/identity/own-keys.js';
+import type { KeyUsageBuffer } from '../adapters/cache/key-usage-buffer.js';
 import type { IssueApiKey, RevokeApiKey } from '../application/admin/manage-keys.js';
 import type { DemoContribution, SeedDemo } from '../application/admin/seed-demo.js';
 import type { Readiness } from '../adapters/http/health.routes.js';
@@ -29,7 +31,7 @@ import type { OrderRepo } from '../domain/booking/order-repo.port.js';
 import type { TripInventory } from '../domain/booking/trip-inventory.port.js';
 import type { ListTrips } from '../application/booking/list-trips.js';
 import type { GetQuote, QuoteBusTrip, QuoteTransfer } from '../application/booking/create-quote.js';
-import type { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../application/booking/manage-orders.js';
+import type { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../application/booking/manage-orders.js';
 import type { TenantDirectory } from '../domain/identity/tenant-directory.port.js';
 import type { PasswordHasher } from '../domain/identity/password-hasher.port.js';
 import type { LoginThrottleStore } from '../domain/identity/login-throttle.port.js';
@@ -90,6 +92,14 @@ export const TOKENS = {
   SetAgentStatus: token<SetAgentStatus>('SetAgentStatus'),
   IssueApiKey: token<IssueApiKey>('IssueApiKey'),
   RevokeApiKey: token<RevokeApiKey>('RevokeApiKey'),
+  UpdateChannel: token<UpdateChannel>('UpdateChannel'),
+  ListChannels: token<ListChannels>('ListChannels'),
+  ListAgentKeys: token<ListAgentKeys>('ListAgentKeys'),
+  ListOwnKeys: token<ListOwnKeys>('ListOwnKeys'),
+  RollOwnKey: token<RollOwnKey>('RollOwnKey'),
+  ReportOwnKeyLeaked: token<ReportOwnKeyLeaked>('ReportOwnKeyLeaked'),
+  /** Each instance's record of key uses, written in batches. */
+  KeyUsage: token<KeyUsageBuffer>('KeyUsage'),
   SeedDemo: token<SeedDemo>('SeedDemo'),
   /** Several bindings: what other areas add to `demo seed`. */
   DemoContributions: token<DemoContribution>('DemoContributions'),
@@ -120,6 +130,7 @@ export const TOKENS = {
   GetOrder: token<GetOrder>('GetOrder'),
   ListOrders: token<ListOrders>('ListOrders'),
   CancelOrder: token<CancelOrder>('CancelOrder'),
+  PreviewCancellation: token<PreviewCancellation>('PreviewCancellation'),
   // wallet identity
   TenantDirectory: token<TenantDirectory>('TenantDirectory'),
   PasswordHasher: token<PasswordHasher>('PasswordHasher'),

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { adminProcess } from '../support/cli.js';
 import { databaseUrl } from '../support/database.js';
-import { unique } from '../support/builders.js';
+import { buildAgent, unique } from '../support/builders.js';
 import { runAdmin } from '../../src/adapters/cli/admin.js';
 import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-commands.js';
 import { openService } from '../../src/bootstrap/service.js';
-import { silentLog, startTestApp, testConfig, type TestApp } from '../support/app.js';
+import { json, silentLog, startTestApp, testConfig, type TestApp } from '../support/app.js';
 
 /** Each admin command runs as a separate process on the test database. */
 const admin = adminProcess;
@@ -53,7 +53,7 @@ describe('admin command line (separate processes on PostgreSQL)', function () {
     expect(JSON.parse((await admin(url!, 'agent', 'activate', '--agent', agentId, '--json')).stdout)).to.deep.equal({ agentId, status: 'ACTIVE' });
 
     const revoked = await admin(url!, 'key', 'revoke', '--key', issued.keyId, '--leaked', '--json');
-    expect(JSON.parse(revoked.stdout)).to.deep.equal({ keyId: issued.keyId, status: 'REVOKED', revokedReason: 'leaked' });
+    expect(JSON.parse(revoked.stdout)).to.deep.equal({ keyId: issued.keyId, status: 'REVOKED', revokedReason: 'leaked', rolledKeysRevoked: [] });
     const after = Date.now() + 1000;
     while (Date.now() < after && status !== 401) {
       status = (await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': issued.apiKey } })).status;
@@ -130,12 +130,65 @@ describe('admin commands (in process, in memory)', () => {
       const noAgent = await go('key', 'issue', '--agent', 'agt_nobody');
       expect(JSON.parse(noAgent.stderr).error.reason).to.equal('agent-not-found');
       const { keyId } = JSON.parse((await go('key', 'issue', '--agent', agentId)).stdout);
-      expect(JSON.parse((await go('key', 'revoke', '--key', keyId)).stdout)).to.deep.equal({ keyId, status: 'REVOKED', revokedReason: 'operator' });
+      expect(JSON.parse((await go('key', 'revoke', '--key', keyId)).stdout)).to.deep.equal({ keyId, status: 'REVOKED', revokedReason: 'operator', rolledKeysRevoked: [] });
       expect(JSON.parse((await go('key', 'revoke', '--key', keyId, '--leaked')).stdout).revokedReason).to.equal('leaked');
       const unknown = await go('frobnicate');
       expect(unknown.exitCode).to.equal(2);
     } finally {
       await service.close();
     }
+  });
+});
+
+describe('admin commands for channels and keys (in process, on the test database)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await app?.stop();
+  });
+  const go = async (...args: string[]) => {
+    const out = await runAdmin([...args, '--json'], ADMIN_COMMANDS, async () => adminUseCases(app.service));
+    return { ...out, json: out.stdout === '' ? null : JSON.parse(out.stdout) };
+  };
+
+  it('when a channel is updated, then only the given settings change and channel list shows them', async () => {
+    const code = `UPD-${unique()}`;
+    await go('channel', 'create', '--code', code, '--name', 'Upd', '--currency', 'THB', '--markup-bps', '100');
+    const updated = await go('channel', 'update', '--code', code, '--free-cancellation-hours', '48', '--late-cancellation-fee-bps', '2500');
+    expect(updated.json).to.deep.equal({ code, name: 'Upd', currency: 'THB', markupBps: 100, freeCancellationHours: 48, lateCancellationFeeBps: 2500 });
+    const markup = await go('channel', 'update', '--code', code, '--markup-bps=-200');
+    expect(markup.json).to.include({ markupBps: -200, freeCancellationHours: 48 });
+    const listed = await go('channel', 'list');
+    expect(Object.keys(listed.json)).to.deep.equal(['data']);
+    expect((listed.json.data as Array<{ code: string }>).find((c) => c.code === code)).to.deep.equal(markup.json);
+    expect(JSON.parse((await go('channel', 'update', '--code', `NONE-${unique()}`, '--markup-bps', '1')).stderr).error.reason).to.equal('channel-not-found');
+    expect(JSON.parse((await go('channel', 'update', '--code', code, '--late-cancellation-fee-bps', '10001')).stderr).error.reason).to.equal('invalid-request');
+    expect(JSON.parse((await go('channel', 'update', '--code', code, '--free-cancellation-hours=-1')).stderr).error.reason).to.equal('invalid-request');
+    expect((await go('channel', 'update', '--code', code, '--markup-bps', 'ten')).exitCode).to.equal(2);
+  });
+
+  it('when a key rolled twice is revoked as leaked by the operator, then the whole lineage is, and key list shows it', async () => {
+    const agent = await buildAgent(app.service);
+    const roll = async (apiKey: string) => {
+      const res = await app.request('/api/v1/keys/current/roll', json('POST', {}, { 'X-API-KEY': apiKey }));
+      expect(res.status).to.equal(201);
+      return (await res.json()) as { apiKey: string; key: { id: string } };
+    };
+    const second = await roll(agent.apiKey);
+    const third = await roll(second.apiKey);
+    const listed = await go('key', 'list', '--agent', agent.agentId);
+    expect(listed.json.data.map((k: { id: string }) => k.id)).to.deep.equal([agent.keyId, second.key.id, third.key.id]);
+    expect(listed.json.data[2]).to.include({ status: 'ACTIVE', rolledFromKeyId: second.key.id, revokedReason: null });
+    expect(listed.json.data[0]).to.not.have.property('hash');
+    const revoked = await go('key', 'revoke', '--key', agent.keyId, '--leaked');
+    expect(revoked.json).to.deep.equal({ keyId: agent.keyId, status: 'REVOKED', revokedReason: 'leaked', rolledKeysRevoked: [second.key.id, third.key.id] });
+    const after = await go('key', 'list', '--agent', agent.agentId);
+    for (const k of after.json.data) expect(k).to.include({ status: 'REVOKED', revokedReason: 'leaked' });
+    for (const key of [agent.apiKey, second.apiKey, third.apiKey]) {
+      expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': key } })).status).to.equal(401);
+    }
+    expect(JSON.parse((await go('key', 'list', '--agent', `agt_${unique()}`)).stderr).error.reason).to.equal('agent-not-found');
   });
 });

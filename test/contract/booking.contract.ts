@@ -67,7 +67,7 @@ export function bookingContract(
       const code = over.channelCode ?? `C-${unique()}`;
       let channel = await s.directory.findChannel(code);
       if (channel === null) {
-        channel = { code, name: 'Channel', currency: 'THB', markupBps: over.markupBps ?? 0 };
+        channel = { code, name: 'Channel', currency: 'THB', markupBps: over.markupBps ?? 0, freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
         await s.directory.createChannel(channel);
       }
       const a = await s.directory.createAgent({
@@ -92,7 +92,7 @@ export function bookingContract(
     };
     const newKey = async (agentId: string): Promise<string> => {
       const id = `key_${unique()}`;
-      await s.directory.insertKey({ id, agentId, hash: `h-${unique()}-${unique()}`, prefix: 'pbk_test', status: 'ACTIVE', revokedReason: null, createdAt: new Date(), expiresAt: null, revokedAt: null });
+      await s.directory.insertKey({ id, agentId, hash: `h-${unique()}-${unique()}`, prefix: 'pbk_test', status: 'ACTIVE', revokedReason: null, createdAt: new Date(), expiresAt: null, revokedAt: null, rolledFromKeyId: null });
       return id;
     };
     const contact = { name: 'Somchai P.', email: 'somchai@example.com' };
@@ -246,7 +246,7 @@ export function bookingContract(
         const order = await uc.place.execute(owner, { quoteId: quote.id, contact });
         expect(await reasonOf(uc.getOrder.execute(other, order.id))).to.equal('order-not-found');
         expect(await reasonOf(uc.cancel.execute(other, order.id))).to.equal('order-not-found');
-        expect(await s.orders.cancel(other.agentId, order.id, () => undefined, new Date())).to.equal(null);
+        expect(await s.orders.cancel(other.agentId, order.id, () => ({ refund: order.price, fee: { amount: 0, currency: order.price.currency } }), new Date())).to.equal(null);
         expect((await uc.getOrder.execute(owner, order.id)).status).to.equal('CONFIRMED');
         expect((await uc.list.execute(other, { limit: 100 })).data).to.deep.equal([]);
         expect(await reasonOf(uc.getOrder.execute(owner, `ord_${unique()}`))).to.equal('order-not-found');

@@ -3,12 +3,16 @@ import { reasonOf } from '../support/errors.js';
 import type { AgentDirectory } from '../../src/domain/identity/agent-directory.port.js';
 import type { AgentResolver } from '../../src/domain/identity/agent-resolver.port.js';
 import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
+import type { KeyUsageStore } from '../../src/domain/identity/key-usage.port.js';
 import { unique } from '../support/builders.js';
 
 export interface IdentityStores {
   readonly directory: AgentDirectory;
   readonly resolver: AgentResolver;
+  readonly usage: KeyUsageStore;
 }
+
+const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
 
 const key = (agentId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   id: `key_${unique()}`,
@@ -20,6 +24,7 @@ const key = (agentId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord =>
   createdAt: new Date('2026-01-01T00:00:00.000Z'),
   expiresAt: null,
   revokedAt: null,
+  rolledFromKeyId: null,
   ...over,
 });
 
@@ -35,7 +40,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
     const agentOn = async (channel?: string) => {
       const code = channel ?? `C-${unique()}`;
       if ((await s.directory.findChannel(code)) === null) {
-        await s.directory.createChannel({ code, name: 'Chan', currency: 'THB', markupBps: 150 });
+        await s.directory.createChannel({ code, name: 'Chan', currency: 'THB', markupBps: 150, ...TERMS });
       }
       return s.directory.createAgent({
         id: `agt_${unique()}`,
@@ -59,7 +64,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       expect(r?.key).to.deep.equal(k);
       expect(r?.agent).to.deep.include({ id: agent.id, status: 'ACTIVE', discountBps: 25 });
       expect(r?.agent.entitlements).to.deep.equal(['airport-transfer']);
-      expect(r?.channel).to.deep.equal({ code: agent.channelCode, name: 'Chan', currency: 'THB', markupBps: 150 });
+      expect(r?.channel).to.deep.equal({ code: agent.channelCode, name: 'Chan', currency: 'THB', markupBps: 150, ...TERMS });
     });
 
     it('when a key is revoked, then it still resolves, with its status and reason', async () => {
@@ -67,7 +72,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       const k = key(agent.id);
       await s.directory.insertKey(k);
       const at = new Date('2026-02-01T00:00:00.000Z');
-      const revoked = await s.directory.revokeKey(k.id, 'rotated', at);
+      const revoked = (await s.directory.revokeKey(k.id, 'rotated', at))?.key;
       expect(revoked).to.deep.include({ status: 'REVOKED', revokedReason: 'rotated' });
       expect(revoked?.revokedAt?.toISOString()).to.equal(at.toISOString());
       const r = await s.resolver.findByKeyHash(k.hash);
@@ -81,11 +86,11 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       await s.directory.insertKey(k1);
       await s.directory.insertKey(k2);
       await s.directory.revokeKey(k1.id, 'rotated', new Date('2026-02-01T00:00:00.000Z'));
-      const leaked = await s.directory.revokeKey(k1.id, 'leaked', new Date('2026-03-01T00:00:00.000Z'));
+      const leaked = (await s.directory.revokeKey(k1.id, 'leaked', new Date('2026-03-01T00:00:00.000Z')))?.key;
       expect(leaked?.revokedReason).to.equal('leaked');
       expect(leaked?.revokedAt?.toISOString()).to.equal('2026-02-01T00:00:00.000Z');
       await s.directory.revokeKey(k2.id, 'leaked', new Date('2026-02-01T00:00:00.000Z'));
-      expect((await s.directory.revokeKey(k2.id, 'operator', new Date()))?.revokedReason).to.equal('leaked');
+      expect((await s.directory.revokeKey(k2.id, 'operator', new Date()))?.key.revokedReason).to.equal('leaked');
     });
 
     it('when a key or agent does not exist, then revoke and status changes return null', async () => {
@@ -108,8 +113,8 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when a channel code is taken, then channel-exists; an agent on an unknown channel, channel-not-found', async () => {
       const code = `C-${unique()}`;
-      await s.directory.createChannel({ code, name: 'One', currency: 'THB', markupBps: 0 });
-      expect(await reasonOf(s.directory.createChannel({ code, name: 'Two', currency: 'USD', markupBps: 0 }))).to.equal('channel-exists');
+      await s.directory.createChannel({ code, name: 'One', currency: 'THB', markupBps: 0, ...TERMS });
+      expect(await reasonOf(s.directory.createChannel({ code, name: 'Two', currency: 'USD', markupBps: 0, ...TERMS }))).to.equal('channel-exists');
       expect(
         await reasonOf(
           s.directory.createAgent({ id: `agt_${unique()}`, name: 'X', channelCode: `C-${unique()}`, entitlements: [], discountBps: 0, createdAt: new Date() }),
@@ -125,6 +130,96 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       const ids = (await s.directory.findAgentsByChannel(code)).map((x) => x.id);
       expect(ids).to.have.members([a.id, b.id]);
       expect(ids).to.have.length(2);
+    });
+
+    it('when a channel is updated, then only the given settings change and resolution shows them', async () => {
+      const agent = await agentOn();
+      const k = key(agent.id);
+      await s.directory.insertKey(k);
+      const updated = await s.directory.updateChannel(agent.channelCode, { freeCancellationHours: 48, lateCancellationFeeBps: 2500 });
+      expect(updated).to.deep.equal({ code: agent.channelCode, name: 'Chan', currency: 'THB', markupBps: 150, freeCancellationHours: 48, lateCancellationFeeBps: 2500 });
+      expect((await s.resolver.findByKeyHash(k.hash))?.channel).to.deep.equal(updated);
+      expect(await s.directory.updateChannel(`C-${unique()}`, { markupBps: 1 })).to.equal(null);
+      const listed = (await s.directory.listChannels()).find((c) => c.code === agent.channelCode);
+      expect(listed).to.deep.equal(updated);
+    });
+
+    it('when a key is rolled, then the new key names it and it stays usable until the overlap ends; it rolls only once', async () => {
+      const agent = await agentOn();
+      const k = key(agent.id);
+      await s.directory.insertKey(k);
+      const until = new Date('2026-01-01T01:00:00.000Z');
+      const next = key(agent.id, { rolledFromKeyId: k.id });
+      const stored = await s.directory.rollKey(k.id, next, until);
+      expect(stored).to.deep.equal(next);
+      const old = await s.directory.findKey(k.id);
+      expect(old).to.deep.include({ status: 'REVOKED', revokedReason: 'rotated' });
+      expect(old?.revokedAt?.toISOString()).to.equal(until.toISOString());
+      expect((await s.resolver.findByKeyHash(next.hash))?.key.rolledFromKeyId).to.equal(k.id);
+      // A second roll of the same key stores nothing.
+      const again = key(agent.id, { rolledFromKeyId: k.id });
+      expect(await s.directory.rollKey(k.id, again, until)).to.equal(null);
+      expect(await s.directory.findKey(again.id)).to.equal(null);
+      expect(await s.directory.rollKey(`key_${unique()}`, key(agent.id), until)).to.equal(null);
+    });
+
+    it('when two rolls of one key race, then exactly one stores its key', async () => {
+      const agent = await agentOn();
+      const k = key(agent.id);
+      await s.directory.insertKey(k);
+      const a = key(agent.id, { rolledFromKeyId: k.id });
+      const b = key(agent.id, { rolledFromKeyId: k.id });
+      const results = await Promise.all([s.directory.rollKey(k.id, a, new Date()), s.directory.rollKey(k.id, b, new Date())]);
+      expect(results.filter((r) => r !== null)).to.have.length(1);
+      expect((await s.directory.listKeys(agent.id)).map((x) => x.key.id)).to.have.length(2);
+    });
+
+    it('when a key is revoked as leaked, then every key rolled from it, transitively, is leaked too; other keys are not', async () => {
+      const agent = await agentOn();
+      const a = key(agent.id);
+      const other = key(agent.id);
+      await s.directory.insertKey(a);
+      await s.directory.insertKey(other);
+      const b = key(agent.id, { rolledFromKeyId: a.id, createdAt: new Date('2026-01-02T00:00:00.000Z') });
+      await s.directory.rollKey(a.id, b, new Date('2030-01-01T00:00:00.000Z'));
+      const c = key(agent.id, { rolledFromKeyId: b.id, createdAt: new Date('2026-01-03T00:00:00.000Z') });
+      await s.directory.rollKey(b.id, c, new Date('2030-01-01T00:00:00.000Z'));
+      const at = new Date('2026-01-04T00:00:00.000Z');
+      const revoked = await s.directory.revokeKey(a.id, 'leaked', at);
+      expect(revoked?.key).to.deep.include({ id: a.id, status: 'REVOKED', revokedReason: 'leaked' });
+      // The rotation still ahead is brought forward to the leak.
+      expect(revoked?.key.revokedAt?.toISOString()).to.equal(at.toISOString());
+      expect(revoked?.rolled.map((k) => k.id)).to.have.members([b.id, c.id]);
+      for (const id of [b.id, c.id]) {
+        const stored = await s.directory.findKey(id);
+        expect(stored).to.deep.include({ status: 'REVOKED', revokedReason: 'leaked' });
+        expect(stored?.revokedAt?.toISOString()).to.equal(at.toISOString());
+      }
+      expect((await s.directory.findKey(other.id))?.status).to.equal('ACTIVE');
+      // Revoking the middle of a lineage leaves its ancestors alone; operator revocation does not follow it.
+      const d = key(agent.id);
+      await s.directory.insertKey(d);
+      const e = key(agent.id, { rolledFromKeyId: d.id });
+      await s.directory.rollKey(d.id, e, new Date('2030-01-01T00:00:00.000Z'));
+      expect((await s.directory.revokeKey(d.id, 'operator', at))?.rolled).to.deep.equal([]);
+      expect((await s.directory.findKey(e.id))?.status).to.equal('ACTIVE');
+    });
+
+    it('when uses are recorded, then the listing shows the latest and never moves back; unknown keys are ignored', async () => {
+      const agent = await agentOn();
+      const k1 = key(agent.id, { createdAt: new Date('2026-01-01T00:00:00.000Z') });
+      const k2 = key(agent.id, { createdAt: new Date('2026-01-02T00:00:00.000Z') });
+      await s.directory.insertKey(k1);
+      await s.directory.insertKey(k2);
+      const t1 = new Date('2026-05-01T10:00:00.000Z');
+      const t2 = new Date('2026-05-01T10:00:30.000Z');
+      await s.usage.recordUses(new Map([[k1.id, t2], [`key_${unique()}`, t1]]));
+      await s.usage.recordUses(new Map([[k1.id, t1]]));
+      const listed = await s.directory.listKeys(agent.id);
+      expect(listed.map((x) => x.key.id)).to.deep.equal([k1.id, k2.id]);
+      expect(listed[0]?.lastUsedAt?.toISOString()).to.equal(t2.toISOString());
+      expect(listed[1]?.lastUsedAt).to.equal(null);
+      expect(await s.directory.listKeys(`agt_${unique()}`)).to.deep.equal([]);
     });
   });
 }

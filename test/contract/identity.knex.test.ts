@@ -1,3 +1,4 @@
+import { KnexKeyUsageStore } from '../../src/adapters/knex/key-usage.knex.js';
 import { KnexAgentDirectory } from '../../src/adapters/knex/agent-directory.knex.js';
 import { KnexAgentResolver } from '../../src/adapters/knex/agent-resolver.knex.js';
 import { testDatabase } from '../support/database.js';
@@ -5,5 +6,5 @@ import { identityContract } from './identity.contract.js';
 
 identityContract('PostgreSQL (Knex)', async () => {
   const db = await testDatabase();
-  return { directory: new KnexAgentDirectory(db.knex), resolver: new KnexAgentResolver(db.knex) };
+  return { directory: new KnexAgentDirectory(db.knex), resolver: new KnexAgentResolver(db.knex), usage: new KnexKeyUsageStore(db.knex) };
 });

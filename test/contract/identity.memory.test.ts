@@ -3,5 +3,5 @@ import { identityContract } from './identity.contract.js';
 
 identityContract('memory', async () => {
   const store = new MemoryIdentityStore();
-  return { directory: store, resolver: store };
+  return { directory: store, resolver: store, usage: store };
 });

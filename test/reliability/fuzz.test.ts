@@ -7,7 +7,7 @@ import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
-import { buildAgent, unique, type TestAgent } from '../support/builders.js';
+import { buildAgent, issueKey, unique, type TestAgent } from '../support/builders.js';
 import { basicAuth, bearer, buildTenant, delegatedToken, machineToken, testAddress, type TestTenant } from '../support/wallet-builders.js';
 
 /**
@@ -258,6 +258,8 @@ describe('fuzzing the write operations with a valid credential', function () {
          (SELECT count(*) FROM quotes WHERE agent_id = :agent) AS quotes,
          (SELECT count(*) FROM orders WHERE agent_id = :agent) AS orders,
          (SELECT count(*) FROM orders WHERE agent_id = :agent AND status = 'CANCELLED') AS cancelled,
+         (SELECT count(*) FROM api_keys WHERE agent_id = :agent) AS api_keys,
+         (SELECT count(*) FROM api_keys WHERE agent_id = :agent AND status = 'REVOKED') AS revoked_api_keys,
          (SELECT coalesce(sum(seats_left), 0) FROM trip_inventory WHERE schedule_id = :schedule) AS seats_left,
          (SELECT count(*) FROM ledger_transactions WHERE tenant_id = :tenant) AS transactions,
          (SELECT coalesce(sum(refunded_amount), 0) FROM ledger_transactions WHERE tenant_id = :tenant) AS refunded,
@@ -344,7 +346,13 @@ describe('fuzzing the write operations with a valid credential', function () {
       let before = await snapshot();
       await fc.assert(
         fc.asyncProperty(writePath(op), writeBody(op), otherHeaders, async (path, body, headers) => {
-          const status = await check(app, op.method, path, { ...headers, ...credentialFor(op) }, body);
+          let credential = credentialFor(op);
+          if (op.path.startsWith('/api/v1/keys/current/')) {
+            // These act on the calling key itself (roll, report a leak): each run brings its own key.
+            credential = { 'x-api-key': (await issueKey(app.service, agent.agentId)).apiKey };
+            before = await snapshot();
+          }
+          const status = await check(app, op.method, path, { ...headers, ...credential }, body);
           const after = await snapshot();
           if (status !== null && status >= 400 && status < 500) {
             refused += 1;

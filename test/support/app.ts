@@ -4,6 +4,9 @@ import pino from 'pino';
 import { loadConfig, type Config } from '../../src/bootstrap/config.js';
 import { openService, type Service } from '../../src/bootstrap/service.js';
 import { testDatabase } from './database.js';
+import { ContainerModule } from 'inversify';
+import { TOKENS } from '../../src/bootstrap/tokens.js';
+import type { Clock } from '../../src/domain/shared/clock.port.js';
 
 /** A service on the test database (or in memory), listening on an ephemeral port. */
 export interface TestApp {
@@ -26,13 +29,16 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
  * in-memory adapters instead.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; memory?: boolean; log?: pino.Logger } = {},
+  options: { env?: Record<string, string>; memory?: boolean; log?: pino.Logger; clock?: Clock } = {},
 ): Promise<TestApp> {
   const log = options.log ?? silentLog;
   const config = testConfig({ ...(options.memory ? { PERSISTENCE: 'memory' } : {}), ...options.env });
+  // A test that controls time gives every part of the service its clock.
+  const clock = options.clock;
+  const extraModules = clock === undefined ? [] : [new ContainerModule(({ rebind }) => void rebind(TOKENS.Clock).toConstantValue(clock))];
   const service = options.memory
-    ? await openService(config, log)
-    : await openService(config, log, { db: await testDatabase() });
+    ? await openService(config, log, { extraModules })
+    : await openService(config, log, { db: await testDatabase(), extraModules });
   const server = http.createServer(service.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -57,13 +63,14 @@ export const json = (method: string, body: unknown, headers: Record<string, stri
 
 /**
  * Registers `before`/`after` hooks that start two instances of the service on the test database,
- * each with its own caches and change feed, and returns them (set once `before` has run).
+ * each with its own caches and change feed (and the given clock, if any), and returns them (set
+ * once `before` has run).
  */
-export function twoInstances(): { a: TestApp; b: TestApp } {
+export function twoInstances(options: { clock?: Clock } = {}): { a: TestApp; b: TestApp } {
   const apps = {} as { a: TestApp; b: TestApp };
   before(async () => {
-    apps.a = await startTestApp();
-    apps.b = await startTestApp();
+    apps.a = await startTestApp(options);
+    apps.b = await startTestApp(options);
   });
   after(async () => {
     await apps.a?.stop();

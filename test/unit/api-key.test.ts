@@ -5,6 +5,8 @@ import {
   generateApiKey,
   isKeyUsable,
   isWellFormedApiKey,
+  keyViewAt,
+  revokedKey,
   type ApiKeyRecord,
 } from '../../src/domain/identity/api-key.js';
 
@@ -51,6 +53,7 @@ describe('API key usability', () => {
     createdAt: new Date('2026-01-01T00:00:00Z'),
     expiresAt: null,
     revokedAt: null,
+    rolledFromKeyId: null,
   };
   const now = new Date('2026-06-01T00:00:00Z');
 
@@ -66,5 +69,24 @@ describe('API key usability', () => {
     expect(isKeyUsable({ ...base, expiresAt: now }, now)).to.equal(false);
     expect(isKeyUsable({ ...base, expiresAt: new Date(now.getTime() - 1) }, now)).to.equal(false);
     expect(isKeyUsable({ ...base, expiresAt: new Date(now.getTime() + 1) }, now)).to.equal(true);
+  });
+  it('when a rolled key is in its overlap, then it is usable and shown ACTIVE until the overlap ends, then REVOKED rotated', () => {
+    const end = new Date(now.getTime() + 60_000);
+    const rolled: ApiKeyRecord = { ...base, status: 'REVOKED', revokedReason: 'rotated', revokedAt: end };
+    expect(isKeyUsable(rolled, now)).to.equal(true);
+    expect(isKeyUsable(rolled, new Date(end.getTime() - 1))).to.equal(true);
+    expect(isKeyUsable(rolled, end)).to.equal(false);
+    expect(keyViewAt(rolled, null, now)).to.deep.include({ status: 'ACTIVE', expiresAt: end, revokedAt: null, revokedReason: null });
+    expect(keyViewAt(rolled, null, end)).to.deep.include({ status: 'REVOKED', revokedAt: end, revokedReason: 'rotated', expiresAt: null });
+  });
+  it('when a key is revoked, then a rotation still ahead is brought forward, a past revocation stays, and leaked always wins', () => {
+    const later = new Date(now.getTime() + 60_000);
+    const pending: ApiKeyRecord = { ...base, status: 'REVOKED', revokedReason: 'rotated', revokedAt: later };
+    expect(revokedKey(pending, 'leaked', now)).to.deep.include({ revokedReason: 'leaked', revokedAt: now });
+    expect(revokedKey(pending, 'operator', now)).to.deep.include({ revokedReason: 'operator', revokedAt: now });
+    const past: ApiKeyRecord = { ...base, status: 'REVOKED', revokedReason: 'rotated', revokedAt: new Date(now.getTime() - 1) };
+    expect(revokedKey(past, 'operator', now)).to.equal(past);
+    expect(revokedKey(past, 'leaked', now)).to.deep.include({ revokedReason: 'leaked', revokedAt: past.revokedAt });
+    expect(revokedKey(base, 'operator', now)).to.deep.include({ status: 'REVOKED', revokedReason: 'operator', revokedAt: now });
   });
 });

@@ -12,13 +12,13 @@ const now = new Date('2026-06-01T00:00:00Z');
 const resolved = (over: { key?: Partial<ResolvedKey['key']>; agent?: Partial<ResolvedKey['agent']> } = {}): ResolvedKey => ({
   key: {
     id: 'key_1', agentId: 'agt_1', hash: 'h', prefix: 'pbk_abcd', status: 'ACTIVE', revokedReason: null,
-    createdAt: new Date('2026-01-01T00:00:00Z'), expiresAt: null, revokedAt: null, ...over.key,
+    createdAt: new Date('2026-01-01T00:00:00Z'), expiresAt: null, revokedAt: null, rolledFromKeyId: null, ...over.key,
   },
   agent: {
     id: 'agt_1', name: 'A', status: 'ACTIVE', channelCode: 'C', entitlements: ['express-bus'], discountBps: 100,
     createdAt: new Date('2026-01-01T00:00:00Z'), ...over.agent,
   },
-  channel: { code: 'C', name: 'Channel', currency: 'THB', markupBps: 200 },
+  channel: { code: 'C', name: 'Channel', currency: 'THB', markupBps: 200, freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
 });
 
 const reasonOf = (fn: () => unknown): string => {
@@ -60,7 +60,7 @@ describe('booking identity rules', () => {
   it('when all is well, then the principal carries agent, key id, channel, pricing and entitlements from the key alone', () => {
     const p = principalFromKey(resolved(), now);
     expect(p).to.include({ kind: 'agent', agentId: 'agt_1', keyId: 'key_1', discountBps: 100 });
-    expect(p.channel).to.deep.equal({ code: 'C', name: 'Channel', currency: 'THB', markupBps: 200 });
+    expect(p.channel).to.deep.equal({ code: 'C', name: 'Channel', currency: 'THB', markupBps: 200, freeCancellationHours: 24, lateCancellationFeeBps: 5000 });
     expect(p.entitlements).to.deep.equal(['express-bus']);
   });
 

@@ -144,7 +144,12 @@ describe('booking and cancellation rules', () => {
     expect(reason(() => checkQuoteBookable(quote, principal, quote.expiresAt))).to.equal('quote-expired');
   });
 
-  const order = { status: 'CONFIRMED', startsAt: new Date(now.getTime() + 3_600_000) } as Order;
+  const order = {
+    status: 'CONFIRMED',
+    price: { amount: 1_000, currency: 'THB' },
+    startsAt: new Date(now.getTime() + 3_600_000),
+    terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5_000 },
+  } as Order;
   const key = (over: Partial<ApiKeyRecord>): ApiKeyRecord =>
     ({ id: 'key_1', agentId: 'agt_a', status: 'ACTIVE', revokedReason: null, revokedAt: null, ...over }) as ApiKeyRecord;
 

@@ -1,8 +1,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DomainError } from '../../domain/shared/errors.js';
 import { REVOKED_REASONS } from '../../domain/identity/api-key.js';
-import type { CreateAgent, CreateChannel, SetAgentStatus } from '../../application/admin/manage-agents.js';
+import type { CreateAgent, CreateChannel, ListChannels, SetAgentStatus, UpdateChannel } from '../../application/admin/manage-agents.js';
 import type { IssueApiKey, RevokeApiKey } from '../../application/admin/manage-keys.js';
+import type { ListAgentKeys } from '../../application/identity/own-keys.js';
+import type { KeyView } from '../../domain/identity/api-key.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import type { SeedDemo } from '../../application/admin/seed-demo.js';
 import type { CreateTenant, RotateSigningKey } from '../../application/admin/manage-tenants.js';
@@ -12,6 +14,9 @@ import type { CreateWalletUser } from '../../application/wallet/manage-wallet-us
 export interface AdminUseCases {
   readonly seedCatalogue: SeedCatalogue;
   readonly createChannel: CreateChannel;
+  readonly updateChannel: UpdateChannel;
+  readonly listChannels: ListChannels;
+  readonly listAgentKeys: ListAgentKeys;
   readonly createAgent: CreateAgent;
   readonly setAgentStatus: SetAgentStatus;
   readonly issueApiKey: IssueApiKey;
@@ -91,6 +96,37 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
     text: (r) => `channel ${String(r.code)} created`,
   },
   {
+    name: 'channel update',
+    summary: 'change a channel\'s markup and cancellation terms',
+    usage: 'channel update --code C [--markup-bps N] [--free-cancellation-hours N] [--late-cancellation-fee-bps N]',
+    options: { code: str, 'markup-bps': str, 'free-cancellation-hours': str, 'late-cancellation-fee-bps': str },
+    run: async (v, u) => {
+      const markupBps = optionalInt(v, 'markup-bps');
+      const freeCancellationHours = optionalInt(v, 'free-cancellation-hours');
+      const lateCancellationFeeBps = optionalInt(v, 'late-cancellation-fee-bps');
+      return {
+        ...(await u.updateChannel.execute(required(v, 'code'), {
+          ...(markupBps === undefined ? {} : { markupBps }),
+          ...(freeCancellationHours === undefined ? {} : { freeCancellationHours }),
+          ...(lateCancellationFeeBps === undefined ? {} : { lateCancellationFeeBps }),
+        })),
+      };
+    },
+    text: (r) =>
+      `channel ${String(r.code)}: markup ${String(r.markupBps)} bps, free cancellation until ${String(r.freeCancellationHours)} h before, then a fee of ${String(r.lateCancellationFeeBps)} bps`,
+  },
+  {
+    name: 'channel list',
+    summary: 'list the channels with their pricing and cancellation terms',
+    usage: 'channel list',
+    options: {},
+    run: async (_v, u) => ({ data: (await u.listChannels.execute()).map((c) => ({ ...c })) }),
+    text: (r) =>
+      (r.data as Array<Record<string, unknown>>)
+        .map((c) => `${String(c.code)}  ${String(c.currency)}  markup ${String(c.markupBps)} bps  free ${String(c.freeCancellationHours)} h  fee ${String(c.lateCancellationFeeBps)} bps  ${String(c.name)}`)
+        .join('\n') || '(no channels)',
+  },
+  {
     name: 'agent create',
     summary: 'create an agent under a channel',
     usage: 'agent create --name N --channel C [--products airport-transfer,express-bus] [--discount-bps N]',
@@ -147,10 +183,25 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
         throw new UsageError('--leaked and --reason disagree');
       }
       const reason = v.leaked === true ? 'leaked' : ((reasonFlag as (typeof REVOKED_REASONS)[number] | undefined) ?? 'operator');
-      const key = await u.revokeApiKey.execute(required(v, 'key'), reason);
-      return { keyId: key.id, status: key.status, revokedReason: key.revokedReason };
+      const { key, rolled } = await u.revokeApiKey.execute(required(v, 'key'), reason);
+      return { keyId: key.id, status: key.status, revokedReason: key.revokedReason, rolledKeysRevoked: rolled.map((k) => k.id) };
     },
-    text: (r) => `key ${String(r.keyId)} is ${String(r.status)} (${String(r.revokedReason)})`,
+    text: (r) => {
+      const rolled = r.rolledKeysRevoked as string[];
+      const also = rolled.length === 0 ? '' : `; keys rolled from it, revoked too: ${rolled.join(', ')}`;
+      return `key ${String(r.keyId)} is ${String(r.status)} (${String(r.revokedReason)})${also}`;
+    },
+  },
+  {
+    name: 'key list',
+    summary: 'list an agent\'s keys (metadata only, never the key)',
+    usage: 'key list --agent ID',
+    options: { agent: str },
+    run: async (v, u) => ({ data: (await u.listAgentKeys.execute(required(v, 'agent'))).map(keyJson) }),
+    text: (r) =>
+      (r.data as Array<Record<string, unknown>>)
+        .map((k) => `${String(k.id)}  ${String(k.prefix)}…  ${String(k.status)}${k.revokedReason === null ? '' : ` (${String(k.revokedReason)})`}  created ${String(k.createdAt)}  last used ${String(k.lastUsedAt ?? 'never')}${k.rolledFromKeyId === null ? '' : `  rolled from ${String(k.rolledFromKeyId)}`}`)
+        .join('\n') || '(no keys)',
   },
   {
     name: 'demo seed',
@@ -183,6 +234,19 @@ export function demoText(r: Record<string, unknown>): string {
   ];
   return lines.join('\n');
 }
+
+/** A key's metadata as JSON (RFC 3339 times). */
+export const keyJson = (k: KeyView): Record<string, unknown> => ({
+  id: k.id,
+  prefix: k.prefix,
+  status: k.status,
+  createdAt: k.createdAt.toISOString(),
+  expiresAt: k.expiresAt?.toISOString() ?? null,
+  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  revokedAt: k.revokedAt?.toISOString() ?? null,
+  revokedReason: k.revokedReason,
+  rolledFromKeyId: k.rolledFromKeyId,
+});
 
 /** The outcome of one invocation, for the process entry point to print and exit with. */
 export interface CliOutcome {

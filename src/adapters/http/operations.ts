@@ -6,6 +6,7 @@ import { docsOperations } from './docs.openapi.js';
 import { tripOperations } from './booking/trips.openapi.js';
 import { quoteOperations } from './booking/quotes.openapi.js';
 import { orderOperations } from './booking/orders.openapi.js';
+import { keyOperations } from './booking/keys.openapi.js';
 import { authOperations } from './wallet/auth.openapi.js';
 import { userOperations } from './wallet/users.openapi.js';
 import { jwksOperations } from './jwks.openapi.js';
@@ -22,6 +23,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...tripOperations,
   ...quoteOperations,
   ...orderOperations,
+  ...keyOperations,
   ...healthOperations,
   ...docsOperations,
   ...authOperations,

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
-import type { AgentDirectory, NewAgent } from '../../domain/identity/agent-directory.port.js';
-import type { ApiKeyRecord, RevokedReason } from '../../domain/identity/api-key.js';
+import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
+import { revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
-import { toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
+import { KEY_COLUMNS, keyToRow, toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
 
 /** Operator writes on PostgreSQL; triggers announce each change to every instance. */
 export class KnexAgentDirectory implements AgentDirectory {
@@ -24,6 +24,8 @@ export class KnexAgentDirectory implements AgentDirectory {
         name: channel.name,
         currency: channel.currency,
         markup_bps: channel.markupBps,
+        free_cancellation_hours: channel.freeCancellationHours,
+        late_cancellation_fee_bps: channel.lateCancellationFeeBps,
       });
       this.changed();
     } catch (err) {
@@ -35,6 +37,22 @@ export class KnexAgentDirectory implements AgentDirectory {
   async findChannel(code: string): Promise<Channel | null> {
     const row = await this.knex<ChannelRow>('channels').where({ code }).first();
     return row === undefined ? null : toChannel(row);
+  }
+
+  async listChannels(): Promise<Channel[]> {
+    const rows = await this.knex<ChannelRow>('channels').orderByRaw('code COLLATE "C"');
+    return rows.map(toChannel);
+  }
+
+  async updateChannel(code: string, changes: ChannelChanges): Promise<Channel | null> {
+    const set: Partial<ChannelRow> = {};
+    if (changes.markupBps !== undefined) set.markup_bps = changes.markupBps;
+    if (changes.freeCancellationHours !== undefined) set.free_cancellation_hours = changes.freeCancellationHours;
+    if (changes.lateCancellationFeeBps !== undefined) set.late_cancellation_fee_bps = changes.lateCancellationFeeBps;
+    if (Object.keys(set).length === 0) return this.findChannel(code);
+    const [row] = await this.knex<ChannelRow>('channels').where({ code }).update(set).returning('*');
+    this.changed();
+    return row === undefined ? null : toChannel(row as ChannelRow);
   }
 
   async createAgent(agent: NewAgent): Promise<Agent> {
@@ -78,39 +96,80 @@ export class KnexAgentDirectory implements AgentDirectory {
   }
 
   async insertKey(key: ApiKeyRecord): Promise<void> {
-    await this.knex<KeyRow>('api_keys').insert({
-      id: key.id,
-      agent_id: key.agentId,
-      key_hash: key.hash,
-      prefix: key.prefix,
-      status: key.status,
-      revoked_reason: key.revokedReason,
-      created_at: key.createdAt,
-      expires_at: key.expiresAt,
-      revoked_at: key.revokedAt,
-    });
+    await this.knex<KeyRow>('api_keys').insert(keyToRow(key));
     this.changed();
   }
 
   async findKey(keyId: string): Promise<ApiKeyRecord | null> {
-    const row = await this.knex<KeyRow>('api_keys').where({ id: keyId }).first();
+    const row = await this.knex<KeyRow>('api_keys').where({ id: keyId }).first(...KEY_COLUMNS);
     return row === undefined ? null : toKey(row);
   }
 
-  async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<ApiKeyRecord | null> {
-    // First revocation wins, except that `leaked` overrides any earlier reason.
-    const [row] = await this.knex<KeyRow>('api_keys')
-      .where({ id: keyId })
-      .update({
-        status: 'REVOKED',
-        revoked_reason: this.knex.raw(
-          `CASE WHEN status = 'ACTIVE' OR ? = 'leaked' THEN ? ELSE revoked_reason END`,
-          [reason, reason],
-        ),
-        revoked_at: this.knex.raw(`COALESCE(revoked_at, ?)`, [at]),
-      } as never)
-      .returning('*');
-    this.changed();
-    return row === undefined ? null : toKey(row as KeyRow);
+  async listKeys(agentId: string): Promise<KeyWithUsage[]> {
+    const rows = (await this.knex('api_keys as k')
+      .leftJoin('api_key_usage as u', 'u.key_id', 'k.id')
+      .where('k.agent_id', agentId)
+      .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }])
+      .select(...KEY_COLUMNS.map((c) => `k.${c}`), 'u.last_used_at')) as Array<KeyRow & { last_used_at: Date | null }>;
+    return rows.map((row) => ({ key: toKey(row), lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at) }));
   }
+
+  async rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date): Promise<ApiKeyRecord | null> {
+    const rolled = { ...next, rolledFromKeyId: fromKeyId };
+    // The conditional update takes the row lock: of two rolls of one key, one finds it ACTIVE.
+    const done = await this.knex.transaction(async (trx) => {
+      const moved = await trx('api_keys')
+        .where({ id: fromKeyId, status: 'ACTIVE' })
+        .update({ status: 'REVOKED', revoked_reason: 'rotated', revoked_at: until })
+        .returning('id');
+      if (moved.length === 0) return false;
+      await trx('api_keys').insert(keyToRow(rolled));
+      return true;
+    });
+    if (!done) return null;
+    this.changed();
+    return rolled;
+  }
+
+  async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null> {
+    const result = await this.knex.transaction(async (trx) => {
+      const [key] = await revokeLocked(trx, [keyId], reason, at);
+      if (key === undefined) return null;
+      const rolled: ApiKeyRecord[] = [];
+      if (reason === 'leaked') {
+        // Breadth first down the roll lineage. Each level is read after the level above was
+        // locked and revoked, so a roll that raced with this one is seen at the next level
+        // (and a roll that comes after finds its key revoked).
+        const seen = new Set([keyId]);
+        for (let parents = [keyId]; parents.length > 0; ) {
+          const children = (await trx('api_keys').whereIn('rolled_from_key_id', parents).pluck('id')) as string[];
+          const fresh = children.filter((id) => !seen.has(id));
+          for (const id of fresh) seen.add(id);
+          rolled.push(...(await revokeLocked(trx, fresh, reason, at)));
+          parents = fresh;
+        }
+      }
+      return { key, rolled };
+    });
+    this.changed();
+    return result;
+  }
+}
+
+/** Locks the keys (in id order), applies the revocation rule to each, stores and returns them. */
+async function revokeLocked(trx: Knex.Transaction, ids: readonly string[], reason: RevokedReason, at: Date): Promise<ApiKeyRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = (await trx('api_keys').whereIn('id', ids).orderBy('id').forUpdate().select(...KEY_COLUMNS)) as KeyRow[];
+  const revoked: ApiKeyRecord[] = [];
+  for (const row of rows) {
+    const key = toKey(row);
+    const updated = revokedKey(key, reason, at);
+    if (updated !== key) {
+      await trx('api_keys')
+        .where({ id: key.id })
+        .update({ status: updated.status, revoked_reason: updated.revokedReason, revoked_at: updated.revokedAt });
+    }
+    revoked.push(updated);
+  }
+  return revoked;
 }

@@ -46,6 +46,10 @@ export interface OrderRow {
   starts_at: Date;
   created_at: Date;
   cancelled_at: Date | null;
+  free_cancellation_hours: number;
+  late_cancellation_fee_bps: number;
+  refund_amount: number | string | null;
+  fee_amount: number | string | null;
 }
 
 const storedSeats = (s: SeatClaim | null): string | null =>
@@ -103,6 +107,10 @@ export const orderToRow = (o: Order): Record<string, unknown> => ({
   starts_at: o.startsAt,
   created_at: o.createdAt,
   cancelled_at: o.cancelledAt,
+  free_cancellation_hours: o.terms.freeCancellationHours,
+  late_cancellation_fee_bps: o.terms.lateCancellationFeeBps,
+  refund_amount: o.refund?.amount ?? null,
+  fee_amount: o.fee?.amount ?? null,
 });
 
 export const orderOf = (r: OrderRow): Order => ({
@@ -123,4 +131,7 @@ export const orderOf = (r: OrderRow): Order => ({
   startsAt: new Date(r.starts_at),
   createdAt: new Date(r.created_at),
   cancelledAt: r.cancelled_at === null ? null : new Date(r.cancelled_at),
+  terms: { freeCancellationHours: r.free_cancellation_hours, lateCancellationFeeBps: r.late_cancellation_fee_bps },
+  refund: r.refund_amount === null ? null : { amount: Number(r.refund_amount), currency: r.currency.trim() },
+  fee: r.fee_amount === null ? null : { amount: Number(r.fee_amount), currency: r.currency.trim() },
 });

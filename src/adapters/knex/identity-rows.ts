@@ -7,6 +7,8 @@ export interface ChannelRow {
   name: string;
   currency: string;
   markup_bps: number;
+  free_cancellation_hours: number;
+  late_cancellation_fee_bps: number;
 }
 export interface AgentRow {
   id: string;
@@ -27,6 +29,7 @@ export interface KeyRow {
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  rolled_from_key_id: string | null;
 }
 
 export const toChannel = (r: ChannelRow): Channel => ({
@@ -34,6 +37,8 @@ export const toChannel = (r: ChannelRow): Channel => ({
   name: r.name,
   currency: r.currency,
   markupBps: r.markup_bps,
+  freeCancellationHours: r.free_cancellation_hours,
+  lateCancellationFeeBps: r.late_cancellation_fee_bps,
 });
 
 export const toAgent = (r: AgentRow): Agent => ({
@@ -56,4 +61,24 @@ export const toKey = (r: KeyRow): ApiKeyRecord => ({
   createdAt: new Date(r.created_at),
   expiresAt: r.expires_at === null ? null : new Date(r.expires_at),
   revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at),
+  rolledFromKeyId: r.rolled_from_key_id ?? null,
+});
+
+/** The columns of a key row. */
+export const KEY_COLUMNS = [
+  'id', 'agent_id', 'key_hash', 'prefix', 'status', 'revoked_reason', 'created_at', 'expires_at', 'revoked_at', 'rolled_from_key_id',
+] as const;
+
+/** A key as a row to insert. */
+export const keyToRow = (key: ApiKeyRecord): KeyRow => ({
+  id: key.id,
+  agent_id: key.agentId,
+  key_hash: key.hash,
+  prefix: key.prefix,
+  status: key.status,
+  revoked_reason: key.revokedReason,
+  created_at: key.createdAt,
+  expires_at: key.expiresAt,
+  revoked_at: key.revokedAt,
+  rolled_from_key_id: key.rolledFromKeyId,
 });

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { pageOfOrders, type Order } from '../../domain/booking/order.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import type { Money } from '../../domain/shared/money.js';
 import type { Page } from '../../domain/shared/page.js';
 import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
@@ -70,6 +71,7 @@ export class KnexOrderRepo implements OrderRepo {
   async listForAgent(agentId: string, query: OrderQuery): Promise<Page<Order>> {
     const q = this.knex('orders').where('agent_id', agentId);
     if (query.status !== undefined) q.andWhere('status', query.status);
+    if (query.agentReference !== undefined) q.andWhere('agent_reference', query.agentReference);
     if (query.after !== undefined) {
       q.andWhereRaw('(created_at, id COLLATE "C") < (?, ? COLLATE "C")', [query.after.createdAt, query.after.id]);
     }
@@ -77,14 +79,14 @@ export class KnexOrderRepo implements OrderRepo {
     return pageOfOrders(rows.map(orderOf), query.limit);
   }
 
-  async cancel(agentId: string, orderId: string, check: (order: Order) => void, at: Date): Promise<Order | null> {
+  async cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null> {
     return this.knex.transaction(async (trx) => {
       const row = (await trx('orders').where({ id: orderId, agent_id: agentId }).forUpdate().first()) as OrderRow | undefined;
       if (row === undefined) return null;
-      check(orderOf(row));
+      const { refund, fee } = decide(orderOf(row));
       const [updated] = (await trx('orders')
         .where({ id: orderId, status: 'CONFIRMED' })
-        .update({ status: 'CANCELLED', cancelled_at: at })
+        .update({ status: 'CANCELLED', cancelled_at: at, refund_amount: refund.amount, fee_amount: fee.amount })
         .returning('*')) as OrderRow[];
       const order = orderOf(updated!);
       if (order.seats !== null) {

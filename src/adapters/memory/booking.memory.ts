@@ -1,3 +1,4 @@
+import type { Money } from '../../domain/shared/money.js';
 import { pageOfOrders, type Order } from '../../domain/booking/order.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import type { Quote } from '../../domain/booking/quote.js';
@@ -65,17 +66,18 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     const after = query.after;
     const rows = [...this.orders.values()]
       .filter((o) => o.agentId === agentId && (query.status === undefined || o.status === query.status))
+      .filter((o) => query.agentReference === undefined || o.agentReference === query.agentReference)
       .filter((o) => after === undefined || newerFirst(o, { createdAt: after.createdAt, id: after.id }) > 0)
       .sort(newerFirst)
       .slice(0, query.limit + 1);
     return pageOfOrders(rows, query.limit);
   }
 
-  async cancel(agentId: string, orderId: string, check: (order: Order) => void, at: Date): Promise<Order | null> {
+  async cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null> {
     const order = this.orders.get(orderId);
     if (order === undefined || order.agentId !== agentId) return null;
-    check(order);
-    const cancelled: Order = { ...order, status: 'CANCELLED', cancelledAt: at };
+    const { refund, fee } = decide(order);
+    const cancelled: Order = { ...order, status: 'CANCELLED', cancelledAt: at, refund, fee };
     this.orders.set(orderId, cancelled);
     if (order.seats !== null) {
       this.seats.set(order.seats.tripId, (this.seats.get(order.seats.tripId) ?? order.seats.capacity) + order.seats.seats);

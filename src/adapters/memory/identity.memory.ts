@@ -1,16 +1,18 @@
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
-import type { AgentDirectory, NewAgent } from '../../domain/identity/agent-directory.port.js';
+import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
-import type { ApiKeyRecord, RevokedReason } from '../../domain/identity/api-key.js';
+import { revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
 
 /** Channels, agents and keys held in process memory, with the same rules as PostgreSQL. */
-export class MemoryIdentityStore implements AgentDirectory, AgentResolver {
+export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUsageStore {
   private readonly channels = new Map<string, Channel>();
   private readonly agents = new Map<string, Agent>();
   private readonly keys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByHash = new Map<string, string>();
+  private readonly lastUsed = new Map<string, Date>();
 
   /** `signal` is told of every change, as PostgreSQL's trigger would announce it. */
   constructor(private readonly signal?: ChangeSignal) {}
@@ -34,6 +36,19 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver {
 
   async findChannel(code: string): Promise<Channel | null> {
     return this.channels.get(code) ?? null;
+  }
+
+  async listChannels(): Promise<Channel[]> {
+    return [...this.channels.values()].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  }
+
+  async updateChannel(code: string, changes: ChannelChanges): Promise<Channel | null> {
+    const channel = this.channels.get(code);
+    if (channel === undefined) return null;
+    const updated: Channel = { ...channel, ...definedOf(changes) };
+    this.channels.set(code, updated);
+    this.changed();
+    return updated;
   }
 
   async createAgent(agent: NewAgent): Promise<Agent> {
@@ -77,21 +92,58 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver {
     return this.keys.get(keyId) ?? null;
   }
 
-  async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<ApiKeyRecord | null> {
+  async listKeys(agentId: string): Promise<KeyWithUsage[]> {
+    return [...this.keys.values()]
+      .filter((k) => k.agentId === agentId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+      .map((key) => ({ key, lastUsedAt: this.lastUsed.get(key.id) ?? null }));
+  }
+
+  async rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date): Promise<ApiKeyRecord | null> {
+    const from = this.keys.get(fromKeyId);
+    if (from === undefined || from.status !== 'ACTIVE') return null;
+    if (this.keyIdByHash.has(next.hash)) throw new Error('rollKey: duplicate key hash');
+    this.keys.set(fromKeyId, { ...from, status: 'REVOKED', revokedReason: 'rotated', revokedAt: until });
+    this.keys.set(next.id, { ...next, rolledFromKeyId: fromKeyId });
+    this.keyIdByHash.set(next.hash, next.id);
+    this.changed();
+    return this.keys.get(next.id)!;
+  }
+
+  async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null> {
     const key = this.keys.get(keyId);
     if (key === undefined) return null;
-    const updated: ApiKeyRecord = {
-      ...key,
-      status: 'REVOKED',
-      revokedReason: key.status === 'ACTIVE' || reason === 'leaked' ? reason : key.revokedReason,
-      revokedAt: key.revokedAt ?? at,
-    };
+    const updated = revokedKey(key, reason, at);
     this.keys.set(keyId, updated);
+    const rolled: ApiKeyRecord[] = [];
+    if (reason === 'leaked') {
+      for (let parents = [keyId]; parents.length > 0; ) {
+        const children = [...this.keys.values()].filter((k) => k.rolledFromKeyId !== null && parents.includes(k.rolledFromKeyId));
+        for (const child of children) {
+          const revoked = revokedKey(child, reason, at);
+          this.keys.set(child.id, revoked);
+          rolled.push(revoked);
+        }
+        parents = children.map((c) => c.id);
+      }
+    }
     this.changed();
-    return updated;
+    return { key: updated, rolled };
+  }
+
+  async recordUses(uses: ReadonlyMap<string, Date>): Promise<void> {
+    for (const [keyId, at] of uses) {
+      if (!this.keys.has(keyId)) continue;
+      const stored = this.lastUsed.get(keyId);
+      if (stored === undefined || stored.getTime() < at.getTime()) this.lastUsed.set(keyId, at);
+    }
   }
 
   private changed(): void {
     this.signal?.emit();
   }
 }
+
+/** The changes that name a value (an absent or undefined field leaves the setting as it is). */
+const definedOf = (changes: ChannelChanges): ChannelChanges =>
+  Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as ChannelChanges;

@@ -1,4 +1,4 @@
-import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import type { AgentDirectory, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import {
   API_KEY_DISPLAY_LENGTH,
   generateApiKey,
@@ -42,22 +42,27 @@ export class IssueApiKey {
       createdAt: now,
       expiresAt: days === undefined ? null : new Date(now.getTime() + days * DAY_MS),
       revokedAt: null,
+      rolledFromKeyId: null,
     };
     await this.directory.insertKey(record);
     return { keyId: record.id, apiKey, record };
   }
 }
 
-/** Revokes a key; `leaked` also freezes the orders made with it against cancellation. */
+/**
+ * Revokes a key; `leaked` also revokes every key rolled from it, directly or not, and freezes
+ * the orders made with any of them against cancellation. The one path every revocation takes
+ * (operator and the key's own holder).
+ */
 export class RevokeApiKey {
   constructor(
     private readonly directory: AgentDirectory,
     private readonly clock: Clock,
   ) {}
 
-  async execute(keyId: string, reason: RevokedReason): Promise<ApiKeyRecord> {
-    const key = await this.directory.revokeKey(keyId, reason, this.clock.now());
-    if (key === null) throw notFound('key-not-found', `No key ${keyId}.`);
-    return key;
+  async execute(keyId: string, reason: RevokedReason): Promise<RevokedKeys> {
+    const revoked = await this.directory.revokeKey(keyId, reason, this.clock.now());
+    if (revoked === null) throw notFound('key-not-found', `No key ${keyId}.`);
+    return revoked;
   }
 }

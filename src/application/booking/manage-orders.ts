@@ -1,7 +1,8 @@
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
-import { checkCancellable, type Order, type OrderStatus } from '../../domain/booking/order.js';
+import { decideCancellation, requireCancellable, type CancellationDecision } from '../../domain/booking/cancellation.js';
+import type { Order, OrderStatus } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { requireOwned } from '../../domain/booking/ownership.js';
 import { checkQuoteBookable } from '../../domain/booking/quote.js';
@@ -71,6 +72,10 @@ export class PlaceOrder {
       startsAt: quote.startsAt,
       createdAt: now,
       cancelledAt: null,
+      // The terms of the channel the order is booked on, as they stand now, stay with the order.
+      terms: { freeCancellationHours: principal.channel.freeCancellationHours, lateCancellationFeeBps: principal.channel.lateCancellationFeeBps },
+      refund: null,
+      fee: null,
     });
     return sameQuote(placed, input.quoteId);
   }
@@ -95,7 +100,10 @@ export class GetOrder {
 export class ListOrders {
   constructor(private readonly orders: OrderRepo) {}
 
-  async execute(principal: AgentPrincipal, input: { status?: OrderStatus | undefined; cursor?: string | undefined; limit: number }): Promise<Page<Order>> {
+  async execute(
+    principal: AgentPrincipal,
+    input: { status?: OrderStatus | undefined; agentReference?: string | undefined; cursor?: string | undefined; limit: number },
+  ): Promise<Page<Order>> {
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
     if (after === null) {
       throw invalid('invalid-request', 'The cursor is not valid.', { errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
@@ -103,14 +111,36 @@ export class ListOrders {
     return this.orders.listForAgent(principal.agentId, {
       limit: input.limit,
       ...(input.status === undefined ? {} : { status: input.status }),
+      ...(input.agentReference === undefined ? {} : { agentReference: input.agentReference }),
       ...(after === undefined ? {} : { after }),
     });
   }
 }
 
 /**
- * Cancels one of the caller's orders and gives its seats back. The rules (`checkCancellable`)
- * are applied to the order as locked by storage, so two concurrent cancels cannot both succeed.
+ * What cancelling one of the caller's orders would do now: the same decision the cancel makes
+ * (`decideCancellation`), on the order as stored and the same clock.
+ */
+export class PreviewCancellation {
+  constructor(
+    private readonly orders: OrderRepo,
+    private readonly directory: AgentDirectory,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(principal: AgentPrincipal, orderId: string): Promise<CancellationDecision> {
+    const { agentId } = principal;
+    const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
+    const bookingKey = await this.directory.findKey(order.keyId);
+    return decideCancellation(order, bookingKey, this.clock.now());
+  }
+}
+
+/**
+ * Cancels one of the caller's orders, refunding the price less the fee the terms set, and gives
+ * its seats back. The decision (`decideCancellation`, shared with the preview) is made on the
+ * order as locked by storage, so two concurrent cancels cannot both succeed. The one path every
+ * cancellation takes.
  */
 export class CancelOrder {
   constructor(
@@ -124,7 +154,7 @@ export class CancelOrder {
     const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
     const bookingKey = await this.directory.findKey(order.keyId);
     const now = this.clock.now();
-    const cancelled = await this.orders.cancel(agentId, orderId, (locked) => checkCancellable(locked, bookingKey, now), now);
+    const cancelled = await this.orders.cancel(agentId, orderId, (locked) => requireCancellable(decideCancellation(locked, bookingKey, now)), now);
     return requireOwned(cancelled, agentId, 'order-not-found');
   }
 }

@@ -2,7 +2,7 @@ import { ContainerModule } from 'inversify';
 import { CachedTariffReader } from '../../adapters/cache/tariff.cached.js';
 import { ListTrips } from '../../application/booking/list-trips.js';
 import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../../application/booking/create-quote.js';
-import { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../../application/booking/manage-orders.js';
+import { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../../application/booking/manage-orders.js';
 import { orderRoutes } from '../../adapters/http/booking/orders.routes.js';
 import { quoteRoutes } from '../../adapters/http/booking/quotes.routes.js';
 import { tripRoutes } from '../../adapters/http/booking/trips.routes.js';
@@ -71,14 +71,18 @@ export const bookingModule = (config: Config, db: Database | null): ContainerMod
       (orders: OrderRepo, directory: AgentDirectory, clock: Clock) => new CancelOrder(orders, directory, clock),
       [TOKENS.OrderRepo, TOKENS.AgentDirectory, TOKENS.Clock],
     );
+    bind(TOKENS.PreviewCancellation).toResolvedValue(
+      (orders: OrderRepo, directory: AgentDirectory, clock: Clock) => new PreviewCancellation(orders, directory, clock),
+      [TOKENS.OrderRepo, TOKENS.AgentDirectory, TOKENS.Clock],
+    );
     bind(TOKENS.BookingRouters).toResolvedValue((listTrips: ListTrips) => tripRoutes({ listTrips }), [TOKENS.ListTrips]);
     bind(TOKENS.BookingRouters).toResolvedValue(
       (quoteTransfer: QuoteTransfer, quoteBusTrip: QuoteBusTrip, getQuote: GetQuote) => quoteRoutes({ quoteTransfer, quoteBusTrip, getQuote }),
       [TOKENS.QuoteTransfer, TOKENS.QuoteBusTrip, TOKENS.GetQuote],
     );
     bind(TOKENS.BookingRouters).toResolvedValue(
-      (placeOrder: PlaceOrder, getOrder: GetOrder, listOrders: ListOrders, cancelOrder: CancelOrder, idempotent: Idempotent) =>
-        orderRoutes({ placeOrder, getOrder, listOrders, cancelOrder, idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`) }),
-      [TOKENS.PlaceOrder, TOKENS.GetOrder, TOKENS.ListOrders, TOKENS.CancelOrder, TOKENS.Idempotent],
+      (placeOrder: PlaceOrder, getOrder: GetOrder, listOrders: ListOrders, cancelOrder: CancelOrder, previewCancellation: PreviewCancellation, idempotent: Idempotent) =>
+        orderRoutes({ placeOrder, getOrder, listOrders, cancelOrder, previewCancellation, idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`) }),
+      [TOKENS.PlaceOrder, TOKENS.GetOrder, TOKENS.ListOrders, TOKENS.CancelOrder, TOKENS.PreviewCancellation, TOKENS.Idempotent],
     );
   });

@@ -1,7 +1,14 @@
 import { ContainerModule } from 'inversify';
 import { AuthenticateAgent } from '../../application/identity/authenticate-agent.js';
 import { GetAgentAccount } from '../../application/booking/get-agent-account.js';
-import { CreateAgent, CreateChannel, SetAgentStatus } from '../../application/admin/manage-agents.js';
+import { CreateAgent, CreateChannel, ListChannels, SetAgentStatus, UpdateChannel } from '../../application/admin/manage-agents.js';
+import { ListAgentKeys, ListOwnKeys, ReportOwnKeyLeaked, RollOwnKey } from '../../application/identity/own-keys.js';
+import { KeyUsageBuffer } from '../../adapters/cache/key-usage-buffer.js';
+import { KnexKeyUsageStore } from '../../adapters/knex/key-usage.knex.js';
+import { keyRoutes } from '../../adapters/http/booking/keys.routes.js';
+import { agentOf } from '../../adapters/http/request-context.js';
+import type { Idempotent } from '../../adapters/http/idempotency.middleware.js';
+import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { IssueApiKey, RevokeApiKey } from '../../application/admin/manage-keys.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import { SeedDemo, type DemoContribution } from '../../application/admin/seed-demo.js';
@@ -26,12 +33,15 @@ import { TOKENS } from '../tokens.js';
  */
 export const identityModule = (config: Config, db: Database | null): ContainerModule =>
   new ContainerModule(({ bind }) => {
+    let usageStore: KeyUsageStore;
     if (db === null) {
       const signal = new ChangeSignal();
       const store = new MemoryIdentityStore(signal);
+      usageStore = store;
       bind(TOKENS.AgentDirectory).toConstantValue(store);
       bind(TOKENS.AgentResolver).toConstantValue(cached(store, { trusted: true }, config, signal));
     } else {
+      usageStore = new KnexKeyUsageStore(db.knex);
       bind(TOKENS.IdentityChangeFeed).toResolvedValue(
         (lifecycle: Lifecycle, log: Logger) => {
           const feed = new IdentityChangeFeed(db, log);
@@ -55,15 +65,42 @@ export const identityModule = (config: Config, db: Database | null): ContainerMo
         [TOKENS.AgentResolver],
       );
     }
+    // Key uses are noted in memory on each request and written in one batch per interval.
+    bind(TOKENS.KeyUsage).toResolvedValue(
+      (lifecycle: Lifecycle, log: Logger) => {
+        const buffer = new KeyUsageBuffer(usageStore, config.keyUsageFlushMs, (err) =>
+          log.warn({ err: { message: (err as Error).message } }, 'writing key usage failed; kept for the next write'),
+        );
+        lifecycle.onStart(async () => buffer.start());
+        lifecycle.onStop(() => buffer.stop());
+        return buffer;
+      },
+      [TOKENS.Lifecycle, TOKENS.Logger],
+    );
     bind(TOKENS.AuthenticateAgent).toResolvedValue(
-      (resolver: AgentResolver, hasher, clock) => new AuthenticateAgent(resolver, hasher, clock),
-      [TOKENS.AgentResolver, TOKENS.SecretHasher, TOKENS.Clock],
+      (resolver: AgentResolver, hasher, clock, usage: KeyUsageBuffer) => new AuthenticateAgent(resolver, hasher, clock, usage),
+      [TOKENS.AgentResolver, TOKENS.SecretHasher, TOKENS.Clock, TOKENS.KeyUsage],
     );
     bind(TOKENS.GetAgentAccount).toConstantValue(new GetAgentAccount());
     bind(TOKENS.CreateChannel).toResolvedValue((d: AgentDirectory) => new CreateChannel(d), [TOKENS.AgentDirectory]);
     bind(TOKENS.CreateAgent).toResolvedValue(
       (d: AgentDirectory, ids, clock) => new CreateAgent(d, ids, clock),
       [TOKENS.AgentDirectory, TOKENS.Ids, TOKENS.Clock],
+    );
+    bind(TOKENS.UpdateChannel).toResolvedValue((d: AgentDirectory) => new UpdateChannel(d), [TOKENS.AgentDirectory]);
+    bind(TOKENS.ListChannels).toResolvedValue((d: AgentDirectory) => new ListChannels(d), [TOKENS.AgentDirectory]);
+    bind(TOKENS.ListAgentKeys).toResolvedValue(
+      (d: AgentDirectory, clock, usage: KeyUsageBuffer) => new ListAgentKeys(d, clock, usage),
+      [TOKENS.AgentDirectory, TOKENS.Clock, TOKENS.KeyUsage],
+    );
+    bind(TOKENS.ListOwnKeys).toResolvedValue((keys: ListAgentKeys) => new ListOwnKeys(keys), [TOKENS.ListAgentKeys]);
+    bind(TOKENS.RollOwnKey).toResolvedValue(
+      (d: AgentDirectory, ids, random, hasher, clock) => new RollOwnKey(d, ids, random, hasher, clock),
+      [TOKENS.AgentDirectory, TOKENS.Ids, TOKENS.Random, TOKENS.SecretHasher, TOKENS.Clock],
+    );
+    bind(TOKENS.ReportOwnKeyLeaked).toResolvedValue(
+      (revoke: RevokeApiKey, clock) => new ReportOwnKeyLeaked(revoke, clock),
+      [TOKENS.RevokeApiKey, TOKENS.Clock],
     );
     bind(TOKENS.SetAgentStatus).toResolvedValue((d: AgentDirectory) => new SetAgentStatus(d), [TOKENS.AgentDirectory]);
     bind(TOKENS.IssueApiKey).toResolvedValue(
@@ -91,6 +128,11 @@ export const identityModule = (config: Config, db: Database | null): ContainerMo
     bind(TOKENS.BookingRouters).toResolvedValue(
       (getAgentAccount) => accountRoutes({ getAgentAccount }),
       [TOKENS.GetAgentAccount],
+    );
+    bind(TOKENS.BookingRouters).toResolvedValue(
+      (listOwnKeys: ListOwnKeys, rollOwnKey: RollOwnKey, reportOwnKeyLeaked: ReportOwnKeyLeaked, idempotent: Idempotent) =>
+        keyRoutes({ listOwnKeys, rollOwnKey, reportOwnKeyLeaked, idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`) }),
+      [TOKENS.ListOwnKeys, TOKENS.RollOwnKey, TOKENS.ReportOwnKeyLeaked, TOKENS.Idempotent],
     );
   });
 

@@ -1,9 +1,12 @@
+import type { Money } from '../shared/money.js';
 import type { Cursor, Page } from '../shared/page.js';
 import type { Order, OrderStatus } from './order.js';
 
 /** What a listing of an agent's orders asks for. */
 export interface OrderQuery {
   readonly status?: OrderStatus;
+  /** Only the orders with exactly this agent reference. */
+  readonly agentReference?: string;
   /** Start strictly after this position (newest first). */
   readonly after?: Cursor;
   /** 1..100. */
@@ -35,11 +38,11 @@ export interface OrderRepo {
    */
   listForAgent(agentId: string, query: OrderQuery): Promise<Page<Order>>;
   /**
-   * Cancels the agent's order: locks it, runs `check` on the locked state (which throws to
-   * refuse; nothing changes then), marks it CANCELLED at `at` and gives a bus order's seats back
-   * to the trip, all at once. Of two concurrent cancels exactly one succeeds; the other's
-   * `check` sees the order already cancelled. Returns null when the order does not exist or
-   * belongs to another agent.
+   * Cancels the agent's order: locks it, runs `decide` on the locked state (which throws to
+   * refuse; nothing changes then, or returns the refund and fee), marks it CANCELLED at `at`
+   * with that refund and fee and gives a bus order's seats back to the trip, all at once. Of two
+   * concurrent cancels exactly one succeeds; the other's `decide` sees the order already
+   * cancelled. Returns null when the order does not exist or belongs to another agent.
    */
-  cancel(agentId: string, orderId: string, check: (order: Order) => void, at: Date): Promise<Order | null>;
+  cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null>;
 }

@@ -1,6 +1,6 @@
 import type { Product } from '../identity/agent.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
-import { DomainError } from '../shared/errors.js';
+import { decideCancellation, requireCancellable, type CancellationTerms } from './cancellation.js';
 import type { Money } from '../shared/money.js';
 import { encodeCursor, type Page } from '../shared/page.js';
 import type { BusDetails, SeatClaim, TransferDetails } from './quote.js';
@@ -38,25 +38,16 @@ export interface Order {
   readonly startsAt: Date;
   readonly createdAt: Date;
   readonly cancelledAt: Date | null;
+  /** The channel's cancellation terms when the order was booked. */
+  readonly terms: CancellationTerms;
+  /** What a cancel refunded and charged; null until the order is cancelled. */
+  readonly refund: Money | null;
+  readonly fee: Money | null;
 }
 
-/**
- * Whether an order may be cancelled now. The rules, in order: an order is cancelled once; an
- * order placed with a key that was later revoked as leaked is frozen whoever asks (a thief must
- * not be able to undo, nor the owner be tricked into undoing, what was done with the key; keys
- * revoked for rotation or by an operator do not freeze); and nothing is cancelled once the
- * pickup or departure has passed.
- */
+/** Throws the DomainError a cancel of `order` would be refused with at `now` (see `decideCancellation`). */
 export const checkCancellable = (order: Order, bookingKey: ApiKeyRecord | null, now: Date): void => {
-  if (order.status === 'CANCELLED') {
-    throw new DomainError('order-already-cancelled', 'conflict', 'The order is already cancelled.');
-  }
-  if (bookingKey !== null && bookingKey.status === 'REVOKED' && bookingKey.revokedReason === 'leaked') {
-    throw new DomainError('booked-with-leaked-key', 'conflict', 'The order was placed with an API key that was revoked as leaked; it cannot be cancelled through the API. Contact support.');
-  }
-  if (now.getTime() >= order.startsAt.getTime()) {
-    throw new DomainError('cancellation-window-closed', 'conflict', 'The pickup or departure has passed; the order can no longer be cancelled.');
-  }
+  requireCancellable(decideCancellation(order, bookingKey, now));
 };
 
 /** Turns up to `limit + 1` orders (newest first) into a page with the cursor of its last item. */

@@ -10,6 +10,22 @@ export interface NewAgent {
   readonly createdAt: Date;
 }
 
+/** Settings of a channel that can be changed after it is created. */
+export type ChannelChanges = Partial<Pick<Channel, 'markupBps' | 'freeCancellationHours' | 'lateCancellationFeeBps'>>;
+
+/** A key and when it was last used, or null when no use is recorded. */
+export interface KeyWithUsage {
+  readonly key: ApiKeyRecord;
+  readonly lastUsedAt: Date | null;
+}
+
+/** What a revocation changed: the key itself, and the keys rolled from it that went with it. */
+export interface RevokedKeys {
+  readonly key: ApiKeyRecord;
+  /** Keys rolled from `key`, directly or not, revoked with it (only for `leaked`). */
+  readonly rolled: readonly ApiKeyRecord[];
+}
+
 /**
  * Operator writes to channels, agents and keys. Every change here must reach the key
  * resolution caches of all running instances within a second.
@@ -19,6 +35,10 @@ export interface AgentDirectory {
   createChannel(channel: Channel): Promise<void>;
   /** Returns the channel, or null. */
   findChannel(code: string): Promise<Channel | null>;
+  /** Every channel, by code. */
+  listChannels(): Promise<Channel[]>;
+  /** Changes the given settings of a channel; returns the updated channel, or null when there is none. */
+  updateChannel(code: string, changes: ChannelChanges): Promise<Channel | null>;
   /** Creates an agent; throws DomainError `channel-not-found` when the channel does not exist. */
   createAgent(agent: NewAgent): Promise<Agent>;
   /** Returns the agent, or null. */
@@ -31,9 +51,20 @@ export interface AgentDirectory {
   insertKey(key: ApiKeyRecord): Promise<void>;
   /** Returns the key record, or null. */
   findKey(keyId: string): Promise<ApiKeyRecord | null>;
+  /** The agent's keys with when each was last used (as far as recorded), oldest first; empty when none. */
+  listKeys(agentId: string): Promise<KeyWithUsage[]>;
   /**
-   * Revokes the key. An already revoked key keeps its first revocation, except that `leaked`
-   * always wins (a rotated key found leaked later becomes leaked). Returns null for no such key.
+   * Rolls a key, atomically: stores `next` (whose `rolledFromKeyId` names `fromKeyId`) and
+   * schedules `fromKeyId`'s revocation as `rotated` at `until`. Only a key that is ACTIVE, with no
+   * revocation stored, can be rolled: otherwise (revoked, already rolled, unknown, or another
+   * roll of it winning a race) nothing is stored and null is returned.
    */
-  revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<ApiKeyRecord | null>;
+  rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date): Promise<ApiKeyRecord | null>;
+  /**
+   * Revokes the key by the rule of `revokedKey` (an already revoked key keeps its first
+   * revocation, except that `leaked` always wins; a rotation still ahead is brought forward).
+   * With `leaked`, every key rolled from it, directly or not, is revoked as leaked in the same
+   * transaction, since whoever held the key could have rolled it. Returns null for no such key.
+   */
+  revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null>;
 }

@@ -14,7 +14,14 @@ export interface Channel {
   readonly currency: string;
   /** Signed adjustment to base fares in basis points (250 = +2.5 %). */
   readonly markupBps: number;
+  /** Orders may be cancelled free of charge until this many hours before the start. */
+  readonly freeCancellationHours: number;
+  /** After that, the fee of a cancellation, in basis points of the order's price. */
+  readonly lateCancellationFeeBps: number;
 }
+
+/** The channel's cancellation terms when none are set. */
+export const DEFAULT_CANCELLATION_TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5_000 } as const;
 
 /** A travel agent (partner) and its contract. */
 export interface Agent {

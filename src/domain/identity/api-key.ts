@@ -26,7 +26,13 @@ export interface ApiKeyRecord {
   readonly revokedReason: RevokedReason | null;
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
+  /**
+   * When the revocation takes effect. A rolled key is revoked as `rotated` at the end of its
+   * overlap, which may still lie ahead: until then the key authenticates.
+   */
   readonly revokedAt: Date | null;
+  /** The key this one was rolled from, or null for a key the operator issued. */
+  readonly rolledFromKeyId: string | null;
 }
 
 /** Makes a new plaintext key from the random source. */
@@ -44,9 +50,68 @@ export const isWellFormedApiKey = (text: string): boolean => {
   return rest.slice(BODY_LENGTH) === checksum(body);
 };
 
-/** Whether a stored key may still authenticate at `now`. */
+/** Whether the key's revocation has taken effect at `now` (a rolled key's lies ahead during its overlap). */
+export const isRevokedAt = (key: ApiKeyRecord, now: Date): boolean =>
+  key.status === 'REVOKED' && (key.revokedAt === null || key.revokedAt.getTime() <= now.getTime());
+
+/**
+ * Whether a stored key may still authenticate at `now`. Evaluated on every request from the
+ * (possibly cached) record, so a rolled key stops at the end of its overlap with no change made
+ * to storage at that moment.
+ */
 export const isKeyUsable = (key: ApiKeyRecord, now: Date): boolean =>
-  key.status === 'ACTIVE' && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
+  !isRevokedAt(key, now) && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
+
+/** Whether the key was revoked as leaked (which freezes what was done with it). */
+export const isLeaked = (key: ApiKeyRecord): boolean => key.status === 'REVOKED' && key.revokedReason === 'leaked';
+
+/**
+ * A revocation applied to a stored key at `at`. A key not yet revoked, or whose rotation still
+ * lies ahead, is revoked at `at` for `reason`; a key already revoked keeps its first revocation,
+ * except that `leaked` always wins (a rotated key found leaked later becomes leaked). Both stores
+ * apply this same rule.
+ */
+export const revokedKey = (key: ApiKeyRecord, reason: RevokedReason, at: Date): ApiKeyRecord => {
+  if (!isRevokedAt(key, at)) return { ...key, status: 'REVOKED', revokedReason: reason, revokedAt: at };
+  return reason === 'leaked' ? { ...key, revokedReason: 'leaked' } : key;
+};
+
+/** What an agent or operator is shown of a key at `now`: metadata only, never the hash. */
+export interface KeyView {
+  readonly id: string;
+  readonly prefix: string;
+  readonly status: KeyStatus;
+  readonly createdAt: Date;
+  /** When the key stops working: its expiry, or the end of a rolled key's overlap if sooner. */
+  readonly expiresAt: Date | null;
+  readonly lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
+  readonly revokedReason: RevokedReason | null;
+  readonly rolledFromKeyId: string | null;
+}
+
+/** The key as it stands at `now`: a rolled key in its overlap is still ACTIVE, ending at the overlap's end. */
+export const keyViewAt = (key: ApiKeyRecord, lastUsedAt: Date | null, now: Date): KeyView => {
+  const revoked = isRevokedAt(key, now);
+  const pendingEnd = key.status === 'REVOKED' && !revoked ? key.revokedAt : null;
+  const expiresAt =
+    pendingEnd !== null && (key.expiresAt === null || pendingEnd.getTime() < key.expiresAt.getTime()) ? pendingEnd : key.expiresAt;
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    status: revoked ? 'REVOKED' : 'ACTIVE',
+    createdAt: key.createdAt,
+    expiresAt,
+    lastUsedAt,
+    revokedAt: revoked ? key.revokedAt : null,
+    revokedReason: revoked ? key.revokedReason : null,
+    rolledFromKeyId: key.rolledFromKeyId,
+  };
+};
+
+/** Overlap of a roll when the caller names none, and the most it may name (seconds). */
+export const DEFAULT_ROLL_OVERLAP_SECONDS = 3600;
+export const MAX_ROLL_OVERLAP_SECONDS = 86_400;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

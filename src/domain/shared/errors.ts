@@ -64,7 +64,9 @@ export type Reason =
   | 'agent-not-found'
   | 'channel-not-found'
   | 'channel-exists'
-  | 'key-not-found';
+  | 'key-not-found'
+  // agents' own keys
+  | 'key-already-rolled';
 
 /** A rule of the service was broken; `reason` is the stable code, `message` is for humans. */
 export class DomainError extends Error {

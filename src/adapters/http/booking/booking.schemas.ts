@@ -100,6 +100,7 @@ export const idempotencyHeaders = z.object({
 
 export const ordersQuery = z.object({
   status: z.enum(ORDER_STATUSES as unknown as ['CONFIRMED', 'CANCELLED']).optional(),
+  agentReference: z.string().min(1).max(100).optional().describe('Only the orders with exactly this agent reference'),
   cursor: z.string().min(1).max(256).optional(),
   limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
 });
@@ -119,4 +120,33 @@ export const orderSchema = z.object({
   details: z.union([transferDetails, busDetails]),
   createdAt: timestamp(),
   cancelledAt: timestamp().nullable(),
+  cancellationTerms: z.object({ freeCancellationHours: z.number().int(), lateCancellationFeeBps: z.number().int() }),
+  refund: moneySchema.nullable().describe('What the cancel refunded; null until the order is cancelled'),
+  fee: moneySchema.nullable().describe('What the cancel charged; null until the order is cancelled'),
+});
+
+export const cancellationSchema = z.object({
+  cancellable: z.boolean(),
+  reason: z.enum(['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed']).nullable()
+    .describe('The reason a cancel would be refused with now, or null'),
+  refund: moneySchema.nullable().describe('What a cancel now would refund; null when it would be refused'),
+  fee: moneySchema.nullable().describe('What a cancel now would charge; null when it would be refused'),
+  freeUntil: timestamp().describe('Until this moment (inclusive) a cancel is free of charge'),
+});
+
+export const rollKeyBody = z.object({
+  overlapSeconds: z.number().int().min(0).max(86_400).optional()
+    .describe('How long the calling key keeps working after the roll (default 3600)'),
+});
+
+export const keySchema = z.object({
+  id: z.string(),
+  prefix: z.string(),
+  status: z.enum(['ACTIVE', 'REVOKED']),
+  createdAt: timestamp(),
+  expiresAt: timestamp().nullable().describe('When the key stops working: its expiry, or the end of a rolled key\'s overlap'),
+  lastUsedAt: timestamp().nullable().describe('Approximate: may lag by up to 60 s'),
+  revokedAt: timestamp().nullable(),
+  revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),
+  rolledFromKeyId: z.string().nullable(),
 });

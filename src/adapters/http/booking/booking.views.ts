@@ -1,5 +1,7 @@
 import type { TripOffer } from '../../../application/booking/list-trips.js';
+import type { CancellationDecision } from '../../../domain/booking/cancellation.js';
 import type { Order } from '../../../domain/booking/order.js';
+import type { KeyView } from '../../../domain/identity/api-key.js';
 import type { Quote } from '../../../domain/booking/quote.js';
 
 /** What the API shows of a trip. */
@@ -40,4 +42,31 @@ export const orderView = (o: Order) => ({
   details: o.details,
   createdAt: o.createdAt.toISOString(),
   cancelledAt: o.cancelledAt === null ? null : o.cancelledAt.toISOString(),
+  cancellationTerms: o.terms,
+  refund: o.refund,
+  fee: o.fee,
 });
+
+/** What the API shows of a cancellation decision. */
+export const cancellationView = (d: CancellationDecision) => ({
+  cancellable: d.cancellable,
+  reason: d.reason,
+  refund: d.refund,
+  fee: d.fee,
+  freeUntil: d.freeUntil.toISOString(),
+});
+
+/** What the API shows of a key: metadata only, never the key or its hash. */
+export const keyView = (k: KeyView) => ({
+  id: k.id,
+  prefix: k.prefix,
+  status: k.status,
+  createdAt: k.createdAt.toISOString(),
+  expiresAt: iso(k.expiresAt),
+  lastUsedAt: iso(k.lastUsedAt),
+  revokedAt: iso(k.revokedAt),
+  revokedReason: k.revokedReason,
+  rolledFromKeyId: k.rolledFromKeyId,
+});
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());

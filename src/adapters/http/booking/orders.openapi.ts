@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OperationSpec } from '../operation.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
-import { idempotencyHeaders, orderBody, orderParams, orderSchema, ordersQuery } from './booking.schemas.js';
+import { cancellationSchema, idempotencyHeaders, orderBody, orderParams, orderSchema, ordersQuery } from './booking.schemas.js';
 
 /** The published description of the order routes. */
 export const orderOperations: readonly OperationSpec[] = [
@@ -36,12 +36,13 @@ export const orderOperations: readonly OperationSpec[] = [
     path: '/api/v1/orders',
     operationId: 'listOrders',
     summary: 'The caller’s orders, newest first',
+    description: 'Filter by `status`, or by `agentReference` (exact match) to find an order whose response was lost.',
     tags: ['orders'],
     token: 'api-key',
     request: { query: ordersQuery },
     responses: {
       200: { description: 'One keyset page', schema: z.object({ data: z.array(orderSchema), nextCursor: z.string().nullable() }) },
-      400: { description: 'Bad status, limit or cursor', reasons: ['invalid-request'] },
+      400: { description: 'Bad status, agentReference, limit or cursor', reasons: ['invalid-request'] },
       ...KEY_ERRORS,
     },
   },
@@ -63,12 +64,30 @@ export const orderOperations: readonly OperationSpec[] = [
   },
   {
     surface: 'booking',
+    method: 'get',
+    path: '/api/v1/orders/{orderId}/cancellation',
+    operationId: 'previewCancellation',
+    summary: 'What cancelling the order would do now',
+    description:
+      'The same decision a cancel would make at this moment: whether it would succeed (else the `reason` it would give), the refund and the fee. A cancel is free until `freeUntil` (the order’s `freeCancellationHours` before the pickup or departure, inclusive); after that the fee is `lateCancellationFeeBps` of the price, rounded once to the minor unit (half away from zero); from the start on, nothing is cancelled.',
+    tags: ['orders'],
+    token: 'api-key',
+    request: { params: orderParams },
+    responses: {
+      200: { description: 'What a cancel would do now', schema: cancellationSchema },
+      400: INVALID,
+      ...KEY_ERRORS,
+      404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
+    },
+  },
+  {
+    surface: 'booking',
     method: 'post',
     path: '/api/v1/orders/{orderId}/cancel',
     operationId: 'cancelOrder',
     summary: 'Cancel one of the caller’s orders',
     description:
-      'Gives a bus order’s seats back. An order placed with a key later revoked as leaked cannot be cancelled, whoever asks and with whatever key (keys revoked for rotation or by an operator do not freeze orders). Nothing is cancelled once the pickup or departure has passed.',
+      'Refunds the price less the fee of the order’s cancellation terms (see the cancellation preview; the order then carries `refund` and `fee`) and gives a bus order’s seats back. An order placed with a key later revoked as leaked cannot be cancelled, whoever asks and with whatever key (keys revoked for rotation or by an operator do not freeze orders). Nothing is cancelled once the pickup or departure has passed.',
     tags: ['orders'],
     token: 'api-key',
     request: { params: orderParams, headers: idempotencyHeaders },

@@ -1,17 +1,18 @@
 import { Router, type RequestHandler } from 'express';
-import type { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../../../application/booking/manage-orders.js';
+import type { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../../../application/booking/manage-orders.js';
 import { jsonBody } from '../body.js';
 import { agentOf } from '../request-context.js';
 import { parseBody, parseParams, parseQuery } from '../validate.js';
 import { orderBody, orderParams, ordersQuery } from './booking.schemas.js';
-import { orderView } from './booking.views.js';
+import { cancellationView, orderView } from './booking.views.js';
 
-/** Orders: place (with Idempotency-Key), list, read and cancel, always the caller's own. */
+/** Orders: place (with Idempotency-Key), list, read, preview a cancel and cancel, always the caller's own. */
 export function orderRoutes(deps: {
   placeOrder: PlaceOrder;
   getOrder: GetOrder;
   listOrders: ListOrders;
   cancelOrder: CancelOrder;
+  previewCancellation: PreviewCancellation;
   /** The Idempotency-Key middleware, scoped to the calling agent. */
   idempotent: RequestHandler;
 }): Router {
@@ -35,6 +36,12 @@ export function orderRoutes(deps: {
     const order = await deps.getOrder.execute(agentOf(res.locals), orderId);
     res.setHeader('Cache-Control', 'no-store');
     res.json(orderView(order));
+  });
+  router.get('/orders/:orderId/cancellation', async (req, res) => {
+    const { orderId } = parseParams(orderParams, req);
+    const decision = await deps.previewCancellation.execute(agentOf(res.locals), orderId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(cancellationView(decision));
   });
   router.post('/orders/:orderId/cancel', jsonBody, deps.idempotent, async (req, res) => {
     const { orderId } = parseParams(orderParams, req);

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { OperationSpec } from '../operation.js';
+import { BODY_LIMITS, INVALID_BODY, KEY_ERRORS } from './booking.openapi-common.js';
+import { idempotencyHeaders, keySchema, rollKeyBody } from './booking.schemas.js';
+
+/** The published description of the agent's own key routes. */
+export const keyOperations: readonly OperationSpec[] = [
+  {
+    surface: 'booking',
+    method: 'get',
+    path: '/api/v1/keys',
+    operationId: 'listKeys',
+    summary: 'The calling agent’s keys (metadata only)',
+    description:
+      'Every key of the calling agent, oldest first, without the key itself. `lastUsedAt` is approximate: it may lag by up to 60 s. A rolled key in its overlap is ACTIVE with `expiresAt` at the end of the overlap.',
+    tags: ['keys'],
+    token: 'api-key',
+    responses: {
+      200: { description: 'The agent’s keys', schema: z.object({ data: z.array(keySchema) }) },
+      ...KEY_ERRORS,
+    },
+  },
+  {
+    surface: 'booking',
+    method: 'post',
+    path: '/api/v1/keys/current/roll',
+    operationId: 'rollCurrentKey',
+    summary: 'Roll the calling key',
+    description:
+      'Issues a new key for the same agent (with the same expiry) and returns it once. The calling key keeps working for `overlapSeconds` (default 3600, at most 86400; 0 ends it at once) and then counts as REVOKED with reason `rotated`. Only the calling key can be rolled, and only once. With an Idempotency-Key, a retry replays the first response (the same new key).',
+    tags: ['keys'],
+    token: 'api-key',
+    request: { body: rollKeyBody, headers: idempotencyHeaders },
+    responses: {
+      201: {
+        description: 'The new key (shown only here) and its metadata',
+        schema: z.object({ apiKey: z.string(), key: keySchema, previousKeyValidUntil: z.string() }),
+      },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      409: {
+        description: 'The calling key was already rolled; or a request with this Idempotency-Key is still running',
+        reasons: ['key-already-rolled', 'idempotency-key-in-use'],
+      },
+      ...BODY_LIMITS,
+      422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
+    },
+  },
+  {
+    surface: 'booking',
+    method: 'post',
+    path: '/api/v1/keys/current/report-leak',
+    operationId: 'reportCurrentKeyLeaked',
+    summary: 'Report the calling key leaked',
+    description:
+      'Revokes the calling key as `leaked` at once, on every instance within a second, and with it every key rolled from it, directly or not. Orders placed with any of these keys can no longer be cancelled (409 `booked-with-leaked-key`). The key used for this request stops working with it.',
+    tags: ['keys'],
+    token: 'api-key',
+    responses: {
+      200: { description: 'The revoked key, and the keys rolled from it that were revoked with it', schema: z.object({ key: keySchema, rolledKeys: z.array(keySchema) }) },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      ...BODY_LIMITS,
+    },
+  },
+];

@@ -1,0 +1,38 @@
+import { Router, type RequestHandler } from 'express';
+import type { ListOwnKeys, ReportOwnKeyLeaked, RollOwnKey } from '../../../application/identity/own-keys.js';
+import { jsonBody } from '../body.js';
+import { agentOf } from '../request-context.js';
+import { parseBody } from '../validate.js';
+import { rollKeyBody } from './booking.schemas.js';
+import { keyView } from './booking.views.js';
+
+/**
+ * The calling agent's keys: list them, roll the calling key, report the calling key leaked. Each
+ * write acts on the key that authenticated the request and nothing else: no route names a key.
+ */
+export function keyRoutes(deps: {
+  listOwnKeys: ListOwnKeys;
+  rollOwnKey: RollOwnKey;
+  reportOwnKeyLeaked: ReportOwnKeyLeaked;
+  /** The Idempotency-Key middleware, scoped to the calling agent. */
+  idempotent: RequestHandler;
+}): Router {
+  const router = Router();
+  router.get('/keys', async (_req, res) => {
+    const keys = await deps.listOwnKeys.execute(agentOf(res.locals));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ data: keys.map(keyView) });
+  });
+  router.post('/keys/current/roll', jsonBody, deps.idempotent, async (req, res) => {
+    const body = parseBody(rollKeyBody, req);
+    const rolled = await deps.rollOwnKey.execute(agentOf(res.locals), body);
+    res.status(201).setHeader('Cache-Control', 'no-store');
+    res.json({ apiKey: rolled.apiKey, key: keyView(rolled.key), previousKeyValidUntil: rolled.previousKeyValidUntil.toISOString() });
+  });
+  router.post('/keys/current/report-leak', jsonBody, async (_req, res) => {
+    const leak = await deps.reportOwnKeyLeaked.execute(agentOf(res.locals));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ key: keyView(leak.key), rolledKeys: leak.rolledKeys.map(keyView) });
+  });
+  return router;
+}
