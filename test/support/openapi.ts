@@ -5,6 +5,7 @@ import { OPERATIONS } from '../../src/adapters/http/operations.js';
 import type { OperationSpec, ResponseSpec } from '../../src/adapters/http/operation.js';
 import { problemSchemaFor } from '../../src/adapters/http/openapi/problem.js';
 import { effectiveResponses } from '../../src/adapters/http/openapi/responses.js';
+import { mountedPath } from '../../src/adapters/http/openapi/documents.js';
 
 /** The operation with this id, or a failed assertion. */
 export function operation(operationId: string): OperationSpec {
@@ -140,7 +141,7 @@ export function routeCoverage(
   const key = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
   const mounted = new Set(mountedRoutes(app).map((r) => key(r.method, r.path)));
   const documented = new Set(
-    operations.map((op) => key(op.method, op.surface === 'wallet' ? `${options.walletBasePath ?? ''}${op.path}` : op.path)),
+    operations.map((op) => key(op.method, mountedPath(op, options.walletBasePath ?? ''))),
   );
   return {
     undocumented: [...mounted].filter((r) => !documented.has(r)).sort(),

@@ -182,6 +182,20 @@ describe('OpenAPI documents', () => {
     expect(booking.servers[0]!.url).to.equal('/');
   });
 
+  it('when a token-less operation names its caller, then it is only in that side’s file; a root one keeps its path under a base path', () => {
+    const ops: OperationSpec[] = [
+      walletOp('none', '/oauth/revoke', { method: 'post', caller: 'backend' }),
+      walletOp('none', '/auth/login', { method: 'post', caller: 'app' }),
+      walletOp('none', '/.well-known/oauth-authorization-server', { caller: 'backend', atRoot: true }),
+      walletOp('user', '/auth/logout', { method: 'post' }),
+    ];
+    expect(idsOf(doc('wallet-backend-api.yaml', ops))).to.deep.equal([ops[0]!.operationId, ops[2]!.operationId].sort());
+    expect(idsOf(doc('wallet-app-api.yaml', ops))).to.deep.equal([ops[1]!.operationId, ops[3]!.operationId].sort());
+    expect(idsOf(doc('wallet-api.yaml', ops))).to.deep.equal(ops.map((o) => o.operationId).sort());
+    const paths = Object.keys(doc('wallet-api.yaml', ops, '/wallet').paths);
+    expect(paths).to.include.members(['/.well-known/oauth-authorization-server', '/wallet/oauth/revoke']);
+  });
+
   it('when the operation list is reordered, then the documents are the same', () => {
     for (const file of OPENAPI_FILES) expect(doc(file, [...sample].reverse())).to.deep.equal(doc(file));
   });

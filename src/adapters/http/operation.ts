@@ -37,6 +37,13 @@ export interface OperationSpec {
   readonly description?: string;
   readonly tags?: readonly string[];
   readonly token: TokenRule;
+  /**
+   * For a token-less wallet operation, the one client that calls it: the tenant's `backend`
+   * (it takes the client secret: never in the app file) or the wallet `app`. Unset: both.
+   */
+  readonly caller?: 'backend' | 'app';
+  /** A wallet operation served at the root whatever `WALLET_BASE_PATH` is (well-known documents). */
+  readonly atRoot?: boolean;
   readonly request?: {
     readonly params?: z.ZodObject;
     readonly query?: z.ZodObject;

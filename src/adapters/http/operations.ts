@@ -7,6 +7,7 @@ import { tripOperations } from './booking/trips.openapi.js';
 import { quoteOperations } from './booking/quotes.openapi.js';
 import { orderOperations } from './booking/orders.openapi.js';
 import { authOperations } from './wallet/auth.openapi.js';
+import { oauthOperations } from './wallet/oauth.openapi.js';
 import { userOperations } from './wallet/users.openapi.js';
 import { jwksOperations } from './jwks.openapi.js';
 import { moneyOperations } from './wallet/money.openapi.js';
@@ -25,6 +26,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...healthOperations,
   ...docsOperations,
   ...authOperations,
+  ...oauthOperations,
   ...userOperations,
   ...jwksOperations,
   ...moneyOperations,

@@ -13,13 +13,23 @@ export type OpenApiFile = (typeof OPENAPI_FILES)[number];
 /** The version of the published interface (the booking surface is `/api/v1`). */
 export const API_VERSION = '1.0.0';
 
-/** Can a tenant backend, holding a machine token, call this wallet operation? Token-less ones: anyone can. */
+/**
+ * Can a tenant backend, holding a machine token, call this wallet operation? Token-less ones:
+ * those meant for a backend (or for both).
+ */
 export const machineMayCall = (op: OperationSpec): boolean =>
-  op.surface === 'wallet' && (op.token === 'machine' || op.token === 'either' || op.token === 'none');
+  op.surface === 'wallet' && (op.token === 'machine' || op.token === 'either' || (op.token === 'none' && op.caller !== 'app'));
 
-/** Can a wallet app, holding a user token, call this wallet operation? Token-less ones: anyone can. */
+/**
+ * Can a wallet app, holding a user token, call this wallet operation? Token-less ones: those
+ * meant for an app (or for both); never one that takes the client secret.
+ */
 export const userMayCall = (op: OperationSpec): boolean =>
-  op.surface === 'wallet' && (op.token === 'user' || op.token === 'either' || op.token === 'none');
+  op.surface === 'wallet' && (op.token === 'user' || op.token === 'either' || (op.token === 'none' && op.caller !== 'backend'));
+
+/** Where an operation is served, given where the wallet is mounted. */
+export const mountedPath = (op: OperationSpec, walletBasePath: string): string =>
+  op.surface === 'wallet' && op.atRoot !== true ? `${walletBasePath}${op.path}` : op.path;
 
 /** Which operations each file holds. Platform operations (health, docs) are in none of them. */
 export const FILE_MEMBERSHIP: Readonly<Record<OpenApiFile, (op: OperationSpec) => boolean>> = {
@@ -173,7 +183,7 @@ function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: 
   const responses = Object.fromEntries(Object.entries(effectiveResponses(op)).map(([s, spec]) => [s, responseOf(Number(s), spec)]));
   return {
     method: op.method,
-    path: op.surface === 'wallet' ? `${walletBasePath}${op.path}` : op.path,
+    path: mountedPath(op, walletBasePath),
     operationId: op.operationId,
     summary: op.summary,
     ...(op.description === undefined ? {} : { description: op.description }),
