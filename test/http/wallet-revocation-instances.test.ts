@@ -78,6 +78,21 @@ describe('token revocation and disabled users across two instances', () => {
     }
   });
 
+  it('when an instance has lost its change feed, then it still refuses a token revoked elsewhere (it asks the database)', async function () {
+    this.timeout(60_000);
+    const { startTestApp } = await import('../support/app.js');
+    const deaf = await startTestApp();
+    try {
+      const user = await delegatedToken(apps.a, machine);
+      expect((await balance(deaf, user.token)).status).to.equal(200);
+      await deaf.service.container.get(TOKENS.IdentityChangeFeed).stop();
+      await apps.a.request('/oauth/revoke', formPost({ token: user.token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }));
+      expect(await refusedOn(deaf, user.token)).to.equal(true);
+    } finally {
+      await deaf.stop();
+    }
+  });
+
   it('when a token was never revoked, then checking it needs no database read on a healthy instance', async () => {
     const user = await delegatedToken(apps.a, machine);
     const revocations = apps.b.service.container.get(TOKENS.TokenRevocations);

@@ -75,8 +75,12 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       bind(TOKENS.LoginThrottle).toConstantValue(new MemoryLoginThrottle());
       bind(TOKENS.SigningKeyStore).toConstantValue(new MemorySigningKeyStore());
       bind(TOKENS.TokenRevocations).toResolvedValue(
-        (clock: Clock) => new FeedTokenRevocationList(new MemoryRevokedTokenStore(), { trusted: true }, clock),
-        [TOKENS.Clock],
+        (clock: Clock, lifecycle: Lifecycle) => {
+          const list = new FeedTokenRevocationList(new MemoryRevokedTokenStore(), { trusted: true }, clock);
+          lifecycle.onStart(() => list.start());
+          return list;
+        },
+        [TOKENS.Clock, TOKENS.Lifecycle],
       );
     } else {
       // Revoked jtis live in memory on every instance, loaded at start and fed by the change
