@@ -128,7 +128,7 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
       const forged = await new SignJWT({ sub: 'usr_x', tid: tenant.tenantId })
         .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'wallet-user+jwt' })
         .sign(foreign.privateKey);
-      for (const token of ['not-a-token', forged, 'a.b.c']) expect((await revoke(token)).status, token).to.equal(200);
+      for (const token of ['not-a-token', forged, 'a.b.c', 'x'.repeat(9000)]) expect((await revoke(token)).status, token.slice(0, 20)).to.equal(200);
     });
 
     it('when the client does not authenticate, then RFC 6749 errors: 401 invalid_client, 400 invalid_request', async () => {
@@ -214,6 +214,7 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
         forged,
         tampered,
         garbage: 'garbage',
+        'too long to be a token': 'x'.repeat(9000),
       };
       const answers = new Set<string>();
       for (const [what, token] of Object.entries(cases)) {

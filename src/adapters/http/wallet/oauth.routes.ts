@@ -24,9 +24,6 @@ const invalidClient = (why: string): OAuthError => new OAuthError(401, 'invalid_
 
 const formDecode = (text: string): string => decodeURIComponent(text.replace(/\+/g, ' '));
 
-/** The longest token the revocation and introspection endpoints read (as the bearer check does). */
-const MAX_TOKEN_LENGTH = 8192;
-
 /**
  * Reads `Authorization: Basic` client credentials (RFC 6749 §2.3.1: id and secret are
  * form-encoded before base64). Null when there is no Authorization header.
@@ -76,11 +73,13 @@ function credentialsOf(req: Request, form: Record<string, string>): ClientCreden
   return { clientId: formId, clientSecret: formSecret };
 }
 
-/** The form's `token` parameter (RFC 7009 §2.1, RFC 7662 §2.1). */
+/**
+ * The form's `token` parameter (RFC 7009 §2.1, RFC 7662 §2.1). A value that cannot be a token
+ * (too long, say) is still answered like any unknown token, not as a malformed request.
+ */
 function tokenOf(form: Record<string, string>): string {
   const token = form.token;
   if (token === undefined || token === '') throw new OAuthError(400, 'invalid_request', 'token is required.');
-  if (token.length > MAX_TOKEN_LENGTH) throw new OAuthError(400, 'invalid_request', `token must be at most ${MAX_TOKEN_LENGTH} characters.`);
   return token;
 }
 
