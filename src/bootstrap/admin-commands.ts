@@ -23,5 +23,9 @@ export const adminUseCases = (service: Service): AdminUseCases => {
     createTenant: c.get(TOKENS.CreateTenant),
     createWalletUser: c.get(TOKENS.CreateWalletUser),
     rotateSigningKey: c.get(TOKENS.RotateSigningKey),
+    listTenants: c.get(TOKENS.ListTenants),
+    rotateClientSecret: c.get(TOKENS.RotateClientSecret),
+    listTenantUsers: c.get(TOKENS.ListTenantUsers),
+    setWalletUserDisabled: c.get(TOKENS.SetWalletUserDisabled),
   };
 };

@@ -49,7 +49,19 @@ import type {
   GetWalletUser,
   ListWalletUsers,
 } from '../application/wallet/manage-wallet-users.js';
-import type { CreateTenant, ResetClientSecret, RotateSigningKey } from '../application/admin/manage-tenants.js';
+import type {
+  CreateTenant,
+  ListTenants,
+  ListTenantUsers,
+  ResetClientSecret,
+  RotateClientSecret,
+  RotateSigningKey,
+  SetWalletUserDisabled,
+} from '../application/admin/manage-tenants.js';
+import type { TokenRevocationList } from '../domain/identity/token-revocation.port.js';
+import type { AuthenticateClient } from '../application/wallet/authenticate-client.js';
+import type { LogOut, RevokeToken } from '../application/wallet/revoke-token.js';
+import type { IntrospectToken } from '../application/wallet/introspect-token.js';
 import type { RateLimits } from '../adapters/http/rate-limits.js';
 import type { ServiceMetrics } from '../adapters/http/metrics.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
@@ -152,6 +164,15 @@ export const TOKENS = {
   CreateTenant: token<CreateTenant>('CreateTenant'),
   ResetClientSecret: token<ResetClientSecret>('ResetClientSecret'),
   RotateSigningKey: token<RotateSigningKey>('RotateSigningKey'),
+  TokenRevocations: token<TokenRevocationList>('TokenRevocations'),
+  AuthenticateClient: token<AuthenticateClient>('AuthenticateClient'),
+  RevokeToken: token<RevokeToken>('RevokeToken'),
+  IntrospectToken: token<IntrospectToken>('IntrospectToken'),
+  LogOut: token<LogOut>('LogOut'),
+  RotateClientSecret: token<RotateClientSecret>('RotateClientSecret'),
+  ListTenants: token<ListTenants>('ListTenants'),
+  ListTenantUsers: token<ListTenantUsers>('ListTenantUsers'),
+  SetWalletUserDisabled: token<SetWalletUserDisabled>('SetWalletUserDisabled'),
   // reliability
   /** Named request-rate limiters (`login`, `token`, `delegated`, `payments`, …) to mount on routes. */
   RateLimits: token<RateLimits>('RateLimits'),

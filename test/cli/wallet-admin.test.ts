@@ -4,9 +4,9 @@ import { runAdmin } from '../../src/adapters/cli/admin.js';
 import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-commands.js';
 import { openService } from '../../src/bootstrap/service.js';
 import { silentLog, startTestApp, testConfig, type TestApp } from '../support/app.js';
-import { unique } from '../support/builders.js';
+import { eventually, unique } from '../support/builders.js';
 import { databaseUrl } from '../support/database.js';
-import { bearer, formPost, login, testAddress } from '../support/wallet-builders.js';
+import { bearer, delegatedToken, formPost, login, machineToken, testAddress } from '../support/wallet-builders.js';
 
 /** Each admin command runs as a separate process on the test database. */
 const admin = adminProcess;
@@ -43,6 +43,45 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
     expect(res.status).to.equal(200);
     const me = await app.request('/me', { headers: bearer(((await res.json()) as { access_token: string }).access_token) });
     expect(((await me.json()) as { id: string }).id).to.equal(userId);
+  });
+
+  it('when an operator lists, rotates and disables, then the JSON is as documented and the service follows at once', async function () {
+    // Seven separate admin processes.
+    this.timeout(240_000);
+    const tenant = (JSON.parse((await admin(url!, 'tenant', 'create', '--name', `Rot ${unique()}`, '--json')).stdout)) as { tenantId: string; clientId: string; clientSecret: string };
+    const rotated = await admin(url!, 'tenant', 'rotate-secret', '--tenant', tenant.tenantId, '--overlap-hours', '2', '--json');
+    expect(rotated.code, rotated.stderr).to.equal(0);
+    const r = JSON.parse(rotated.stdout) as { tenantId: string; clientId: string; clientSecret: string; previousSecretValidUntil: string };
+    expect(Object.keys(r).sort()).to.deep.equal(['clientId', 'clientSecret', 'previousSecretValidUntil', 'tenantId']);
+    expect(r).to.include({ tenantId: tenant.tenantId, clientId: tenant.clientId });
+    expect(Date.parse(r.previousSecretValidUntil) - Date.now()).to.be.within(2 * 3600_000 - 120_000, 2 * 3600_000);
+    for (const secret of [tenant.clientSecret, r.clientSecret]) {
+      const res = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: secret }));
+      expect(res.status).to.equal(200);
+    }
+    const list = await admin(url!, 'tenant', 'list', '--json');
+    expect(list.code, list.stderr).to.equal(0);
+    const tenants = (JSON.parse(list.stdout) as { data: Array<Record<string, unknown>> }).data;
+    const listed = tenants.find((t) => t.tenantId === tenant.tenantId)!;
+    expect(listed).to.include({ clientId: tenant.clientId, previousSecretValidUntil: r.previousSecretValidUntil });
+    expect(list.stdout).not.to.include('pbcs_');
+
+    const machine = await machineToken(app, { ...tenant, clientSecret: r.clientSecret });
+    const user = await delegatedToken(app, machine);
+    expect((await app.request('/me', { headers: bearer(user.token) })).status).to.equal(200);
+    const off = await admin(url!, 'user', 'disable', '--user', user.userId, '--json');
+    expect(off.code, off.stderr).to.equal(0);
+    expect(JSON.parse(off.stdout)).to.include({ userId: user.userId, status: 'DISABLED' });
+    await eventually(async () => (await app.request('/me', { headers: bearer(user.token) })).status === 401, 1000, 'the disabled user’s token is refused');
+    const users = await admin(url!, 'user', 'list', '--tenant', tenant.tenantId, '--json');
+    expect((JSON.parse(users.stdout) as { data: Array<Record<string, unknown>> }).data).to.have.length(1).and.to.satisfy((d: Array<Record<string, unknown>>) => d[0]!.status === 'DISABLED');
+    const on = await admin(url!, 'user', 'enable', '--user', user.userId, '--json');
+    expect(JSON.parse(on.stdout)).to.deep.equal({ userId: user.userId, status: 'ACTIVE', disabledAt: null });
+    // The token from before stays dead; a new one works.
+    expect((await app.request('/me', { headers: bearer(user.token) })).status).to.equal(401);
+    const unknown = await admin(url!, 'user', 'disable', '--user', 'usr_nobody', '--json');
+    expect(unknown.code).to.equal(1);
+    expect(JSON.parse(unknown.stderr).error.reason).to.equal('user-not-found');
   });
 
   it('when demo seed --reset runs, then it prints wallet credentials that work and the previous ones stop working', async function () {

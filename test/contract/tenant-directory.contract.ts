@@ -12,6 +12,8 @@ const tenant = (over: Partial<Tenant> = {}): Tenant => ({
   clientSecretHash: 'a'.repeat(64),
   currency: 'THB',
   createdAt: new Date('2026-01-01T00:00:00.000Z'),
+  previousClientSecretHash: null,
+  previousSecretValidUntil: null,
   ...over,
 });
 
@@ -23,6 +25,8 @@ const user = (tenantId: string, over: Partial<WalletUser> = {}): WalletUser => (
   email: null,
   passwordHash: null,
   createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ++seq)),
+  disabledAt: null,
+  tokensValidFrom: null,
   ...over,
 });
 
@@ -101,6 +105,37 @@ export function tenantDirectoryContract(name: string, make: () => Promise<Tenant
       const got = await Promise.all(Array.from({ length: 10 }, () => d.ensureUser(user(t.id, { externalUserRef: 'race' }))));
       expect(new Set(got.map((u) => u.id)).size).to.equal(1);
       expect(await d.listUsers(t.id, null, 100)).to.have.length(1);
+    });
+    it('when a secret is rotated with an overlap, then the old hash is kept until then; without one, or on a reset, it is dropped', async () => {
+      const t = tenant();
+      await d.createTenant(t);
+      const until = new Date('2026-02-01T00:00:00.000Z');
+      const rotated = await d.rotateClientSecret(t.id, 'b'.repeat(64), until);
+      expect(rotated).to.deep.include({ clientSecretHash: 'b'.repeat(64), previousClientSecretHash: 'a'.repeat(64), previousSecretValidUntil: until });
+      expect(await d.findTenant(t.id)).to.deep.equal(rotated);
+      // A second rotation keeps only the secret current at that moment: a tenant holds two at most.
+      const again = await d.rotateClientSecret(t.id, 'c'.repeat(64), until);
+      expect(again).to.deep.include({ clientSecretHash: 'c'.repeat(64), previousClientSecretHash: 'b'.repeat(64) });
+      expect(await d.rotateClientSecret(t.id, 'd'.repeat(64), null)).to.deep.include({ previousClientSecretHash: null, previousSecretValidUntil: null });
+      await d.rotateClientSecret(t.id, 'e'.repeat(64), until);
+      expect(await d.replaceClientSecret(t.id, 'f'.repeat(64))).to.equal(true);
+      expect(await d.findTenant(t.id)).to.deep.include({ clientSecretHash: 'f'.repeat(64), previousClientSecretHash: null, previousSecretValidUntil: null });
+      expect(await d.rotateClientSecret(`tnt_${unique()}`, 'x', until)).to.equal(null);
+      expect((await d.listTenants()).map((x) => x.id)).to.include(t.id);
+    });
+
+    it('when a user is disabled and enabled, then disabledAt follows and the token cut-off stays; unknown users are null', async () => {
+      const t = tenant();
+      await d.createTenant(t);
+      const u = await d.createUser(user(t.id));
+      const first = new Date('2026-03-01T00:00:00.000Z');
+      expect(await d.setUserDisabled(u.id, first)).to.deep.include({ disabledAt: first, tokensValidFrom: first });
+      const later = new Date('2026-03-02T00:00:00.000Z');
+      expect(await d.setUserDisabled(u.id, later)).to.deep.include({ disabledAt: first, tokensValidFrom: later });
+      const enabled = await d.setUserDisabled(u.id, null);
+      expect(enabled).to.deep.include({ disabledAt: null, tokensValidFrom: later });
+      expect(await d.findUser(t.id, u.id)).to.deep.equal(enabled);
+      expect(await d.setUserDisabled(`usr_${unique()}`, first)).to.equal(null);
     });
   });
 }

@@ -74,15 +74,22 @@ describe('published interface (OpenAPI files)', () => {
     const ids = (file: (typeof OPENAPI_FILES)[number]) => operationsOf(parse(generated[file])).map((o) => o.operationId).sort();
     const wallet = OPERATIONS.filter((o) => o.surface === 'wallet');
     const tokenless = wallet.filter((o) => o.token === 'none').map((o) => o.operationId);
-    expect(tokenless.sort()).to.deep.equal(['getJwks', 'issueMachineToken', 'logIn']);
-    // The backend: what a machine token may call, the token endpoint (client secret) and the JWKS.
+    expect(tokenless.sort()).to.deep.equal(['getJwks', 'getOAuthServerMetadata', 'introspectToken', 'issueMachineToken', 'logIn', 'revokeToken']);
+    // The backend: what a machine token may call, and the token-less operations a backend uses
+    // (token endpoint, JWKS, metadata, revocation, introspection).
     expect(ids('wallet-backend-api.yaml')).to.deep.equal(
-      wallet.filter((o) => o.token === 'machine' || o.token === 'either').map((o) => o.operationId).concat(['getJwks', 'issueMachineToken']).sort(),
+      wallet
+        .filter((o) => o.token === 'machine' || o.token === 'either')
+        .map((o) => o.operationId)
+        .concat(['getJwks', 'getOAuthServerMetadata', 'introspectToken', 'issueMachineToken', 'revokeToken'])
+        .sort(),
     );
     // The app: what a user token may call and the password login; nothing that takes a client secret.
     expect(ids('wallet-app-api.yaml')).to.deep.equal(
       wallet.filter((o) => o.token === 'user' || o.token === 'either').map((o) => o.operationId).concat(['logIn']).sort(),
     );
+    expect(ids('wallet-app-api.yaml')).to.include.members(['logIn', 'logOut']);
+    expect(ids('wallet-app-api.yaml')).not.to.include.members(['issueMachineToken', 'getOAuthServerMetadata', 'revokeToken', 'introspectToken']);
     expect(ids('wallet-api.yaml')).to.deep.equal(wallet.map((o) => o.operationId).sort());
     expect(ids('booking-api.yaml')).to.deep.equal(OPERATIONS.filter(FILE_MEMBERSHIP['booking-api.yaml']).map((o) => o.operationId).sort());
   });

@@ -114,7 +114,7 @@ const headersFor = (creds: Creds) =>
 
 // As the server sees it: the client resolves dot segments ("/oauth/token/." is "/oauth/token/").
 const isOAuthTokenPath = (path: string): boolean =>
-  /^\/oauth\/token\/?(\?|$)/.test(new URL(path, 'http://x').pathname.replace(/^\/[A-Za-z0-9._-]+(?=\/oauth\/)/, ''));
+  /^\/oauth\/(token|revoke|introspect)\/?(\?|$)/.test(new URL(path, 'http://x').pathname.replace(/^\/[A-Za-z0-9._-]+(?=\/oauth\/)/, ''));
 
 /** Sends one request and checks its answer; returns the status, or null when the client refused to send it. */
 async function check(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: { type: string; body: string }): Promise<number | null> {
@@ -136,7 +136,7 @@ async function check(app: TestApp, method: string, path: string, headers: Record
   expect(res.status, where).to.be.below(500);
   expect(text, where).not.to.match(LEAKS);
   if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json') && isOAuthTokenPath(path)) {
-    // The token endpoint answers errors the RFC 6749 §5.2 way, so OAuth clients understand them.
+    // The OAuth endpoints answer errors the RFC 6749 §5.2 way, so OAuth clients understand them.
     expect((JSON.parse(text) as { error?: unknown }).error, where).to.be.a('string');
   } else if (res.status >= 400) {
     expect(res.headers.get('content-type') ?? '', where).to.match(/^application\/problem\+json/);
@@ -212,6 +212,8 @@ describe('fuzzing the write operations with a valid credential', function () {
   let machine: string;
   let payer: { token: string; userId: string };
   let payee: { token: string; userId: string };
+  /** Signs out when a logout is accepted, so the payer's token survives the fuzzing. */
+  let leaver: { token: string; userId: string };
   let schedule: BusSchedule;
   const date = dateAhead(30);
   const contact = { name: 'Somchai P.', email: 'somchai@example.com', phone: '+66 81 000 0000' };
@@ -239,6 +241,7 @@ describe('fuzzing the write operations with a valid credential', function () {
     machine = await machineToken(app, tenant);
     payer = await delegatedToken(app, machine);
     payee = await delegatedToken(app, machine);
+    leaver = await delegatedToken(app, machine);
     real.topUpId = (await created<{ id: string }>(await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'fuzz' }, bearer(machine))))).id;
     real.paymentId = (await created<{ id: string }>(await app.request('/me/payments', json('POST', { amount: 400, reference: 'fuzz' }, bearer(payer.token))))).id;
     real.quoteId = await busQuote();
@@ -266,6 +269,7 @@ describe('fuzzing the write operations with a valid credential', function () {
          (SELECT count(*) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id WHERE t.tenant_id = :tenant) AS entries,
          (SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE tenant_id = :tenant AND kind = 'USER') AS balances,
          (SELECT count(*) FROM wallet_users WHERE tenant_id = :tenant) AS wallet_users,
+         (SELECT count(*) FROM revoked_tokens WHERE tenant_id = :tenant) AS revoked_tokens,
          (SELECT count(*) FROM idempotency_keys WHERE scope IN (:s0, :s1, :s2, :s3)) AS idempotency_keys`,
       { agent: agent.agentId, schedule: schedule.id, tenant: tenant.tenantId, s0: scopes[0]!, s1: scopes[1]!, s2: scopes[2]!, s3: scopes[3]! },
     );
@@ -281,10 +285,10 @@ describe('fuzzing the write operations with a valid credential', function () {
       case 'either':
         return bearer(machine);
       case 'user':
-        return bearer(payer.token);
+        return bearer(op.path === '/auth/logout' ? leaver.token : payer.token);
       case 'none':
         if (op.path === '/auth/login') return { 'x-forwarded-for': testAddress() };
-        return op.path === '/oauth/token' ? { authorization: basicAuth(tenant.clientId, tenant.clientSecret) } : {};
+        return op.path.startsWith('/oauth/') ? { authorization: basicAuth(tenant.clientId, tenant.clientSecret) } : {};
     }
   };
 

@@ -217,6 +217,20 @@ describe('OpenAPI documents', () => {
     expect(Object.keys(booking.paths)).to.include('/api/v1/agent/account');
   });
 
+  it('when a token-less operation names its caller, then it is only in that side’s file; a root one keeps its path under a base path', () => {
+    const ops: OperationSpec[] = [
+      walletOp('none', '/oauth/revoke', { method: 'post', audience: 'backend' }),
+      walletOp('none', '/auth/login', { method: 'post', audience: 'app' }),
+      walletOp('none', '/.well-known/oauth-authorization-server', { audience: 'backend', atRoot: true }),
+      walletOp('user', '/auth/logout', { method: 'post' }),
+    ];
+    expect(idsOf(doc('wallet-backend-api.yaml', ops))).to.deep.equal([ops[0]!.operationId, ops[2]!.operationId].sort());
+    expect(idsOf(doc('wallet-app-api.yaml', ops))).to.deep.equal([ops[1]!.operationId, ops[3]!.operationId].sort());
+    expect(idsOf(doc('wallet-api.yaml', ops))).to.deep.equal(ops.map((o) => o.operationId).sort());
+    const paths = Object.keys(doc('wallet-api.yaml', ops, '/wallet').paths);
+    expect(paths).to.include.members(['/.well-known/oauth-authorization-server', '/wallet/oauth/revoke']);
+  });
+
   it('when the operation list is reordered, then the documents are the same', () => {
     for (const file of OPENAPI_FILES) expect(doc(file, [...sample].reverse())).to.deep.equal(doc(file));
   });

@@ -71,6 +71,26 @@ export class CachedTenantDirectory implements TenantDirectory {
     }
   }
 
+  listTenants(): Promise<Tenant[]> {
+    return this.inner.listTenants();
+  }
+
+  async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
+    try {
+      return await this.inner.rotateClientSecret(tenantId, clientSecretHash, previousValidUntil);
+    } finally {
+      this.clear();
+    }
+  }
+
+  async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
+    try {
+      return await this.inner.setUserDisabled(userId, at);
+    } finally {
+      this.clear();
+    }
+  }
+
   async setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean> {
     try {
       return await this.inner.setPasswordHash(tenantId, userId, passwordHash);

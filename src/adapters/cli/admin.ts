@@ -7,7 +7,14 @@ import type { ListAgentKeys } from '../../application/identity/own-keys.js';
 import type { KeyView } from '../../domain/identity/api-key.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import type { SeedDemo } from '../../application/admin/seed-demo.js';
-import type { CreateTenant, RotateSigningKey } from '../../application/admin/manage-tenants.js';
+import type {
+  CreateTenant,
+  ListTenants,
+  ListTenantUsers,
+  RotateClientSecret,
+  RotateSigningKey,
+  SetWalletUserDisabled,
+} from '../../application/admin/manage-tenants.js';
 import type { CreateWalletUser } from '../../application/wallet/manage-wallet-users.js';
 
 /** The use cases the admin commands drive, resolved lazily so a command builds only what it uses. */
@@ -25,6 +32,10 @@ export interface AdminUseCases {
   readonly createTenant: CreateTenant;
   readonly createWalletUser: CreateWalletUser;
   readonly rotateSigningKey: RotateSigningKey;
+  readonly listTenants: ListTenants;
+  readonly rotateClientSecret: RotateClientSecret;
+  readonly listTenantUsers: ListTenantUsers;
+  readonly setWalletUserDisabled: SetWalletUserDisabled;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

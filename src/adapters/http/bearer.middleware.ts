@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
+import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import { asMachine, asWalletUser, requireTokenKind } from '../../domain/identity/wallet-access.js';
 import type { AuthFailureLimit } from './rate-limits.js';
 
@@ -16,10 +17,12 @@ export const walletAuth =
   (rule: 'machine' | 'user' | 'either'): RequestHandler =>
   async (req, res, next) => {
     const authenticate = () => verify.authenticate(req.headers.authorization);
-    const { principal, user } = failures === undefined ? await authenticate() : await failures.guard(req, authenticate);
+    const { principal, user, token } = failures === undefined ? await authenticate() : await failures.guard(req, authenticate);
     res.locals.wallet = requireTokenKind(principal, rule);
     // The person as read by this check, for `/me`-style routes (null for a machine token).
     res.locals.walletUser = user;
+    // The token itself (jti, iat, exp), for sign-out.
+    res.locals.walletToken = token;
     next();
   };
 
@@ -30,6 +33,12 @@ const principalOf = (locals: { wallet?: WalletPrincipal }): WalletPrincipal => {
 
 /** The tenant backend a `machine` route acts for. */
 export const machineOf = (locals: { wallet?: WalletPrincipal }): MachinePrincipal => asMachine(principalOf(locals));
+
+/** The verified token of the request (set by the bearer middleware). */
+export const tokenOf = (locals: { walletToken?: VerifiedToken }): VerifiedToken => {
+  if (locals.walletToken === undefined) throw new Error('wallet route reached without bearer authentication');
+  return locals.walletToken;
+};
 
 /** The wallet holder a `user` route acts for. */
 export const userOf = (locals: { wallet?: WalletPrincipal }): WalletUserPrincipal => asWalletUser(principalOf(locals));

@@ -8,6 +8,7 @@ import { quoteOperations } from './booking/quotes.openapi.js';
 import { orderOperations } from './booking/orders.openapi.js';
 import { keyOperations } from './booking/keys.openapi.js';
 import { authOperations } from './wallet/auth.openapi.js';
+import { oauthOperations } from './wallet/oauth.openapi.js';
 import { userOperations } from './wallet/users.openapi.js';
 import { jwksOperations } from './jwks.openapi.js';
 import { moneyOperations } from './wallet/money.openapi.js';
@@ -27,6 +28,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...healthOperations,
   ...docsOperations,
   ...authOperations,
+  ...oauthOperations,
   ...userOperations,
   ...jwksOperations,
   ...moneyOperations,

@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { AgentPrincipal, WalletPrincipal } from '../../domain/identity/principal.js';
 import type { WalletUser } from '../../domain/identity/tenant.js';
+import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -11,6 +12,8 @@ declare module 'express-serve-static-core' {
     wallet?: WalletPrincipal;
     /** The wallet user of a user token, as the bearer check read it during this request. */
     walletUser?: WalletUser | null;
+    /** The verified bearer token of a wallet request (its jti, iat and exp). */
+    walletToken?: VerifiedToken;
     /** When the request began (performance.now()) and its path, for the access log line. */
     accessLogStart?: number;
     accessLogPath?: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { jwtVerify, type JWTHeaderParameters } from 'jose';
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
-import type { TokenVerifier } from '../../domain/identity/token-verifier.port.js';
+import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import { invalidToken, principalFromToken } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { BoundedCache, type CacheCounts } from '../cache/bounded-cache.js';
@@ -14,11 +14,6 @@ export const CLOCK_TOLERANCE_SECONDS = 10;
 /** Header members that would let a token name its own key; a token of ours never has them. */
 const KEY_CARRYING_HEADERS = ['jwk', 'jku', 'x5c', 'x5u', 'x5t', 'x5t#S256'] as const;
 
-interface Verified {
-  readonly principal: WalletPrincipal;
-  readonly exp: number;
-}
-
 /**
  * Verifies wallet tokens: the algorithm is pinned to the asymmetric ones the ring uses and must
  * match the key named by `kid`; issuer, audience, lifetime (small tolerance) and type are checked;
@@ -26,7 +21,7 @@ interface Verified {
  * bounded cache keyed by the token's SHA-256, and `exp` is checked again on every use.
  */
 export class JoseTokenVerifier implements TokenVerifier {
-  private readonly cache: BoundedCache<Verified>;
+  private readonly cache: BoundedCache<VerifiedToken>;
 
   constructor(
     private readonly keys: SigningKeyRing,
@@ -43,13 +38,17 @@ export class JoseTokenVerifier implements TokenVerifier {
   }
 
   async verify(token: string): Promise<WalletPrincipal> {
+    return (await this.inspect(token)).principal;
+  }
+
+  async inspect(token: string): Promise<VerifiedToken> {
     if (token.length > 8192) throw invalidToken();
     const now = this.clock.now();
     const nowSeconds = now.getTime() / 1000;
     const hash = createHash('sha256').update(token).digest('base64url');
     const hit = this.cache.get(hash);
     if (hit !== undefined) {
-      if (nowSeconds <= hit.exp + CLOCK_TOLERANCE_SECONDS) return hit.principal;
+      if (nowSeconds <= hit.exp + CLOCK_TOLERANCE_SECONDS) return hit;
       this.cache.delete(hash);
       throw invalidToken();
     }
@@ -68,9 +67,13 @@ export class JoseTokenVerifier implements TokenVerifier {
       throw invalidToken();
     }
     const principal = principalFromToken(verified.protectedHeader.typ, verified.payload as Record<string, unknown>);
-    if (principal === null || typeof verified.payload.exp !== 'number') throw invalidToken();
-    this.cache.set(hash, { principal, exp: verified.payload.exp });
-    return principal;
+    const { exp, iat, jti } = verified.payload;
+    if (principal === null || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string' || jti.length === 0 || jti.length > 256) {
+      throw invalidToken();
+    }
+    const result: VerifiedToken = { principal, jti, iat, exp };
+    this.cache.set(hash, result);
+    return result;
   }
 
   private async keyFor(header: JWTHeaderParameters) {

@@ -5,9 +5,11 @@ import { IDENTITY_CHANNEL } from './migrations/0001-identity-catalogue.js';
 
 /**
  * Called with the table a notification names, or null when anything may have changed (the
- * feed (re)connected after a time in which notifications could have been missed).
+ * feed (re)connected after a time in which notifications could have been missed). A payload
+ * `table:detail` names the table and what changed in it (a revoked token); `detail` is null
+ * for a plain table name.
  */
-export type IdentityChangeListener = (table: string | null) => void;
+export type IdentityChangeListener = (table: string | null, detail: string | null) => void;
 
 /**
  * Delivers the database's identity-change notifications (the trigger sends the changed table's
@@ -33,16 +35,20 @@ export class IdentityChangeFeed {
    * Calls `onChange` whenever one of `tables` is announced, and whenever anything may have been
    * missed (a reconnect). Returns the function that unsubscribes.
    */
-  subscribe(tables: ReadonlySet<string>, onChange: () => void): () => void {
-    const listener: IdentityChangeListener = (table) => {
-      if (table === null || tables.has(table)) onChange();
+  subscribe(tables: ReadonlySet<string>, onChange: (detail: string | null) => void): () => void {
+    const listener: IdentityChangeListener = (table, detail) => {
+      if (table === null) onChange(null);
+      else if (tables.has(table)) onChange(detail);
     };
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private onChange(table: string | null): void {
-    for (const listener of this.listeners) listener(table);
+  private onChange(payload: string | null): void {
+    const sep = payload === null ? -1 : payload.indexOf(':');
+    const table = payload === null ? null : sep < 0 ? payload : payload.slice(0, sep);
+    const detail = payload === null || sep < 0 ? null : payload.slice(sep + 1);
+    for (const listener of this.listeners) listener(table, detail);
   }
 
   get trusted(): boolean {

@@ -12,6 +12,8 @@ interface TenantRow {
   client_secret_hash: string;
   currency: string;
   created_at: Date;
+  previous_client_secret_hash?: string | null;
+  previous_secret_valid_until?: Date | null;
 }
 interface UserRow {
   id: string;
@@ -20,7 +22,11 @@ interface UserRow {
   email: string | null;
   password_hash: string | null;
   created_at: Date;
+  disabled_at?: Date | null;
+  tokens_valid_from?: Date | null;
 }
+
+const dateOrNull = (d: Date | null | undefined): Date | null => (d === null || d === undefined ? null : new Date(d));
 
 const toTenant = (r: TenantRow): Tenant => ({
   id: r.id,
@@ -29,6 +35,8 @@ const toTenant = (r: TenantRow): Tenant => ({
   clientSecretHash: r.client_secret_hash,
   currency: r.currency,
   createdAt: new Date(r.created_at),
+  previousClientSecretHash: r.previous_client_secret_hash ?? null,
+  previousSecretValidUntil: dateOrNull(r.previous_secret_valid_until),
 });
 const toUser = (r: UserRow): WalletUser => ({
   id: r.id,
@@ -37,6 +45,8 @@ const toUser = (r: UserRow): WalletUser => ({
   email: r.email,
   passwordHash: r.password_hash,
   createdAt: new Date(r.created_at),
+  disabledAt: dateOrNull(r.disabled_at),
+  tokensValidFrom: dateOrNull(r.tokens_valid_from),
 });
 const userRow = (u: WalletUser): UserRow => ({
   id: u.id,
@@ -45,9 +55,11 @@ const userRow = (u: WalletUser): UserRow => ({
   email: u.email,
   password_hash: u.passwordHash,
   created_at: u.createdAt,
+  disabled_at: u.disabledAt ?? null,
+  tokens_valid_from: u.tokensValidFrom ?? null,
 });
 
-const USER_COLUMNS = ['wallet_users.id', 'wallet_users.tenant_id', 'wallet_users.external_user_ref', 'wallet_users.email', 'wallet_users.password_hash', 'wallet_users.created_at'];
+const USER_COLUMNS = ['wallet_users.id', 'wallet_users.tenant_id', 'wallet_users.external_user_ref', 'wallet_users.email', 'wallet_users.password_hash', 'wallet_users.created_at', 'wallet_users.disabled_at', 'wallet_users.tokens_valid_from'];
 
 /** Tenants and wallet users on PostgreSQL; uniqueness is enforced by the database's indexes. */
 export class KnexTenantDirectory implements TenantDirectory {
@@ -79,9 +91,38 @@ export class KnexTenantDirectory implements TenantDirectory {
     return row === undefined ? null : toTenant(row);
   }
 
+  async listTenants(): Promise<Tenant[]> {
+    const rows = await this.knex<TenantRow>('tenants').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return rows.map(toTenant);
+  }
+
   async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
-    const n = await this.knex<TenantRow>('tenants').where({ id: tenantId }).update({ client_secret_hash: clientSecretHash });
+    const n = await this.knex<TenantRow>('tenants')
+      .where({ id: tenantId })
+      .update({ client_secret_hash: clientSecretHash, previous_client_secret_hash: null, previous_secret_valid_until: null });
     return n > 0;
+  }
+
+  async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
+    // One statement: the secret kept is the one current at the moment of the update.
+    const [row] = await this.knex<TenantRow>('tenants')
+      .where({ id: tenantId })
+      .update({
+        client_secret_hash: clientSecretHash,
+        previous_client_secret_hash: previousValidUntil === null ? null : this.knex.ref('client_secret_hash'),
+        previous_secret_valid_until: previousValidUntil,
+      } as never)
+      .returning('*');
+    return row === undefined ? null : toTenant(row as TenantRow);
+  }
+
+  async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
+    const changes =
+      at === null
+        ? { disabled_at: null }
+        : { disabled_at: this.knex.raw('coalesce(disabled_at, ?)', [at]), tokens_valid_from: at };
+    const [row] = await this.knex<UserRow>('wallet_users').where({ id: userId }).update(changes as never).returning('*');
+    return row === undefined ? null : toUser(row as UserRow);
   }
 
   async createUser(user: WalletUser): Promise<WalletUser> {

@@ -16,7 +16,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (this.tenants.has(tenant.id) || [...this.tenants.values()].some((t) => t.clientId === tenant.clientId)) {
       throw new Error('createTenant: duplicate tenant id or client id');
     }
-    this.tenants.set(tenant.id, { ...tenant });
+    this.tenants.set(tenant.id, { previousClientSecretHash: null, previousSecretValidUntil: null, ...tenant });
   }
 
   async findTenant(tenantId: string): Promise<Tenant | null> {
@@ -31,11 +31,36 @@ export class MemoryTenantDirectory implements TenantDirectory {
     return [...this.tenants.values()].filter((t) => t.name === name).sort(byCreation)[0] ?? null;
   }
 
+  async listTenants(): Promise<Tenant[]> {
+    return [...this.tenants.values()].sort(byCreation);
+  }
+
   async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
     const t = this.tenants.get(tenantId);
     if (t === undefined) return false;
-    this.tenants.set(tenantId, { ...t, clientSecretHash });
+    this.tenants.set(tenantId, { ...t, clientSecretHash, previousClientSecretHash: null, previousSecretValidUntil: null });
     return true;
+  }
+
+  async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
+    const t = this.tenants.get(tenantId);
+    if (t === undefined) return null;
+    const updated: Tenant = {
+      ...t,
+      clientSecretHash,
+      previousClientSecretHash: previousValidUntil === null ? null : t.clientSecretHash,
+      previousSecretValidUntil: previousValidUntil,
+    };
+    this.tenants.set(tenantId, updated);
+    return { ...updated };
+  }
+
+  async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
+    const u = this.users.get(userId);
+    if (u === undefined || !this.tenants.has(u.tenantId)) return null;
+    const updated: WalletUser = at === null ? { ...u, disabledAt: null } : { ...u, disabledAt: u.disabledAt ?? at, tokensValidFrom: at };
+    this.users.set(userId, updated);
+    return { ...updated };
   }
 
   async createUser(user: WalletUser): Promise<WalletUser> {
@@ -48,8 +73,9 @@ export class MemoryTenantDirectory implements TenantDirectory {
       throw new DomainError('user-exists', 'conflict', 'The tenant already has a user with that email.');
     }
     if (this.users.has(user.id)) throw new Error('createUser: duplicate user id');
-    this.users.set(user.id, { ...user });
-    return { ...user };
+    const stored: WalletUser = { disabledAt: null, tokensValidFrom: null, ...user };
+    this.users.set(user.id, stored);
+    return { ...stored };
   }
 
   async ensureUser(user: WalletUser): Promise<WalletUser> {

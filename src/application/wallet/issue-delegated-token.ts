@@ -1,15 +1,16 @@
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
-import { isExternalUserRef } from '../../domain/identity/tenant.js';
+import { isDisabled, isExternalUserRef } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
 import { AMR } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError, invalid } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 
 /**
  * A tenant's backend vouches for one of its users and gets a user token for them, creating the
- * user on first use. The token records the vouching (`amr: tenant_delegated`, `act.sub`).
+ * user on first use. The token records the vouching (`amr: tenant_delegated`, `act.sub`). A
+ * disabled user gets none (`user-disabled`: the tenant's backend may know its own users' state).
  */
 export class IssueDelegatedToken {
   constructor(
@@ -29,6 +30,9 @@ export class IssueDelegatedToken {
       passwordHash: null,
       createdAt: this.clock.now(),
     });
+    if (isDisabled(user)) {
+      throw new DomainError('user-disabled', 'forbidden', 'The wallet user is disabled; no token is issued for it.');
+    }
     const token = await this.issuer.issue({
       kind: 'user',
       tenantId: machine.tenantId,

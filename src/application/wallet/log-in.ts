@@ -6,7 +6,7 @@ import {
   requireNotThrottled,
 } from '../../domain/identity/login-throttle.js';
 import type { LoginThrottleStore } from '../../domain/identity/login-throttle.port.js';
-import { normalizeEmail } from '../../domain/identity/tenant.js';
+import { isDisabled, normalizeEmail } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
 import { AMR } from '../../domain/identity/wallet-token.js';
@@ -16,7 +16,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 /**
  * A wallet holder signs in with the tenant's client id, email and password. An unknown client,
  * unknown email, missing password and wrong password all answer `invalid-credentials` after the
- * same scrypt work. Attempts are counted before the password is checked, per account and per
+ * same scrypt work; so does a disabled person, even with the right password. Attempts are counted before the password is checked, per account and per
  * client address, so even parallel guesses cannot exceed the limits.
  */
 export class LogIn {
@@ -42,7 +42,9 @@ export class LogIn {
     const tenant = await this.tenants.findTenantByClientId(input.clientId);
     const user = tenant === null ? null : await this.tenants.findUserByEmail(tenant.id, email);
     const ok = await this.passwords.verify(input.password, user?.passwordHash ?? null);
-    if (!ok || tenant === null || user === null) {
+    // A disabled person gets the same answer as a wrong password, and the attempt counts as a
+    // failure: the answer must not confirm to whoever holds a password that it is right.
+    if (!ok || tenant === null || user === null || isDisabled(user)) {
       throw new DomainError('invalid-credentials', 'unauthenticated', 'The email or password is not correct.');
     }
     await this.throttle.release(accountKey, true);

@@ -1,7 +1,24 @@
 import { ContainerModule, type ContainerModuleLoadOptions } from 'inversify';
 import type { RequestHandler } from 'express';
 import type { RateLimits } from '../../adapters/http/rate-limits.js';
-import { CreateTenant, ResetClientSecret, RotateSigningKey } from '../../application/admin/manage-tenants.js';
+import {
+  CreateTenant,
+  ListTenants,
+  ListTenantUsers,
+  ResetClientSecret,
+  RotateClientSecret,
+  RotateSigningKey,
+  SetWalletUserDisabled,
+} from '../../application/admin/manage-tenants.js';
+import { AuthenticateClient } from '../../application/wallet/authenticate-client.js';
+import { IntrospectToken } from '../../application/wallet/introspect-token.js';
+import { LogOut, RevokeToken } from '../../application/wallet/revoke-token.js';
+import { FeedTokenRevocationList } from '../../adapters/cache/token-revocation-list.cached.js';
+import { KnexRevokedTokenStore } from '../../adapters/knex/token-revocation.knex.js';
+import { REVOKED_TOKENS_TABLE } from '../../adapters/knex/migrations/0011-oauth-revocation.js';
+import { MemoryRevokedTokenStore } from '../../adapters/memory/token-revocation.memory.js';
+import { oauthMetadataRoutes } from '../../adapters/http/wallet/oauth-metadata.routes.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
 import { SeedWalletDemo } from '../../application/admin/seed-wallet-demo.js';
 import { IssueDelegatedToken } from '../../application/wallet/issue-delegated-token.js';
 import { IssueMachineToken } from '../../application/wallet/issue-machine-token.js';
@@ -65,7 +82,26 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       bind(TOKENS.TenantDirectory).toConstantValue(new MemoryTenantDirectory());
       bindLoginThrottle(bind, new MemoryLoginThrottle());
       bind(TOKENS.SigningKeyStore).toConstantValue(new MemorySigningKeyStore());
+      bind(TOKENS.TokenRevocations).toResolvedValue(
+        (clock: Clock, lifecycle: Lifecycle) => {
+          const list = new FeedTokenRevocationList(new MemoryRevokedTokenStore(), { trusted: true }, clock);
+          lifecycle.onStart(() => list.start());
+          return list;
+        },
+        [TOKENS.Clock, TOKENS.Lifecycle],
+      );
     } else {
+      // Revoked jtis live in memory on every instance, loaded at start and fed by the change
+      // feed, so a token that was never revoked costs no database read.
+      bind(TOKENS.TokenRevocations).toResolvedValue(
+        (feed: IdentityChangeFeed, clock: Clock, lifecycle: Lifecycle) => {
+          const list = new FeedTokenRevocationList(new KnexRevokedTokenStore(db.knex), feed, clock);
+          feed.subscribe(new Set([REVOKED_TOKENS_TABLE]), (detail) => list.heard(detail));
+          lifecycle.onStart(() => list.start());
+          return list;
+        },
+        [TOKENS.IdentityChangeFeed, TOKENS.Clock, TOKENS.Lifecycle],
+      );
       // Tenants and users are read on every wallet request: cached per instance, kept fresh by
       // the database's change feed like the key cache.
       bind(TOKENS.TenantDirectory).toResolvedValue(
@@ -100,15 +136,29 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       (keys, clock) => new JoseTokenVerifier(keys, clock, settings, { cacheEntries: VERIFIED_TOKEN_CACHE }),
       [TOKENS.SigningKeys, TOKENS.Clock],
     );
-    bind(TOKENS.VerifyWalletToken).toResolvedValue((v, t) => new VerifyWalletToken(v, t), [TOKENS.TokenVerifier, TOKENS.TenantDirectory]);
+    bind(TOKENS.VerifyWalletToken).toResolvedValue(
+      (v, t, r) => new VerifyWalletToken(v, t, r),
+      [TOKENS.TokenVerifier, TOKENS.TenantDirectory, TOKENS.TokenRevocations],
+    );
+    bind(TOKENS.AuthenticateClient).toResolvedValue(
+      (t, h, clock) => new AuthenticateClient(t, h, clock),
+      [TOKENS.TenantDirectory, TOKENS.SecretHasher, TOKENS.Clock],
+    );
+    bind(TOKENS.RevokeToken).toResolvedValue((v, r) => new RevokeToken(v, r), [TOKENS.TokenVerifier, TOKENS.TokenRevocations]);
+    bind(TOKENS.IntrospectToken).toResolvedValue((v) => new IntrospectToken(v), [TOKENS.VerifyWalletToken]);
+    bind(TOKENS.LogOut).toResolvedValue((r) => new LogOut(r), [TOKENS.TokenRevocations]);
+    bind(TOKENS.RotateClientSecret).toResolvedValue(
+      (t, random, hasher, clock) => new RotateClientSecret(t, random, hasher, clock),
+      [TOKENS.TenantDirectory, TOKENS.Random, TOKENS.SecretHasher, TOKENS.Clock],
+    );
+    bind(TOKENS.ListTenants).toResolvedValue((t, clock) => new ListTenants(t, clock), [TOKENS.TenantDirectory, TOKENS.Clock]);
+    bind(TOKENS.ListTenantUsers).toResolvedValue((t) => new ListTenantUsers(t), [TOKENS.TenantDirectory]);
+    bind(TOKENS.SetWalletUserDisabled).toResolvedValue((t, clock) => new SetWalletUserDisabled(t, clock), [TOKENS.TenantDirectory, TOKENS.Clock]);
     bind(TOKENS.WalletAuth).toResolvedValue(
       (verify: VerifyWalletToken, limits: RateLimits): ((rule: 'machine' | 'user' | 'either') => RequestHandler) => walletAuth(verify, limits.authFailures),
       [TOKENS.VerifyWalletToken, TOKENS.RateLimits],
     );
-    bind(TOKENS.IssueMachineToken).toResolvedValue(
-      (t, h, i) => new IssueMachineToken(t, h, i),
-      [TOKENS.TenantDirectory, TOKENS.SecretHasher, TOKENS.TokenIssuer],
-    );
+    bind(TOKENS.IssueMachineToken).toResolvedValue((a, i) => new IssueMachineToken(a, i), [TOKENS.AuthenticateClient, TOKENS.TokenIssuer]);
     bind(TOKENS.IssueDelegatedToken).toResolvedValue(
       (t, i, ids, clock) => new IssueDelegatedToken(t, i, ids, clock),
       [TOKENS.TenantDirectory, TOKENS.TokenIssuer, TOKENS.Ids, TOKENS.Clock],
@@ -138,13 +188,15 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       [TOKENS.TenantDirectory, TOKENS.CreateTenant, TOKENS.ResetClientSecret, TOKENS.CreateWalletUser, TOKENS.PasswordHasher, TOKENS.Random],
     );
     bind(TOKENS.RootRouters).toResolvedValue((keys) => jwksRoutes(keys), [TOKENS.SigningKeys]);
+    bind(TOKENS.RootRouters).toConstantValue(oauthMetadataRoutes({ issuer: config.issuer, walletBasePath: config.walletBasePath }));
     bind(TOKENS.WalletRouters).toResolvedValue(
-      (issueMachineToken, limits) => oauthRoutes({ issueMachineToken, limit: limits.token, failures: limits.authFailures }),
-      [TOKENS.IssueMachineToken, TOKENS.RateLimits],
+      (issueMachineToken, authenticateClient, revokeToken, introspectToken, limits) =>
+        oauthRoutes({ issueMachineToken, authenticateClient, revokeToken, introspectToken, limit: limits.token, failures: limits.authFailures }),
+      [TOKENS.IssueMachineToken, TOKENS.AuthenticateClient, TOKENS.RevokeToken, TOKENS.IntrospectToken, TOKENS.RateLimits],
     );
     bind(TOKENS.WalletRouters).toResolvedValue(
-      (auth, issueDelegatedToken, logIn, limits) => authRoutes({ auth, issueDelegatedToken, logIn, limits }),
-      [TOKENS.WalletAuth, TOKENS.IssueDelegatedToken, TOKENS.LogIn, TOKENS.RateLimits],
+      (auth, issueDelegatedToken, logIn, logOut, limits) => authRoutes({ auth, issueDelegatedToken, logIn, logOut, limits }),
+      [TOKENS.WalletAuth, TOKENS.IssueDelegatedToken, TOKENS.LogIn, TOKENS.LogOut, TOKENS.RateLimits],
     );
     bind(TOKENS.WalletRouters).toResolvedValue<
       [(rule: 'machine' | 'user' | 'either') => RequestHandler, CreateWalletUser, ListWalletUsers, GetWalletUser, GetCurrentWalletUser, GetUserBalances | undefined]

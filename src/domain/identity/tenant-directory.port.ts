@@ -14,8 +14,19 @@ export interface TenantDirectory {
   findTenantByClientId(clientId: string): Promise<Tenant | null>;
   /** Returns the oldest tenant with exactly this name, or null. */
   findTenantByName(name: string): Promise<Tenant | null>;
-  /** Replaces the stored client secret hash; returns false when there is no such tenant. */
+  /** Every tenant in creation order (createdAt, then id). */
+  listTenants(): Promise<Tenant[]>;
+  /**
+   * Replaces the stored client secret hash, and forgets any previous secret still in its
+   * rotation overlap; returns false when there is no such tenant.
+   */
   replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean>;
+  /**
+   * Makes `clientSecretHash` the current secret and keeps the one it replaces valid until
+   * `previousValidUntil` (null: not at all). A secret still in an earlier overlap is dropped:
+   * a tenant has at most two. Returns the updated tenant, or null when there is no such tenant.
+   */
+  rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null>;
   /**
    * Stores a new user. Throws DomainError `user-exists` when the tenant already has a user with
    * that `externalUserRef` or (case-insensitively) that email, `tenant-not-found` when the tenant
@@ -31,6 +42,13 @@ export interface TenantDirectory {
   findUser(tenantId: string, userId: string): Promise<WalletUser | null>;
   /** Returns the tenant's user with this email (case-insensitive), or null. */
   findUserByEmail(tenantId: string, email: string): Promise<WalletUser | null>;
+  /**
+   * Disables the user (any tenant's: an operator's act) at `at`, cutting off every token issued
+   * until then, or enables it again with `at` null (earlier tokens stay cut off). Disabling a
+   * disabled user keeps its first `disabledAt`. Returns the updated user, or null when there is
+   * no such user.
+   */
+  setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null>;
   /** Sets the user's password hash; returns false when the tenant has no such user. */
   setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean>;
   /**

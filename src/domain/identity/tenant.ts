@@ -11,6 +11,9 @@ export interface Tenant {
   /** ISO 4217 currency of the tenant's wallets. */
   readonly currency: string;
   readonly createdAt: Date;
+  /** During a secret rotation: SHA-256 of the secret being replaced, valid until `previousSecretValidUntil`. */
+  readonly previousClientSecretHash?: string | null;
+  readonly previousSecretValidUntil?: Date | null;
 }
 
 /** A wallet holder: belongs to exactly one tenant. */
@@ -24,6 +27,10 @@ export interface WalletUser {
   /** A password hash (scrypt), or null when the person cannot log in with a password. */
   readonly passwordHash: string | null;
   readonly createdAt: Date;
+  /** Set while an operator has disabled the person: no token, login or delegation works. */
+  readonly disabledAt?: Date | null;
+  /** Tokens issued before this instant never count again (set when the person is disabled). */
+  readonly tokensValidFrom?: Date | null;
 }
 
 /** What a tenant's own reference for a user may look like. */
@@ -60,4 +67,31 @@ export const constantTimeEqual = (a: string, b: string): boolean => {
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
+};
+
+/**
+ * Whether a presented client secret (its SHA-256) authenticates the tenant now: the current
+ * secret, or the previous one until its rotation overlap ends. Both comparisons always run, so
+ * the time taken does not tell which secret matched.
+ */
+export const clientSecretMatches = (tenant: Tenant, presentedHash: string, now: Date): boolean => {
+  const current = constantTimeEqual(presentedHash, tenant.clientSecretHash);
+  const previousHash = tenant.previousClientSecretHash ?? null;
+  const until = tenant.previousSecretValidUntil ?? null;
+  const previous = previousHash !== null && constantTimeEqual(presentedHash, previousHash);
+  return current || (previous && until !== null && now.getTime() < until.getTime());
+};
+
+/** Whether the wallet user is disabled. */
+export const isDisabled = (user: WalletUser): boolean => (user.disabledAt ?? null) !== null;
+
+/**
+ * Whether a token of this user issued at `iat` (seconds) may be used: the user is not disabled,
+ * and the token was not issued before the user's tokens were cut off. `iat` has whole-second
+ * precision, so a token issued in the same second as the cut-off counts as issued before it.
+ */
+export const userTokenCounts = (user: WalletUser, iat: number): boolean => {
+  if (isDisabled(user)) return false;
+  const from = user.tokensValidFrom ?? null;
+  return from === null || iat > Math.floor(from.getTime() / 1000);
 };

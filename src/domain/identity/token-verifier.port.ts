@@ -1,5 +1,15 @@
 import type { WalletPrincipal } from './principal.js';
 
+/** A verified wallet token: whom it was issued to, and its registered claims. */
+export interface VerifiedToken {
+  readonly principal: WalletPrincipal;
+  readonly jti: string;
+  /** Issued at, in seconds since the epoch. */
+  readonly iat: number;
+  /** Expires at, in seconds since the epoch. */
+  readonly exp: number;
+}
+
 /** Turns a presented wallet bearer token into the principal it was issued to. */
 export interface TokenVerifier {
   /**
@@ -9,4 +19,6 @@ export interface TokenVerifier {
    * that the tenant or user still exists (the caller does).
    */
   verify(token: string): Promise<WalletPrincipal>;
+  /** The same check, returning the token's `jti`, `iat` and `exp` with the principal. */
+  inspect(token: string): Promise<VerifiedToken>;
 }

@@ -50,6 +50,7 @@ export type Reason =
   | 'user-not-found'
   | 'tenant-not-found'
   | 'invalid-client'
+  | 'user-disabled'
   // wallet money
   | 'insufficient-funds'
   | 'refund-exceeds-payment'

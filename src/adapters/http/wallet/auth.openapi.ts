@@ -54,7 +54,7 @@ export const authOperations: readonly OperationSpec[] = [
       200: { description: 'A user token (JWT)', schema: delegatedTokenResponseSchema, headers: noStore },
       400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
       401: { description: 'No valid machine token', reasons: ['invalid-token'] },
-      403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
+      403: { description: 'A user token was sent, or the user is disabled by the operator', reasons: ['machine-token-required', 'user-disabled'] },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
   },
@@ -75,9 +75,24 @@ export const authOperations: readonly OperationSpec[] = [
     responses: {
       200: { description: 'A user token (JWT)', schema: tokenResponseSchema, headers: noStore },
       400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
-      401: { description: 'Wrong client id, email or password (no hint which)', reasons: ['invalid-credentials'] },
+      401: { description: 'Wrong client id, email or password, or the person is disabled (no hint which)', reasons: ['invalid-credentials'] },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
       429: { description: 'Too many failed attempts', reasons: ['too-many-attempts'], headers: { 'Retry-After': 'seconds' } },
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/auth/logout',
+    operationId: 'logOut',
+    summary: 'A wallet app signs its holder out: the calling user token is revoked',
+    description:
+      'The user token in `Authorization` is refused from now on, on every instance within a second, until it would have expired anyway. ' +
+      'Other tokens of the same person are untouched (a tenant’s backend revokes them with `POST /oauth/revoke`). No body.',
+    tags: ['auth'],
+    token: 'user',
+    responses: {
+      204: { description: 'Signed out: the token no longer works', headers: noStore },
     },
   },
 ];

@@ -1,19 +1,24 @@
 import { Router, type RequestHandler } from 'express';
 import type { IssueDelegatedToken } from '../../../application/wallet/issue-delegated-token.js';
 import type { LogIn } from '../../../application/wallet/log-in.js';
+import type { LogOut } from '../../../application/wallet/revoke-token.js';
 import { DomainError } from '../../../domain/shared/errors.js';
-import { machineOf } from '../bearer.middleware.js';
+import { machineOf, tokenOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
 import { parseBody } from '../validate.js';
 import { delegatedTokenRequestSchema, loginRequestSchema } from './auth.schemas.js';
 
 type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
 
-/** `POST /auth/delegated-token` (machine token) and `POST /auth/login` (no token). */
+/**
+ * `POST /auth/delegated-token` (machine token), `POST /auth/login` (no token) and
+ * `POST /auth/logout` (user token).
+ */
 export function authRoutes(deps: {
   auth: Auth;
   issueDelegatedToken: IssueDelegatedToken;
   logIn: LogIn;
+  logOut: LogOut;
   limits: { readonly delegated: RequestHandler; readonly login: RequestHandler };
 }): Router {
   const router = Router();
@@ -42,6 +47,12 @@ export function authRoutes(deps: {
       }
       throw err;
     }
+  });
+  // A wallet app's sign-out: the token that made the call is revoked, on every instance.
+  router.post('/auth/logout', deps.auth('user'), async (_req, res) => {
+    await deps.logOut.execute(tokenOf(res.locals));
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(204).end();
   });
   return router;
 }

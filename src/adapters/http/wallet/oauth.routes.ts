@@ -1,5 +1,9 @@
-import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { AuthenticateClient, ClientCredentials } from '../../../application/wallet/authenticate-client.js';
+import type { IntrospectToken } from '../../../application/wallet/introspect-token.js';
 import type { IssueMachineToken } from '../../../application/wallet/issue-machine-token.js';
+import type { RevokeToken } from '../../../application/wallet/revoke-token.js';
+import type { Tenant } from '../../../domain/identity/tenant.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { FORM_BODY_LIMIT, formBody } from '../body.js';
 import { hasNul } from '../json-guard.js';
@@ -7,7 +11,7 @@ import type { AuthFailureLimit } from '../rate-limits.js';
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
-/** An RFC 6749 §5.2 error answer of the token endpoint. */
+/** An RFC 6749 §5.2 error answer of the token, revocation and introspection endpoints. */
 class OAuthError extends Error {
   constructor(
     readonly status: number,
@@ -26,7 +30,7 @@ const formDecode = (text: string): string => decodeURIComponent(text.replace(/\+
  * Reads `Authorization: Basic` client credentials (RFC 6749 §2.3.1: id and secret are
  * form-encoded before base64). Null when there is no Authorization header.
  */
-function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | null {
+function basicCredentials(header: string | undefined): ClientCredentials | null {
   if (header === undefined) return null;
   const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
   if (match === null) throw invalidClient('Client authentication must use HTTP Basic or the form body.');
@@ -51,57 +55,121 @@ const sendOAuthError = (res: Response, err: OAuthError): void => {
   res.status(err.status).json({ error: err.code, error_description: err.description });
 };
 
-/**
- * `POST /oauth/token`: the OAuth 2.0 client credentials grant (RFC 6749 §4.4), form-encoded,
- * client authentication by HTTP Basic or `client_id`/`client_secret` in the body (not both).
- * Errors are RFC 6749 §5.2 JSON, not problem+json, so OAuth client libraries understand them.
- */
-export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit: RequestHandler; failures?: AuthFailureLimit }): Router {
-  const router = Router();
-  router.post('/oauth/token', formBody, deps.limit, async (req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Pragma', 'no-cache');
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    for (const [name, value] of Object.entries(body)) {
-      if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
-      // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
-      if (hasNul(value) || hasNul(name)) {
-        if (name === 'client_id' || name === 'client_secret') throw invalidClient('Client authentication failed.');
-        throw new OAuthError(400, 'invalid_request', `Parameter ${name.replace(/\u0000/g, '')} holds a NUL character.`);
-      }
+/** The form parameters, each present at most once and free of NUL characters. */
+function formOf(req: Request): Record<string, string> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(body)) {
+    if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
+    // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
+    if (hasNul(value) || hasNul(name)) {
+      if (name === 'client_id' || name === 'client_secret') throw invalidClient('Client authentication failed.');
+      throw new OAuthError(400, 'invalid_request', `Parameter ${name.replace(/\u0000/g, '')} holds a NUL character.`);
     }
-    const grantType = body.grant_type as string | undefined;
+  }
+  return body as Record<string, string>;
+}
+
+/** The client's credentials, from HTTP Basic or the form body (not both). */
+function credentialsOf(req: Request, form: Record<string, string>): ClientCredentials {
+  const basic = basicCredentials(req.headers.authorization);
+  const formId = form.client_id;
+  const formSecret = form.client_secret;
+  if (basic !== null) {
+    if (formSecret !== undefined || (formId !== undefined && formId !== basic.clientId)) {
+      throw new OAuthError(400, 'invalid_request', 'Use one client authentication method, not both.');
+    }
+    return basic;
+  }
+  if (!formId || !formSecret) throw invalidClient('Client authentication is required.');
+  return { clientId: formId, clientSecret: formSecret };
+}
+
+/**
+ * The form's `token` parameter (RFC 7009 §2.1, RFC 7662 §2.1). A value that cannot be a token
+ * (too long, say) is still answered like any unknown token, not as a malformed request.
+ */
+function tokenOf(form: Record<string, string>): string {
+  const token = form.token;
+  if (token === undefined || token === '') throw new OAuthError(400, 'invalid_request', 'token is required.');
+  return token;
+}
+
+const asInvalidClient = (err: unknown): unknown =>
+  err instanceof DomainError && err.reason === 'invalid-client' ? invalidClient('Client authentication failed.') : err;
+
+const noStore = (res: Response): void => {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Pragma', 'no-cache');
+};
+
+/** The OAuth 2.0 endpoints of the wallet; each takes a form and answers RFC 6749 §5.2 errors. */
+export const OAUTH_PATHS = ['/oauth/token', '/oauth/revoke', '/oauth/introspect'] as const;
+
+/**
+ * `POST /oauth/token`: the OAuth 2.0 client credentials grant (RFC 6749 §4.4);
+ * `POST /oauth/revoke`: token revocation (RFC 7009); `POST /oauth/introspect`: token
+ * introspection (RFC 7662). All are form-encoded and client-authenticated by HTTP Basic or
+ * `client_id`/`client_secret` in the body (not both). Errors are RFC 6749 §5.2 JSON, not
+ * problem+json, so OAuth client libraries understand them.
+ */
+export function oauthRoutes(deps: {
+  issueMachineToken: IssueMachineToken;
+  authenticateClient: AuthenticateClient;
+  revokeToken: RevokeToken;
+  introspectToken: IntrospectToken;
+  limit: RequestHandler;
+  failures?: AuthFailureLimit;
+}): Router {
+  const router = Router();
+  // An address that failed too often is refused before the client's secret is looked up.
+  const guarded = <T>(req: Request, work: () => Promise<T>): Promise<T> =>
+    deps.failures === undefined ? work() : deps.failures.guard(req, work);
+  const authenticated = async (req: Request, form: Record<string, string>): Promise<Tenant> => {
+    const credentials = credentialsOf(req, form);
+    try {
+      return await guarded(req, () => deps.authenticateClient.execute(credentials));
+    } catch (err) {
+      throw asInvalidClient(err);
+    }
+  };
+
+  router.post('/oauth/token', formBody, deps.limit, async (req, res) => {
+    noStore(res);
+    const form = formOf(req);
+    const grantType = form.grant_type;
     if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
     if (grantType !== 'client_credentials') {
       throw new OAuthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported.');
     }
-    const basic = basicCredentials(req.headers.authorization);
-    const formId = body.client_id as string | undefined;
-    const formSecret = body.client_secret as string | undefined;
-    let credentials: { clientId: string; clientSecret: string };
-    if (basic !== null) {
-      if (formSecret !== undefined || (formId !== undefined && formId !== basic.clientId)) {
-        throw new OAuthError(400, 'invalid_request', 'Use one client authentication method, not both.');
-      }
-      credentials = basic;
-    } else {
-      if (!formId || !formSecret) throw invalidClient('Client authentication is required.');
-      credentials = { clientId: formId, clientSecret: formSecret };
-    }
+    const credentials = credentialsOf(req, form);
     try {
-      // An address that failed too often is refused before the client's secret is looked up.
-      const issue = () => deps.issueMachineToken.execute(credentials);
-      const token = deps.failures === undefined ? await issue() : await deps.failures.guard(req, issue);
+      const token = await guarded(req, () => deps.issueMachineToken.execute(credentials));
       res.status(200).json({ access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn });
     } catch (err) {
-      if (err instanceof DomainError && err.reason === 'invalid-client') throw invalidClient('Client authentication failed.');
-      throw err;
+      throw asInvalidClient(err);
     }
   });
+
+  // RFC 7009 §2.2: 200 whether or not there was anything to revoke; the hint may be ignored.
+  router.post('/oauth/revoke', formBody, deps.limit, async (req, res) => {
+    noStore(res);
+    const form = formOf(req);
+    const client = await authenticated(req, form);
+    await deps.revokeToken.execute(client, tokenOf(form));
+    res.status(200).end();
+  });
+
+  router.post('/oauth/introspect', formBody, deps.limit, async (req, res) => {
+    noStore(res);
+    const form = formOf(req);
+    const client = await authenticated(req, form);
+    res.status(200).json(await deps.introspectToken.execute(client, tokenOf(form)));
+  });
+
   const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
     if (err instanceof OAuthError) return sendOAuthError(res, err);
     const bodyError = err as { status?: number; type?: string; reason?: string };
-    // A body that is not a readable form is a malformed token request, answered the OAuth way
+    // A body that is not a readable form is a malformed request, answered the OAuth way
     // (RFC 6749 §5.2: 400 invalid_request), saying what is wrong with it.
     if (bodyError.reason === 'unsupported-media-type') {
       return sendOAuthError(res, new OAuthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'));
@@ -119,6 +187,6 @@ export function oauthRoutes(deps: { issueMachineToken: IssueMachineToken; limit:
     }
     next(err);
   };
-  router.use('/oauth/token', oauthErrors);
+  for (const path of OAUTH_PATHS) router.use(path, oauthErrors);
   return router;
 }

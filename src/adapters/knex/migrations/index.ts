@@ -9,6 +9,7 @@ import * as m0007 from './0007-wallet-identity-feed.js';
 import * as m0008 from './0008-ledger-record-function.js';
 import * as m0009 from './0009-hostile-input.js';
 import * as m0010 from './0010-agent-self-service.js';
+import * as m0011 from './0011-oauth-revocation.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0008-ledger-record-function', m0008],
   ['0009-hostile-input', m0009],
   ['0010-agent-self-service', m0010],
+  ['0011-oauth-revocation', m0011],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

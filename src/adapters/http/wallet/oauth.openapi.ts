@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { OperationSpec } from '../operation.js';
+
+const noStore = { 'Cache-Control': 'no-store' } as const;
+
+const clientAuthText =
+  'Client authentication as at `POST /oauth/token`: HTTP Basic (preferred) or `client_id`/`client_secret` in the form body, not both; ' +
+  'during a secret rotation the previous secret works until its overlap ends.';
+
+const authMethods = z.array(z.enum(['client_secret_basic', 'client_secret_post']));
+
+/** RFC 8414 authorization server metadata. */
+export const oauthMetadataSchema = z
+  .object({
+    issuer: z.string().meta({ description: '`TOKEN_ISSUER`: the `iss` of every wallet token', example: 'https://pbw.local' }),
+    token_endpoint: z.string().meta({ example: 'https://pbw.local/oauth/token' }),
+    jwks_uri: z.string().meta({ example: 'https://pbw.local/.well-known/jwks.json' }),
+    revocation_endpoint: z.string().meta({ example: 'https://pbw.local/oauth/revoke' }),
+    introspection_endpoint: z.string().meta({ example: 'https://pbw.local/oauth/introspect' }),
+    grant_types_supported: z.array(z.literal('client_credentials')),
+    response_types_supported: z.array(z.string()).meta({ description: 'Empty: there is no authorization endpoint' }),
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint_auth_methods_supported: authMethods,
+  })
+  .meta({ id: 'OAuthServerMetadata' });
+
+/** RFC 7009 §2.1 / RFC 7662 §2.1 form body. */
+export const tokenParameterSchema = z.object({
+  token: z.string().min(1).meta({ description: 'The access token (machine or user token); anything else is answered as an unknown token' }),
+  token_type_hint: z.string().optional().meta({ description: 'Accepted and ignored: every token here is an access token' }),
+  client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic' }),
+  client_secret: z.string().optional(),
+});
+
+/** RFC 7662 §2.2 answer. */
+export const introspectionSchema = z
+  .object({
+    active: z.boolean().meta({ description: 'false for every token that is not a live token of the calling tenant; then no other member is present' }),
+    sub: z.string().optional().meta({ description: 'The client id (machine token) or the wallet user id (user token)' }),
+    tid: z.string().optional().meta({ description: 'The tenant' }),
+    client_id: z.string().optional(),
+    token_type: z.literal('Bearer').optional(),
+    token_use: z.enum(['wallet-machine', 'wallet-user']).optional().meta({ description: 'Which kind of wallet token it is' }),
+    amr: z.array(z.string()).optional().meta({ description: 'User tokens: `pwd` or `tenant_delegated`' }),
+    act: z.object({ sub: z.string() }).optional().meta({ description: 'Delegated user tokens: the client that vouched for the person' }),
+    iat: z.number().int().optional(),
+    exp: z.number().int().optional(),
+    jti: z.string().optional(),
+  })
+  .meta({ id: 'TokenIntrospection' });
+
+const oauthErrorSchema = z.object({
+  error: z.enum(['invalid_request', 'invalid_client']),
+  error_description: z.string(),
+});
+
+const oauthErrors = {
+  400: { description: '`invalid_request`: no `token`, a repeated parameter, two authentication methods, or a body that is not a form', schema: oauthErrorSchema },
+  401: { description: '`invalid_client`, with `WWW-Authenticate: Basic`', schema: oauthErrorSchema, headers: { 'WWW-Authenticate': 'Basic realm="wallet"' } },
+} as const;
+
+/** The published description of the OAuth metadata, revocation and introspection endpoints. */
+export const oauthOperations: readonly OperationSpec[] = [
+  {
+    surface: 'wallet',
+    atRoot: true,
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server',
+    operationId: 'getOAuthServerMetadata',
+    summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
+    description:
+      'Lets a client that knows only the issuer (`TOKEN_ISSUER`) find the token, revocation and introspection endpoints and the JWKS. ' +
+      'Endpoint URLs are the issuer joined with the endpoint paths (and `WALLET_BASE_PATH`). Served at the root whatever `WALLET_BASE_PATH` is.',
+    tags: ['auth'],
+    token: 'none',
+    audience: 'backend',
+    responses: { 200: { description: 'The metadata', schema: oauthMetadataSchema } },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/oauth/revoke',
+    operationId: 'revokeToken',
+    summary: 'Revoke a machine or user token of the tenant (RFC 7009)',
+    description:
+      `${clientAuthText} The token is refused with 401 \`invalid-token\` from now on, on every instance within a second, until it would have ` +
+      'expired anyway. The answer is 200 with an empty body whatever the token was: unknown, forged, expired, already revoked or another ' +
+      'tenant’s (which is left alone).',
+    tags: ['auth'],
+    token: 'none',
+    audience: 'backend',
+    oauthErrors: true,
+    rateLimited: true,
+    request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    responses: {
+      200: { description: 'Revoked, or nothing to revoke (empty body)', headers: noStore },
+      ...oauthErrors,
+    },
+  },
+  {
+    surface: 'wallet',
+    method: 'post',
+    path: '/oauth/introspect',
+    operationId: 'introspectToken',
+    summary: 'Is this token live? (RFC 7662)',
+    description:
+      `${clientAuthText} A live token of the calling tenant (valid signature, not expired, not revoked, its user or tenant still there and ` +
+      'not disabled) answers `active: true` with its claims. Every other token, including another tenant’s, answers exactly `{ "active": false }`.',
+    tags: ['auth'],
+    token: 'none',
+    audience: 'backend',
+    oauthErrors: true,
+    rateLimited: true,
+    request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    responses: {
+      200: { description: 'What the token is, or `{ "active": false }`', schema: introspectionSchema, headers: noStore },
+      ...oauthErrors,
+    },
+  },
+];

@@ -1,0 +1,40 @@
+import type { Knex } from 'knex';
+import type { RevokedToken } from '../../domain/identity/token-revocation.port.js';
+import { REVOKED_TOKENS_TABLE } from './migrations/0011-oauth-revocation.js';
+
+interface RevokedRow {
+  jti: string;
+  tenant_id: string;
+  expires_at: Date;
+  revoked_at: Date;
+}
+
+/** The revoked tokens table: written on revocation, read in full only when an instance (re)loads. */
+export class KnexRevokedTokenStore {
+  constructor(private readonly knex: Knex) {}
+
+  /** Records a revocation (a second one of the same jti changes nothing); the trigger announces it. */
+  async insert(token: RevokedToken, now: Date): Promise<void> {
+    await this.knex<RevokedRow>(REVOKED_TOKENS_TABLE)
+      .insert({ jti: token.jti, tenant_id: token.tenantId, expires_at: token.expiresAt, revoked_at: now })
+      .onConflict('jti')
+      .ignore();
+  }
+
+  /** Whether this jti is recorded (the fallback while an instance may have missed announcements). */
+  async has(jti: string): Promise<boolean> {
+    const row = await this.knex(REVOKED_TOKENS_TABLE).where({ jti }).first('jti');
+    return row !== undefined;
+  }
+
+  /** Every revocation whose token could still be presented (expiry after `after`). */
+  async listLive(after: Date): Promise<Array<{ jti: string; exp: number }>> {
+    const rows = await this.knex<RevokedRow>(REVOKED_TOKENS_TABLE).where('expires_at', '>', after).select('jti', 'expires_at');
+    return rows.map((r) => ({ jti: r.jti, exp: Math.floor(new Date(r.expires_at).getTime() / 1000) }));
+  }
+
+  /** Forgets revocations of tokens that expired before `before`; returns how many. */
+  purge(before: Date): Promise<number> {
+    return this.knex(REVOKED_TOKENS_TABLE).where('expires_at', '<', before).delete();
+  }
+}

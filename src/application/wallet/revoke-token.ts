@@ -1,0 +1,44 @@
+import type { Tenant } from '../../domain/identity/tenant.js';
+import type { TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
+import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
+
+const revocationOf = (token: VerifiedToken) => ({
+  jti: token.jti,
+  tenantId: token.principal.tenantId,
+  expiresAt: new Date(token.exp * 1000),
+});
+
+/**
+ * RFC 7009 revocation by an authenticated client: a machine or user token of the client's own
+ * tenant is refused from now on, everywhere, until it would have expired. Anything else (unknown,
+ * forged, expired, another tenant's token) is left alone without saying so: the answer is the
+ * same either way, so the endpoint cannot be used to test tokens.
+ */
+export class RevokeToken {
+  constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly revocations: TokenRevocationList,
+  ) {}
+
+  async execute(client: Tenant, token: string): Promise<void> {
+    let verified: VerifiedToken;
+    try {
+      verified = await this.verifier.inspect(token);
+    } catch (err) {
+      if (err instanceof DomainError && err.reason === 'invalid-token') return;
+      throw err;
+    }
+    if (verified.principal.tenantId !== client.id) return;
+    await this.revocations.revoke(revocationOf(verified));
+  }
+}
+
+/** A wallet app signs its holder out: the user token that made the call is revoked. */
+export class LogOut {
+  constructor(private readonly revocations: TokenRevocationList) {}
+
+  execute(token: VerifiedToken): Promise<void> {
+    return this.revocations.revoke(revocationOf(token));
+  }
+}
