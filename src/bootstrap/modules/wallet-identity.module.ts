@@ -18,7 +18,6 @@ import { KnexRevokedTokenStore } from '../../adapters/knex/token-revocation.knex
 import { REVOKED_TOKENS_TABLE } from '../../adapters/knex/migrations/0011-oauth-revocation.js';
 import { MemoryRevokedTokenStore } from '../../adapters/memory/token-revocation.memory.js';
 import { oauthMetadataRoutes } from '../../adapters/http/wallet/oauth-metadata.routes.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
 import { SeedWalletDemo } from '../../application/admin/seed-wallet-demo.js';
 import { IssueDelegatedToken } from '../../application/wallet/issue-delegated-token.js';
 import { IssueMachineToken } from '../../application/wallet/issue-machine-token.js';
