@@ -9,7 +9,8 @@ async function main(): Promise<void> {
   let service: Service | null = null;
   try {
     const outcome = await runAdmin(process.argv.slice(2), ADMIN_COMMANDS, async () => {
-      const config = loadConfig();
+      // Only serving instances deliver webhooks.
+      const config = loadConfig({ ...process.env, WEBHOOK_WORKER: 'off' });
       // Logs go to stderr so that stdout carries only the command's output.
       const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
       service = await openService(config, log);

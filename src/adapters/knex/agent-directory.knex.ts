@@ -4,6 +4,8 @@ import type { AgentDirectory, NewAgent } from '../../domain/identity/agent-direc
 import type { ApiKeyRecord, RevokedReason } from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
+import { recordEvents } from './outbox.knex.js';
+import { apiKeyRevoked } from '../../domain/webhooks/events.js';
 import { toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
 
 /** Operator writes on PostgreSQL; triggers announce each change to every instance. */
@@ -98,19 +100,31 @@ export class KnexAgentDirectory implements AgentDirectory {
   }
 
   async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<ApiKeyRecord | null> {
-    // First revocation wins, except that `leaked` overrides any earlier reason.
-    const [row] = await this.knex<KeyRow>('api_keys')
-      .where({ id: keyId })
-      .update({
-        status: 'REVOKED',
-        revoked_reason: this.knex.raw(
-          `CASE WHEN status = 'ACTIVE' OR ? = 'leaked' THEN ? ELSE revoked_reason END`,
-          [reason, reason],
-        ),
-        revoked_at: this.knex.raw(`COALESCE(revoked_at, ?)`, [at]),
-      } as never)
-      .returning('*');
+    const key = await this.knex.transaction(async (trx) => {
+      const before = await trx<KeyRow>('api_keys').where({ id: keyId }).forUpdate().first();
+      if (before === undefined) return null;
+      // First revocation wins, except that `leaked` overrides any earlier reason.
+      const [row] = await trx<KeyRow>('api_keys')
+        .where({ id: keyId })
+        .update({
+          status: 'REVOKED',
+          revoked_reason: trx.raw(`CASE WHEN status = 'ACTIVE' OR ? = 'leaked' THEN ? ELSE revoked_reason END`, [reason, reason]),
+          revoked_at: trx.raw(`COALESCE(revoked_at, ?)`, [at]),
+        } as never)
+        .returning('*');
+      const after = toKey(row as KeyRow);
+      await recordKeyRevocation(trx, toKey(before), after, at);
+      return after;
+    });
     this.changed();
-    return row === undefined ? null : toKey(row as KeyRow);
+    return key;
   }
+
 }
+
+/**
+ * The one call every path that revokes a key makes inside its transaction, with the key as it
+ * was under the row lock and as it is now: records `api_key.revoked` when the revocation changed.
+ */
+export const recordKeyRevocation = (trx: Knex.Transaction, before: ApiKeyRecord, after: ApiKeyRecord, at: Date): Promise<void> =>
+  recordEvents(trx, apiKeyRevoked(before, after, at));

@@ -5,6 +5,8 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { Page } from '../../domain/shared/page.js';
 import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
+import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
+import { eventsJson, recordEvents } from './outbox.knex.js';
 
 const alreadyBooked = (): DomainError =>
   new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
@@ -20,9 +22,13 @@ export class KnexOrderRepo implements OrderRepo {
   async place(order: Order): Promise<Order> {
     try {
       if (order.seats === null) {
-        // No stock to take: the single INSERT is atomic on its own, and the unique quote_id
-        // still lets only one booking of the quote through. No BEGIN/COMMIT round trips.
-        await this.knex('orders').insert(orderToRow(order));
+        // No stock to take: one statement inserts the order and records its event, atomic on
+        // its own; the unique quote_id still lets only one booking of the quote through. No
+        // BEGIN/COMMIT round trips.
+        await this.knex.raw('WITH placed AS (?) SELECT pbw_webhook_record(?::jsonb) FROM placed', [
+          this.knex('orders').insert(orderToRow(order)).returning('id'),
+          eventsJson([orderConfirmed(order)]),
+        ]);
         return order;
       }
       await this.knex.transaction(async (trx) => {
@@ -44,6 +50,7 @@ export class KnexOrderRepo implements OrderRepo {
             throw new DomainError('sold-out', 'conflict', 'Not enough seats are left on this trip.');
           }
         }
+        await recordEvents(trx, [orderConfirmed(order)]);
       });
       return order;
     } catch (err) {
@@ -90,6 +97,7 @@ export class KnexOrderRepo implements OrderRepo {
       if (order.seats !== null) {
         await trx('trip_inventory').where('trip_id', order.seats.tripId).increment('seats_left', order.seats.seats);
       }
+      await recordEvents(trx, [orderCancelled(order)]);
       return order;
     });
   }

@@ -4,6 +4,8 @@ import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-res
 import type { ApiKeyRecord, RevokedReason } from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
+import { apiKeyRevoked } from '../../domain/webhooks/events.js';
+import type { MemoryOutbox } from './webhooks.memory.js';
 
 /** Channels, agents and keys held in process memory, with the same rules as PostgreSQL. */
 export class MemoryIdentityStore implements AgentDirectory, AgentResolver {
@@ -13,7 +15,10 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver {
   private readonly keyIdByHash = new Map<string, string>();
 
   /** `signal` is told of every change, as PostgreSQL's trigger would announce it. */
-  constructor(private readonly signal?: ChangeSignal) {}
+  constructor(
+    private readonly signal?: ChangeSignal,
+    private readonly outbox?: MemoryOutbox,
+  ) {}
 
   findByKeyHash(keyHash: string): Promise<ResolvedKey | null> {
     const keyId = this.keyIdByHash.get(keyHash);
@@ -87,6 +92,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver {
       revokedAt: key.revokedAt ?? at,
     };
     this.keys.set(keyId, updated);
+    this.outbox?.record(apiKeyRevoked(key, updated, at));
     this.changed();
     return updated;
   }

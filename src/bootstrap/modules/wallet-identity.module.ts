@@ -30,6 +30,7 @@ import type { IdentityChangeFeed } from '../../adapters/knex/identity-change-fee
 import { CachedTenantDirectory, WALLET_IDENTITY_TABLES } from '../../adapters/cache/tenant-directory.cached.js';
 import { MemoryLoginThrottle } from '../../adapters/memory/login-throttle.memory.js';
 import { MemorySigningKeyStore } from '../../adapters/memory/signing-key-store.memory.js';
+import type { MemoryOutbox } from '../../adapters/memory/webhooks.memory.js';
 import { MemoryTenantDirectory } from '../../adapters/memory/tenant-directory.memory.js';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -45,7 +46,7 @@ const VERIFIED_TOKEN_CACHE = 10_000;
  * throttling, the token and user routes, the JWKS and the wallet auth middleware that other
  * wallet routers take from `TOKENS.WalletAuth`.
  */
-export const walletIdentityModule = (config: Config, db: Database | null): ContainerModule =>
+export const walletIdentityModule = (config: Config, db: Database | null, outbox?: MemoryOutbox): ContainerModule =>
   new ContainerModule(({ bind }) => {
     const settings: TokenSettings = {
       issuer: config.issuer,
@@ -54,7 +55,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       userTokenTtlSeconds: config.userTokenTtlSeconds,
     };
     if (db === null) {
-      bind(TOKENS.TenantDirectory).toConstantValue(new MemoryTenantDirectory());
+      bind(TOKENS.TenantDirectory).toConstantValue(new MemoryTenantDirectory(outbox));
       bind(TOKENS.LoginThrottle).toConstantValue(new MemoryLoginThrottle());
       bind(TOKENS.SigningKeyStore).toConstantValue(new MemorySigningKeyStore());
     } else {

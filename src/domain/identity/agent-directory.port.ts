@@ -33,7 +33,8 @@ export interface AgentDirectory {
   findKey(keyId: string): Promise<ApiKeyRecord | null>;
   /**
    * Revokes the key. An already revoked key keeps its first revocation, except that `leaked`
-   * always wins (a rotated key found leaked later becomes leaked). Returns null for no such key.
+   * always wins (a rotated key found leaked later becomes leaked). A change of revocation records
+   * `api_key.revoked` (`apiKeyRevoked`) in the same transaction. Returns null for no such key.
    */
   revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<ApiKeyRecord | null>;
 }

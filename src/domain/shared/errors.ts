@@ -63,7 +63,12 @@ export type Reason =
   | 'agent-not-found'
   | 'channel-not-found'
   | 'channel-exists'
-  | 'key-not-found';
+  | 'key-not-found'
+  // webhooks
+  | 'invalid-webhook-url'
+  | 'webhook-endpoint-not-found'
+  | 'webhook-delivery-not-found'
+  | 'too-many-webhook-endpoints';
 
 /** A rule of the service was broken; `reason` is the stable code, `message` is for humans. */
 export class DomainError extends Error {

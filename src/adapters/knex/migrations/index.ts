@@ -7,6 +7,7 @@ import * as m0005 from './0005-wallet-ledger.js';
 import * as m0006 from './0006-reliability.js';
 import * as m0007 from './0007-wallet-identity-feed.js';
 import * as m0008 from './0008-ledger-record-function.js';
+import * as m0012 from './0012-webhooks.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0006-reliability', m0006],
   ['0007-wallet-identity-feed', m0007],
   ['0008-ledger-record-function', m0008],
+  ['0012-webhooks', m0012],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
