@@ -35,6 +35,9 @@ export class KnexOrderRepo implements OrderRepo {
         // The order first: a second booking of the quote waits here on the unique index, and
         // fails once the first commits, before it could touch any seat.
         await trx('orders').insert(orderToRow(order));
+        // The event is written before the seats are taken: when they are gone it is rolled
+        // back with the order, never sent for a booking that did not happen.
+        await recordEvents(trx, [orderConfirmed(order)]);
         const seats = order.seats;
         if (seats !== null) {
           await trx('trip_inventory')
@@ -50,7 +53,6 @@ export class KnexOrderRepo implements OrderRepo {
             throw new DomainError('sold-out', 'conflict', 'Not enough seats are left on this trip.');
           }
         }
-        await recordEvents(trx, [orderConfirmed(order)]);
       });
       return order;
     } catch (err) {
