@@ -52,7 +52,8 @@ export const webhooksModule = (config: Config, db: Database | null, memory?: Mem
             sealer.setKey(randomBytes(32));
           } else {
             sealer.setKey(await storedWebhookSecretKey(db.knex));
-            log.warn('WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with a key generated and kept in the database; set it in production');
+            // Said by serving instances; the admin command (no worker) keeps stderr for its own output.
+            if (settings.worker) log.warn('WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with a key generated and kept in the database; set it in production');
           }
         });
         return sealer;
