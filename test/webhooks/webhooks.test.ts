@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/bootstrap/logger.js';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually, issueKey, unique, type TestAgent } from '../support/builders.js';
 import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
@@ -358,5 +360,42 @@ describe('webhook URL safety over HTTP (settings off)', () => {
     expect(res.status).to.equal(201);
     // Nothing is sent to it in this test: the agent places no order.
     await app.request(`/api/v1/webhook-endpoints/${((await res.json()) as Body).id}`, { method: 'DELETE', headers: { 'X-API-KEY': agent.apiKey } });
+  });
+});
+
+describe('webhook secrets in logs', () => {
+  let app: TestApp;
+  let receiver: Receiver;
+  const lines: string[] = [];
+
+  before(async () => {
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    app = await startTestApp({ env: DEV_ENV, log: createLogger('trace', sink) });
+    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await app.stop();
+  });
+
+  it('when an endpoint is registered and its deliveries fail and succeed at trace level, then no log line holds the secret', async () => {
+    const tenant = await buildTenant(app.service);
+    const machine = await machineToken(app, tenant);
+    const reg = await app.request('/webhook-endpoints', json('POST', { url: receiver.url, events: ['wallet_user.created'] }, bearer(machine)));
+    const secret = ((await reg.json()) as Body).secret as string;
+    receiver.statuses = [500];
+    await app.request('/users', json('POST', { externalUserRef: `ref-${unique()}` }, bearer(machine)));
+    await eventually(async () => receiver.received.length >= 2, 10_000, 'a failed and a successful attempt');
+    await new Promise((r) => setTimeout(r, 200));
+    const logged = lines.join('');
+    expect(logged).to.include('webhook attempt failed');
+    expect(logged).not.to.include(secret.slice(6, 30));
+    expect(logged).not.to.include(receiver.received[0]!.headers['webhook-signature']!.slice(3, 30));
   });
 });
