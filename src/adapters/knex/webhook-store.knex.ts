@@ -105,8 +105,9 @@ export class KnexWebhookStore implements WebhookStore {
   }
 
   async deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean> {
-    const n = await this.knex('webhook_endpoints').where({ id: endpointId, owner_kind: owner.kind, owner_id: owner.id }).delete();
-    return n > 0;
+    // RETURNING, not the affected-row count, which the PGlite driver does not report.
+    const gone = await this.knex('webhook_endpoints').where({ id: endpointId, owner_kind: owner.kind, owner_id: owner.id }).delete().returning('id');
+    return gone.length > 0;
   }
 
   async listDeliveries(owner: EventOwner, endpointId: string, after: Cursor | null, limit: number): Promise<WebhookDelivery[] | null> {
