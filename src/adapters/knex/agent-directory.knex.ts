@@ -119,7 +119,6 @@ export class KnexAgentDirectory implements AgentDirectory {
     this.changed();
     return key;
   }
-
 }
 
 /**
