@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type autocannon from 'autocannon';
 import pino from 'pino';
 import { quoteToRow } from '../src/adapters/knex/booking-rows.js';
@@ -91,6 +93,36 @@ const userToken = (ctx: BenchContext, ref = 'bench-user'): Promise<string> =>
     return out.access_token as string;
   });
 
+/**
+ * BENCH_WEBHOOKS=on: the bench agent and tenant each register an endpoint for all their events,
+ * answered by a receiver in this process, so the write scenarios also record and deliver events
+ * (run the service with WEBHOOK_ALLOW_INSECURE=on WEBHOOK_ALLOW_PRIVATE=on).
+ */
+let receiverUrl: Promise<string> | null = null;
+export const webhookDeliveries = { received: 0 };
+function webhookReceiver(): Promise<string> {
+  receiverUrl ??= new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        webhookDeliveries.received += 1;
+        res.end();
+      });
+    });
+    server.listen(0, '127.0.0.1', () => {
+      server.unref();
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+    });
+  });
+  return receiverUrl;
+}
+async function subscribe(ctx: BenchContext, path: string, headers: Record<string, string>, events: string[]): Promise<void> {
+  if (process.env.BENCH_WEBHOOKS !== 'on') return;
+  await memo(ctx, `webhook:${path}:${JSON.stringify(headers)}`, async () =>
+    post(`${ctx.base}${path}`, { ...json, ...headers }, JSON.stringify({ url: await webhookReceiver(), events })),
+  );
+}
+
 const pickupAt = (): string => new Date(Date.now() + 7 * 86_400_000).toISOString();
 const transferBody = (): string => JSON.stringify({ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 2 });
 
@@ -176,6 +208,7 @@ export const SCENARIOS: readonly Scenario[] = [
     prepare: async (ctx) => {
       // More quotes than the run can book (warm-up included), so no order meets a booked quote.
       const pool = await quotePool(ctx, Math.max(20_000, (ctx.seconds + 2) * 3_000));
+      await subscribe(ctx, '/api/v1/webhook-endpoints', { 'x-api-key': await agentKey(ctx) }, ['order.confirmed', 'order.cancelled', 'api_key.revoked']);
       let next = 0;
       return {
         url: `${ctx.base}/api/v1/orders`,
@@ -216,7 +249,8 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'POST /me/payments (200 funded users, Idempotency-Key)',
     connections: WRITE_CONNECTIONS,
     prepare: async (ctx) => {
-      const { userTokens } = await walletTenant(ctx);
+      const { userTokens, machine } = await walletTenant(ctx);
+      await subscribe(ctx, '/webhook-endpoints', { authorization: `Bearer ${machine}` }, ['transaction.created', 'wallet_user.created']);
       let n = 0;
       return {
         url: `${ctx.base}/me/payments`,

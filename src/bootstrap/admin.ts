@@ -12,7 +12,8 @@ import { openService, type Service } from './service.js';
  */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const config = loadConfig();
+  // Only serving instances deliver webhooks.
+  const config = loadConfig({ ...process.env, WEBHOOK_WORKER: 'off' });
   const target = config.persistence.kind === 'database' ? config.persistence.target : null;
   let owner: FolderOwnership | null = null;
   let service: Service | null = null;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { DatabaseTarget } from '../adapters/knex/database.js';
+import { parseSecretKey } from '../adapters/crypto/secret-sealer.js';
+import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks/endpoint.js';
 
 /** Where the service keeps its state. */
 export type Persistence =
@@ -47,6 +49,26 @@ export interface Config {
   readonly authFailureRule: RateLimitRule;
   /** Prometheus metrics listener (null: no metrics), on its own port so the public cannot reach it. */
   readonly metrics: { readonly port: number; readonly host: string } | null;
+  /** Webhook delivery. */
+  readonly webhooks: WebhookSettings;
+}
+
+/** How webhooks are checked, sealed and delivered. */
+export interface WebhookSettings {
+  /** `WEBHOOK_RETRY_SCHEDULE`: seconds between attempts. */
+  readonly retrySchedule: readonly number[];
+  /** `WEBHOOK_ALLOW_INSECURE=on`: `http` URLs are accepted (local development, tests). */
+  readonly allowInsecure: boolean;
+  /** `WEBHOOK_ALLOW_PRIVATE=on`: loopback, private and other special-purpose addresses are accepted. */
+  readonly allowPrivate: boolean;
+  /** `WEBHOOK_SECRET_KEY` (32 bytes, hex or base64) that seals endpoint secrets; null: generated and kept in the database. */
+  readonly secretKey: Buffer | null;
+  /** `WEBHOOK_POLL_MS`: how often each instance looks for due deliveries. */
+  readonly pollMs: number;
+  /** `WEBHOOK_WORKER=off` stops this instance from sending (another instance sends). */
+  readonly worker: boolean;
+  /** `WEBHOOK_CONCURRENCY`: attempts in flight per instance. */
+  readonly concurrency: number;
 }
 
 /**
@@ -168,6 +190,26 @@ const schema = z.object({
   RATE_LIMIT_TOKEN: rule(DEFAULT_RATE_LIMIT_RULES.token),
   RATE_LIMIT_DELEGATED: rule(DEFAULT_RATE_LIMIT_RULES.delegated),
   RATE_LIMIT_PAYMENTS: rule(DEFAULT_RATE_LIMIT_RULES.payments),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d{1,6}(,\d{1,6}){0,19}$/, 'must be 1-20 comma-separated whole seconds, e.g. 5,300,1800')
+    .default(DEFAULT_RETRY_SCHEDULE.join(','))
+    .transform((v) => v.split(',').map(Number)),
+  WEBHOOK_ALLOW_INSECURE: z.enum(['on', 'off']).default('off'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['on', 'off']).default('off'),
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return null;
+      const key = parseSecretKey(v);
+      if (key === null) ctx.addIssue({ code: 'custom', message: 'WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64' });
+      return key;
+    }),
+  WEBHOOK_POLL_MS: int(50, 60_000_000, 1000),
+  WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
+  WEBHOOK_CONCURRENCY: int(1, 256, 16),
+  NODE_ENV: z.string().optional(),
 });
 
 /** Reads and validates the configuration; throws with every problem listed. */
@@ -178,6 +220,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.WEBHOOK_SECRET_KEY === null && e.NODE_ENV === 'production') {
+    throw new Error('Invalid configuration: WEBHOOK_SECRET_KEY is required when NODE_ENV=production (32 bytes, e.g. `openssl rand -base64 32`)');
+  }
   const kind = e.PERSISTENCE ?? (e.DATABASE_URL ? 'postgres' : 'pglite');
   let persistence: Persistence;
   if (kind === 'memory') persistence = { kind: 'memory' };
@@ -230,6 +275,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitStore,
     authFailureRule: e.RATE_LIMIT_AUTH_FAILURES,
     metrics: e.METRICS_PORT === undefined ? null : { port: e.METRICS_PORT, host: e.METRICS_HOST },
+    webhooks: {
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      allowInsecure: e.WEBHOOK_ALLOW_INSECURE === 'on',
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'on',
+      secretKey: e.WEBHOOK_SECRET_KEY,
+      pollMs: e.WEBHOOK_POLL_MS,
+      worker: e.WEBHOOK_WORKER === 'on',
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
   };
 }
 

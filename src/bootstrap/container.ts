@@ -18,6 +18,9 @@ import { walletIdentityModule } from './modules/wallet-identity.module.js';
 import { reliabilityModule } from './modules/reliability.module.js';
 import { walletLedgerModule } from './modules/wallet-ledger.module.js';
 import { metricsModule } from './modules/metrics.module.js';
+import { webhooksModule } from './modules/webhooks.module.js';
+import { MemoryWebhookStore } from '../adapters/memory/webhooks.memory.js';
+import { SystemClock } from '../adapters/crypto/node-crypto.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
@@ -30,16 +33,19 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   container.bind(TOKENS.Database).toConstantValue(db);
   if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
+  // In memory, the stores record their events into the one in-memory webhook store.
+  const memoryWebhooks = db === null ? new MemoryWebhookStore(new SystemClock()) : undefined;
   container.load(
     coreModule,
     idempotencyModule(db),
-    identityModule(config, db),
+    identityModule(config, db, memoryWebhooks),
     catalogueModule(db),
     docsModule,
-    bookingModule(config, db),
-    walletIdentityModule(config, db),
+    bookingModule(config, db, memoryWebhooks),
+    walletIdentityModule(config, db, memoryWebhooks),
     reliabilityModule(config, db),
-    walletLedgerModule(db),
+    walletLedgerModule(db, memoryWebhooks),
+    webhooksModule(config, db, memoryWebhooks),
   );
   if (config.metrics !== null) {
     container.load(metricsModule(config, config.metrics, db));

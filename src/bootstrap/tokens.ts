@@ -74,6 +74,11 @@ import type { RefundPayment } from '../application/wallet/refund-payment.js';
 import type { GetMyBalance, GetUserBalances } from '../application/wallet/read-balances.js';
 import type { GetTransaction, ListTransactions, SummarizeTransactions } from '../application/wallet/read-transactions.js';
 
+import type { WebhookStore } from '../domain/webhooks/webhook-store.port.js';
+import type { SecretSealer, WebhookUrlGuard } from '../domain/webhooks/webhook-ports.port.js';
+import type { WebhookDeliveryWorker } from '../adapters/webhooks/delivery-worker.js';
+import type { WebhookUseCases } from '../adapters/http/webhooks/webhooks.routes.js';
+
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(name) as ServiceIdentifier<T>;
 
 /** Every service identifier of the container. Areas add theirs here. */
@@ -195,4 +200,10 @@ export const TOKENS = {
   ListTransactions: token<ListTransactions>('ListTransactions'),
   GetTransaction: token<GetTransaction>('GetTransaction'),
   SummarizeTransactions: token<SummarizeTransactions>('SummarizeTransactions'),
+  // webhooks
+  WebhookStore: token<WebhookStore>('WebhookStore'),
+  WebhookSealer: token<SecretSealer>('WebhookSealer'),
+  WebhookUrlGuard: token<WebhookUrlGuard>('WebhookUrlGuard'),
+  WebhookWorker: token<WebhookDeliveryWorker>('WebhookWorker'),
+  WebhookUseCases: token<WebhookUseCases>('WebhookUseCases'),
 } as const;

@@ -13,6 +13,7 @@ import { userOperations } from './wallet/users.openapi.js';
 import { jwksOperations } from './jwks.openapi.js';
 import { moneyOperations } from './wallet/money.openapi.js';
 import { transactionOperations } from './wallet/transactions.openapi.js';
+import { webhookOperations } from './webhooks/webhooks.openapi.js';
 
 /**
  * Every published operation. Each area adds its list here; the OpenAPI files are generated
@@ -33,4 +34,5 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...jwksOperations,
   ...moneyOperations,
   ...transactionOperations,
+  ...webhookOperations,
 ];

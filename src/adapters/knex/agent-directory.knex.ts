@@ -4,6 +4,8 @@ import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKey
 import { revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
+import { recordEvents } from './outbox.knex.js';
+import { apiKeyRevoked } from '../../domain/webhooks/events.js';
 import { KEY_COLUMNS, keyToRow, toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
 
 /** Operator writes on PostgreSQL; triggers announce each change to every instance. */
@@ -168,8 +170,16 @@ async function revokeLocked(trx: Knex.Transaction, ids: readonly string[], reaso
       await trx('api_keys')
         .where({ id: key.id })
         .update({ status: updated.status, revoked_reason: updated.revokedReason, revoked_at: updated.revokedAt });
+      await recordKeyRevocation(trx, key, updated, at);
     }
     revoked.push(updated);
   }
   return revoked;
 }
+
+/**
+ * The one call every path that revokes a key makes inside its transaction, with the key as it
+ * was under the row lock and as it is now: records `api_key.revoked` when the revocation changed.
+ */
+export const recordKeyRevocation = (trx: Knex.Transaction, before: ApiKeyRecord, after: ApiKeyRecord, at: Date): Promise<void> =>
+  recordEvents(trx, apiKeyRevoked(before, after, at));

@@ -20,6 +20,8 @@ import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionFilter, TransactionReader, TypeSummary } from '../../domain/wallet/transaction-reader.port.js';
 import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../../domain/wallet/transaction.js';
 import { isRetryableTransactionError, isUniqueViolation } from './pg-errors.js';
+import { transactionCreated } from '../../domain/webhooks/events.js';
+import { eventsJson, recordEvents } from './outbox.knex.js';
 
 interface TransactionRow {
   id: string;
@@ -109,7 +111,8 @@ const tenantAccountShort = (): DomainError =>
  * order (a debit is `UPDATE … WHERE balance >= amount`, decided under the row lock; a credit is
  * an upsert), then the transaction row (its unique idempotency key makes a concurrent duplicate
  * wait and then fail) and its entries, whose sum per transaction the database checks at commit.
- * Top-ups, payments and transfers make it one call of `pbw_ledger_record` (migration 0008);
+ * Every write records its `transaction.created` event in the same transaction (the outbox).
+ * Top-ups, payments and transfers make it one call of `pbw_ledger_record_with_events` (0012);
  * refunds, which also lock and update their payment, run it as statements in a transaction.
  * Works alike on PGlite (one connection: everything inside uses `trx`).
  */
@@ -158,11 +161,13 @@ export class KnexLedger implements Ledger, TransactionReader {
       if (existing !== null) return this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: payment.userId, counterpartyUserId: null, refundOf: payment.id });
       const amount = refundableAmount(payment, e.amount);
       await trx('ledger_transactions').where({ id: payment.id }).update({ refunded_amount: payment.refundedAmount + amount }).returning('id');
-      return this.apply(trx, e.idempotency, {
+      const refund = await this.apply(trx, e.idempotency, {
         id: e.id, tenantId: e.tenantId, type: 'REFUND', amount: { amount, currency: payment.amount.currency }, userId: payment.userId,
         counterpartyUserId: null, reference: payment.reference, description: null, refundOf: payment.id, refundedAmount: 0,
         createdAt: e.createdAt, initiatedBy: e.initiatedBy,
       });
+      await recordEvents(trx, [transactionCreated(refund)]);
+      return refund;
     }), (existing) => this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: null, counterpartyUserId: null, refundOf: e.paymentId }));
   }
 
@@ -251,14 +256,15 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   /**
-   * One call of `pbw_ledger_record` (migration 0008), its own transaction: the same steps as
+   * One call of `pbw_ledger_record_with_events` (migration 0012: `pbw_ledger_record` of 0008, then
+   * the `transaction.created` event into the outbox), its own transaction: the same steps as
    * `apply`, in one round trip and one commit.
    */
   private async recordInOneStatement(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
     const [result] = await rows<{ outcome: string }>(
       this.knex,
-      'SELECT pbw_ledger_record($1::jsonb, $2::text[], $3::text[], $4::text[], $5::bigint[], $6::boolean[]) AS outcome',
+      'SELECT pbw_ledger_record_with_events($1::jsonb, $2::text[], $3::text[], $4::text[], $5::bigint[], $6::boolean[], $7::jsonb) AS outcome',
       [
         JSON.stringify(toRow(t, idem)),
         postings.map((p) => accountId(t.tenantId, p.account)),
@@ -266,8 +272,9 @@ export class KnexLedger implements Ledger, TransactionReader {
         postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
         postings.map((p) => p.amount),
         postings.map((p) => p.amount < 0 && !mayGoNegative(p.account)),
+        eventsJson([transactionCreated(t)]),
       ],
-      'ledger.record',
+      'ledger.record.events',
     );
     const outcome = result?.outcome;
     if (outcome === 'ok') return t;

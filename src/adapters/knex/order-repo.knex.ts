@@ -6,6 +6,8 @@ import type { Money } from '../../domain/shared/money.js';
 import type { Page } from '../../domain/shared/page.js';
 import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
+import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
+import { eventsJson, recordEvents } from './outbox.knex.js';
 
 const alreadyBooked = (): DomainError =>
   new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
@@ -21,15 +23,22 @@ export class KnexOrderRepo implements OrderRepo {
   async place(order: Order): Promise<Order> {
     try {
       if (order.seats === null) {
-        // No stock to take: the single INSERT is atomic on its own, and the unique quote_id
-        // still lets only one booking of the quote through. No BEGIN/COMMIT round trips.
-        await this.knex('orders').insert(orderToRow(order));
+        // No stock to take: one statement inserts the order and records its event, atomic on
+        // its own; the unique quote_id still lets only one booking of the quote through. No
+        // BEGIN/COMMIT round trips.
+        await this.knex.raw('WITH placed AS (?) SELECT pbw_webhook_record(?::jsonb) FROM placed', [
+          this.knex('orders').insert(orderToRow(order)).returning('id'),
+          eventsJson([orderConfirmed(order)]),
+        ]);
         return order;
       }
       await this.knex.transaction(async (trx) => {
         // The order first: a second booking of the quote waits here on the unique index, and
         // fails once the first commits, before it could touch any seat.
         await trx('orders').insert(orderToRow(order));
+        // The event is written before the seats are taken: when they are gone it is rolled
+        // back with the order, never sent for a booking that did not happen.
+        await recordEvents(trx, [orderConfirmed(order)]);
         const seats = order.seats;
         if (seats !== null) {
           await trx('trip_inventory')
@@ -92,6 +101,7 @@ export class KnexOrderRepo implements OrderRepo {
       if (order.seats !== null) {
         await trx('trip_inventory').where('trip_id', order.seats.tripId).increment('seats_left', order.seats.seats);
       }
+      await recordEvents(trx, [orderCancelled(order)]);
       return order;
     });
   }

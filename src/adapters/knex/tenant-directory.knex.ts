@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { walletUserCreated } from '../../domain/webhooks/events.js';
+import { eventsJson } from './outbox.knex.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -127,8 +129,12 @@ export class KnexTenantDirectory implements TenantDirectory {
 
   async createUser(user: WalletUser): Promise<WalletUser> {
     try {
-      const [row] = await this.knex<UserRow>('wallet_users').insert(userRow(user)).returning('*');
-      return toUser(row as UserRow);
+      // One statement: the user and its `wallet_user.created` event commit together.
+      const result = await this.knex.raw('WITH created AS (?) SELECT created.*, pbw_webhook_record(?::jsonb) AS queued FROM created', [
+        this.knex('wallet_users').insert(userRow(user)).returning('*'),
+        eventsJson([walletUserCreated(user)]),
+      ]);
+      return toUser((result.rows as UserRow[])[0]!);
     } catch (err) {
       throw this.translate(err, user);
     }
@@ -136,12 +142,13 @@ export class KnexTenantDirectory implements TenantDirectory {
 
   async ensureUser(user: WalletUser): Promise<WalletUser> {
     try {
-      const [row] = await this.knex<UserRow>('wallet_users')
-        .insert(userRow(user))
-        .onConflict(['tenant_id', 'external_user_ref'])
-        .ignore()
-        .returning('*');
-      if (row !== undefined) return toUser(row as UserRow);
+      // The event is recorded only when this statement created the user.
+      const result = await this.knex.raw('WITH created AS (?) SELECT created.*, pbw_webhook_record(?::jsonb) AS queued FROM created', [
+        this.knex('wallet_users').insert(userRow(user)).onConflict(['tenant_id', 'external_user_ref']).ignore().returning('*'),
+        eventsJson([walletUserCreated(user)]),
+      ]);
+      const row = (result.rows as UserRow[])[0];
+      if (row !== undefined) return toUser(row);
     } catch (err) {
       throw this.translate(err, user);
     }

@@ -1,4 +1,6 @@
 import type { Money } from '../../domain/shared/money.js';
+import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
+import type { MemoryOutbox } from './webhooks.memory.js';
 import { pageOfOrders, type Order } from '../../domain/booking/order.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import type { Quote } from '../../domain/booking/quote.js';
@@ -32,6 +34,9 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
   private readonly orderByIdempotencyKey = new Map<string, string>();
   private readonly seats = new Map<string, number>();
 
+  /** `outbox` records the orders' events with each change, as the database's would. */
+  constructor(private readonly outbox?: MemoryOutbox) {}
+
   async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
     const order = this.orders.get(orderId);
     return order !== undefined && order.agentId === agentId ? order : null;
@@ -54,6 +59,7 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     this.orders.set(order.id, order);
     this.orderByQuote.set(order.quoteId, order.id);
     if (idemKey !== null) this.orderByIdempotencyKey.set(idemKey, order.id);
+    this.outbox?.record([orderConfirmed(order)]);
     return order;
   }
 
@@ -82,6 +88,7 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     if (order.seats !== null) {
       this.seats.set(order.seats.tripId, (this.seats.get(order.seats.tripId) ?? order.seats.capacity) + order.seats.seats);
     }
+    this.outbox?.record([orderCancelled(cancelled)]);
     return cancelled;
   }
 

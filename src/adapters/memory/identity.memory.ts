@@ -5,6 +5,8 @@ import { revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
+import { apiKeyRevoked } from '../../domain/webhooks/events.js';
+import type { MemoryOutbox } from './webhooks.memory.js';
 
 /** Channels, agents and keys held in process memory, with the same rules as PostgreSQL. */
 export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUsageStore {
@@ -15,7 +17,10 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
   private readonly lastUsed = new Map<string, Date>();
 
   /** `signal` is told of every change, as PostgreSQL's trigger would announce it. */
-  constructor(private readonly signal?: ChangeSignal) {}
+  constructor(
+    private readonly signal?: ChangeSignal,
+    private readonly outbox?: MemoryOutbox,
+  ) {}
 
   findByKeyHash(keyHash: string): Promise<ResolvedKey | null> {
     const keyId = this.keyIdByHash.get(keyHash);
@@ -115,6 +120,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     if (key === undefined) return null;
     const updated = revokedKey(key, reason, at);
     this.keys.set(keyId, updated);
+    this.outbox?.record(apiKeyRevoked(key, updated, at));
     const rolled: ApiKeyRecord[] = [];
     if (reason === 'leaked') {
       for (let parents = [keyId]; parents.length > 0; ) {
@@ -122,6 +128,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
         for (const child of children) {
           const revoked = revokedKey(child, reason, at);
           this.keys.set(child.id, revoked);
+          this.outbox?.record(apiKeyRevoked(child, revoked, at));
           rolled.push(revoked);
         }
         parents = children.map((c) => c.id);

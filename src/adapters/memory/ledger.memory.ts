@@ -1,3 +1,5 @@
+import { transactionCreated } from '../../domain/webhooks/events.js';
+import type { MemoryOutbox } from './webhooks.memory.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -41,6 +43,9 @@ export class MemoryLedger implements Ledger, TransactionReader {
   private readonly transactions = new Map<string, Transaction>();
   private readonly byKey = new Map<string, string>();
   readonly entries: MemoryEntry[] = [];
+
+  /** `outbox` records `transaction.created` with each transaction, as the database's would. */
+  constructor(private readonly outbox?: MemoryOutbox) {}
 
   async topUp(e: NewTopUp): Promise<Transaction> {
     return this.record(e.idempotency, {
@@ -169,6 +174,7 @@ export class MemoryLedger implements Ledger, TransactionReader {
     }
     this.transactions.set(t.id, t);
     if (idem !== null) this.byKey.set(`${t.tenantId}\u0000${idem.scope}\u0000${idem.key}`, t.id);
+    this.outbox?.record([transactionCreated(t)]);
     return t;
   }
 }

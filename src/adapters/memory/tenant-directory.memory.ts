@@ -1,3 +1,5 @@
+import { walletUserCreated } from '../../domain/webhooks/events.js';
+import type { MemoryOutbox } from './webhooks.memory.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import { normalizeEmail } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
@@ -9,6 +11,9 @@ const byCreation = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id
 
 /** Tenants and wallet users in process memory, with the same rules as PostgreSQL. */
 export class MemoryTenantDirectory implements TenantDirectory {
+  /** `outbox` records `wallet_user.created` with each new user, as the database's would. */
+  constructor(private readonly outbox?: MemoryOutbox) {}
+
   private readonly tenants = new Map<string, Tenant>();
   private readonly users = new Map<string, WalletUser>();
 
@@ -75,6 +80,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (this.users.has(user.id)) throw new Error('createUser: duplicate user id');
     const stored: WalletUser = { disabledAt: null, tokensValidFrom: null, ...user };
     this.users.set(user.id, stored);
+    this.outbox?.record([walletUserCreated(stored)]);
     return { ...stored };
   }
 

@@ -14,6 +14,7 @@ import { KnexQuoteRepo } from '../../adapters/knex/quote-repo.knex.js';
 import { KnexTariffReader } from '../../adapters/knex/tariff.knex.js';
 import { KnexTripInventory } from '../../adapters/knex/trip-inventory.knex.js';
 import { MemoryOrderRepo, MemoryQuoteRepo } from '../../adapters/memory/booking.memory.js';
+import type { MemoryOutbox } from '../../adapters/memory/webhooks.memory.js';
 import { MemoryCatalogue } from '../../adapters/memory/catalogue.memory.js';
 import { MemoryTariffReader } from '../../adapters/memory/tariff.memory.js';
 import type { CatalogueReader } from '../../domain/catalogue/catalogue.port.js';
@@ -28,11 +29,11 @@ import type { Config } from '../config.js';
 import { TOKENS } from '../tokens.js';
 
 /** The booking flow: trips, quotes, orders and cancellation, with their storage. */
-export const bookingModule = (config: Config, db: Database | null): ContainerModule =>
+export const bookingModule = (config: Config, db: Database | null, outbox?: MemoryOutbox): ContainerModule =>
   new ContainerModule(({ bind }) => {
     const policy = { ttlSeconds: config.quoteTtlSeconds };
     if (db === null) {
-      const orders = new MemoryOrderRepo();
+      const orders = new MemoryOrderRepo(outbox);
       bind(TOKENS.QuoteRepo).toConstantValue(new MemoryQuoteRepo());
       bind(TOKENS.OrderRepo).toConstantValue(orders);
       bind(TOKENS.TripInventory).toConstantValue(orders);

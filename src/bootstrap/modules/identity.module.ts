@@ -17,6 +17,7 @@ import { ChangeSignal } from '../../adapters/cache/change-signal.js';
 import { KnexAgentDirectory } from '../../adapters/knex/agent-directory.knex.js';
 import { KnexAgentResolver } from '../../adapters/knex/agent-resolver.knex.js';
 import { IdentityChangeFeed } from '../../adapters/knex/identity-change-feed.js';
+import type { MemoryOutbox } from '../../adapters/memory/webhooks.memory.js';
 import { MemoryIdentityStore } from '../../adapters/memory/identity.memory.js';
 import { accountRoutes } from '../../adapters/http/booking/account.routes.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
@@ -31,12 +32,12 @@ import { TOKENS } from '../tokens.js';
  * Agents, channels and keys: the resolver (cached, invalidated by the database's change feed
  * across instances), the operator writes and the booking authentication.
  */
-export const identityModule = (config: Config, db: Database | null): ContainerModule =>
+export const identityModule = (config: Config, db: Database | null, outbox?: MemoryOutbox): ContainerModule =>
   new ContainerModule(({ bind }) => {
     let usageStore: KeyUsageStore;
     if (db === null) {
       const signal = new ChangeSignal();
-      const store = new MemoryIdentityStore(signal);
+      const store = new MemoryIdentityStore(signal, outbox);
       usageStore = store;
       bind(TOKENS.AgentDirectory).toConstantValue(store);
       bind(TOKENS.AgentResolver).toConstantValue(cached(store, { trusted: true }, config, signal));

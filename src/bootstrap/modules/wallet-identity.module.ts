@@ -48,6 +48,7 @@ import type { IdentityChangeFeed } from '../../adapters/knex/identity-change-fee
 import { CachedTenantDirectory, WALLET_IDENTITY_TABLES } from '../../adapters/cache/tenant-directory.cached.js';
 import { MemoryLoginThrottle } from '../../adapters/memory/login-throttle.memory.js';
 import { MemorySigningKeyStore } from '../../adapters/memory/signing-key-store.memory.js';
+import type { MemoryOutbox } from '../../adapters/memory/webhooks.memory.js';
 import { MemoryTenantDirectory } from '../../adapters/memory/tenant-directory.memory.js';
 import type { Logger } from 'pino';
 import { LOGIN_THROTTLE_WINDOW_SECONDS } from '../../domain/identity/login-throttle.js';
@@ -69,7 +70,7 @@ const VERIFIED_TOKEN_CACHE = 10_000;
  * throttling, the token and user routes, the JWKS and the wallet auth middleware that other
  * wallet routers take from `TOKENS.WalletAuth`.
  */
-export const walletIdentityModule = (config: Config, db: Database | null): ContainerModule =>
+export const walletIdentityModule = (config: Config, db: Database | null, outbox?: MemoryOutbox): ContainerModule =>
   new ContainerModule(({ bind }) => {
     const settings: TokenSettings = {
       issuer: config.issuer,
@@ -78,7 +79,7 @@ export const walletIdentityModule = (config: Config, db: Database | null): Conta
       userTokenTtlSeconds: config.userTokenTtlSeconds,
     };
     if (db === null) {
-      bind(TOKENS.TenantDirectory).toConstantValue(new MemoryTenantDirectory());
+      bind(TOKENS.TenantDirectory).toConstantValue(new MemoryTenantDirectory(outbox));
       bindLoginThrottle(bind, new MemoryLoginThrottle());
       bind(TOKENS.SigningKeyStore).toConstantValue(new MemorySigningKeyStore());
       bind(TOKENS.TokenRevocations).toResolvedValue(

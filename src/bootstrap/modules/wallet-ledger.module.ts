@@ -10,13 +10,14 @@ import { moneyRoutes } from '../../adapters/http/wallet/money.routes.js';
 import { transactionsRoutes } from '../../adapters/http/wallet/transactions.routes.js';
 import type { Database } from '../../adapters/knex/database.js';
 import { KnexLedger } from '../../adapters/knex/ledger.knex.js';
+import type { MemoryOutbox } from '../../adapters/memory/webhooks.memory.js';
 import { MemoryLedger } from '../../adapters/memory/ledger.memory.js';
 import { TOKENS } from '../tokens.js';
 
 /** Wallet money: the ledger, its use cases and the money and transaction routes. */
-export const walletLedgerModule = (db: Database | null): ContainerModule =>
+export const walletLedgerModule = (db: Database | null, outbox?: MemoryOutbox): ContainerModule =>
   new ContainerModule(({ bind }) => {
-    const ledger = db === null ? new MemoryLedger() : new KnexLedger(db.knex);
+    const ledger = db === null ? new MemoryLedger(outbox) : new KnexLedger(db.knex);
     bind(TOKENS.Ledger).toConstantValue(ledger);
     bind(TOKENS.TransactionReader).toConstantValue(ledger);
     bind(TOKENS.WalletHolders).toResolvedValue((tenants) => new DirectoryWalletHolders(tenants), [TOKENS.TenantDirectory]);

@@ -25,7 +25,8 @@ export interface OrderRepo {
    * bus order the seats are taken from the trip's inventory (created at the trip's capacity on
    * first use) only if that many are left, else DomainError `sold-out` and nothing is stored.
    * When the agent already has an order with the same idempotency key, nothing is stored and
-   * that existing order is returned instead.
+   * that existing order is returned instead. A stored order records `order.confirmed`
+   * (`orderConfirmed`) in the same transaction; an order not stored records nothing.
    */
   place(order: Order): Promise<Order>;
   /** Returns the agent's order, or null when it does not exist or belongs to another agent. */
@@ -42,7 +43,8 @@ export interface OrderRepo {
    * refuse; nothing changes then, or returns the refund and fee), marks it CANCELLED at `at`
    * with that refund and fee and gives a bus order's seats back to the trip, all at once. Of two
    * concurrent cancels exactly one succeeds; the other's `decide` sees the order already
-   * cancelled. Returns null when the order does not exist or belongs to another agent.
+   * cancelled. Returns null when the order does not exist or belongs to another agent. The cancellation records
+   * `order.cancelled` (`orderCancelled`) in the same transaction.
    */
   cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null>;
 }

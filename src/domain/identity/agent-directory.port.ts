@@ -64,7 +64,9 @@ export interface AgentDirectory {
    * Revokes the key by the rule of `revokedKey` (an already revoked key keeps its first
    * revocation, except that `leaked` always wins; a rotation still ahead is brought forward).
    * With `leaked`, every key rolled from it, directly or not, is revoked as leaked in the same
-   * transaction, since whoever held the key could have rolled it. Returns null for no such key.
+   * transaction, since whoever held the key could have rolled it. Each key whose revocation
+   * changed records `api_key.revoked` (`apiKeyRevoked`) in the same transaction. Returns null for
+   * no such key.
    */
   revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null>;
 }

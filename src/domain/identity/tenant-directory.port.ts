@@ -30,12 +30,14 @@ export interface TenantDirectory {
   /**
    * Stores a new user. Throws DomainError `user-exists` when the tenant already has a user with
    * that `externalUserRef` or (case-insensitively) that email, `tenant-not-found` when the tenant
-   * does not exist. Under concurrency exactly one of two clashing creations succeeds.
+   * does not exist. Under concurrency exactly one of two clashing creations succeeds. A created
+   * user records `wallet_user.created` (`walletUserCreated`) in the same transaction.
    */
   createUser(user: WalletUser): Promise<WalletUser>;
   /**
    * Returns the tenant's user with `user.externalUserRef`, creating `user` when there is none.
-   * Under concurrency every caller gets the same single user. Throws `tenant-not-found`.
+   * Under concurrency every caller gets the same single user, and only the creation records
+   * `wallet_user.created`. Throws `tenant-not-found`.
    */
   ensureUser(user: WalletUser): Promise<WalletUser>;
   /** Returns the user when it belongs to this tenant and the tenant still exists; else null. */

@@ -67,7 +67,12 @@ export type Reason =
   | 'channel-exists'
   | 'key-not-found'
   // agents' own keys
-  | 'key-already-rolled';
+  | 'key-already-rolled'
+  // webhooks
+  | 'invalid-webhook-url'
+  | 'webhook-endpoint-not-found'
+  | 'webhook-delivery-not-found'
+  | 'too-many-webhook-endpoints';
 
 /** A rule of the service was broken; `reason` is the stable code, `message` is for humans. */
 export class DomainError extends Error {

@@ -43,6 +43,8 @@ export interface NewRefund extends Omit<NewEntryCommon, 'amount'> {
  * equals the balances. A user's balance never goes below zero, whatever runs concurrently: the
  * database decides (conditional update under the row lock, and a CHECK behind it), never a lock
  * in the process. Accounts are locked in one global order, so concurrent writes do not deadlock.
+ * Each recorded transaction records `transaction.created` (`transactionCreated`) in the same
+ * database transaction; a refused or replayed write records nothing.
  *
  * Idempotency: a write with `idempotency` whose key (per tenant and scope) already recorded a
  * transaction records nothing and returns that transaction when it is the same request (same

@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import type { OperationSpec, ResponseSpec, TokenRule } from '../operation.js';
 import { problemExampleFor, problemJsonSchemaFor, problemSchema } from './problem.js';
 import { effectiveResponses } from './responses.js';
+import { eventBodySchema, WEBHOOK_EVENTS, WEBHOOK_SIGNING_TEXT, type WebhookEventSpec } from '../webhooks/webhooks.openapi.js';
 
 /** The published files, served at `/openapi/<name>` and committed under `openapi/`. */
 export const OPENAPI_FILES = ['booking-api.yaml', 'wallet-api.yaml', 'wallet-backend-api.yaml', 'wallet-app-api.yaml'] as const;
@@ -69,6 +70,7 @@ function securityOf(token: TokenRule, available: readonly Scheme[]): Array<Recor
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   catalogue: 'Public autocomplete over the catalogue: no key needed',
   account: 'The calling agent, as its key resolves',
+  webhooks: 'Signed event deliveries (Standard Webhooks 1.0) to endpoints the caller registers',
 };
 
 const COMMON_HEADERS: Readonly<Record<string, HeaderObject>> = {
@@ -210,6 +212,37 @@ function serversOf(): Array<{ url: string; description: string }> {
   ];
 }
 
+/** Which surfaces' events each file publishes as `webhooks` (the file of whoever registers the endpoint). */
+const WEBHOOK_FILES: Readonly<Record<OpenApiFile, ReadonlyArray<WebhookEventSpec['surface']>>> = {
+  'booking-api.yaml': ['booking'],
+  'wallet-api.yaml': ['wallet'],
+  'wallet-backend-api.yaml': ['wallet'],
+  'wallet-app-api.yaml': [],
+};
+
+/** One event as an OpenAPI 3.1 webhook: the request the service sends to a registered endpoint. */
+function webhookOf(event: WebhookEventSpec): RouteConfig {
+  return {
+    method: 'post',
+    path: event.type,
+    operationId: `${event.type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase())}Webhook`,
+    summary: event.summary,
+    description: WEBHOOK_SIGNING_TEXT,
+    tags: ['webhooks'],
+    request: {
+      headers: z.object({
+        'webhook-id': z.string().describe('The event id (`evt_…`): the same on every attempt; de-duplicate on it'),
+        'webhook-timestamp': z.string().describe('Unix seconds of this attempt'),
+        'webhook-signature': z.string().describe('`v1,<base64 HMAC-SHA256>` (Standard Webhooks 1.0)'),
+      }),
+      body: { required: true, content: { 'application/json': { schema: eventBodySchema(event) } } },
+    },
+    responses: {
+      200: { description: 'Any 2xx within 10 s acknowledges the event; anything else is retried' },
+    },
+  } as RouteConfig;
+}
+
 /** Drops empty maps the generator leaves (`parameters: {}`, `webhooks: {}`). */
 function prune(doc: Record<string, unknown>): Record<string, unknown> {
   const components = doc.components as Record<string, Record<string, unknown>> | undefined;
@@ -227,6 +260,7 @@ export function buildOpenApiDocument(file: OpenApiFile, operations: readonly Ope
   for (const [name, header] of Object.entries(COMMON_HEADERS)) registry.registerComponent('headers', name, header);
   for (const scheme of info.schemes) registry.registerComponent('securitySchemes', scheme, SECURITY_SCHEMES[scheme]);
   for (const op of ops) registry.registerPath(routeOf(op, info.schemes, walletBasePath));
+  for (const event of WEBHOOK_EVENTS.filter((e) => WEBHOOK_FILES[file].includes(e.surface))) registry.registerWebhook(webhookOf(event));
   const tags = [...new Set(ops.flatMap((op) => op.tags ?? []))].sort().map((name) => ({
     name,
     ...(TAG_DESCRIPTIONS[name] === undefined ? {} : { description: TAG_DESCRIPTIONS[name] }),

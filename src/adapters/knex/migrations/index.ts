@@ -10,6 +10,7 @@ import * as m0008 from './0008-ledger-record-function.js';
 import * as m0009 from './0009-hostile-input.js';
 import * as m0010 from './0010-agent-self-service.js';
 import * as m0011 from './0011-oauth-revocation.js';
+import * as m0012 from './0012-webhooks.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0009-hostile-input', m0009],
   ['0010-agent-self-service', m0010],
   ['0011-oauth-revocation', m0011],
+  ['0012-webhooks', m0012],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import type { OperationSpec, ResponseSpec } from '../operation.js';
+import { KEY_ERRORS } from '../booking/booking.openapi-common.js';
+import {
+  agentEndpointBody,
+  createdEndpointSchema,
+  deliveryPageSchema,
+  deliveryParams,
+  endpointPageSchema,
+  endpointParams,
+  pageQuery,
+  tenantEndpointBody,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+} from './webhooks.schemas.js';
+import { orderSchema } from '../booking/booking.schemas.js';
+import { transactionSchema } from '../wallet/transactions.schemas.js';
+import { walletUserSchema } from '../wallet/users.schemas.js';
+
+const MACHINE_ERRORS: Readonly<Record<number, ResponseSpec>> = {
+  401: { description: 'No valid machine token', reasons: ['invalid-token'] },
+  403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
+};
+
+const SIGNING =
+  'Each delivery is `POST <url>` with `Content-Type: application/json`, the body `{ type, timestamp, data }` and the Standard Webhooks headers ' +
+  '`webhook-id` (the event id, the same on every attempt), `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` ' +
+  '(`v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`). A 2xx within 10 s is a success; ' +
+  'anything else is retried on `WEBHOOK_RETRY_SCHEDULE` (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then the delivery is `failed`.';
+
+function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
+  const booking = surface === 'agent';
+  const base = booking ? '/api/v1/webhook-endpoints' : '/webhook-endpoints';
+  const common = { surface: booking ? 'booking' : 'wallet', tags: ['webhooks'], token: booking ? 'api-key' : 'machine' } as const;
+  const auth = booking ? KEY_ERRORS : MACHINE_ERRORS;
+  const id = (name: string) => (booking ? `${name}` : `${name}ForTenant`);
+  const notFound: ResponseSpec = { description: 'No such endpoint, or another caller’s', reasons: ['webhook-endpoint-not-found'] };
+  const events = booking ? '`order.confirmed`, `order.cancelled`, `api_key.revoked`' : '`transaction.created`, `wallet_user.created`';
+  return [
+    {
+      ...common,
+      method: 'post',
+      path: base,
+      operationId: id('createWebhookEndpoint'),
+      summary: 'Register a webhook endpoint',
+      description: `Events: ${events}. The URL must be https and resolve only to public addresses (checked again at each delivery) unless the service runs with WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE. The signing secret is in this response only. At most 10 endpoints per caller. ${SIGNING}`,
+      request: { body: booking ? agentEndpointBody : tenantEndpointBody },
+      responses: {
+        201: { description: 'The endpoint, with its secret (shown once)', schema: createdEndpointSchema, headers: { Location: 'The endpoint' } },
+        400: { description: 'Bad body, or a URL that is refused', reasons: ['invalid-request', 'malformed-json', 'invalid-webhook-url'] },
+        ...auth,
+        409: { description: 'The caller already has the maximum of endpoints', reasons: ['too-many-webhook-endpoints'] },
+      },
+    },
+    {
+      ...common,
+      method: 'get',
+      path: base,
+      operationId: id('listWebhookEndpoints'),
+      summary: 'The caller’s webhook endpoints, newest first',
+      request: { query: pageQuery },
+      responses: { 200: { description: 'One keyset page', schema: endpointPageSchema }, 400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] }, ...auth },
+    },
+    {
+      ...common,
+      method: 'get',
+      path: `${base}/{endpointId}`,
+      operationId: id('getWebhookEndpoint'),
+      summary: 'One of the caller’s webhook endpoints (no secret)',
+      request: { params: endpointParams },
+      responses: { 200: { description: 'The endpoint', schema: webhookEndpointSchema }, 400: { description: 'Bad id', reasons: ['invalid-request'] }, ...auth, 404: notFound },
+    },
+    {
+      ...common,
+      method: 'delete',
+      path: `${base}/{endpointId}`,
+      operationId: id('deleteWebhookEndpoint'),
+      summary: 'Delete a webhook endpoint: nothing more is sent to it',
+      request: { params: endpointParams },
+      responses: { 204: { description: 'Deleted' }, 400: { description: 'Bad id', reasons: ['invalid-request'] }, ...auth, 404: notFound },
+    },
+    {
+      ...common,
+      method: 'get',
+      path: `${base}/{endpointId}/deliveries`,
+      operationId: id('listWebhookDeliveries'),
+      summary: 'The deliveries of one endpoint, newest first',
+      request: { params: endpointParams, query: pageQuery },
+      responses: { 200: { description: 'One keyset page', schema: deliveryPageSchema }, 400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] }, ...auth, 404: notFound },
+    },
+    {
+      ...common,
+      method: 'post',
+      path: `${base}/{endpointId}/deliveries/{deliveryId}/retry`,
+      operationId: id('retryWebhookDelivery'),
+      summary: 'Try a delivery again now',
+      description: 'Pending, delivered or failed alike: the delivery is due at once (same `webhook-id`). A failed delivery that fails again stays failed.',
+      request: { params: deliveryParams },
+      responses: {
+        202: { description: 'The delivery, due now', schema: webhookDeliverySchema },
+        400: { description: 'Bad id', reasons: ['invalid-request'] },
+        ...auth,
+        404: { description: 'No such endpoint or delivery, or another caller’s', reasons: ['webhook-endpoint-not-found', 'webhook-delivery-not-found'] },
+      },
+    },
+  ];
+}
+
+/** The published description of the webhook endpoint routes, both surfaces. */
+export const webhookOperations: readonly OperationSpec[] = [...operationsFor('agent'), ...operationsFor('tenant')];
+
+/** One published event: its name, who receives it and the resource it carries. */
+export interface WebhookEventSpec {
+  readonly surface: 'booking' | 'wallet';
+  readonly type: string;
+  readonly summary: string;
+  readonly data: z.ZodType;
+}
+
+const keySchema = z
+  .object({
+    id: z.string(),
+    prefix: z.string(),
+    status: z.enum(['ACTIVE', 'REVOKED']),
+    createdAt: z.string().datetime(),
+    expiresAt: z.string().datetime().nullable(),
+    revokedAt: z.string().datetime().nullable(),
+    revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),
+  })
+  .meta({ id: 'ApiKeyMetadata' });
+
+/** Every event, published as OpenAPI 3.1 `webhooks` in the file of the surface that registers it. */
+export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
+  { surface: 'booking', type: 'order.confirmed', summary: 'An order of the agent was placed', data: orderSchema },
+  { surface: 'booking', type: 'order.cancelled', summary: 'An order of the agent was cancelled (through the API or by an operator)', data: orderSchema },
+  { surface: 'booking', type: 'api_key.revoked', summary: 'A key of the agent was revoked (rotation, leak report or operator)', data: keySchema },
+  { surface: 'wallet', type: 'transaction.created', summary: 'A top-up, payment, transfer or refund was recorded in the tenant', data: transactionSchema },
+  { surface: 'wallet', type: 'wallet_user.created', summary: 'A wallet user of the tenant was created (POST /users, the operator, or a delegated token’s first use)', data: walletUserSchema },
+];
+
+/** The body a receiver gets for one event type. */
+export const eventBodySchema = (e: WebhookEventSpec) =>
+  z
+    .object({
+      type: z.literal(e.type),
+      timestamp: z.string().datetime().describe('When the change happened (RFC 3339)'),
+      data: e.data,
+    })
+    .meta({ id: `${e.type.replace(/(^|[._])([a-z])/g, (_, __, c: string) => c.toUpperCase())}Event` });
+
+export const WEBHOOK_SIGNING_TEXT = SIGNING;

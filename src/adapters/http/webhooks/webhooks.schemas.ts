@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { AGENT_EVENT_TYPES, TENANT_EVENT_TYPES } from '../../../domain/webhooks/events.js';
+import { WEBHOOK_LIMITS, type WebhookDelivery, type WebhookEndpoint } from '../../../domain/webhooks/endpoint.js';
+
+const endpointBody = <T extends readonly [string, ...string[]]>(types: T) =>
+  z.object({
+    url: z.string().min(1).max(WEBHOOK_LIMITS.urlLength).describe('https URL that receives the events (checked at registration and at each delivery)'),
+    events: z.array(z.enum(types)).min(1).max(types.length * 2).describe('The events to send here'),
+    description: z.string().max(WEBHOOK_LIMITS.descriptionLength).optional(),
+  });
+
+export const agentEndpointBody = endpointBody(AGENT_EVENT_TYPES);
+export const tenantEndpointBody = endpointBody(TENANT_EVENT_TYPES);
+
+export const endpointParams = z.object({ endpointId: z.string().min(1).max(64) });
+export const deliveryParams = z.object({ endpointId: z.string().min(1).max(64), deliveryId: z.string().min(1).max(64) });
+export const pageQuery = z.object({
+  cursor: z.string().min(1).max(256).optional(),
+  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+});
+
+export const webhookEndpointSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    description: z.string().nullable(),
+    status: z.enum(['active']),
+    createdAt: z.string().datetime(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+export const createdEndpointSchema = webhookEndpointSchema
+  .extend({ secret: z.string().describe('`whsec_` + base64 of 32 random bytes: the signing secret, shown only in this response') })
+  .meta({ id: 'CreatedWebhookEndpoint' });
+
+export const webhookDeliverySchema = z
+  .object({
+    id: z.string(),
+    eventId: z.string().describe('The `webhook-id` header of every attempt'),
+    type: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    attempts: z.number().int(),
+    lastStatusCode: z.number().int().nullable(),
+    lastAttemptAt: z.string().datetime().nullable(),
+    nextAttemptAt: z.string().datetime().nullable(),
+    createdAt: z.string().datetime(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const endpointPageSchema = z.object({ data: z.array(webhookEndpointSchema), nextCursor: z.string().nullable() });
+export const deliveryPageSchema = z.object({ data: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() });
+
+/** What the API shows of an endpoint: never its secret (only the registration answer has it). */
+export const endpointJson = (e: WebhookEndpoint) => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  description: e.description,
+  status: e.status,
+  createdAt: e.createdAt.toISOString(),
+});
+
+export const deliveryJson = (d: WebhookDelivery) => ({
+  id: d.id,
+  eventId: d.eventId,
+  type: d.type,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatusCode: d.lastStatusCode,
+  lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
+  nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+  createdAt: d.createdAt.toISOString(),
+});

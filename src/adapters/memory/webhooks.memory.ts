@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import type { Cursor } from '../../domain/shared/page.js';
+import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
+import type { DomainEvent, EventOwner } from '../../domain/webhooks/events.js';
+import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import { outboxRecords, type OutboxRecord } from '../webhooks/payloads.js';
+
+/** Where the in-memory adapters record the events of their changes (synchronously, with the change). */
+export interface MemoryOutbox {
+  record(events: readonly DomainEvent[]): void;
+}
+
+interface Delivery {
+  id: string;
+  endpointId: string;
+  event: OutboxRecord;
+  status: WebhookDelivery['status'];
+  attempts: number;
+  lastStatusCode: number | null;
+  lastAttemptAt: Date | null;
+  nextAttemptAt: Date;
+  lockedUntil: Date | null;
+  lease: string | null;
+  createdAt: Date;
+}
+
+const sameOwner = (a: EventOwner, b: EventOwner): boolean => a.kind === b.kind && a.id === b.id;
+/** Newest first, then id descending. */
+const newer = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const after = (cursor: Cursor | null) => (x: { createdAt: Date; id: string }) => cursor === null || newer(x, cursor) > 0;
+
+/** Endpoints, the outbox and deliveries in process memory, with the decisions PostgreSQL makes. */
+export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
+  private readonly endpoints = new Map<string, StoredWebhookEndpoint>();
+  private readonly deliveries = new Map<string, Delivery>();
+
+  constructor(private readonly clock: Clock) {}
+
+  record(events: readonly DomainEvent[]): void {
+    const now = this.clock.now();
+    for (const event of outboxRecords(events)) {
+      for (const ep of this.endpoints.values()) {
+        if (ep.owner.kind !== event.owner_kind || ep.owner.id !== event.owner_id || !ep.events.includes(event.type)) continue;
+        const id = `dlv_${randomUUID().replaceAll('-', '')}`;
+        this.deliveries.set(id, {
+          id, endpointId: ep.id, event, status: 'pending', attempts: 0, lastStatusCode: null, lastAttemptAt: null,
+          nextAttemptAt: now, lockedUntil: null, lease: null, createdAt: new Date(event.created_at),
+        });
+      }
+    }
+  }
+
+  async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number): Promise<WebhookEndpoint | null> {
+    const count = [...this.endpoints.values()].filter((e) => sameOwner(e.owner, endpoint.owner)).length;
+    if (count >= maxPerOwner) return null;
+    this.endpoints.set(endpoint.id, endpoint);
+    return publicOf(endpoint);
+  }
+
+  async findEndpoint(owner: EventOwner, endpointId: string): Promise<WebhookEndpoint | null> {
+    const ep = this.endpoints.get(endpointId);
+    return ep !== undefined && sameOwner(ep.owner, owner) ? publicOf(ep) : null;
+  }
+
+  async listEndpoints(owner: EventOwner, cursor: Cursor | null, limit: number): Promise<WebhookEndpoint[]> {
+    return [...this.endpoints.values()].filter((e) => sameOwner(e.owner, owner)).filter(after(cursor)).sort(newer).slice(0, limit).map(publicOf);
+  }
+
+  async deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean> {
+    if ((await this.findEndpoint(owner, endpointId)) === null) return false;
+    this.endpoints.delete(endpointId);
+    for (const [id, d] of this.deliveries) if (d.endpointId === endpointId) this.deliveries.delete(id);
+    return true;
+  }
+
+  async listDeliveries(owner: EventOwner, endpointId: string, cursor: Cursor | null, limit: number): Promise<WebhookDelivery[] | null> {
+    if ((await this.findEndpoint(owner, endpointId)) === null) return null;
+    return [...this.deliveries.values()].filter((d) => d.endpointId === endpointId).filter(after(cursor)).sort(newer).slice(0, limit).map(viewOf);
+  }
+
+  async retryNow(owner: EventOwner, endpointId: string, deliveryId: string): Promise<WebhookDelivery | null> {
+    if ((await this.findEndpoint(owner, endpointId)) === null) return null;
+    const d = this.deliveries.get(deliveryId);
+    if (d === undefined || d.endpointId !== endpointId) return null;
+    d.status = 'pending';
+    d.nextAttemptAt = this.clock.now();
+    return viewOf(d);
+  }
+
+  async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+    const now = this.clock.now().getTime();
+    const due = [...this.deliveries.values()]
+      .filter((d) => d.status === 'pending' && d.nextAttemptAt.getTime() <= now && (d.lockedUntil === null || d.lockedUntil.getTime() <= now))
+      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+      .slice(0, limit);
+    return due.map((d) => {
+      const ep = this.endpoints.get(d.endpointId)!;
+      d.attempts += 1;
+      d.lockedUntil = new Date(now + leaseSeconds * 1000);
+      d.lease = randomUUID();
+      return { id: d.id, eventId: d.event.id, type: d.event.type, body: d.event.body, url: ep.url, sealedSecret: ep.sealedSecret, attempt: d.attempts, lease: d.lease };
+    });
+  }
+
+  async finish(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    const d = this.deliveries.get(claim.id);
+    if (d === undefined || d.lease !== claim.lease) return;
+    const now = this.clock.now();
+    d.lease = null;
+    d.lockedUntil = null;
+    d.lastStatusCode = outcome.statusCode;
+    d.lastAttemptAt = now;
+    if (outcome.delivered) d.status = 'delivered';
+    else if (outcome.retryInSeconds === null) d.status = 'failed';
+    else d.nextAttemptAt = new Date(now.getTime() + outcome.retryInSeconds * 1000);
+  }
+}
+
+const publicOf = (e: StoredWebhookEndpoint): WebhookEndpoint => ({
+  id: e.id, owner: e.owner, url: e.url, events: e.events, description: e.description, status: e.status, createdAt: e.createdAt,
+});
+
+const viewOf = (d: Delivery): WebhookDelivery => ({
+  id: d.id,
+  endpointId: d.endpointId,
+  eventId: d.event.id,
+  type: d.event.type,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatusCode: d.lastStatusCode,
+  lastAttemptAt: d.lastAttemptAt,
+  nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
+  createdAt: d.createdAt,
+});

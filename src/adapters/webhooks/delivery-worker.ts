@@ -1,0 +1,127 @@
+import type { Logger } from 'pino';
+import { DomainError } from '../../domain/shared/errors.js';
+import { retryDelayAfter } from '../../domain/webhooks/endpoint.js';
+import type { SecretSealer, WebhookUrlGuard } from '../../domain/webhooks/webhook-ports.port.js';
+import type { ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import { postSigned } from './sender.js';
+
+/** How the worker runs. */
+export interface DeliveryWorkerOptions {
+  /** Seconds between attempts (`WEBHOOK_RETRY_SCHEDULE`); n delays make n + 1 attempts. */
+  readonly schedule: readonly number[];
+  /** How often storage is asked for due deliveries when idle. */
+  readonly pollMs: number;
+  /** Attempts in flight at once in this process. */
+  readonly concurrency: number;
+  /** A receiver has this long to answer (10 s). */
+  readonly timeoutMs: number;
+  /** How long a claim hides a delivery from other workers; longer than `timeoutMs`. */
+  readonly leaseSeconds: number;
+}
+
+/**
+ * Sends due deliveries from storage, in every instance. Claims are leased in storage, so two
+ * instances never send the same attempt at once and a crashed instance's attempt is taken again
+ * after its lease. The worker holds no database connection while it waits on a receiver: claim
+ * (one statement), send, record the outcome (one statement). It never runs inside a request, so
+ * a slow receiver slows nobody's API call.
+ */
+export class WebhookDeliveryWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private polling = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly sealer: SecretSealer,
+    private readonly guard: WebhookUrlGuard,
+    private readonly options: DeliveryWorkerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Looks for due deliveries now (after a retry was asked for). */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  /** Stops claiming and waits for the attempts in flight to be recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), ms);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    this.timer = null;
+    if (this.stopped || this.polling) return;
+    this.polling = true;
+    let full = false;
+    try {
+      const free = this.options.concurrency - this.inFlight.size;
+      if (free > 0) {
+        const claims = await this.store.claimDue(free, this.options.leaseSeconds);
+        full = claims.length === free;
+        for (const claim of claims) {
+          const attempt: Promise<void> = this.attempt(claim).finally(() => {
+            this.inFlight.delete(attempt);
+            if (full) this.wake();
+          });
+          this.inFlight.add(attempt);
+        }
+      }
+    } catch (err) {
+      this.log.warn({ err: { message: (err as Error).message } }, 'webhook claim failed; will try again');
+    } finally {
+      this.polling = false;
+      if (this.timer === null) this.schedule(full ? 0 : this.options.pollMs);
+    }
+  }
+
+  private async attempt(claim: ClaimedDelivery): Promise<void> {
+    let status: number | null = null;
+    try {
+      const secret = this.sealer.open(claim.sealedSecret);
+      const address = await this.guard.check(claim.url);
+      status = await postSigned({
+        url: claim.url,
+        address,
+        id: claim.eventId,
+        timestamp: Math.floor(Date.now() / 1000),
+        body: claim.body,
+        secret,
+        timeoutMs: this.options.timeoutMs,
+      });
+    } catch (err) {
+      const why = err instanceof DomainError ? err.message : (err as Error).message;
+      this.log.warn({ deliveryId: claim.id, eventId: claim.eventId, reason: why }, 'webhook attempt not sent');
+    }
+    const delivered = status !== null && status >= 200 && status < 300;
+    const retryInSeconds = delivered ? null : retryDelayAfter(claim.attempt, this.options.schedule);
+    if (!delivered) {
+      this.log.info(
+        { deliveryId: claim.id, eventId: claim.eventId, attempt: claim.attempt, statusCode: status, retryInSeconds },
+        retryInSeconds === null ? 'webhook delivery failed for good' : 'webhook attempt failed; will retry',
+      );
+    }
+    try {
+      await this.store.finish(claim, { delivered, statusCode: status, retryInSeconds });
+    } catch (err) {
+      // The lease runs out and the delivery is claimed again: at least once, never lost.
+      this.log.warn({ deliveryId: claim.id, err: { message: (err as Error).message } }, 'webhook outcome not recorded');
+    }
+  }
+}

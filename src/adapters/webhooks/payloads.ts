@@ -1,0 +1,58 @@
+import { toWalletUserView } from '../../application/wallet/wallet-user-view.js';
+import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
+import type { DomainEvent } from '../../domain/webhooks/events.js';
+import { TimeSortableIds } from '../crypto/node-crypto.js';
+import { orderView } from '../http/booking/booking.views.js';
+import { transactionJson } from '../http/wallet/transactions.schemas.js';
+
+/** An event as the outbox stores it: the exact body every attempt sends. */
+export interface OutboxRecord {
+  readonly id: string;
+  readonly owner_kind: 'agent' | 'tenant';
+  readonly owner_id: string;
+  readonly type: DomainEvent['type'];
+  readonly body: string;
+  readonly created_at: string;
+}
+
+/** What the API shows of a key: metadata only, never its hash. */
+export const keyView = (k: ApiKeyRecord) => ({
+  id: k.id,
+  prefix: k.prefix,
+  status: k.status,
+  createdAt: k.createdAt.toISOString(),
+  expiresAt: k.expiresAt?.toISOString() ?? null,
+  revokedAt: k.revokedAt?.toISOString() ?? null,
+  revokedReason: k.revokedReason,
+});
+
+/** The resource an event carries, as the API returns it. */
+export function eventData(e: DomainEvent): unknown {
+  switch (e.type) {
+    case 'order.confirmed':
+    case 'order.cancelled':
+      return orderView(e.order);
+    case 'api_key.revoked':
+      return keyView(e.key);
+    case 'transaction.created':
+      return transactionJson(e.transaction);
+    case 'wallet_user.created': {
+      const u = toWalletUserView(e.user);
+      return { ...u, createdAt: u.createdAt.toISOString() };
+    }
+  }
+}
+
+const ids = new TimeSortableIds();
+
+/** Gives each event its id (`evt_…`, the `webhook-id` of every attempt) and its JSON body. */
+export function outboxRecords(events: readonly DomainEvent[]): OutboxRecord[] {
+  return events.map((e) => ({
+    id: ids.next('evt'),
+    owner_kind: e.owner.kind,
+    owner_id: e.owner.id,
+    type: e.type,
+    body: JSON.stringify({ type: e.type, timestamp: e.occurredAt.toISOString(), data: eventData(e) }),
+    created_at: e.occurredAt.toISOString(),
+  }));
+}

@@ -1,0 +1,74 @@
+import type { Order } from '../booking/order.js';
+import type { ApiKeyRecord } from '../identity/api-key.js';
+import type { WalletUser } from '../identity/tenant.js';
+import type { Transaction } from '../wallet/transaction.js';
+
+/** The events an agent can subscribe to. */
+export const AGENT_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'api_key.revoked'] as const;
+/** The events a tenant can subscribe to. */
+export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created'] as const;
+export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
+export type TenantEventType = (typeof TENANT_EVENT_TYPES)[number];
+export type EventType = AgentEventType | TenantEventType;
+
+/** Who receives an event: the agent or tenant the changed resource belongs to. */
+export interface EventOwner {
+  readonly kind: 'agent' | 'tenant';
+  readonly id: string;
+}
+
+/** The event types an owner of this kind may subscribe to. */
+export const eventTypesFor = (kind: EventOwner['kind']): readonly EventType[] =>
+  kind === 'agent' ? AGENT_EVENT_TYPES : TENANT_EVENT_TYPES;
+
+/**
+ * A change that partners are told about. Storage records it in the same database transaction
+ * as the change itself (an outbox), so it exists exactly when the change committed.
+ */
+export type DomainEvent =
+  | { readonly type: 'order.confirmed' | 'order.cancelled'; readonly owner: EventOwner; readonly occurredAt: Date; readonly order: Order }
+  | { readonly type: 'api_key.revoked'; readonly owner: EventOwner; readonly occurredAt: Date; readonly key: ApiKeyRecord }
+  | { readonly type: 'transaction.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly transaction: Transaction }
+  | { readonly type: 'wallet_user.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly user: WalletUser };
+
+/** A placed order tells its agent `order.confirmed`. */
+export const orderConfirmed = (order: Order): DomainEvent => ({
+  type: 'order.confirmed',
+  owner: { kind: 'agent', id: order.agentId },
+  occurredAt: order.createdAt,
+  order,
+});
+
+/** A cancelled order tells its agent `order.cancelled`. */
+export const orderCancelled = (order: Order): DomainEvent => ({
+  type: 'order.cancelled',
+  owner: { kind: 'agent', id: order.agentId },
+  occurredAt: order.cancelledAt ?? order.createdAt,
+  order,
+});
+
+/**
+ * A key revoked by anyone (operator, rotation, a leak report) tells its agent `api_key.revoked`,
+ * once per change of the key's revocation: when it leaves ACTIVE, and again when a key revoked
+ * for another reason is later found leaked. `before` is the key as it was under the row lock.
+ */
+export const apiKeyRevoked = (before: ApiKeyRecord, after: ApiKeyRecord, at: Date): DomainEvent[] =>
+  after.status === 'REVOKED' && (before.status === 'ACTIVE' || before.revokedReason !== after.revokedReason)
+    ? [{ type: 'api_key.revoked', owner: { kind: 'agent', id: after.agentId }, occurredAt: at, key: after }]
+    : [];
+
+/** Every recorded money movement tells its tenant `transaction.created`. */
+export const transactionCreated = (transaction: Transaction): DomainEvent => ({
+  type: 'transaction.created',
+  owner: { kind: 'tenant', id: transaction.tenantId },
+  occurredAt: transaction.createdAt,
+  transaction,
+});
+
+/** A new wallet user (by `POST /users`, the operator, or a delegated token's first use) tells its tenant. */
+export const walletUserCreated = (user: WalletUser): DomainEvent => ({
+  type: 'wallet_user.created',
+  owner: { kind: 'tenant', id: user.tenantId },
+  occurredAt: user.createdAt,
+  user,
+});

@@ -1,0 +1,62 @@
+import type { Cursor, Page } from '../shared/page.js';
+import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './endpoint.js';
+import type { EventOwner, EventType } from './events.js';
+
+/** A delivery taken by one worker for one attempt, with what it takes to send it. */
+export interface ClaimedDelivery {
+  readonly id: string;
+  readonly eventId: string;
+  readonly type: EventType;
+  /** The exact JSON body, the same on every attempt. */
+  readonly body: string;
+  readonly url: string;
+  readonly sealedSecret: string;
+  /** This attempt's number (1 for the first). */
+  readonly attempt: number;
+  /** Proves the claim is still this worker's when it reports the outcome. */
+  readonly lease: string;
+}
+
+/** How an attempt ended. */
+export interface AttemptOutcome {
+  readonly delivered: boolean;
+  /** The receiver's HTTP status; null when none came (refused address, timeout, network error). */
+  readonly statusCode: number | null;
+  /** When not delivered: seconds until the next attempt, or null to mark the delivery `failed`. */
+  readonly retryInSeconds: number | null;
+}
+
+/**
+ * Webhook endpoints and their deliveries. Every read and change takes the owner, so no adapter
+ * returns or touches another owner's endpoint or delivery (they are "not found": null/false).
+ * Deliveries are created by storage itself, in the transaction of the change an event reports,
+ * one per active endpoint of the owner subscribed to the event's type.
+ */
+export interface WebhookStore {
+  /**
+   * Stores the endpoint unless the owner already has `maxPerOwner` of them (then returns null);
+   * the count and the insert are one atomic step, so concurrent registrations cannot exceed it.
+   */
+  createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number): Promise<WebhookEndpoint | null>;
+  /** The owner's endpoint, or null. */
+  findEndpoint(owner: EventOwner, endpointId: string): Promise<WebhookEndpoint | null>;
+  /** The owner's endpoints, newest first, strictly after `after`, at most `limit`. */
+  listEndpoints(owner: EventOwner, after: Cursor | null, limit: number): Promise<WebhookEndpoint[]>;
+  /** Deletes the owner's endpoint and its deliveries (none is attempted again); false when not found. */
+  deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean>;
+  /** The deliveries of the owner's endpoint, newest first; null when the endpoint is not the owner's. */
+  listDeliveries(owner: EventOwner, endpointId: string, after: Cursor | null, limit: number): Promise<WebhookDelivery[] | null>;
+  /**
+   * Makes the delivery due now (pending again if it had been delivered or failed); null when the
+   * owner has no such endpoint or the endpoint no such delivery.
+   */
+  retryNow(owner: EventOwner, endpointId: string, deliveryId: string): Promise<WebhookDelivery | null>;
+  /**
+   * Takes up to `limit` due deliveries for one attempt each, counting the attempt, and hides them
+   * from every other claimer (any instance) for `leaseSeconds`. A delivery whose worker died is
+   * claimed again once its lease has passed, so delivery is at least once.
+   */
+  claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]>;
+  /** Records the attempt's outcome, only while the claim's lease is still the delivery's. */
+  finish(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void>;
+}

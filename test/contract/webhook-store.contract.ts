@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import type { Order } from '../../src/domain/booking/order.js';
+import type { StoredWebhookEndpoint } from '../../src/domain/webhooks/endpoint.js';
+import { orderConfirmed, walletUserCreated, type DomainEvent, type EventOwner } from '../../src/domain/webhooks/events.js';
+import type { ClaimedDelivery, WebhookStore } from '../../src/domain/webhooks/webhook-store.port.js';
+
+/** A store and the outbox write of the same adapter. */
+export interface WebhookStoreSubject {
+  readonly store: WebhookStore;
+  record(events: readonly DomainEvent[]): Promise<void>;
+}
+
+const id = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex').toUpperCase()}`;
+
+const endpoint = (owner: EventOwner, events: StoredWebhookEndpoint['events'], at = new Date()): StoredWebhookEndpoint => ({
+  id: id('whe'), owner, url: 'https://hooks.example/in', events, description: null, status: 'active', createdAt: at, sealedSecret: 'v1.sealed',
+});
+
+const order = (agentId: string): Order => ({
+  id: id('ord'), agentId, channelCode: 'CH', keyId: 'key_1', quoteId: id('qte'), product: 'airport-transfer', status: 'CONFIRMED',
+  price: { amount: 100, currency: 'THB' }, contact: { name: 'A', email: 'a@example.com', phone: null }, passengers: [], agentReference: null,
+  idempotencyKey: null, details: {} as Order['details'], seats: null, startsAt: new Date(Date.now() + 86_400_000), createdAt: new Date(), cancelledAt: null,
+});
+
+/** The WebhookStore port's contract, run over each adapter. */
+export function webhookStoreContract(name: string, make: () => Promise<WebhookStoreSubject>, options: { concurrent: () => Promise<boolean> }): void {
+  describe(`webhook store contract: ${name}`, () => {
+    let s: WebhookStoreSubject;
+    beforeEach(async () => {
+      s = await make();
+    });
+    /** Claims due deliveries, keeping only those of these endpoints (a shared database may hold others). */
+    const claimOf = async (leaseSeconds = 60): Promise<ClaimedDelivery[]> => (await s.store.claimDue(100, leaseSeconds)).filter((c) => ours.has(c.id));
+    const ours = new Set<string>();
+    const register = async (owner: EventOwner, events: StoredWebhookEndpoint['events']) => {
+      return (await s.store.createEndpoint(endpoint(owner, events), 10))!;
+    };
+    const remember = async (owner: EventOwner, endpointId: string) => {
+      for (const d of (await s.store.listDeliveries(owner, endpointId, null, 100))!) ours.add(d.id);
+    };
+
+    it('when an event is recorded, then one pending delivery per subscribed endpoint of its owner, and none elsewhere', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const other: EventOwner = { kind: 'agent', id: id('agt') };
+      const subscribed = await register(agent, ['order.confirmed']);
+      const notThisType = await register(agent, ['order.cancelled']);
+      const othersEndpoint = await register(other, ['order.confirmed']);
+      await s.record([orderConfirmed(order(agent.id))]);
+      const [d] = (await s.store.listDeliveries(agent, subscribed.id, null, 10))!;
+      expect(d).to.include({ status: 'pending', attempts: 0, type: 'order.confirmed', lastStatusCode: null });
+      expect(d!.eventId).to.match(/^evt_/);
+      expect(await s.store.listDeliveries(agent, notThisType.id, null, 10)).to.deep.equal([]);
+      expect(await s.store.listDeliveries(other, othersEndpoint.id, null, 10)).to.deep.equal([]);
+    });
+
+    it('when another owner names an endpoint or delivery, then not found, and nothing changes', async () => {
+      const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
+      const stranger: EventOwner = { kind: 'tenant', id: id('tnt') };
+      const ep = await register(tenant, ['wallet_user.created']);
+      await s.record([walletUserCreated({ id: id('usr'), tenantId: tenant.id, externalUserRef: 'r', email: null, passwordHash: null, createdAt: new Date() })]);
+      const [d] = (await s.store.listDeliveries(tenant, ep.id, null, 10))!;
+      expect(await s.store.findEndpoint(stranger, ep.id)).to.equal(null);
+      expect(await s.store.listDeliveries(stranger, ep.id, null, 10)).to.equal(null);
+      expect(await s.store.retryNow(stranger, ep.id, d!.id)).to.equal(null);
+      expect(await s.store.deleteEndpoint(stranger, ep.id)).to.equal(false);
+      expect(await s.store.findEndpoint(tenant, ep.id)).to.not.equal(null);
+      // The agent with the same id as a tenant is another owner too.
+      expect(await s.store.findEndpoint({ kind: 'agent', id: tenant.id }, ep.id)).to.equal(null);
+    });
+
+    it('when an owner is at the limit, then createEndpoint returns null', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      expect(await s.store.createEndpoint(endpoint(agent, ['order.confirmed']), 1)).to.not.equal(null);
+      expect(await s.store.createEndpoint(endpoint(agent, ['order.confirmed']), 1)).to.equal(null);
+    });
+
+    it('when a delivery is claimed, then no other claim gets it during the lease; after the lease it is claimed again and the stale outcome is ignored', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const ep = await register(agent, ['order.confirmed']);
+      await s.record([orderConfirmed(order(agent.id))]);
+      await remember(agent, ep.id);
+      const [first] = await claimOf(1);
+      expect(first).to.include({ attempt: 1, type: 'order.confirmed', url: 'https://hooks.example/in', sealedSecret: 'v1.sealed' });
+      expect(JSON.parse(first!.body).type).to.equal('order.confirmed');
+      expect(await claimOf(1)).to.deep.equal([]);
+      await new Promise((r) => setTimeout(r, 1_200));
+      const [second] = await claimOf(60);
+      expect(second).to.include({ id: first!.id, attempt: 2, eventId: first!.eventId, body: first!.body });
+      await s.store.finish(first!, { delivered: true, statusCode: 200, retryInSeconds: null });
+      expect((await s.store.listDeliveries(agent, ep.id, null, 10))![0]).to.include({ status: 'pending', attempts: 2 });
+      await s.store.finish(second!, { delivered: false, statusCode: 500, retryInSeconds: null });
+      const [failed] = (await s.store.listDeliveries(agent, ep.id, null, 10))!;
+      expect(failed).to.include({ status: 'failed', attempts: 2, lastStatusCode: 500, nextAttemptAt: null });
+      const retried = await s.store.retryNow(agent, ep.id, failed!.id);
+      expect(retried).to.include({ status: 'pending' });
+      const [third] = await claimOf();
+      expect(third).to.include({ attempt: 3, eventId: first!.eventId });
+      await s.store.finish(third!, { delivered: false, statusCode: 503, retryInSeconds: 3600 });
+      const [later] = (await s.store.listDeliveries(agent, ep.id, null, 10))!;
+      expect(later!.status).to.equal('pending');
+      expect(later!.nextAttemptAt!.getTime()).to.be.greaterThan(Date.now() + 3_500_000);
+      expect(await claimOf()).to.deep.equal([]);
+    });
+
+    it('when an endpoint is deleted, then its deliveries are not claimed', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const ep = await register(agent, ['order.confirmed']);
+      await s.record([orderConfirmed(order(agent.id))]);
+      await remember(agent, ep.id);
+      expect(await s.store.deleteEndpoint(agent, ep.id)).to.equal(true);
+      expect(await claimOf()).to.deep.equal([]);
+    });
+
+    it('when many claimers run at once, then every due delivery is claimed exactly once', async function () {
+      if (!(await options.concurrent())) this.skip(); // needs a server that runs claims concurrently
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const ep = await register(agent, ['order.confirmed']);
+      await s.record(Array.from({ length: 30 }, () => orderConfirmed(order(agent.id))));
+      await remember(agent, ep.id);
+      const claims = (await Promise.all(Array.from({ length: 8 }, () => s.store.claimDue(5, 60)))).flat().filter((c) => ours.has(c.id));
+      const rest = (await s.store.claimDue(100, 60)).filter((c) => ours.has(c.id));
+      const ids = [...claims, ...rest].map((c) => c.id);
+      expect(ids).to.have.length(30);
+      expect(new Set(ids).size).to.equal(30);
+    });
+  });
+}

@@ -1,0 +1,13 @@
+import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
+import { recordEvents } from '../../src/adapters/knex/outbox.knex.js';
+import { databaseKind, testDatabase } from '../support/database.js';
+import { webhookStoreContract } from './webhook-store.contract.js';
+
+webhookStoreContract(
+  'PostgreSQL (Knex)',
+  async () => {
+    const { knex } = await testDatabase();
+    return { store: new KnexWebhookStore(knex), record: (events) => recordEvents(knex, events) };
+  },
+  { concurrent: async () => (await databaseKind()) === 'postgres' },
+);
