@@ -19,6 +19,7 @@ const order = (agentId: string): Order => ({
   id: 'ord_1', agentId, channelCode: 'CH', keyId: 'key_1', quoteId: 'qte_1', product: 'airport-transfer', status: 'CONFIRMED',
   price: { amount: 100, currency: 'THB' }, contact: { name: 'A', email: 'a@example.com', phone: null }, passengers: [], agentReference: null,
   idempotencyKey: null, details: {} as Order['details'], seats: null, startsAt: new Date(Date.now() + 86_400_000), createdAt: new Date(), cancelledAt: null,
+  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 }, refund: null, fee: null,
 });
 
 describe('webhook URL guard', () => {
