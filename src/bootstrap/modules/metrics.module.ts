@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { createMetrics, serveMetrics, type CountedCache } from '../../adapters/http/metrics.js';
+import { watchPool } from '../../adapters/knex/pool-metrics.js';
 import type { Database } from '../../adapters/knex/database.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Config } from '../config.js';
@@ -40,7 +41,7 @@ export const metricsModule = (config: Config, settings: { readonly port: number;
           if (counted(resolver)) metrics.watchCache('api-keys', resolver);
           if (counted(tenants)) metrics.watchCache('tenants', tenants);
           if (counted(verifier)) metrics.watchCache('tokens', verifier);
-          if (db !== null) metrics.watchPool(db.knex);
+          if (db !== null) watchPool(metrics.registry, db.knex);
           let server: Awaited<ReturnType<typeof serveMetrics>> | null = null;
           lifecycle.onStart(async () => {
             server = await serveMetrics(metrics.registry, settings.port, settings.host);
