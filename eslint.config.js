@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'openapi/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'openapi/', '.dbg/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -33,6 +33,10 @@ export default tseslint.config(
   {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } },
   },
   {
     files: ['scripts/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],

@@ -14,7 +14,7 @@ const NUL = '\u0000';
 /** Status and parsed body of a response, whatever its type. */
 const read = async (res: Response): Promise<{ status: number; body: Record<string, unknown> }> => {
   const text = await res.text();
-  let body: Record<string, unknown> = {};
+  let body: Record<string, unknown>;
   try {
     body = JSON.parse(text) as Record<string, unknown>;
   } catch {

@@ -2,15 +2,14 @@ import { expect } from 'chai';
 import { reasonIn } from '../support/errors.js';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
-import { bearer, buildTenant, delegatedToken, machineToken, type TestTenant, walletSuite } from '../support/wallet-builders.js';
+import { bearer, buildTenant, delegatedToken, machineToken, walletSuite } from '../support/wallet-builders.js';
 
 const reason = reasonIn;
 
 describe('wallet users (/users, /me)', () => {
   let app: TestApp;
-  let tenant: TestTenant;
   let machine: string;
-  walletSuite({}, (suite) => ({ app, tenant, machine } = suite));
+  walletSuite({}, (suite) => ({ app, machine } = suite));
 
   const create = (body: unknown, token = machine) => app.request('/users', json('POST', body, bearer(token)));
 

@@ -67,7 +67,7 @@ describe('graceful shutdown of the server process (SIGTERM)', () => {
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
     let inflight: Promise<Response>;
-    let sigterm = 0;
+    let sigterm: number;
     try {
       inflight = fetch(`${server.url}/api/v1/agent/account`, { headers: { 'X-API-KEY': agent.apiKey } });
       await eventually(

@@ -4,7 +4,7 @@ import { MemorySigningKeyStore } from '../../src/adapters/memory/signing-key-sto
 import { SigningKeyRing } from '../../src/adapters/jose/signing-keys.js';
 import { JoseTokenIssuer } from '../../src/adapters/jose/token-issuer.jose.js';
 import { JoseTokenVerifier } from '../../src/adapters/jose/token-verifier.jose.js';
-import { DomainError } from '../../src/domain/shared/errors.js';
+import type { DomainError } from '../../src/domain/shared/errors.js';
 
 const settings = { issuer: 'https://iss', audience: 'https://aud', machineTokenTtlSeconds: 60, userTokenTtlSeconds: 60 };
 

@@ -17,6 +17,7 @@ export const SINGLE_VALUE_HEADERS: readonly string[] = [
 
 // Node's parser already refuses CR, LF and NUL in a header; this also refuses the other control
 // characters (HTAB stays legal) in case a proxy in front decoded them.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 /**

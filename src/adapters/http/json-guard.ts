@@ -33,7 +33,7 @@ export function checkJsonBody(body: unknown): void {
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (hasNul(key)) throw nulAt(join(path, key.replace(/\u0000/g, '\\u0000')));
+      if (hasNul(key)) throw nulAt(join(path, key.replaceAll('\u0000', '\\u0000')));
       stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: join(path, key) });
     }
   }

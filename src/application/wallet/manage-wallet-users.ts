@@ -89,7 +89,7 @@ export class GetCurrentWalletUser {
    */
   async execute(user: WalletUserPrincipal, alreadyRead?: WalletUser | null): Promise<WalletUserView> {
     const found =
-      alreadyRead != null && alreadyRead.id === user.userId && alreadyRead.tenantId === user.tenantId
+      alreadyRead !== null && alreadyRead !== undefined && alreadyRead.id === user.userId && alreadyRead.tenantId === user.tenantId
         ? alreadyRead
         : await this.tenants.findUser(user.tenantId, user.userId);
     if (found === null) throw userNotFound();

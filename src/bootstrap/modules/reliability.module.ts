@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import type { Logger } from 'pino';
 import { headerGuard } from '../../adapters/http/header-guard.js';
 import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';

@@ -1,4 +1,4 @@
-import type { Cursor, Page } from '../shared/page.js';
+import type { Cursor } from '../shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './endpoint.js';
 import type { EventOwner, EventType } from './events.js';
 

@@ -48,7 +48,7 @@ export function oauthMetadataRoutes(settings: OAuthMetadataSettings): Router {
     res.type('application/json').send(body);
   };
   router.get(OAUTH_METADATA_PATH, send);
-  let issuerPath = '';
+  let issuerPath: string;
   try {
     issuerPath = new URL(settings.issuer).pathname.replace(/\/+$/, '');
   } catch {

@@ -63,7 +63,7 @@ function formOf(req: Request): Record<string, string> {
     // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
     if (hasNul(value) || hasNul(name)) {
       if (name === 'client_id' || name === 'client_secret') throw invalidClient('Client authentication failed.');
-      throw new OAuthError(400, 'invalid_request', `Parameter ${name.replace(/\u0000/g, '')} holds a NUL character.`);
+      throw new OAuthError(400, 'invalid_request', `Parameter ${name.replaceAll('\u0000', '')} holds a NUL character.`);
     }
   }
   return body as Record<string, string>;
