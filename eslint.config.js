@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'openapi/', '.dbg/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'openapi/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CacheCounts } from '../cache/bounded-cache.js';
 
 /** A cache whose hits and misses the metrics report. */
@@ -30,7 +30,9 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  */
 export function createMetrics(prefixes: readonly string[]): ServiceMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // prom-client's default process collectors are left out: with them the account read spent
+  // about 110 µs more CPU a request than without metrics (455 against 345 µs); without them,
+  // 23 µs (406 against 383).
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Requests by route template, method and status, with their latency (the _count is the request count)',
