@@ -31,7 +31,13 @@ async function database(): Promise<string> {
 }
 
 const noRecorder = new ContainerModule(({ rebind }) => {
-  const none = { noteUse: () => undefined, lastNoted: () => null, start: () => undefined, flush: async () => undefined, stop: async () => undefined };
+  const none = {
+    noteUse: () => undefined,
+    lastNoted: () => null,
+    start: () => undefined,
+    flush: async () => undefined,
+    stop: async () => undefined,
+  };
   void rebind(TOKENS.KeyUsage).toConstantValue(none as unknown as KeyUsageBuffer);
 });
 
@@ -49,7 +55,12 @@ async function main(): Promise<void> {
   const bare = await serve(url, false);
   const { apiKey } = await shipped.service.container.get(TOKENS.SeedDemo).execute();
   const run = async (base: string): Promise<number> => {
-    const result = await autocannon({ url: `${base}/api/v1/agent/account`, headers: { 'x-api-key': apiKey }, connections: 50, duration: seconds });
+    const result = await autocannon({
+      url: `${base}/api/v1/agent/account`,
+      headers: { 'x-api-key': apiKey },
+      connections: 50,
+      duration: seconds,
+    });
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`failures: ${result.non2xx} non-2xx, ${result.errors} errors`);
     return result.requests.average;
   };

@@ -36,7 +36,13 @@ async function main(): Promise<void> {
       resourceIndicators: {
         enabled: true,
         defaultResource: () => 'urn:bench:wallet',
-        getResourceServerInfo: () => ({ scope: '', audience: 'urn:bench:wallet', accessTokenFormat: 'jwt', accessTokenTTL: 3600, jwt: { sign: { alg: 'ES256' } } }),
+        getResourceServerInfo: () => ({
+          scope: '',
+          audience: 'urn:bench:wallet',
+          accessTokenFormat: 'jwt',
+          accessTokenTTL: 3600,
+          jwt: { sign: { alg: 'ES256' } },
+        }),
       },
     },
   });

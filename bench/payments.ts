@@ -53,7 +53,16 @@ try {
   // Payments: CONCURRENCY workers, each paying from its own user, for SECONDS.
   const users = Array.from({ length: CONCURRENCY * 4 }, () => id('usr'));
   for (const u of users) {
-    await ledger.topUp({ id: id('txn'), tenantId, userId: u, amount: money(1_000_000_000), reference: 'bench', initiatedBy: machine, idempotency: null, createdAt: new Date() });
+    await ledger.topUp({
+      id: id('txn'),
+      tenantId,
+      userId: u,
+      amount: money(1_000_000_000),
+      reference: 'bench',
+      initiatedBy: machine,
+      idempotency: null,
+      createdAt: new Date(),
+    });
   }
   const latencies: number[] = [];
   const deadline = Date.now() + SECONDS * 1000;
@@ -65,15 +74,24 @@ try {
         const by: Initiator = { kind: 'user', tenantId, clientId, userId, amr: ['tenant_delegated'], act: { sub: clientId } };
         const t0 = performance.now();
         await ledger.pay({
-          id: id('txn'), tenantId, userId, amount: money(100), reference: 'bench', description: null, initiatedBy: by,
-          idempotency: { scope: `user:${userId}`, key: id('key') }, createdAt: new Date(),
+          id: id('txn'),
+          tenantId,
+          userId,
+          amount: money(100),
+          reference: 'bench',
+          description: null,
+          initiatedBy: by,
+          idempotency: { scope: `user:${userId}`, key: id('key') },
+          createdAt: new Date(),
         });
         latencies.push(performance.now() - t0);
       }
     }),
   );
   latencies.sort((a, b) => a - b);
-  console.log(`payments (ledger, PostgreSQL, ${CONCURRENCY} in flight, ${SECONDS} s): ${(latencies.length / SECONDS).toFixed(0)}/s, p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}`);
+  console.log(
+    `payments (ledger, PostgreSQL, ${CONCURRENCY} in flight, ${SECONDS} s): ${(latencies.length / SECONDS).toFixed(0)}/s, p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}`,
+  );
 
   if (!process.argv.includes('--payments-only')) await listing();
 } finally {
@@ -99,7 +117,14 @@ async function listing(): Promise<void> {
   };
   const measure = async (label: string): Promise<number> => {
     const machineScope = transactionScope({ kind: 'machine', tenantId: seedTenant, clientId: 'cli_seed' });
-    const personScope = transactionScope({ kind: 'user', tenantId: seedTenant, userId: person, clientId: 'cli_seed', amr: ['pwd'], act: null });
+    const personScope = transactionScope({
+      kind: 'user',
+      tenantId: seedTenant,
+      userId: person,
+      clientId: 'cli_seed',
+      amr: ['pwd'],
+      act: null,
+    });
     const runs: Record<string, number[]> = { tenant: [], person: [], 'tenant, PAYMENT only': [] };
     for (let i = 0; i < 50; i++) {
       for (const [name, scope, filter] of [

@@ -50,7 +50,9 @@ import { SCENARIOS, type BenchContext } from './scenarios.js';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 1);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const oidc = process.env.BENCH_OIDC !== 'off';
 const workers = process.env.BENCH_CLUSTER_WORKERS;
 const profileDir = process.env.BENCH_PROFILE;
@@ -105,7 +107,13 @@ async function dropCreatedDatabase(): Promise<void> {
  * Starts a server process whose stdout and stderr go to a file (so this process spends nothing reading
  * its logs) and waits for the line that gives its port.
  */
-function start(name: string, args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+function start(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; port: number }> {
   const logFile = path.join(os.tmpdir(), `pbw-bench-${name}-${process.pid}.log`);
   const fd = openSync(logFile, 'w');
   // TypeScript sources run through tsx; the compiled service runs on node alone.
@@ -195,9 +203,15 @@ async function dbCounters(): Promise<DbCounters | null> {
     // Statistics are sent by backends at most every 500 ms (PostgreSQL 15): wait for them.
     await new Promise((r) => setTimeout(r, 700));
     await client.query('SELECT pg_stat_clear_snapshot()');
-    const d = (await client.query(`SELECT xact_commit, tup_inserted, tup_updated, blks_read, blks_hit FROM pg_stat_database WHERE datname = current_database()`)).rows[0];
+    const d = (
+      await client.query(
+        `SELECT xact_commit, tup_inserted, tup_updated, blks_read, blks_hit FROM pg_stat_database WHERE datname = current_database()`,
+      )
+    ).rows[0];
     const w = (await client.query(`SELECT wal_records, wal_bytes, wal_fpi FROM pg_stat_wal`)).rows[0];
-    const f = (await client.query(`SELECT COALESCE(sum(calls), 0) AS calls, COALESCE(sum(self_time), 0) AS self FROM pg_stat_user_functions`)).rows[0];
+    const f = (
+      await client.query(`SELECT COALESCE(sum(calls), 0) AS calls, COALESCE(sum(self_time), 0) AS self FROM pg_stat_user_functions`)
+    ).rows[0];
     return {
       commits: Number(d.xact_commit),
       inserted: Number(d.tup_inserted),
@@ -226,7 +240,9 @@ function databaseWork(before: DbCounters | null, after: DbCounters | null, reque
   return (
     `${per('commits', 2)} commits, ${per('inserted')} rows inserted, ${per('updated')} updated, ${per('blocksHit', 0)} buffer hits, ` +
     `${per('walRecords')} WAL records / ${per('walBytes', 0)} B (${per('walFpi', 2)} full pages)` +
-    (fn > 0 ? `, ${(fn / requests).toFixed(2)} function calls taking ${(((after.functionSelfMs - before.functionSelfMs) * 1000) / fn).toFixed(0)} µs each` : '')
+    (fn > 0
+      ? `, ${(fn / requests).toFixed(2)} function calls taking ${(((after.functionSelfMs - before.functionSelfMs) * 1000) / fn).toFixed(0)} µs each`
+      : '')
   );
 }
 
@@ -239,7 +255,11 @@ async function probe(opts: autocannon.Options): Promise<void> {
   };
   const setup = (opts.requests?.[0] as { setupRequest?: (r: typeof req, c: object) => typeof req } | undefined)?.setupRequest;
   if (setup) req = setup(req, {});
-  const res = await fetch(opts.url as string, { method: req.method!, headers: req.headers!, ...(req.body === undefined ? {} : { body: req.body }) });
+  const res = await fetch(opts.url as string, {
+    method: req.method!,
+    headers: req.headers!,
+    ...(req.body === undefined ? {} : { body: req.body }),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`probe answered ${res.status}: ${text.slice(0, 500)}`);
 }
@@ -287,7 +307,9 @@ async function main(): Promise<void> {
   const url = await freshDatabase();
   database = new URL(url).pathname.slice(1);
   statsUrl = url;
-  process.stderr.write(`database: ${database}${created === null ? ' (BENCH_DATABASE_URL, kept)' : ' (created for this run, dropped at the end)'}\n`);
+  process.stderr.write(
+    `database: ${database}${created === null ? ' (BENCH_DATABASE_URL, kept)' : ' (created for this run, dropped at the end)'}\n`,
+  );
   try {
     await run(url, loadBefore);
   } finally {
@@ -309,7 +331,10 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(workers ? { CLUSTER_WORKERS: workers } : {}),
     ...(process.env.BENCH_DB_POOL_MAX ? { DB_POOL_MAX: process.env.BENCH_DB_POOL_MAX } : {}),
   };
-  const nodeArgs = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const nodeArgs = [
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
   const listening = /Listening on http:\/\/[^:]+:(\d+)/;
   const extras: Record<string, string> = {
     ...(redis ? { REDIS_URL: redis, REDIS_KEY_PREFIX: `pbw-bench:${process.pid}-${Date.now()}:` } : {}),
@@ -318,10 +343,25 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const service = await start('service', ['dist/bootstrap/main.js'], { ...serviceEnv, ...extras }, listening, nodeArgs);
   const otherPort = () => (workers ? { PORT: String(50_000 + Math.floor(Math.random() * 10_000)) } : {});
   const unlimited = limitsComparison
-    ? await start('service-unlimited', ['dist/bootstrap/main.js'], { ...serviceEnv, RATE_LIMITS: 'off', ...otherPort() }, listening, nodeArgs)
+    ? await start(
+        'service-unlimited',
+        ['dist/bootstrap/main.js'],
+        { ...serviceEnv, RATE_LIMITS: 'off', ...otherPort() },
+        listening,
+        nodeArgs,
+      )
     : null;
   // The cost of the metrics: the same service (limits on) without them.
-  const unmeasured = metrics && limitsComparison ? await start('service-no-metrics', ['dist/bootstrap/main.js'], { ...serviceEnv, ...extras, METRICS_PORT: '', ...otherPort() }, listening, nodeArgs) : null;
+  const unmeasured =
+    metrics && limitsComparison
+      ? await start(
+          'service-no-metrics',
+          ['dist/bootstrap/main.js'],
+          { ...serviceEnv, ...extras, METRICS_PORT: '', ...otherPort() },
+          listening,
+          nodeArgs,
+        )
+      : null;
   const bare = await start('bare', ['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
   const provider = oidc ? await start('oidc', ['bench/oidc-server.ts'], { PORT: '0' }, /READY (\d+)/) : null;
   const children = [service, unlimited, unmeasured, bare, provider].filter((c) => c !== null);
@@ -346,11 +386,25 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
         process.stderr.write(`done: ${scenario.name}\n`);
         if (unlimited !== null && scenario.name === 'GET /api/v1/agent/account') {
           const other = `http://127.0.0.1:${unlimited.port}`;
-          rows.push(await load(`${scenario.name} (RATE_LIMITS=off, same run)`, connections, { ...opts, url: String(opts.url).replace(ctx.base, other) }, unlimited.child.pid!));
+          rows.push(
+            await load(
+              `${scenario.name} (RATE_LIMITS=off, same run)`,
+              connections,
+              { ...opts, url: String(opts.url).replace(ctx.base, other) },
+              unlimited.child.pid!,
+            ),
+          );
         }
         if (unmeasured !== null && scenario.name === 'GET /api/v1/agent/account') {
           const other = `http://127.0.0.1:${unmeasured.port}`;
-          rows.push(await load(`${scenario.name} (limits on, metrics off, same run)`, connections, { ...opts, url: String(opts.url).replace(ctx.base, other) }, unmeasured.child.pid!));
+          rows.push(
+            await load(
+              `${scenario.name} (limits on, metrics off, same run)`,
+              connections,
+              { ...opts, url: String(opts.url).replace(ctx.base, other) },
+              unmeasured.child.pid!,
+            ),
+          );
         }
       } catch (err) {
         failed.push(`${scenario.name}: ${err instanceof Error ? err.message : String(err)}`);
@@ -367,7 +421,8 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const machine = `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL local`;
   const header = `| scenario | conns | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to bare Express | server CPU µs/req | PostgreSQL CPU µs/req |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`;
   const lines = rows.map(
-    (r) => `| ${r.name} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} | ${r.cpuUs === null ? '' : Math.round(r.cpuUs)} | ${r.dbUs === null ? '' : Math.round(r.dbUs)} |`,
+    (r) =>
+      `| ${r.name} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} | ${r.cpuUs === null ? '' : Math.round(r.cpuUs)} | ${r.dbUs === null ? '' : Math.round(r.dbUs)} |`,
   );
   const ours = rows.find((r) => r.name.startsWith('POST /oauth/token'));
   const theirs = rows.find((r) => r.name.startsWith('oidc-provider'));
@@ -376,8 +431,14 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const noMetrics = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (limits on, metrics off'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
-    ...(limited && free ? [`Account read with rate limits on: ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`] : []),
-    ...(limited && noMetrics ? [`Account read with metrics on: ${(limited.rps / noMetrics.rps).toFixed(2)} of the same service without metrics (${Math.round(limited.cpuUs ?? 0)} against ${Math.round(noMetrics.cpuUs ?? 0)} µs of server CPU a request).`] : []),
+    ...(limited && free
+      ? [`Account read with rate limits on: ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`]
+      : []),
+    ...(limited && noMetrics
+      ? [
+          `Account read with metrics on: ${(limited.rps / noMetrics.rps).toFixed(2)} of the same service without metrics (${Math.round(limited.cpuUs ?? 0)} against ${Math.round(noMetrics.cpuUs ?? 0)} µs of server CPU a request).`,
+        ]
+      : []),
     ...rows.filter((r) => r.dbWork !== null).map((r) => `PostgreSQL per request, ${r.name}: ${r.dbWork}.`),
     ...failed.map((f) => `FAILED ${f}`),
   ];

@@ -78,7 +78,11 @@ async function post(url: string, headers: Record<string, string>, body: string):
 const machineToken = (ctx: BenchContext): Promise<string> =>
   memo(ctx, 'machineToken', async () => {
     const t = await tenant(ctx);
-    const out = await post(`${ctx.base}/oauth/token`, { ...form, authorization: basic(t.clientId, t.clientSecret) }, 'grant_type=client_credentials');
+    const out = await post(
+      `${ctx.base}/oauth/token`,
+      { ...form, authorization: basic(t.clientId, t.clientSecret) },
+      'grant_type=client_credentials',
+    );
     return out.access_token as string;
   });
 
@@ -124,7 +128,8 @@ async function subscribe(ctx: BenchContext, path: string, headers: Record<string
 }
 
 const pickupAt = (): string => new Date(Date.now() + 7 * 86_400_000).toISOString();
-const transferBody = (): string => JSON.stringify({ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 2 });
+const transferBody = (): string =>
+  JSON.stringify({ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 2 });
 
 /**
  * Quotes to book, one per order: one quote is priced through the use case, then copied under
@@ -166,14 +171,24 @@ const WRITE_CONNECTIONS = Number(process.env.BENCH_WRITE_CONNECTIONS ?? 20);
 const walletTenant = (ctx: BenchContext, users = 200): Promise<{ machine: string; userTokens: string[] }> =>
   memo(ctx, `walletTenant:${users}`, async () => {
     const t = await withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench wallet ${Date.now()}` }));
-    const machine = (await post(`${ctx.base}/oauth/token`, { ...form, authorization: basic(t.clientId, t.clientSecret) }, 'grant_type=client_credentials'))
-      .access_token as string;
+    const machine = (
+      await post(`${ctx.base}/oauth/token`, { ...form, authorization: basic(t.clientId, t.clientSecret) }, 'grant_type=client_credentials')
+    ).access_token as string;
     const userTokens: string[] = [];
     for (let i = 0; i < users; i++) {
-      const token = (await post(`${ctx.base}/auth/delegated-token`, { ...json, authorization: `Bearer ${machine}` }, JSON.stringify({ externalUserRef: `bench-${i}` })))
-        .access_token as string;
+      const token = (
+        await post(
+          `${ctx.base}/auth/delegated-token`,
+          { ...json, authorization: `Bearer ${machine}` },
+          JSON.stringify({ externalUserRef: `bench-${i}` }),
+        )
+      ).access_token as string;
       const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
-      await post(`${ctx.base}/users/${me.id}/top-ups`, { ...json, authorization: `Bearer ${machine}` }, JSON.stringify({ amount: 1_000_000_000, reference: 'bench' }));
+      await post(
+        `${ctx.base}/users/${me.id}/top-ups`,
+        { ...json, authorization: `Bearer ${machine}` },
+        JSON.stringify({ amount: 1_000_000_000, reference: 'bench' }),
+      );
       userTokens.push(token);
     }
     return { machine, userTokens };
@@ -190,7 +205,10 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'GET /me/balance',
-    prepare: async (ctx) => ({ url: `${ctx.base}/me/balance`, headers: { authorization: `Bearer ${(await walletTenant(ctx)).userTokens[0]}` } }),
+    prepare: async (ctx) => ({
+      url: `${ctx.base}/me/balance`,
+      headers: { authorization: `Bearer ${(await walletTenant(ctx)).userTokens[0]}` },
+    }),
   },
   {
     name: 'POST /api/v1/airport-transfer/quotes',
@@ -208,7 +226,11 @@ export const SCENARIOS: readonly Scenario[] = [
     prepare: async (ctx) => {
       // More quotes than the run can book (warm-up included), so no order meets a booked quote.
       const pool = await quotePool(ctx, Math.max(20_000, (ctx.seconds + 2) * 3_000));
-      await subscribe(ctx, '/api/v1/webhook-endpoints', { 'x-api-key': await agentKey(ctx) }, ['order.confirmed', 'order.cancelled', 'api_key.revoked']);
+      await subscribe(ctx, '/api/v1/webhook-endpoints', { 'x-api-key': await agentKey(ctx) }, [
+        'order.confirmed',
+        'order.cancelled',
+        'api_key.revoked',
+      ]);
       let next = 0;
       return {
         url: `${ctx.base}/api/v1/orders`,
@@ -230,7 +252,12 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: WRITE_CONNECTIONS,
     prepare: async (ctx) => {
       const t = await tenant(ctx);
-      return { url: `${ctx.base}/oauth/token`, method: 'POST', headers: { ...form, authorization: basic(t.clientId, t.clientSecret) }, body: 'grant_type=client_credentials' };
+      return {
+        url: `${ctx.base}/oauth/token`,
+        method: 'POST',
+        headers: { ...form, authorization: basic(t.clientId, t.clientSecret) },
+        body: 'grant_type=client_credentials',
+      };
     },
   },
   {

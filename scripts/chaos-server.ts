@@ -37,8 +37,23 @@ const chaosRoutes = new ContainerModule(({ bind }) => {
         const operator = `Chaos Coaches ${id}`;
         const seatCapacity = Number((req.body as { seatCapacity?: unknown }).seatCapacity ?? 100_000);
         await catalogue.load({
-          locations: [], cities: [], vehicleClasses: [], transferFares: [],
-          schedules: [{ id, fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', operator, departureTimes: ['10:00'], utcOffsetMinutes: 420, durationMinutes: 150, seatCapacity, baseFare: { amount: 18_000, currency: 'THB' } }],
+          locations: [],
+          cities: [],
+          vehicleClasses: [],
+          transferFares: [],
+          schedules: [
+            {
+              id,
+              fromCityId: 'cty_bangkok',
+              toCityId: 'cty_pattaya',
+              operator,
+              departureTimes: ['10:00'],
+              utcOffsetMinutes: 420,
+              durationMinutes: 150,
+              seatCapacity,
+              baseFare: { amount: 18_000, currency: 'THB' },
+            },
+          ],
         });
         res.status(201).json({ id, operator });
       });

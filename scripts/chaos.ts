@@ -116,7 +116,9 @@ function ordersWorkload(): Workload {
     writes: true,
     setup: async (ctx) => {
       const schedule = (await (await post(ctx, '/chaos/schedules', { seatCapacity: 1_000_000 })).json()) as { operator: string };
-      const res = await fetch(`${ctx.base}/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${tripDate()}`, { headers: { 'X-API-KEY': ctx.apiKey } });
+      const res = await fetch(`${ctx.base}/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${tripDate()}`, {
+        headers: { 'X-API-KEY': ctx.apiKey },
+      });
       const trips = (await res.json()) as { data: Array<{ id: string; operator: string }> };
       tripId = trips.data.find((t) => t.operator === schedule.operator)?.id ?? '';
       if (tripId === '') throw new Error(`no trip of the chaos schedule: ${JSON.stringify(trips)}`);
@@ -161,15 +163,28 @@ function paymentsWorkload(): Workload {
       const tenant = (await (await post(ctx, '/chaos/tenants', {})).json()) as { clientId: string; clientSecret: string };
       const tokenRes = await fetch(`${ctx.base}/oauth/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${tenant.clientId}:${tenant.clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${tenant.clientId}:${tenant.clientSecret}`).toString('base64')}`,
+        },
         body: 'grant_type=client_credentials',
       });
       const machine = ((await tokenRes.json()) as { access_token: string }).access_token;
       for (let i = 0; i < 4; i += 1) {
-        const res = await post(ctx, '/auth/delegated-token', { externalUserRef: `chaos-${i}-${randomUUID()}` }, { authorization: `Bearer ${machine}` });
+        const res = await post(
+          ctx,
+          '/auth/delegated-token',
+          { externalUserRef: `chaos-${i}-${randomUUID()}` },
+          { authorization: `Bearer ${machine}` },
+        );
         const token = ((await res.json()) as { access_token: string }).access_token;
         const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
-        const topUp = await post(ctx, `/users/${me.id}/top-ups`, { amount: 1_000_000_000, reference: 'chaos' }, { authorization: `Bearer ${machine}` });
+        const topUp = await post(
+          ctx,
+          `/users/${me.id}/top-ups`,
+          { amount: 1_000_000_000, reference: 'chaos' },
+          { authorization: `Bearer ${machine}` },
+        );
         if (topUp.status !== 201) throw new Error(`top-up answered ${topUp.status}`);
         users.push({ token });
       }
@@ -187,8 +202,14 @@ function paymentsWorkload(): Workload {
     inconsistencies: async (ctx) => {
       // The ledger's invariants (as test/support/ledger-balance.ts checks them), over every account.
       const checks: Array<[string, string]> = [
-        ['accounts whose balance is not the sum of their entries', `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(e.amount), 0)`],
-        ['transactions without two entries summing to zero', `SELECT t.id FROM ledger_transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id GROUP BY t.id HAVING COUNT(e.account_id) <> 2 OR COALESCE(SUM(e.amount), 0) <> 0`],
+        [
+          'accounts whose balance is not the sum of their entries',
+          `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(e.amount), 0)`,
+        ],
+        [
+          'transactions without two entries summing to zero',
+          `SELECT t.id FROM ledger_transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id GROUP BY t.id HAVING COUNT(e.account_id) <> 2 OR COALESCE(SUM(e.amount), 0) <> 0`,
+        ],
         ['user accounts below zero', `SELECT id FROM ledger_accounts WHERE kind <> 'FUNDING' AND balance < 0`],
       ];
       const out: string[] = [];
@@ -199,7 +220,11 @@ function paymentsWorkload(): Workload {
       return out;
     },
     appliedTwice: (ctx, keys) =>
-      count(ctx, 'SELECT tenant_id, idempotency_scope, idempotency_key FROM ledger_transactions WHERE idempotency_key = ANY($1) GROUP BY 1, 2, 3 HAVING count(*) > 1', [keys]),
+      count(
+        ctx,
+        'SELECT tenant_id, idempotency_scope, idempotency_key FROM ledger_transactions WHERE idempotency_key = ANY($1) GROUP BY 1, 2, 3 HAVING count(*) > 1',
+        [keys],
+      ),
   };
 }
 
@@ -222,7 +247,10 @@ const WORKLOADS: readonly Workload[] = [
     writes: false,
     setup: async () => undefined,
     send: async (ctx) => {
-      const res = await fetch(`${ctx.base}/api/v1/agent/account`, { headers: { 'X-API-KEY': ctx.apiKey }, signal: AbortSignal.timeout(15_000) });
+      const res = await fetch(`${ctx.base}/api/v1/agent/account`, {
+        headers: { 'X-API-KEY': ctx.apiKey },
+        signal: AbortSignal.timeout(15_000),
+      });
       if (res.status < 300) {
         await res.arrayBuffer();
         return { status: res.status };
@@ -286,7 +314,16 @@ interface Server {
 
 async function startServer(env: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/chaos-server.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', SEED_DEMO: 'off', RATE_LIMITS: 'off', CHAOS_ROUTES: 'on', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT_SECONDS: '10', ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      SEED_DEMO: 'off',
+      RATE_LIMITS: 'off',
+      CHAOS_ROUTES: 'on',
+      HOST: '127.0.0.1',
+      SHUTDOWN_TIMEOUT_SECONDS: '10',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -331,7 +368,10 @@ const isAck = (o: Outcome): boolean => o.status !== null && o.status >= 200 && o
 async function resendAfter(ctx: Ctx, mine: readonly Record_[], faultAt: number) {
   const writes = mine.filter((r) => r.outcome.resend !== undefined);
   const inFlight = (r: Record_) => r.sentAt < faultAt && r.doneAt >= faultAt;
-  const unacked = writes.filter((r) => !isAck(r.outcome)).sort((a, b) => Number(inFlight(b)) - Number(inFlight(a))).slice(0, 200);
+  const unacked = writes
+    .filter((r) => !isAck(r.outcome))
+    .sort((a, b) => Number(inFlight(b)) - Number(inFlight(a)))
+    .slice(0, 200);
   const acked = writes.filter((r) => isAck(r.outcome)).slice(-20);
   const queue = [...unacked, ...acked];
   const answers = new Map<string, number>();
@@ -342,7 +382,14 @@ async function resendAfter(ctx: Ctx, mine: readonly Record_[], faultAt: number) 
       for (let r = queue.shift(); r !== undefined; r = queue.shift()) {
         const o = await write(ctx, r.outcome.resend!);
         const was = isAck(r.outcome) ? 'acknowledged' : 'unacknowledged';
-        const got = o.status === null ? (o.error ?? 'error') : o.status === 201 ? (o.id === r.outcome.id ? '201 same id' : '201') : `${o.status} ${o.error ?? ''}`.trim();
+        const got =
+          o.status === null
+            ? (o.error ?? 'error')
+            : o.status === 201
+              ? o.id === r.outcome.id
+                ? '201 same id'
+                : '201'
+              : `${o.status} ${o.error ?? ''}`.trim();
         answers.set(`${was}→${got}`, (answers.get(`${was}→${got}`) ?? 0) + 1);
         if (isAck(r.outcome)) {
           if (o.status === 201 && o.id !== r.outcome.id) wrong += 1;
@@ -404,7 +451,10 @@ const statusCounts = (records: readonly Record_[], workload: string): string => 
   const counts = new Map<string, number>();
   for (const r of records.filter((x) => x.workload === workload && !(x.outcome.status !== null && x.outcome.status < 300))) {
     // A status with the service's reason; a bare status came from elsewhere (the load balancer's own page).
-    const k = r.outcome.status === null ? (r.outcome.error ?? 'error') : `${r.outcome.status}${r.outcome.error && r.outcome.error !== 'error' ? ` ${r.outcome.error}` : ''}`;
+    const k =
+      r.outcome.status === null
+        ? (r.outcome.error ?? 'error')
+        : `${r.outcome.status}${r.outcome.error && r.outcome.error !== 'error' ? ` ${r.outcome.error}` : ''}`;
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   return [...counts].map(([k, n]) => `${k}×${n}`).join(' ') || 'none';
@@ -416,7 +466,9 @@ async function waitUntil(check: () => boolean, ms: number): Promise<void> {
 }
 
 const recovered = (records: readonly Record_[], faultAt: number, workloads: readonly Workload[] = WORKLOADS): boolean =>
-  workloads.every((w) => records.some((r) => r.workload === w.name && r.sentAt >= faultAt && r.outcome.status !== null && r.outcome.status < 300));
+  workloads.every((w) =>
+    records.some((r) => r.workload === w.name && r.sentAt >= faultAt && r.outcome.status !== null && r.outcome.status < 300),
+  );
 
 /** What the load-balancer scenario found beyond the rows: retries, budget, revocation. */
 const lbSummary: string[] = [];
@@ -458,14 +510,23 @@ async function loadBalancerScenario(ctx: Ctx, url: string): Promise<{ rows: Row[
     count: LB_INSTANCES,
     databaseUrl: url,
     redisUrl,
-    env: { RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC: `${LB_PUBLIC_LIMIT}/60`, RATE_LIMIT_BOOKING: '1000000/60', RATE_LIMIT_PAYMENTS: '1000000/60', RATE_LIMIT_TOKEN: '100000/60', RATE_LIMIT_DELEGATED: '100000/60' },
+    env: {
+      RATE_LIMITS: 'on',
+      RATE_LIMIT_PUBLIC: `${LB_PUBLIC_LIMIT}/60`,
+      RATE_LIMIT_BOOKING: '1000000/60',
+      RATE_LIMIT_PAYMENTS: '1000000/60',
+      RATE_LIMIT_TOKEN: '100000/60',
+      RATE_LIMIT_DELEGATED: '100000/60',
+    },
   });
   const summary: string[] = [];
   try {
     const workloads = WORKLOADS.filter((w) => !w.name.startsWith('agent writes'));
     ctx.base = `http://127.0.0.1:${sidePort}`;
     for (const w of workloads) await w.setup(ctx);
-    const revokedAgent = (await (await post(ctx, '/chaos/agents', { channelCode: ctx.channelCode, name: 'revoked' })).json()) as { id: string };
+    const revokedAgent = (await (await post(ctx, '/chaos/agents', { channelCode: ctx.channelCode, name: 'revoked' })).json()) as {
+      id: string;
+    };
     const revokedKey = (await (await post(ctx, '/chaos/keys', { agentId: revokedAgent.id })).json()) as { id: string; apiKey: string };
     ctx.base = lb.url;
 
@@ -536,7 +597,8 @@ async function loadBalancerScenario(ctx: Ctx, url: string): Promise<{ rows: Row[
     );
 
     // Revocation: warm the key on every instance, expire it in the database, time every refusal.
-    const asInstance = (i: Instance) => fetch(`${i.url}/api/v1/agent/account`, { headers: { 'X-API-KEY': revokedKey.apiKey } }).then((r) => r.status);
+    const asInstance = (i: Instance) =>
+      fetch(`${i.url}/api/v1/agent/account`, { headers: { 'X-API-KEY': revokedKey.apiKey } }).then((r) => r.status);
     for (const i of lb.instances) if ((await asInstance(i)) !== 200) throw new Error(`${i.name} does not accept the fresh key`);
     const revokedAt = Date.now();
     await ctx.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [revokedKey.id]);
@@ -587,7 +649,10 @@ async function main(): Promise<void> {
     if (process.env.CHAOS_ONLY !== 'lb') {
       // 1 and 2. SIGTERM, then kill -9, under load; each time a new process takes the same port
       // (as an orchestrator would).
-      for (const [scenario, signal] of [['SIGTERM under load', 'SIGTERM'], ['kill -9 under load', 'SIGKILL']] as const) {
+      for (const [scenario, signal] of [
+        ['SIGTERM under load', 'SIGTERM'],
+        ['kill -9 under load', 'SIGKILL'],
+      ] as const) {
         const load = startLoad(ctx);
         await sleep(LOAD_MS);
         const faultAt = Date.now();
@@ -625,7 +690,15 @@ async function main(): Promise<void> {
         await load.stop();
         ctx.db = new pg.Client({ connectionString: url });
         await ctx.db.connect();
-        rows.push(...(await summarise('PostgreSQL restart under load', ctx, load.records, faultAt, (w) => `server down ${restartMs} ms; failures: ${statusCounts(load.records, w.name)}`)));
+        rows.push(
+          ...(await summarise(
+            'PostgreSQL restart under load',
+            ctx,
+            load.records,
+            faultAt,
+            (w) => `server down ${restartMs} ms; failures: ${statusCounts(load.records, w.name)}`,
+          )),
+        );
       }
 
       // 4. Pool exhaustion: a small pool, and the agents table locked for 2 s by another session.
@@ -644,15 +717,28 @@ async function main(): Promise<void> {
         await locker.query('ROLLBACK');
         await locker.end();
         const releasedAt = Date.now();
-        await waitUntil(() => WORKLOADS.every((w) => load.records.some((r) => r.workload === w.name && r.sentAt >= releasedAt && r.outcome.status === (w.writes ? 201 : 200))), GIVE_UP_MS);
+        await waitUntil(
+          () =>
+            WORKLOADS.every((w) =>
+              load.records.some((r) => r.workload === w.name && r.sentAt >= releasedAt && r.outcome.status === (w.writes ? 201 : 200)),
+            ),
+          GIVE_UP_MS,
+        );
         await sleep(AFTER_RECOVERY_MS);
         await load.stop();
         const slowest503 = Math.max(0, ...load.records.filter((r) => r.outcome.status === 503).map((r) => r.doneAt - r.sentAt));
         // Recovery here is counted from the release of the lock.
         rows.push(
-          ...(await summarise('pool exhaustion (2 connections, table locked 2 s)', ctx, load.records, faultAt, (w) => `slowest 503: ${slowest503} ms; recovery counted from the lock's release; failures: ${statusCounts(load.records, w.name)}`)).map(
-            (r) => ({ ...r, recoveryMs: firstAckAfter(load.records, r.workload, releasedAt) }),
-          ),
+          ...(
+            await summarise(
+              'pool exhaustion (2 connections, table locked 2 s)',
+              ctx,
+              load.records,
+              faultAt,
+              (w) =>
+                `slowest 503: ${slowest503} ms; recovery counted from the lock's release; failures: ${statusCounts(load.records, w.name)}`,
+            )
+          ).map((r) => ({ ...r, recoveryMs: firstAckAfter(load.records, r.workload, releasedAt) })),
         );
       }
     }

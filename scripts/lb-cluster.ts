@@ -59,7 +59,10 @@ export function ensureHaproxy(): string {
   if (found !== '') return found;
   process.stderr.write('haproxy not found: apt-get install -y haproxy\n');
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'haproxy'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'haproxy'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   return spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).stdout.trim();
 }
 
@@ -150,7 +153,10 @@ export async function startLbCluster(options: {
     const url = `http://127.0.0.1:${lbPort}`;
     const started = Date.now();
     for (;;) {
-      const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`${url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (proxy.exitCode !== null || Date.now() - started > 20_000) throw new Error(`haproxy did not start:\n${proxyOut}`);
       await sleep(100);
@@ -197,7 +203,9 @@ async function main(): Promise<void> {
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     ...(process.env.LB_PORT ? { lbPort: Number(process.env.LB_PORT) } : {}),
   });
-  process.stdout.write(`HAProxy on ${cluster.url}; instances: ${cluster.instances.map((i) => i.url).join(' ')}\nCtrl-C stops everything.\n`);
+  process.stdout.write(
+    `HAProxy on ${cluster.url}; instances: ${cluster.instances.map((i) => i.url).join(' ')}\nCtrl-C stops everything.\n`,
+  );
   const shutdown = (): void => {
     void cluster.stop().then(() => process.exit(0));
   };

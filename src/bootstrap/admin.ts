@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     if (target?.kind === 'pglite' && target.dataDir !== null) {
       // A service that holds the folder but is still starting (or already stopping) does not
       // take commands yet: try again for a while, taking the folder if it is let go.
-      for (const giveUpAt = Date.now() + 60_000; owner === null; ) {
+      for (const giveUpAt = Date.now() + 60_000; owner === null;) {
         try {
           owner = await claimFolder(target.dataDir, 'admin');
         } catch (err) {

@@ -4,9 +4,7 @@ import { parseSecretKey } from '../adapters/crypto/secret-sealer.js';
 import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks/endpoint.js';
 
 /** Where the service keeps its state. */
-export type Persistence =
-  | { readonly kind: 'database'; readonly target: DatabaseTarget }
-  | { readonly kind: 'memory' };
+export type Persistence = { readonly kind: 'database'; readonly target: DatabaseTarget } | { readonly kind: 'memory' };
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -77,9 +75,7 @@ export interface WebhookSettings {
  * the database: correct but one row upsert per limited request).
  */
 export type RateLimitStoreConfig =
-  | { readonly kind: 'redis'; readonly url: string; readonly prefix: string }
-  | { readonly kind: 'memory' }
-  | { readonly kind: 'postgres' };
+  { readonly kind: 'redis'; readonly url: string; readonly prefix: string } | { readonly kind: 'memory' } | { readonly kind: 'postgres' };
 
 /** One limiter's rule: at most `limit` requests per `windowSeconds`. */
 export interface RateLimitRule {
@@ -132,8 +128,7 @@ const rule = (fallback: RateLimitRule) =>
     .optional()
     .transform((r) => r ?? fallback);
 
-const int = (min: number, max: number, fallback: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
+const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const schema = z.object({
   PORT: int(0, 65_535, 3000),
@@ -177,8 +172,17 @@ const schema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: int(100, 120_000, 10_000),
   HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000, 30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: int(1_000, 600_000, 65_000),
-  REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^rediss?:\/\/\S+$/, 'REDIS_URL must be redis://host:port[/db] or rediss://…').optional()),
-  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'REDIS_KEY_PREFIX: 1-64 of A-Z a-z 0-9 : . _ -').default('pbw:rl:'),
+  REDIS_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'REDIS_URL must be redis://host:port[/db] or rediss://…')
+      .optional(),
+  ),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:._-]{1,64}$/, 'REDIS_KEY_PREFIX: 1-64 of A-Z a-z 0-9 : . _ -')
+    .default('pbw:rl:'),
   RATE_LIMIT_STORE: z.enum(['redis', 'memory', 'postgres']).optional(),
   SERVICE_INSTANCES: int(1, 1000, 1),
   RATE_LIMIT_AUTH_FAILURES: rule(DEFAULT_AUTH_FAILURE_RULE),
@@ -221,18 +225,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   if (e.WEBHOOK_SECRET_KEY === null && e.NODE_ENV === 'production') {
-    throw new Error('Invalid configuration: WEBHOOK_SECRET_KEY is required when NODE_ENV=production (32 bytes, e.g. `openssl rand -base64 32`)');
+    throw new Error(
+      'Invalid configuration: WEBHOOK_SECRET_KEY is required when NODE_ENV=production (32 bytes, e.g. `openssl rand -base64 32`)',
+    );
   }
   const kind = e.PERSISTENCE ?? (e.DATABASE_URL ? 'postgres' : 'pglite');
   let persistence: Persistence;
   if (kind === 'memory') persistence = { kind: 'memory' };
   else if (kind === 'postgres') {
     if (!e.DATABASE_URL) throw new Error('Invalid configuration: PERSISTENCE=postgres needs DATABASE_URL');
-    persistence = { kind: 'database', target: { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DB_POOL_MAX, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS } };
+    persistence = {
+      kind: 'database',
+      target: { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DB_POOL_MAX, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS },
+    };
   } else persistence = { kind: 'database', target: { kind: 'pglite', dataDir: e.PGLITE_DIR } };
   const rateLimitStore = chooseRateLimitStore(e.RATE_LIMIT_STORE, e.REDIS_URL, e.REDIS_KEY_PREFIX, persistence);
   // Several processes counting each on their own would each grant the whole budget.
-  const processes = e.CLUSTER_WORKERS > 1 ? `CLUSTER_WORKERS=${e.CLUSTER_WORKERS}` : e.SERVICE_INSTANCES > 1 ? `SERVICE_INSTANCES=${e.SERVICE_INSTANCES}` : null;
+  const processes =
+    e.CLUSTER_WORKERS > 1
+      ? `CLUSTER_WORKERS=${e.CLUSTER_WORKERS}`
+      : e.SERVICE_INSTANCES > 1
+        ? `SERVICE_INSTANCES=${e.SERVICE_INSTANCES}`
+        : null;
   if (e.RATE_LIMITS === 'on' && rateLimitStore.kind === 'memory' && processes !== null) {
     throw new Error(
       `Invalid configuration: ${processes} runs several processes, but rate limits are counted in process memory, ` +

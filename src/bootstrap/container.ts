@@ -54,7 +54,7 @@ export function buildContainer(config: Config, db: Database | null, log: Logger)
   return container;
 }
 
-const all = <T>(container: Container, id: symbol & { readonly _?: T } | Parameters<Container['getAll']>[0]): T[] =>
+const all = <T>(container: Container, id: (symbol & { readonly _?: T }) | Parameters<Container['getAll']>[0]): T[] =>
   container.isBound(id) ? (container.getAll(id) as T[]) : [];
 
 /** Builds the HTTP application from everything bound in the container. */

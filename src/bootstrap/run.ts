@@ -81,7 +81,7 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
     if (demo === 'present') {
       process.stdout.write(
         'Demo data present. Its credentials were printed when first issued and only their hashes are stored, so they\n' +
-        `cannot be shown again. To issue new ones (this works while the service runs): ${DEMO_RESET_HINT}\n`,
+          `cannot be shown again. To issue new ones (this works while the service runs): ${DEMO_RESET_HINT}\n`,
       );
     } else if (demo !== null) {
       // Shown once, on the terminal only: the plaintext secrets are stored nowhere.
@@ -168,7 +168,9 @@ async function runPrimary(config: Config, log: Logger): Promise<void> {
     serving.add(worker.id);
     listening += 1;
     if (listening === config.clusterWorkers) {
-      process.stdout.write(`Listening on ${listenUrl({ address: address.address ?? config.host, port: address.port })} (${config.clusterWorkers} workers)\n`);
+      process.stdout.write(
+        `Listening on ${listenUrl({ address: address.address ?? config.host, port: address.port })} (${config.clusterWorkers} workers)\n`,
+      );
     }
   });
   for (let i = 0; i < config.clusterWorkers; i += 1) fork();

@@ -34,7 +34,8 @@ export async function openService(
   } = {},
 ): Promise<Service> {
   const ownsDb = options.db === undefined;
-  const db = options.db ?? (config.persistence.kind === 'database' ? await openDatabase(config.persistence.target, databaseEvents(log)) : null);
+  const db =
+    options.db ?? (config.persistence.kind === 'database' ? await openDatabase(config.persistence.target, databaseEvents(log)) : null);
   try {
     if (db !== null && ownsDb && options.skipMigrations !== true) await migrate(db);
     const container = buildContainer(config, db, log);
@@ -74,7 +75,10 @@ export function databaseEvents(log: Logger): DatabaseEvents {
   return {
     onConnectionError: (err) => {
       if (quiet('lost')) return;
-      log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'pooled database connection lost; it will be replaced');
+      log.warn(
+        { err: { message: err.message, code: (err as { code?: string }).code } },
+        'pooled database connection lost; it will be replaced',
+      );
     },
     log: (level, message) => {
       if (quiet(level)) return;
@@ -181,11 +185,14 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
       sweeper.unref();
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          log.warn('shutdown timeout: closing remaining connections');
-          server.closeAllConnections();
-          resolve();
-        }, Math.max(0, drainBy - Date.now()));
+        timer = setTimeout(
+          () => {
+            log.warn('shutdown timeout: closing remaining connections');
+            server.closeAllConnections();
+            resolve();
+          },
+          Math.max(0, drainBy - Date.now()),
+        );
         timer.unref();
       });
       await Promise.race([closed, deadline]);

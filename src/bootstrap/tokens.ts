@@ -43,12 +43,7 @@ import type { VerifyWalletToken } from '../application/wallet/verify-wallet-toke
 import type { IssueMachineToken } from '../application/wallet/issue-machine-token.js';
 import type { IssueDelegatedToken } from '../application/wallet/issue-delegated-token.js';
 import type { LogIn } from '../application/wallet/log-in.js';
-import type {
-  CreateWalletUser,
-  GetCurrentWalletUser,
-  GetWalletUser,
-  ListWalletUsers,
-} from '../application/wallet/manage-wallet-users.js';
+import type { CreateWalletUser, GetCurrentWalletUser, GetWalletUser, ListWalletUsers } from '../application/wallet/manage-wallet-users.js';
 import type {
   CreateTenant,
   ListTenants,

@@ -27,10 +27,36 @@ describe('admin command line (separate processes on PostgreSQL)', function () {
 
   it('when an operator creates a channel, an agent and a key, then the key works over HTTP; revoked as leaked, it does not', async () => {
     const code = `OPS-${unique()}`;
-    const ch = await admin(url!, 'channel', 'create', '--code', code, '--name', 'Ops', '--currency', 'THB', '--markup-bps', '300', '--json');
+    const ch = await admin(
+      url!,
+      'channel',
+      'create',
+      '--code',
+      code,
+      '--name',
+      'Ops',
+      '--currency',
+      'THB',
+      '--markup-bps',
+      '300',
+      '--json',
+    );
     expect(ch.code, ch.stderr).to.equal(0);
     expect(JSON.parse(ch.stdout)).to.deep.equal({ code });
-    const ag = await admin(url!, 'agent', 'create', '--name', 'Ops Agent', '--channel', code, '--products', 'express-bus', '--discount-bps', '50', '--json');
+    const ag = await admin(
+      url!,
+      'agent',
+      'create',
+      '--name',
+      'Ops Agent',
+      '--channel',
+      code,
+      '--products',
+      'express-bus',
+      '--discount-bps',
+      '50',
+      '--json',
+    );
     const { agentId } = JSON.parse(ag.stdout) as { agentId: string };
     expect(agentId).to.match(/^agt_/);
     const key = await admin(url!, 'key', 'issue', '--agent', agentId, '--expires-in-days', '30', '--json');
@@ -50,10 +76,18 @@ describe('admin command line (separate processes on PostgreSQL)', function () {
       status = (await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': issued.apiKey } })).status;
     }
     expect(status).to.equal(403);
-    expect(JSON.parse((await admin(url!, 'agent', 'activate', '--agent', agentId, '--json')).stdout)).to.deep.equal({ agentId, status: 'ACTIVE' });
+    expect(JSON.parse((await admin(url!, 'agent', 'activate', '--agent', agentId, '--json')).stdout)).to.deep.equal({
+      agentId,
+      status: 'ACTIVE',
+    });
 
     const revoked = await admin(url!, 'key', 'revoke', '--key', issued.keyId, '--leaked', '--json');
-    expect(JSON.parse(revoked.stdout)).to.deep.equal({ keyId: issued.keyId, status: 'REVOKED', revokedReason: 'leaked', rolledKeysRevoked: [] });
+    expect(JSON.parse(revoked.stdout)).to.deep.equal({
+      keyId: issued.keyId,
+      status: 'REVOKED',
+      revokedReason: 'leaked',
+      rolledKeysRevoked: [],
+    });
     const after = Date.now() + 1000;
     while (Date.now() < after && status !== 401) {
       status = (await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': issued.apiKey } })).status;
@@ -104,7 +138,9 @@ describe('admin command line (separate processes on PostgreSQL)', function () {
     const out = await admin(url!, 'key', 'revoke', '--key', `key_${unique()}`, '--json');
     expect(out.code).to.equal(1);
     expect(out.stdout).to.equal('');
-    expect(JSON.parse(out.stderr)).to.deep.include({ error: { reason: 'key-not-found', message: out.stderr && JSON.parse(out.stderr).error.message } });
+    expect(JSON.parse(out.stderr)).to.deep.include({
+      error: { reason: 'key-not-found', message: out.stderr && JSON.parse(out.stderr).error.message },
+    });
   });
 });
 
@@ -114,7 +150,9 @@ describe('admin commands (in process, in memory)', () => {
     const use = async () => adminUseCases(service);
     const go = async (...args: string[]) => runAdmin([...args, '--json'], ADMIN_COMMANDS, use);
     try {
-      expect(JSON.parse((await go('channel', 'create', '--code', 'M1', '--name', 'M', '--currency', 'USD')).stdout)).to.deep.equal({ code: 'M1' });
+      expect(JSON.parse((await go('channel', 'create', '--code', 'M1', '--name', 'M', '--currency', 'USD')).stdout)).to.deep.equal({
+        code: 'M1',
+      });
       const dup = await go('channel', 'create', '--code', 'M1', '--name', 'M', '--currency', 'USD');
       expect(dup.exitCode).to.equal(1);
       expect(JSON.parse(dup.stderr).error.reason).to.equal('channel-exists');
@@ -130,7 +168,12 @@ describe('admin commands (in process, in memory)', () => {
       const noAgent = await go('key', 'issue', '--agent', 'agt_nobody');
       expect(JSON.parse(noAgent.stderr).error.reason).to.equal('agent-not-found');
       const { keyId } = JSON.parse((await go('key', 'issue', '--agent', agentId)).stdout);
-      expect(JSON.parse((await go('key', 'revoke', '--key', keyId)).stdout)).to.deep.equal({ keyId, status: 'REVOKED', revokedReason: 'operator', rolledKeysRevoked: [] });
+      expect(JSON.parse((await go('key', 'revoke', '--key', keyId)).stdout)).to.deep.equal({
+        keyId,
+        status: 'REVOKED',
+        revokedReason: 'operator',
+        rolledKeysRevoked: [],
+      });
       expect(JSON.parse((await go('key', 'revoke', '--key', keyId, '--leaked')).stdout).revokedReason).to.equal('leaked');
       const unknown = await go('frobnicate');
       expect(unknown.exitCode).to.equal(2);
@@ -157,15 +200,28 @@ describe('admin commands for channels and keys (in process, on the test database
     const code = `UPD-${unique()}`;
     await go('channel', 'create', '--code', code, '--name', 'Upd', '--currency', 'THB', '--markup-bps', '100');
     const updated = await go('channel', 'update', '--code', code, '--free-cancellation-hours', '48', '--late-cancellation-fee-bps', '2500');
-    expect(updated.json).to.deep.equal({ code, name: 'Upd', currency: 'THB', markupBps: 100, freeCancellationHours: 48, lateCancellationFeeBps: 2500 });
+    expect(updated.json).to.deep.equal({
+      code,
+      name: 'Upd',
+      currency: 'THB',
+      markupBps: 100,
+      freeCancellationHours: 48,
+      lateCancellationFeeBps: 2500,
+    });
     const markup = await go('channel', 'update', '--code', code, '--markup-bps=-200');
     expect(markup.json).to.include({ markupBps: -200, freeCancellationHours: 48 });
     const listed = await go('channel', 'list');
     expect(Object.keys(listed.json)).to.deep.equal(['data']);
     expect((listed.json.data as Array<{ code: string }>).find((c) => c.code === code)).to.deep.equal(markup.json);
-    expect(JSON.parse((await go('channel', 'update', '--code', `NONE-${unique()}`, '--markup-bps', '1')).stderr).error.reason).to.equal('channel-not-found');
-    expect(JSON.parse((await go('channel', 'update', '--code', code, '--late-cancellation-fee-bps', '10001')).stderr).error.reason).to.equal('invalid-request');
-    expect(JSON.parse((await go('channel', 'update', '--code', code, '--free-cancellation-hours=-1')).stderr).error.reason).to.equal('invalid-request');
+    expect(JSON.parse((await go('channel', 'update', '--code', `NONE-${unique()}`, '--markup-bps', '1')).stderr).error.reason).to.equal(
+      'channel-not-found',
+    );
+    expect(
+      JSON.parse((await go('channel', 'update', '--code', code, '--late-cancellation-fee-bps', '10001')).stderr).error.reason,
+    ).to.equal('invalid-request');
+    expect(JSON.parse((await go('channel', 'update', '--code', code, '--free-cancellation-hours=-1')).stderr).error.reason).to.equal(
+      'invalid-request',
+    );
     expect((await go('channel', 'update', '--code', code, '--markup-bps', 'ten')).exitCode).to.equal(2);
   });
 
@@ -183,7 +239,12 @@ describe('admin commands for channels and keys (in process, on the test database
     expect(listed.json.data[2]).to.include({ status: 'ACTIVE', rolledFromKeyId: second.key.id, revokedReason: null });
     expect(listed.json.data[0]).to.not.have.property('hash');
     const revoked = await go('key', 'revoke', '--key', agent.keyId, '--leaked');
-    expect(revoked.json).to.deep.equal({ keyId: agent.keyId, status: 'REVOKED', revokedReason: 'leaked', rolledKeysRevoked: [second.key.id, third.key.id] });
+    expect(revoked.json).to.deep.equal({
+      keyId: agent.keyId,
+      status: 'REVOKED',
+      revokedReason: 'leaked',
+      rolledKeysRevoked: [second.key.id, third.key.id],
+    });
     const after = await go('key', 'list', '--agent', agent.agentId);
     for (const k of after.json.data) expect(k).to.include({ status: 'REVOKED', revokedReason: 'leaked' });
     for (const key of [agent.apiKey, second.apiKey, third.apiKey]) {

@@ -33,11 +33,27 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
     expect(tenant.tenantId).to.match(/^tnt_/);
     expect(tenant.clientId).to.match(/^cli_/);
     const email = `ops-${unique()}@example.com`;
-    const u = await admin(url!, 'user', 'create', '--tenant', tenant.tenantId, '--email', email, '--password', 'a long password', '--external-ref', `ops-${unique()}`, '--json');
+    const u = await admin(
+      url!,
+      'user',
+      'create',
+      '--tenant',
+      tenant.tenantId,
+      '--email',
+      email,
+      '--password',
+      'a long password',
+      '--external-ref',
+      `ops-${unique()}`,
+      '--json',
+    );
     expect(u.code, u.stderr).to.equal(0);
     const { userId } = JSON.parse(u.stdout) as { userId: string };
     expect(userId).to.match(/^usr_/);
-    const token = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }));
+    const token = await app.request(
+      '/oauth/token',
+      formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }),
+    );
     expect(token.status).to.equal(200);
     const res = await login(app, { clientId: tenant.clientId, email, password: 'a long password' }, testAddress());
     expect(res.status).to.equal(200);
@@ -48,7 +64,11 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
   it('when an operator lists, rotates and disables, then the JSON is as documented and the service follows at once', async function () {
     // Seven separate admin processes.
     this.timeout(240_000);
-    const tenant = (JSON.parse((await admin(url!, 'tenant', 'create', '--name', `Rot ${unique()}`, '--json')).stdout)) as { tenantId: string; clientId: string; clientSecret: string };
+    const tenant = JSON.parse((await admin(url!, 'tenant', 'create', '--name', `Rot ${unique()}`, '--json')).stdout) as {
+      tenantId: string;
+      clientId: string;
+      clientSecret: string;
+    };
     const rotated = await admin(url!, 'tenant', 'rotate-secret', '--tenant', tenant.tenantId, '--overlap-hours', '2', '--json');
     expect(rotated.code, rotated.stderr).to.equal(0);
     const r = JSON.parse(rotated.stdout) as { tenantId: string; clientId: string; clientSecret: string; previousSecretValidUntil: string };
@@ -56,7 +76,10 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
     expect(r).to.include({ tenantId: tenant.tenantId, clientId: tenant.clientId });
     expect(Date.parse(r.previousSecretValidUntil) - Date.now()).to.be.within(2 * 3600_000 - 120_000, 2 * 3600_000);
     for (const secret of [tenant.clientSecret, r.clientSecret]) {
-      const res = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: secret }));
+      const res = await app.request(
+        '/oauth/token',
+        formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: secret }),
+      );
       expect(res.status).to.equal(200);
     }
     const list = await admin(url!, 'tenant', 'list', '--json');
@@ -72,9 +95,15 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
     const off = await admin(url!, 'user', 'disable', '--user', user.userId, '--json');
     expect(off.code, off.stderr).to.equal(0);
     expect(JSON.parse(off.stdout)).to.include({ userId: user.userId, status: 'DISABLED' });
-    await eventually(async () => (await app.request('/me', { headers: bearer(user.token) })).status === 401, 1000, 'the disabled user’s token is refused');
+    await eventually(
+      async () => (await app.request('/me', { headers: bearer(user.token) })).status === 401,
+      1000,
+      'the disabled user’s token is refused',
+    );
     const users = await admin(url!, 'user', 'list', '--tenant', tenant.tenantId, '--json');
-    expect((JSON.parse(users.stdout) as { data: Array<Record<string, unknown>> }).data).to.have.length(1).and.to.satisfy((d: Array<Record<string, unknown>>) => d[0]!.status === 'DISABLED');
+    expect((JSON.parse(users.stdout) as { data: Array<Record<string, unknown>> }).data)
+      .to.have.length(1)
+      .and.to.satisfy((d: Array<Record<string, unknown>>) => d[0]!.status === 'DISABLED');
     const on = await admin(url!, 'user', 'enable', '--user', user.userId, '--json');
     expect(JSON.parse(on.stdout)).to.deep.equal({ userId: user.userId, status: 'ACTIVE', disabledAt: null });
     // The token from before stays dead; a new one works.
@@ -92,7 +121,8 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
       expect(out.code, out.stderr).to.equal(0);
       return (JSON.parse(out.stdout) as { wallet: Wallet }).wallet;
     };
-    const token = (w: Wallet) => app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: w.clientId, client_secret: w.clientSecret }));
+    const token = (w: Wallet) =>
+      app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: w.clientId, client_secret: w.clientSecret }));
     const logIn = (w: Wallet) => login(app, { clientId: w.clientId, email: w.user.email, password: w.user.password }, testAddress());
     const before = await seed('--reset');
     expect((await token(before)).status).to.equal(200);
@@ -118,13 +148,17 @@ describe('wallet admin commands (in process, in memory)', () => {
     try {
       const created = JSON.parse((await go('tenant', 'create', '--name', 'Mem')).stdout) as { tenantId: string; clientSecret: string };
       expect(created.clientSecret).to.match(/^pbcs_[0-9a-f]{64}$/);
-      expect(JSON.parse((await go('tenant', 'create', '--name', 'X', '--currency', 'baht')).stderr).error.reason).to.equal('invalid-request');
+      expect(JSON.parse((await go('tenant', 'create', '--name', 'X', '--currency', 'baht')).stderr).error.reason).to.equal(
+        'invalid-request',
+      );
       expect((await go('tenant', 'create')).exitCode).to.equal(2);
       expect(JSON.parse((await go('user', 'create', '--tenant', 'tnt_nobody')).stderr).error.reason).to.equal('tenant-not-found');
       expect((await go('user', 'create', '--tenant', created.tenantId, '--password', 'no email here')).exitCode).to.equal(2);
       const first = await go('user', 'create', '--tenant', created.tenantId, '--external-ref', 'dup');
       expect(JSON.parse(first.stdout).userId).to.match(/^usr_/);
-      expect(JSON.parse((await go('user', 'create', '--tenant', created.tenantId, '--external-ref', 'dup')).stderr).error.reason).to.equal('user-exists');
+      expect(JSON.parse((await go('user', 'create', '--tenant', created.tenantId, '--external-ref', 'dup')).stderr).error.reason).to.equal(
+        'user-exists',
+      );
       const rotated = JSON.parse((await go('signing-key', 'rotate')).stdout) as { kid: string; previousKid: string };
       expect(rotated.kid).to.be.a('string');
       expect(rotated.previousKid).to.be.a('string').and.not.equal(rotated.kid);

@@ -67,7 +67,14 @@ export function bookingContract(
       const code = over.channelCode ?? `C-${unique()}`;
       let channel = await s.directory.findChannel(code);
       if (channel === null) {
-        channel = { code, name: 'Channel', currency: 'THB', markupBps: over.markupBps ?? 0, freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
+        channel = {
+          code,
+          name: 'Channel',
+          currency: 'THB',
+          markupBps: over.markupBps ?? 0,
+          freeCancellationHours: 24,
+          lateCancellationFeeBps: 5000,
+        };
         await s.directory.createChannel(channel);
       }
       const a = await s.directory.createAgent({
@@ -92,7 +99,18 @@ export function bookingContract(
     };
     const newKey = async (agentId: string): Promise<string> => {
       const id = `key_${unique()}`;
-      await s.directory.insertKey({ id, agentId, hash: `h-${unique()}-${unique()}`, prefix: 'pbk_test', status: 'ACTIVE', revokedReason: null, createdAt: new Date(), expiresAt: null, revokedAt: null, rolledFromKeyId: null });
+      await s.directory.insertKey({
+        id,
+        agentId,
+        hash: `h-${unique()}-${unique()}`,
+        prefix: 'pbk_test',
+        status: 'ACTIVE',
+        revokedReason: null,
+        createdAt: new Date(),
+        expiresAt: null,
+        revokedAt: null,
+        rolledFromKeyId: null,
+      });
       return id;
     };
     const contact = { name: 'Somchai P.', email: 'somchai@example.com' };
@@ -111,7 +129,9 @@ export function bookingContract(
       it('when trips are listed, then each departure of the day comes with seats left and the caller’s price per seat', async () => {
         const schedule = await buildSchedule(s.catalogue, { seatCapacity: 7, departureTimes: ['10:00', '08:15'], baseAmount: 18_000 });
         const who = await agent({ markupBps: 1_000, discountBps: 500 });
-        const trips = (await uc.listTrips.execute(who, { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date })).filter((t) => t.scheduleId === schedule.id);
+        const trips = (await uc.listTrips.execute(who, { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date })).filter(
+          (t) => t.scheduleId === schedule.id,
+        );
         expect(trips.map((t) => t.id)).to.deep.equal([tripIdOf(schedule, date, '08:15'), tripIdOf(schedule, date, '10:00')]);
         expect(trips[0]!.departsAt.toISOString()).to.equal(`${date}T01:15:00.000Z`);
         // 180.00 THB + 10 % − 5 % = 188.10 THB
@@ -131,7 +151,12 @@ export function bookingContract(
       it('when a trip id is unknown or names no departure of its schedule, then trip-not-found', async () => {
         const schedule = await buildSchedule(s.catalogue);
         const who = await agent();
-        for (const tripId of ['trp_nothing', 'garbage', tripIdOf(schedule, date, '10:01'), `trp_test_${unique().toLowerCase()}_202701010300`]) {
+        for (const tripId of [
+          'trp_nothing',
+          'garbage',
+          tripIdOf(schedule, date, '10:01'),
+          `trp_test_${unique().toLowerCase()}_202701010300`,
+        ]) {
           expect(await reasonOf(uc.quoteBus.execute(who, { tripId, passengers: 1 })), tripId).to.equal('trip-not-found');
         }
       });
@@ -147,28 +172,62 @@ export function bookingContract(
       it('when a transfer is quoted without a vehicle class, then the smallest class that carries everybody is priced', async () => {
         const who = await agent({ markupBps: 1_000, discountBps: 500 });
         const pickupAt = new Date(Date.now() + 48 * HOUR);
-        const q = await uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt, passengers: 4 });
+        const q = await uc.quoteTransfer.execute(who, {
+          fromLocationId: 'loc_bkk',
+          toLocationId: 'loc_bkk_silom',
+          pickupAt,
+          passengers: 4,
+        });
         // SUV between BKK and BKK-CITY: 1 560.00 THB + 10 % − 5 % = 1 630.20 THB
         expect(q.details).to.deep.include({ vehicleClass: 'suv', passengers: 4, pickupAt: pickupAt.toISOString() });
         expect(q.price).to.deep.equal({ amount: 163_020, currency: 'THB' });
-        const van = await uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk_silom', toLocationId: 'loc_bkk', pickupAt, passengers: 1, vehicleClass: 'van' });
+        const van = await uc.quoteTransfer.execute(who, {
+          fromLocationId: 'loc_bkk_silom',
+          toLocationId: 'loc_bkk',
+          pickupAt,
+          passengers: 1,
+          vehicleClass: 'van',
+        });
         expect(van.details).to.deep.include({ vehicleClass: 'van' });
       });
 
       it('when a transfer names an unknown location, has no fare, or a past pickup, then location-not-found, no-fare, invalid-request', async () => {
         const who = await agent();
         const later = new Date(Date.now() + 48 * HOUR);
-        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_nowhere', toLocationId: 'loc_bkk', pickupAt: later, passengers: 1 }))).to.equal('location-not-found');
-        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_hkt_patong', pickupAt: later, passengers: 1 }))).to.equal('no-fare');
-        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: new Date(Date.now() - HOUR), passengers: 1 }))).to.equal('invalid-request');
-        expect(await reasonOf(uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: later, passengers: 12 }))).to.equal('no-fare');
+        expect(
+          await reasonOf(
+            uc.quoteTransfer.execute(who, { fromLocationId: 'loc_nowhere', toLocationId: 'loc_bkk', pickupAt: later, passengers: 1 }),
+          ),
+        ).to.equal('location-not-found');
+        expect(
+          await reasonOf(
+            uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_hkt_patong', pickupAt: later, passengers: 1 }),
+          ),
+        ).to.equal('no-fare');
+        expect(
+          await reasonOf(
+            uc.quoteTransfer.execute(who, {
+              fromLocationId: 'loc_bkk',
+              toLocationId: 'loc_bkk_silom',
+              pickupAt: new Date(Date.now() - HOUR),
+              passengers: 1,
+            }),
+          ),
+        ).to.equal('invalid-request');
+        expect(
+          await reasonOf(
+            uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: later, passengers: 12 }),
+          ),
+        ).to.equal('no-fare');
       });
 
       it('when the agent is not entitled to the product, then not-entitled', async () => {
         const who = { ...(await agent()), entitlements: ['airport-transfer' as const] };
         const schedule = await buildSchedule(s.catalogue);
         expect(await reasonOf(busQuote(who, schedule))).to.equal('not-entitled');
-        expect(await reasonOf(uc.listTrips.execute(who, { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date }))).to.equal('not-entitled');
+        expect(await reasonOf(uc.listTrips.execute(who, { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date }))).to.equal(
+          'not-entitled',
+        );
       });
     });
 
@@ -177,8 +236,20 @@ export function bookingContract(
         const schedule = await buildSchedule(s.catalogue, { seatCapacity: 5 });
         const who = await agent({ markupBps: 100 });
         const quote = await busQuote(who, schedule, 2);
-        const order = await uc.place.execute(who, { quoteId: quote.id, contact, passengers: [{ name: 'A' }, { name: 'B' }], agentReference: 'REF-1' });
-        expect(order).to.deep.include({ status: 'CONFIRMED', agentId: who.agentId, channelCode: who.channel.code, keyId: who.keyId, quoteId: quote.id, agentReference: 'REF-1' });
+        const order = await uc.place.execute(who, {
+          quoteId: quote.id,
+          contact,
+          passengers: [{ name: 'A' }, { name: 'B' }],
+          agentReference: 'REF-1',
+        });
+        expect(order).to.deep.include({
+          status: 'CONFIRMED',
+          agentId: who.agentId,
+          channelCode: who.channel.code,
+          keyId: who.keyId,
+          quoteId: quote.id,
+          agentReference: 'REF-1',
+        });
         expect(order.price).to.deep.equal(quote.price);
         expect(order.contact).to.deep.equal({ ...contact, phone: null });
         expect(await uc.getOrder.execute(who, order.id)).to.deep.equal(order);
@@ -207,7 +278,9 @@ export function bookingContract(
         const raced = await s.orders.place({ ...first, id: `ord_${unique()}` });
         expect(raced.id).to.equal(first.id);
         const other = await busQuote(who, schedule);
-        expect(await reasonOf(uc.place.execute(who, { quoteId: other.id, contact, idempotencyKey: 'retry-1' }))).to.equal('idempotency-key-reused');
+        expect(await reasonOf(uc.place.execute(who, { quoteId: other.id, contact, idempotencyKey: 'retry-1' }))).to.equal(
+          'idempotency-key-reused',
+        );
       });
 
       it('when the seats are gone, then sold-out and no order is stored', async () => {
@@ -246,7 +319,14 @@ export function bookingContract(
         const order = await uc.place.execute(owner, { quoteId: quote.id, contact });
         expect(await reasonOf(uc.getOrder.execute(other, order.id))).to.equal('order-not-found');
         expect(await reasonOf(uc.cancel.execute(other, order.id))).to.equal('order-not-found');
-        expect(await s.orders.cancel(other.agentId, order.id, () => ({ refund: order.price, fee: { amount: 0, currency: order.price.currency } }), new Date())).to.equal(null);
+        expect(
+          await s.orders.cancel(
+            other.agentId,
+            order.id,
+            () => ({ refund: order.price, fee: { amount: 0, currency: order.price.currency } }),
+            new Date(),
+          ),
+        ).to.equal(null);
         expect((await uc.getOrder.execute(owner, order.id)).status).to.equal('CONFIRMED');
         expect((await uc.list.execute(other, { limit: 100 })).data).to.deep.equal([]);
         expect(await reasonOf(uc.getOrder.execute(owner, `ord_${unique()}`))).to.equal('order-not-found');
@@ -320,7 +400,9 @@ export function bookingContract(
       it('when 20 bookings of one quote arrive at once, then exactly one order exists', async () => {
         const who = await agent();
         const quote = await busQuote(who, await buildSchedule(s.catalogue, { seatCapacity: 40 }));
-        const outcomes = await Promise.all(Array.from({ length: 20 }, () => reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))));
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, () => reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))),
+        );
         expect(outcomes.filter((o) => o === 'resolved')).to.have.length(1);
         expect(outcomes.filter((o) => o === 'quote-already-booked')).to.have.length(19);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(1);

@@ -9,7 +9,14 @@ bookingContract(
   async () => {
     const orders = new MemoryOrderRepo();
     const catalogue = new MemoryCatalogue();
-    return { quotes: new MemoryQuoteRepo(), orders, inventory: orders, tariffs: new MemoryTariffReader(catalogue), catalogue, directory: new MemoryIdentityStore() };
+    return {
+      quotes: new MemoryQuoteRepo(),
+      orders,
+      inventory: orders,
+      tariffs: new MemoryTariffReader(catalogue),
+      catalogue,
+      directory: new MemoryIdentityStore(),
+    };
   },
   { concurrent: async () => true },
 );

@@ -7,7 +7,10 @@ idempotencyContract(
   async ({ waitMs }) => {
     const db = await testDatabase();
     // Claims in an open transaction on the server; in this process on PGlite (one connection).
-    return new KnexIdempotencyStore(db.knex, { waitMs, holding: db.target.kind === 'postgres' ? { kind: 'transaction', claims: db.knex } : { kind: 'process' } });
+    return new KnexIdempotencyStore(db.knex, {
+      waitMs,
+      holding: db.target.kind === 'postgres' ? { kind: 'transaction', claims: db.knex } : { kind: 'process' },
+    });
   },
   { concurrent: async () => (await databaseKind()) === 'postgres' },
 );

@@ -28,7 +28,6 @@ const key = (agentId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord =>
   ...over,
 });
 
-
 /** The behaviour every AgentDirectory + AgentResolver pair must show, whatever stores it. */
 export function identityContract(name: string, make: () => Promise<IdentityStores>): void {
   describe(`identity stores contract: ${name}`, () => {
@@ -114,10 +113,19 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
     it('when a channel code is taken, then channel-exists; an agent on an unknown channel, channel-not-found', async () => {
       const code = `C-${unique()}`;
       await s.directory.createChannel({ code, name: 'One', currency: 'THB', markupBps: 0, ...TERMS });
-      expect(await reasonOf(s.directory.createChannel({ code, name: 'Two', currency: 'USD', markupBps: 0, ...TERMS }))).to.equal('channel-exists');
+      expect(await reasonOf(s.directory.createChannel({ code, name: 'Two', currency: 'USD', markupBps: 0, ...TERMS }))).to.equal(
+        'channel-exists',
+      );
       expect(
         await reasonOf(
-          s.directory.createAgent({ id: `agt_${unique()}`, name: 'X', channelCode: `C-${unique()}`, entitlements: [], discountBps: 0, createdAt: new Date() }),
+          s.directory.createAgent({
+            id: `agt_${unique()}`,
+            name: 'X',
+            channelCode: `C-${unique()}`,
+            entitlements: [],
+            discountBps: 0,
+            createdAt: new Date(),
+          }),
         ),
       ).to.equal('channel-not-found');
     });
@@ -137,7 +145,14 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       const k = key(agent.id);
       await s.directory.insertKey(k);
       const updated = await s.directory.updateChannel(agent.channelCode, { freeCancellationHours: 48, lateCancellationFeeBps: 2500 });
-      expect(updated).to.deep.equal({ code: agent.channelCode, name: 'Chan', currency: 'THB', markupBps: 150, freeCancellationHours: 48, lateCancellationFeeBps: 2500 });
+      expect(updated).to.deep.equal({
+        code: agent.channelCode,
+        name: 'Chan',
+        currency: 'THB',
+        markupBps: 150,
+        freeCancellationHours: 48,
+        lateCancellationFeeBps: 2500,
+      });
       expect((await s.resolver.findByKeyHash(k.hash))?.channel).to.deep.equal(updated);
       expect(await s.directory.updateChannel(`C-${unique()}`, { markupBps: 1 })).to.equal(null);
       const listed = (await s.directory.listChannels()).find((c) => c.code === agent.channelCode);
@@ -213,7 +228,12 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       await s.directory.insertKey(k2);
       const t1 = new Date('2026-05-01T10:00:00.000Z');
       const t2 = new Date('2026-05-01T10:00:30.000Z');
-      await s.usage.recordUses(new Map([[k1.id, t2], [`key_${unique()}`, t1]]));
+      await s.usage.recordUses(
+        new Map([
+          [k1.id, t2],
+          [`key_${unique()}`, t1],
+        ]),
+      );
       await s.usage.recordUses(new Map([[k1.id, t1]]));
       const listed = await s.directory.listKeys(agent.id);
       expect(listed.map((x) => x.key.id)).to.deep.equal([k1.id, k2.id]);

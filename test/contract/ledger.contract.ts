@@ -21,7 +21,6 @@ export interface LedgerContractOptions {
   check(stores: LedgerStores): Promise<void>;
 }
 
-
 let clock = Date.parse('2026-03-01T00:00:00.000Z');
 /** Strictly increasing instants, so listing order is known. */
 const tick = (): Date => new Date((clock += 1000));
@@ -44,34 +43,59 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
       const tenant = over.tenant ?? t;
       const by = machineInitiator(tenant);
       return s.ledger.topUp({
-        id: testId('txn'), tenantId: tenant.tenantId, userId, amount: { amount, currency: tenant.currency }, reference: `ref-${amount}`,
-        initiatedBy: by, idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
+        id: testId('txn'),
+        tenantId: tenant.tenantId,
+        userId,
+        amount: { amount, currency: tenant.currency },
+        reference: `ref-${amount}`,
+        initiatedBy: by,
+        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
         createdAt: over.at ?? tick(),
       });
     };
     const pay = (userId: string, amount: number, over: { key?: string; by?: Initiator } = {}) => {
       const by = over.by ?? userInitiator(t, userId);
       return s.ledger.pay({
-        id: testId('txn'), tenantId: t.tenantId, userId, amount: thb(amount), reference: `order-${amount}`, description: 'coffee',
-        initiatedBy: by, idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key }, createdAt: tick(),
+        id: testId('txn'),
+        tenantId: t.tenantId,
+        userId,
+        amount: thb(amount),
+        reference: `order-${amount}`,
+        description: 'coffee',
+        initiatedBy: by,
+        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
+        createdAt: tick(),
       });
     };
     const transfer = (from: string, to: string, amount: number, key?: string) => {
       const by = userInitiator(t, from, ['pwd']);
       return s.ledger.transfer({
-        id: testId('txn'), tenantId: t.tenantId, userId: from, toUserId: to, amount: thb(amount), note: 'lunch',
-        initiatedBy: by, idempotency: key === undefined ? null : { scope: idempotencyScopeOf(by), key }, createdAt: tick(),
+        id: testId('txn'),
+        tenantId: t.tenantId,
+        userId: from,
+        toUserId: to,
+        amount: thb(amount),
+        note: 'lunch',
+        initiatedBy: by,
+        idempotency: key === undefined ? null : { scope: idempotencyScopeOf(by), key },
+        createdAt: tick(),
       });
     };
     const refund = (paymentId: string, amount: number | null, over: { key?: string; tenant?: LedgerTenant } = {}) => {
       const tenant = over.tenant ?? t;
       const by = machineInitiator(tenant);
       return s.ledger.refund({
-        id: testId('txn'), tenantId: tenant.tenantId, paymentId, amount, initiatedBy: by,
-        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key }, createdAt: tick(),
+        id: testId('txn'),
+        tenantId: tenant.tenantId,
+        paymentId,
+        amount,
+        initiatedBy: by,
+        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
+        createdAt: tick(),
       });
     };
-    const tenantScope = (userId: string | null = null): TransactionScope => transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }, userId);
+    const tenantScope = (userId: string | null = null): TransactionScope =>
+      transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }, userId);
     const personScope = (userId: string): TransactionScope =>
       transactionScope({ kind: 'user', tenantId: t.tenantId, userId, clientId: t.clientId, amr: ['pwd'], act: null });
     const ids = (list: readonly Transaction[]): string[] => list.map((x) => x.id);
@@ -83,7 +107,14 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(5_000);
         expect(txn).to.include({ type: 'TOP_UP', userId: u, counterpartyUserId: null, reference: 'ref-5000', tenantId: t.tenantId });
         expect(txn.amount).to.deep.equal(thb(5_000));
-        expect(txn.initiatedBy).to.deep.equal({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId, userId: null, amr: null, act: null });
+        expect(txn.initiatedBy).to.deep.equal({
+          kind: 'machine',
+          tenantId: t.tenantId,
+          clientId: t.clientId,
+          userId: null,
+          amr: null,
+          act: null,
+        });
         expect(await s.reader.find(tenantScope(), txn.id)).to.deep.equal(txn);
       });
 
@@ -108,7 +139,12 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(0);
         expect(p).to.include({ type: 'PAYMENT', userId: u, description: 'coffee', refundedAmount: 0 });
         expect(p.initiatedBy).to.deep.equal({
-          kind: 'user', tenantId: t.tenantId, clientId: t.clientId, userId: u, amr: ['tenant_delegated'], act: { sub: t.clientId },
+          kind: 'user',
+          tenantId: t.tenantId,
+          clientId: t.clientId,
+          userId: u,
+          amr: ['tenant_delegated'],
+          act: { sub: t.clientId },
         });
         expect((await s.reader.find(personScope(u), p.id))?.initiatedBy).to.deep.equal(p.initiatedBy);
       });
@@ -124,7 +160,12 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(await s.ledger.balanceOf(t.tenantId, b)).to.equal(300);
         expect(await reasonOf(transfer(b, a, 301))).to.equal('insufficient-funds');
         const balances = await s.ledger.balancesOf(t.tenantId, [a, b, t.newUser()]);
-        expect([...balances.entries()].sort()).to.deep.equal([[a, 400], [b, 300]].sort());
+        expect([...balances.entries()].sort()).to.deep.equal(
+          [
+            [a, 400],
+            [b, 300],
+          ].sort(),
+        );
       });
 
       it('when the same idempotency key is used again, then the first transaction is returned and applied once', async () => {
@@ -211,7 +252,10 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         // The same user id under another tenant is another account.
         expect(await s.ledger.balanceOf(other.tenantId, users[0]!)).to.equal(0);
         await pay(users[3]!, 3);
-        const [after, unchanged] = await Promise.all([s.ledger.balanceOf(t.tenantId, users[3]!), s.ledger.balanceOf(t.tenantId, users[4]!)]);
+        const [after, unchanged] = await Promise.all([
+          s.ledger.balanceOf(t.tenantId, users[3]!),
+          s.ledger.balanceOf(t.tenantId, users[4]!),
+        ]);
         expect(after).to.equal(1_000);
         expect(unchanged).to.equal(1_004);
       });
@@ -241,7 +285,10 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         const cPay = await pay(c, 300);
         const bPay = await pay(b, 40);
         // b asks for c's activity in every way a parameter could: the scope ignores it.
-        const bScope = transactionScope({ kind: 'user', tenantId: t.tenantId, userId: b, clientId: t.clientId, amr: ['pwd'], act: null }, c);
+        const bScope = transactionScope(
+          { kind: 'user', tenantId: t.tenantId, userId: b, clientId: t.clientId, amr: ['pwd'], act: null },
+          c,
+        );
         expect(ids(await s.reader.list(bScope, {}, null, 100))).to.deep.equal([bPay.id, ab.id]);
         expect(ids(await s.reader.list(bScope, { types: ['TOP_UP', 'PAYMENT'] }, null, 100))).to.deep.equal([bPay.id]);
         expect(await s.reader.find(bScope, cPay.id)).to.equal(null);
@@ -293,7 +340,14 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         this.timeout(60_000);
         const u = t.newUser();
         await topUp(u, 5_000);
-        const outcomes = await Promise.all(Array.from({ length: 100 }, () => pay(u, 100).then(() => 'ok', (e: DomainError) => e.reason)));
+        const outcomes = await Promise.all(
+          Array.from({ length: 100 }, () =>
+            pay(u, 100).then(
+              () => 'ok',
+              (e: DomainError) => e.reason,
+            ),
+          ),
+        );
         expect(outcomes.filter((o) => o === 'ok')).to.have.length(50);
         expect(outcomes.filter((o) => o === 'insufficient-funds')).to.have.length(50);
         expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(0);
@@ -307,7 +361,12 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         await topUp(a, 1_000);
         await topUp(b, 1_000);
         const outcomes = await Promise.all(
-          Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? transfer(a, b, 37) : transfer(b, a, 53)).then(() => 'ok', (e: Error) => (e instanceof DomainError ? e.reason : e.message))),
+          Array.from({ length: 60 }, (_, i) =>
+            (i % 2 === 0 ? transfer(a, b, 37) : transfer(b, a, 53)).then(
+              () => 'ok',
+              (e: Error) => (e instanceof DomainError ? e.reason : e.message),
+            ),
+          ),
         );
         expect(outcomes.filter((o) => o !== 'ok' && o !== 'insufficient-funds')).to.deep.equal([]);
         const [ba, bb] = [await s.ledger.balanceOf(t.tenantId, a), await s.ledger.balanceOf(t.tenantId, b)];
@@ -330,7 +389,14 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         const u = t.newUser();
         await topUp(u, 1_000);
         const p = await pay(u, 1_000);
-        const outcomes = await Promise.all(Array.from({ length: 15 }, () => refund(p.id, 100).then(() => 'ok', (e: DomainError) => e.reason)));
+        const outcomes = await Promise.all(
+          Array.from({ length: 15 }, () =>
+            refund(p.id, 100).then(
+              () => 'ok',
+              (e: DomainError) => e.reason,
+            ),
+          ),
+        );
         expect(outcomes.filter((o) => o === 'ok')).to.have.length(10);
         expect(outcomes.filter((o) => o === 'refund-exceeds-payment')).to.have.length(5);
         expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(1_000);

@@ -24,16 +24,34 @@ describe('ledger schema: what the database itself refuses', () => {
     const t = ledgerTenant();
     const u = t.newUser();
     const top = await ledger.topUp({
-      id: testId('txn'), tenantId: t.tenantId, userId: u, amount: { amount: 10, currency: 'THB' }, reference: 'r',
-      initiatedBy: machineInitiator(t), idempotency: null, createdAt: new Date(),
+      id: testId('txn'),
+      tenantId: t.tenantId,
+      userId: u,
+      amount: { amount: 10, currency: 'THB' },
+      reference: 'r',
+      initiatedBy: machineInitiator(t),
+      idempotency: null,
+      createdAt: new Date(),
     });
     const sneaky = testId('txn');
     const attempt = knex.transaction(async (trx) => {
       await trx('ledger_transactions').insert({
-        id: sneaky, tenant_id: t.tenantId, type: 'TOP_UP', amount: 5, currency: 'THB', user_id: u, initiator_kind: 'machine',
-        initiator_client_id: t.clientId, created_at: new Date(),
+        id: sneaky,
+        tenant_id: t.tenantId,
+        type: 'TOP_UP',
+        amount: 5,
+        currency: 'THB',
+        user_id: u,
+        initiator_kind: 'machine',
+        initiator_client_id: t.clientId,
+        created_at: new Date(),
       });
-      await trx('ledger_entries').insert({ transaction_id: sneaky, account_id: `${t.tenantId}:user:${u}`, amount: 5, created_at: new Date() });
+      await trx('ledger_entries').insert({
+        transaction_id: sneaky,
+        account_id: `${t.tenantId}:user:${u}`,
+        amount: 5,
+        created_at: new Date(),
+      });
     });
     let failed = false;
     await attempt.catch(() => {
@@ -51,8 +69,14 @@ describe('ledger schema: what the database itself refuses', () => {
     const t = ledgerTenant();
     const u = t.newUser();
     await ledger.topUp({
-      id: testId('txn'), tenantId: t.tenantId, userId: u, amount: { amount: 10, currency: 'THB' }, reference: 'r',
-      initiatedBy: machineInitiator(t), idempotency: null, createdAt: new Date(),
+      id: testId('txn'),
+      tenantId: t.tenantId,
+      userId: u,
+      amount: { amount: 10, currency: 'THB' },
+      reference: 'r',
+      initiatedBy: machineInitiator(t),
+      idempotency: null,
+      createdAt: new Date(),
     });
     let code = '';
     await knex('ledger_accounts')

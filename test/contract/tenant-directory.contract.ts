@@ -4,7 +4,6 @@ import type { TenantDirectory } from '../../src/domain/identity/tenant-directory
 import type { Tenant, WalletUser } from '../../src/domain/identity/tenant.js';
 import { unique } from '../support/builders.js';
 
-
 const tenant = (over: Partial<Tenant> = {}): Tenant => ({
   id: `tnt_${unique()}`,
   name: `T ${unique()}`,
@@ -31,7 +30,11 @@ const user = (tenantId: string, over: Partial<WalletUser> = {}): WalletUser => (
 });
 
 /** The behaviour every TenantDirectory must show, whatever stores it. */
-export function tenantDirectoryContract(name: string, make: () => Promise<TenantDirectory>, options: { concurrent: () => Promise<boolean> }): void {
+export function tenantDirectoryContract(
+  name: string,
+  make: () => Promise<TenantDirectory>,
+  options: { concurrent: () => Promise<boolean> },
+): void {
   describe(`tenant directory contract: ${name}`, () => {
     let d: TenantDirectory;
     beforeEach(async () => {
@@ -111,15 +114,26 @@ export function tenantDirectoryContract(name: string, make: () => Promise<Tenant
       await d.createTenant(t);
       const until = new Date('2026-02-01T00:00:00.000Z');
       const rotated = await d.rotateClientSecret(t.id, 'b'.repeat(64), until);
-      expect(rotated).to.deep.include({ clientSecretHash: 'b'.repeat(64), previousClientSecretHash: 'a'.repeat(64), previousSecretValidUntil: until });
+      expect(rotated).to.deep.include({
+        clientSecretHash: 'b'.repeat(64),
+        previousClientSecretHash: 'a'.repeat(64),
+        previousSecretValidUntil: until,
+      });
       expect(await d.findTenant(t.id)).to.deep.equal(rotated);
       // A second rotation keeps only the secret current at that moment: a tenant holds two at most.
       const again = await d.rotateClientSecret(t.id, 'c'.repeat(64), until);
       expect(again).to.deep.include({ clientSecretHash: 'c'.repeat(64), previousClientSecretHash: 'b'.repeat(64) });
-      expect(await d.rotateClientSecret(t.id, 'd'.repeat(64), null)).to.deep.include({ previousClientSecretHash: null, previousSecretValidUntil: null });
+      expect(await d.rotateClientSecret(t.id, 'd'.repeat(64), null)).to.deep.include({
+        previousClientSecretHash: null,
+        previousSecretValidUntil: null,
+      });
       await d.rotateClientSecret(t.id, 'e'.repeat(64), until);
       expect(await d.replaceClientSecret(t.id, 'f'.repeat(64))).to.equal(true);
-      expect(await d.findTenant(t.id)).to.deep.include({ clientSecretHash: 'f'.repeat(64), previousClientSecretHash: null, previousSecretValidUntil: null });
+      expect(await d.findTenant(t.id)).to.deep.include({
+        clientSecretHash: 'f'.repeat(64),
+        previousClientSecretHash: null,
+        previousSecretValidUntil: null,
+      });
       expect(await d.rotateClientSecret(`tnt_${unique()}`, 'x', until)).to.equal(null);
       expect((await d.listTenants()).map((x) => x.id)).to.include(t.id);
     });

@@ -14,25 +14,53 @@ export interface WebhookStoreSubject {
 const id = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex').toUpperCase()}`;
 
 const endpoint = (owner: EventOwner, events: StoredWebhookEndpoint['events'], at = new Date()): StoredWebhookEndpoint => ({
-  id: id('whe'), owner, url: 'https://hooks.example/in', events, description: null, status: 'active', createdAt: at, sealedSecret: 'v1.sealed',
+  id: id('whe'),
+  owner,
+  url: 'https://hooks.example/in',
+  events,
+  description: null,
+  status: 'active',
+  createdAt: at,
+  sealedSecret: 'v1.sealed',
 });
 
 const order = (agentId: string): Order => ({
-  id: id('ord'), agentId, channelCode: 'CH', keyId: 'key_1', quoteId: id('qte'), product: 'airport-transfer', status: 'CONFIRMED',
-  price: { amount: 100, currency: 'THB' }, contact: { name: 'A', email: 'a@example.com', phone: null }, passengers: [], agentReference: null,
-  idempotencyKey: null, details: {} as Order['details'], seats: null, startsAt: new Date(Date.now() + 86_400_000), createdAt: new Date(), cancelledAt: null,
-  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 }, refund: null, fee: null,
+  id: id('ord'),
+  agentId,
+  channelCode: 'CH',
+  keyId: 'key_1',
+  quoteId: id('qte'),
+  product: 'airport-transfer',
+  status: 'CONFIRMED',
+  price: { amount: 100, currency: 'THB' },
+  contact: { name: 'A', email: 'a@example.com', phone: null },
+  passengers: [],
+  agentReference: null,
+  idempotencyKey: null,
+  details: {} as Order['details'],
+  seats: null,
+  startsAt: new Date(Date.now() + 86_400_000),
+  createdAt: new Date(),
+  cancelledAt: null,
+  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
+  refund: null,
+  fee: null,
 });
 
 /** The WebhookStore port's contract, run over each adapter. */
-export function webhookStoreContract(name: string, make: () => Promise<WebhookStoreSubject>, options: { concurrent: () => Promise<boolean> }): void {
+export function webhookStoreContract(
+  name: string,
+  make: () => Promise<WebhookStoreSubject>,
+  options: { concurrent: () => Promise<boolean> },
+): void {
   describe(`webhook store contract: ${name}`, () => {
     let s: WebhookStoreSubject;
     beforeEach(async () => {
       s = await make();
     });
     /** Claims due deliveries, keeping only those of these endpoints (a shared database may hold others). */
-    const claimOf = async (leaseSeconds = 60): Promise<ClaimedDelivery[]> => (await s.store.claimDue(100, leaseSeconds)).filter((c) => ours.has(c.id));
+    const claimOf = async (leaseSeconds = 60): Promise<ClaimedDelivery[]> =>
+      (await s.store.claimDue(100, leaseSeconds)).filter((c) => ours.has(c.id));
     const ours = new Set<string>();
     const register = async (owner: EventOwner, events: StoredWebhookEndpoint['events']) => {
       return (await s.store.createEndpoint(endpoint(owner, events), 10))!;
@@ -59,7 +87,16 @@ export function webhookStoreContract(name: string, make: () => Promise<WebhookSt
       const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
       const stranger: EventOwner = { kind: 'tenant', id: id('tnt') };
       const ep = await register(tenant, ['wallet_user.created']);
-      await s.record([walletUserCreated({ id: id('usr'), tenantId: tenant.id, externalUserRef: 'r', email: null, passwordHash: null, createdAt: new Date() })]);
+      await s.record([
+        walletUserCreated({
+          id: id('usr'),
+          tenantId: tenant.id,
+          externalUserRef: 'r',
+          email: null,
+          passwordHash: null,
+          createdAt: new Date(),
+        }),
+      ]);
       const [d] = (await s.store.listDeliveries(tenant, ep.id, null, 10))!;
       expect(await s.store.findEndpoint(stranger, ep.id)).to.equal(null);
       expect(await s.store.listDeliveries(stranger, ep.id, null, 10)).to.equal(null);

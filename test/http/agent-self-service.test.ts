@@ -71,7 +71,13 @@ for (const mode of ['database', 'memory'] as const) {
         expect(r.body.data.map((k: Body) => k.id)).to.have.members([agent.keyId, second.keyId]);
         expect(Date.parse(r.body.data[0].createdAt)).to.be.at.most(Date.parse(r.body.data[1].createdAt));
         for (const k of r.body.data) expect(Object.keys(k).sort()).to.deep.equal(KEY_FIELDS);
-        expect(r.body.data.find((k: Body) => k.id === agent.keyId)).to.include({ prefix: agent.apiKey.slice(0, 8), status: 'ACTIVE', revokedAt: null, revokedReason: null, rolledFromKeyId: null });
+        expect(r.body.data.find((k: Body) => k.id === agent.keyId)).to.include({
+          prefix: agent.apiKey.slice(0, 8),
+          status: 'ACTIVE',
+          revokedAt: null,
+          revokedReason: null,
+          rolledFromKeyId: null,
+        });
         const text = JSON.stringify(r.body);
         expect(text).to.not.include(agent.apiKey);
         expect(text).to.not.include(second.apiKey);
@@ -102,7 +108,9 @@ for (const mode of ['database', 'memory'] as const) {
         const listed = await keysOf(rolled.apiKey);
         // The old key shows when it stops; the new key keeps the old one's expiry.
         expect(listed[0]).to.include({ id: agent.keyId, status: 'ACTIVE', expiresAt: rolled.previousKeyValidUntil });
-        expect(listed[1]!.expiresAt).to.equal(listed[0] && (await app.service.container.get(TOKENS.AgentDirectory).findKey(agent.keyId))!.expiresAt!.toISOString());
+        expect(listed[1]!.expiresAt).to.equal(
+          listed[0] && (await app.service.container.get(TOKENS.AgentDirectory).findKey(agent.keyId))!.expiresAt!.toISOString(),
+        );
         expect(await status(agent.apiKey)).to.equal(200);
         expect(await status(rolled.apiKey)).to.equal(200);
         // Exactly at the end of the overlap the old key stops; a second before, it still works.
@@ -254,7 +262,13 @@ for (const mode of ['database', 'memory'] as const) {
         expect(order.cancellationTerms).to.deep.equal({ freeCancellationHours: 24, lateCancellationFeeBps: 5000 });
         expect(order).to.include({ refund: null, fee: null });
         expect(preview.status).to.equal(200);
-        expect(preview.body).to.deep.equal({ cancellable: true, reason: null, refund: order.price, fee: { amount: 0, currency: 'THB' }, freeUntil: deadline.toISOString() });
+        expect(preview.body).to.deep.equal({
+          cancellable: true,
+          reason: null,
+          refund: order.price,
+          fee: { amount: 0, currency: 'THB' },
+          freeUntil: deadline.toISOString(),
+        });
         expect(cancel.status).to.equal(200);
         expect(cancel.body).to.deep.include({ status: 'CANCELLED', refund: preview.body.refund, fee: preview.body.fee });
         const read = await get(`/api/v1/orders/${order.id}`, agent.apiKey);
@@ -284,10 +298,13 @@ for (const mode of ['database', 'memory'] as const) {
       it('when the channel’s terms change, then new orders take them and orders already booked keep theirs', async () => {
         const agent = await buildAgent(app.service);
         const before = await book(agent.apiKey);
-        await app.service.container.get(TOKENS.UpdateChannel).execute(agent.channelCode, { freeCancellationHours: 48, lateCancellationFeeBps: 2_000 });
+        await app.service.container
+          .get(TOKENS.UpdateChannel)
+          .execute(agent.channelCode, { freeCancellationHours: 48, lateCancellationFeeBps: 2_000 });
         let afterOrder: Body = {};
         // The key cache is cleared by the change; book until the new terms are seen.
-        for (let i = 0; i < 50 && afterOrder.cancellationTerms?.lateCancellationFeeBps !== 2_000; i++) afterOrder = await book(agent.apiKey);
+        for (let i = 0; i < 50 && afterOrder.cancellationTerms?.lateCancellationFeeBps !== 2_000; i++)
+          afterOrder = await book(agent.apiKey);
         expect(afterOrder.cancellationTerms).to.deep.equal({ freeCancellationHours: 48, lateCancellationFeeBps: 2_000 });
         expect(before.cancellationTerms).to.deep.equal({ freeCancellationHours: 24, lateCancellationFeeBps: 5_000 });
         clock.set(new Date(startsAt().getTime() - 30 * HOUR));
@@ -295,7 +312,10 @@ for (const mode of ['database', 'memory'] as const) {
         const newPreview = await get(`/api/v1/orders/${afterOrder.id}/cancellation`, agent.apiKey);
         // 24 h free: still free 30 h before. 48 h free: 20 % of 246.90 THB = 49.38 THB.
         expect(oldPreview.body.fee.amount).to.equal(0);
-        expect(newPreview.body).to.deep.include({ fee: { amount: 4_938, currency: 'THB' }, freeUntil: new Date(startsAt().getTime() - 48 * HOUR).toISOString() });
+        expect(newPreview.body).to.deep.include({
+          fee: { amount: 4_938, currency: 'THB' },
+          freeUntil: new Date(startsAt().getTime() - 48 * HOUR).toISOString(),
+        });
       });
 
       it('when another agent asks for the preview, then 404 order-not-found', async () => {

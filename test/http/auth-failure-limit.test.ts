@@ -81,7 +81,8 @@ describe('failed authentication, counted per client address', () => {
 
     it('when an address presents invalid bearer tokens past the limit, then 429 rate-limited', async () => {
       const from = testAddress();
-      const me = () => app.request('/me', { headers: { ...bearer(`eyJ${randomBytes(24).toString('base64url')}`), 'x-forwarded-for': from } });
+      const me = () =>
+        app.request('/me', { headers: { ...bearer(`eyJ${randomBytes(24).toString('base64url')}`), 'x-forwarded-for': from } });
       for (let i = 0; i < 3; i += 1) expect((await me()).status).to.equal(401);
       const refused = await me();
       expect(refused.status).to.equal(429);
@@ -93,7 +94,10 @@ describe('failed authentication, counted per client address', () => {
       const tenant = await buildTenant(app.service);
       const from = testAddress();
       const token = (secret: string) =>
-        app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, secret), 'x-forwarded-for': from }));
+        app.request(
+          '/oauth/token',
+          formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, secret), 'x-forwarded-for': from }),
+        );
       for (let i = 0; i < 3; i += 1) {
         const res = await token(`wrong-${i}`);
         expect(res.status).to.equal(401);
@@ -108,7 +112,13 @@ describe('failed authentication, counted per client address', () => {
       expect(refused?.headers.get('retry-after')).to.match(/^\d+$/);
       expect(queries).to.equal(0);
       // Another address with the right secret still gets its token.
-      const other = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret), 'x-forwarded-for': testAddress() }));
+      const other = await app.request(
+        '/oauth/token',
+        formPost(
+          { grant_type: 'client_credentials' },
+          { authorization: basicAuth(tenant.clientId, tenant.clientSecret), 'x-forwarded-for': testAddress() },
+        ),
+      );
       expect(other.status).to.equal(200);
     });
   });

@@ -88,7 +88,9 @@ describe('booking authentication (X-API-KEY)', () => {
     expect((await account({ 'X-API-KEY': a.apiKey })).status).to.equal(200);
     // Move the stored expiry into the past, as time would.
     const knex = app.service.container.get(TOKENS.Knex);
-    await knex('api_keys').where({ id: a.keyId }).update({ expires_at: new Date(Date.now() - 1000) });
+    await knex('api_keys')
+      .where({ id: a.keyId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     // A change by plain SQL reaches the cache through the database's notification.
     await eventually(async () => (await account({ 'X-API-KEY': a.apiKey })).status === 401, 1000, 'expired key refused');
     expect((await problem(await account({ 'X-API-KEY': a.apiKey }))).reason).to.equal('invalid-api-key');

@@ -23,13 +23,15 @@ for (const mode of ['database', 'memory'] as const) {
     };
     const as = (a: TestAgent, extra: Record<string, string> = {}) => ({ 'X-API-KEY': a.apiKey, ...extra });
     const get = (path: string, a: TestAgent = agent) => call(path, { headers: as(a) });
-    const post = (path: string, body: unknown, a: TestAgent = agent, headers: Record<string, string> = {}) => call(path, json('POST', body, as(a, headers)));
+    const post = (path: string, body: unknown, a: TestAgent = agent, headers: Record<string, string> = {}) =>
+      call(path, json('POST', body, as(a, headers)));
     const busQuote = async (a: TestAgent = agent, passengers = 1, s: BusSchedule = schedule): Promise<Body> => {
       const r = await post('/api/v1/express-bus/quotes', { tripId: tripIdOf(s, date), passengers }, a);
       expect(r.status, JSON.stringify(r.body)).to.equal(201);
       return r.body;
     };
-    const book = (quoteId: string, a: TestAgent = agent, headers: Record<string, string> = {}) => post('/api/v1/orders', { quoteId, contact }, a, headers);
+    const book = (quoteId: string, a: TestAgent = agent, headers: Record<string, string> = {}) =>
+      post('/api/v1/orders', { quoteId, contact }, a, headers);
     const needsDatabase = async function (this: Mocha.Context) {
       // These tests change stored rows directly (expiry, channel, start time): there are none in memory.
       if (mode === 'memory') this.skip();
@@ -56,7 +58,14 @@ for (const mode of ['database', 'memory'] as const) {
         const { status, body } = await get(`/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${date}`);
         expect(status).to.equal(200);
         const trip = body.data.find((t: Body) => t.id === tripIdOf(schedule, date));
-        expect(trip).to.include({ fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', departsAt: `${date}T03:00:00.000Z`, arrivesAt: `${date}T05:30:00.000Z`, operator: schedule.operator, seatsLeft: 30 });
+        expect(trip).to.include({
+          fromCityId: 'cty_bangkok',
+          toCityId: 'cty_pattaya',
+          departsAt: `${date}T03:00:00.000Z`,
+          arrivesAt: `${date}T05:30:00.000Z`,
+          operator: schedule.operator,
+          seatsLeft: 30,
+        });
         // 200.00 THB + 10 % − 5 % = 209.00 THB
         expect(trip.price).to.deep.equal({ amount: 20_900, currency: 'THB' });
         expect(body.data.some((t: Body) => t.id.startsWith('trp_bangkok_pattaya_'))).to.equal(true);
@@ -69,7 +78,9 @@ for (const mode of ['database', 'memory'] as const) {
       });
 
       it('when the caller adds price, channel or markup to the query, then they are ignored', async () => {
-        const { body } = await get(`/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${date}&price=1&channel=X&markup=-9000&agentId=agt_x`);
+        const { body } = await get(
+          `/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${date}&price=1&channel=X&markup=-9000&agentId=agt_x`,
+        );
         expect(body.data.find((t: Body) => t.id === tripIdOf(schedule, date)).price.amount).to.equal(20_900);
       });
 
@@ -94,8 +105,17 @@ for (const mode of ['database', 'memory'] as const) {
 
       it('when a transfer is quoted, then 201 with id, product, channel, price, expiry and details; sent prices and channels are ignored', async () => {
         const r = await post('/api/v1/airport-transfer/quotes', {
-          fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 2,
-          price: { amount: 1, currency: 'THB' }, amount: 1, currency: 'USD', channel: 'CHEAP', channelId: 'CHEAP', agentId: 'agt_x', markup: -10_000,
+          fromLocationId: 'loc_bkk',
+          toLocationId: 'loc_bkk_silom',
+          pickupAt: pickupAt(),
+          passengers: 2,
+          price: { amount: 1, currency: 'THB' },
+          amount: 1,
+          currency: 'USD',
+          channel: 'CHEAP',
+          channelId: 'CHEAP',
+          agentId: 'agt_x',
+          markup: -10_000,
         });
         expect(r.status).to.equal(201);
         expect(r.body.id).to.match(/^qte_/);
@@ -103,7 +123,12 @@ for (const mode of ['database', 'memory'] as const) {
         expect(r.body).to.deep.include({ product: 'airport-transfer', channel: { code: agent.channelCode } });
         // Sedan BKK ↔ BKK-CITY 1 200.00 THB + 10 % − 5 % = 1 254.00 THB
         expect(r.body.price).to.deep.equal({ amount: 125_400, currency: 'THB' });
-        expect(r.body.details).to.include({ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', passengers: 2, vehicleClass: 'sedan' });
+        expect(r.body.details).to.include({
+          fromLocationId: 'loc_bkk',
+          toLocationId: 'loc_bkk_silom',
+          passengers: 2,
+          vehicleClass: 'sedan',
+        });
         const ttl = Date.parse(r.body.expiresAt) - Date.parse(r.body.createdAt);
         expect(ttl).to.equal(900_000);
         expect(JSON.stringify(r.body)).not.to.include(agent.agentId);
@@ -113,7 +138,11 @@ for (const mode of ['database', 'memory'] as const) {
         const cases: Array<[Body, number, string]> = [
           [{ fromLocationId: 'loc_nowhere', toLocationId: 'loc_bkk', pickupAt: pickupAt(), passengers: 1 }, 404, 'location-not-found'],
           [{ fromLocationId: 'loc_bkk', toLocationId: 'loc_hkt_patong', pickupAt: pickupAt(), passengers: 1 }, 422, 'no-fare'],
-          [{ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: '2020-01-01T00:00:00Z', passengers: 1 }, 400, 'invalid-request'],
+          [
+            { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: '2020-01-01T00:00:00Z', passengers: 1 },
+            400,
+            'invalid-request',
+          ],
           [{ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: 'tomorrow', passengers: 1 }, 400, 'invalid-request'],
           [{ fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 0 }, 400, 'invalid-request'],
         ];
@@ -125,14 +154,26 @@ for (const mode of ['database', 'memory'] as const) {
 
       it('when the agent is not entitled to the product, then 403 not-entitled', async () => {
         const busOnly = await buildAgent(app.service, { products: ['express-bus'] });
-        const r = await post('/api/v1/airport-transfer/quotes', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 1 }, busOnly);
+        const r = await post(
+          '/api/v1/airport-transfer/quotes',
+          { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: pickupAt(), passengers: 1 },
+          busOnly,
+        );
         expect([r.status, r.body.reason]).to.deep.equal([403, 'not-entitled']);
       });
 
       it('when a bus trip is quoted, then the price is per seat times passengers; unknown trips 404, departed ones 409', async () => {
         const q = await busQuote(agent, 3);
-        expect(q).to.deep.include({ product: 'express-bus', channel: { code: agent.channelCode }, price: { amount: 3 * 20_900, currency: 'THB' } });
-        expect(q.details).to.deep.include({ tripId: tripIdOf(schedule, date), passengers: 3, unitPrice: { amount: 20_900, currency: 'THB' } });
+        expect(q).to.deep.include({
+          product: 'express-bus',
+          channel: { code: agent.channelCode },
+          price: { amount: 3 * 20_900, currency: 'THB' },
+        });
+        expect(q.details).to.deep.include({
+          tripId: tripIdOf(schedule, date),
+          passengers: 3,
+          unitPrice: { amount: 20_900, currency: 'THB' },
+        });
         const unknown = await post('/api/v1/express-bus/quotes', { tripId: `trp_nothing_${unique()}`, passengers: 1 });
         expect([unknown.status, unknown.body.reason]).to.deep.equal([404, 'trip-not-found']);
         const departed = await post('/api/v1/express-bus/quotes', { tripId: tripIdOf(schedule, dateAhead(-1)), passengers: 1 });
@@ -154,10 +195,24 @@ for (const mode of ['database', 'memory'] as const) {
       it('when a quote is booked, then 201 CONFIRMED with the contract fields, and the trip has fewer seats', async () => {
         const s = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 5 });
         const q = await busQuote(agent, 2, s);
-        const r = await post('/api/v1/orders', { quoteId: q.id, contact, passengers: [{ name: 'A' }, { name: 'B' }], agentReference: 'PO-77', price: { amount: 1 }, channel: 'X', agentId: 'agt_x' });
+        const r = await post('/api/v1/orders', {
+          quoteId: q.id,
+          contact,
+          passengers: [{ name: 'A' }, { name: 'B' }],
+          agentReference: 'PO-77',
+          price: { amount: 1 },
+          channel: 'X',
+          agentId: 'agt_x',
+        });
         expect(r.status).to.equal(201);
         expect(r.headers.get('location')).to.equal(`/api/v1/orders/${r.body.id}`);
-        expect(r.body).to.deep.include({ status: 'CONFIRMED', product: 'express-bus', quoteId: q.id, agentReference: 'PO-77', cancelledAt: null });
+        expect(r.body).to.deep.include({
+          status: 'CONFIRMED',
+          product: 'express-bus',
+          quoteId: q.id,
+          agentReference: 'PO-77',
+          cancelledAt: null,
+        });
         expect(r.body.price).to.deep.equal(q.price);
         expect(r.body.contact).to.deep.equal(contact);
         expect(r.body.passengers).to.deep.equal([{ name: 'A' }, { name: 'B' }]);
@@ -208,7 +263,9 @@ for (const mode of ['database', 'memory'] as const) {
         expect(again.body).to.deep.equal(first.body);
         if (mode === 'database') {
           // As if the instance died before storing the response: the order's own key column answers.
-          await knex()('idempotency_keys').where({ scope: `agent:${agent.agentId}`, key }).delete();
+          await knex()('idempotency_keys')
+            .where({ scope: `agent:${agent.agentId}`, key })
+            .delete();
           const takeover = await book(q.id, agent, { 'Idempotency-Key': key });
           expect(takeover.status).to.equal(201);
           expect(takeover.body.id).to.equal(first.body.id);
@@ -218,7 +275,9 @@ for (const mode of ['database', 'memory'] as const) {
       it('when the quote has expired, then 410 quote-expired', async function () {
         await needsDatabase.call(this);
         const q = await busQuote();
-        await knex()('quotes').where({ id: q.id }).update({ expires_at: new Date(Date.now() - 1000) });
+        await knex()('quotes')
+          .where({ id: q.id })
+          .update({ expires_at: new Date(Date.now() - 1000) });
         const r = await book(q.id);
         expect([r.status, r.body.reason]).to.deep.equal([410, 'quote-expired']);
       });
@@ -229,7 +288,11 @@ for (const mode of ['database', 'memory'] as const) {
         const q = await busQuote(mover);
         const target = await buildAgent(app.service);
         await knex()('agents').where({ id: mover.agentId }).update({ channel_code: target.channelCode });
-        await eventually(async () => (await get('/api/v1/agent/account', mover)).body.channel?.code === target.channelCode, 3000, 'channel change seen');
+        await eventually(
+          async () => (await get('/api/v1/agent/account', mover)).body.channel?.code === target.channelCode,
+          3000,
+          'channel change seen',
+        );
         const r = await book(q.id, mover);
         expect([r.status, r.body.reason]).to.deep.equal([409, 'quote-channel-mismatch']);
       });
@@ -347,7 +410,9 @@ for (const mode of ['database', 'memory'] as const) {
       it('when the departure has passed, then 409 cancellation-window-closed', async function () {
         await needsDatabase.call(this);
         const order = (await book((await busQuote()).id)).body;
-        await knex()('orders').where({ id: order.id }).update({ starts_at: new Date(Date.now() - 60_000) });
+        await knex()('orders')
+          .where({ id: order.id })
+          .update({ starts_at: new Date(Date.now() - 60_000) });
         const r = await cancel(order.id);
         expect([r.status, r.body.reason]).to.deep.equal([409, 'cancellation-window-closed']);
       });

@@ -18,7 +18,14 @@ describe('public autocomplete', () => {
   it('when searching locations by code, then the airport is found with the contract’s fields only', async () => {
     const { status, body } = await get('/api/v1/airport-transfer/locations?q=BKK');
     expect(status).to.equal(200);
-    expect(body.data[0]).to.deep.equal({ id: 'loc_bkk', code: 'BKK', name: 'Suvarnabhumi Airport', type: 'airport', city: 'Bangkok', country: 'Thailand' });
+    expect(body.data[0]).to.deep.equal({
+      id: 'loc_bkk',
+      code: 'BKK',
+      name: 'Suvarnabhumi Airport',
+      type: 'airport',
+      city: 'Bangkok',
+      country: 'Thailand',
+    });
   });
 
   it('when searching without accents, then accented hotel names match', async () => {
@@ -27,9 +34,18 @@ describe('public autocomplete', () => {
   });
 
   it('when searching the shipped catalogue, then Thailand’s airports, districts and hotels are there', async () => {
-    for (const [q, name] of [['don mueang', 'Don Mueang Airport'], ['phuket air', 'Phuket Airport'], ['khao san', 'Khao San Road'], ['silom', 'Silom'], ['jomtien', 'Jomtien Beach']]) {
+    for (const [q, name] of [
+      ['don mueang', 'Don Mueang Airport'],
+      ['phuket air', 'Phuket Airport'],
+      ['khao san', 'Khao San Road'],
+      ['silom', 'Silom'],
+      ['jomtien', 'Jomtien Beach'],
+    ]) {
       const { body } = await get(`/api/v1/airport-transfer/locations?q=${encodeURIComponent(q!)}`);
-      expect(body.data.map((l: { name: string }) => l.name), q).to.include(name);
+      expect(
+        body.data.map((l: { name: string }) => l.name),
+        q,
+      ).to.include(name);
     }
   });
 

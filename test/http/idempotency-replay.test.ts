@@ -29,11 +29,18 @@ describe('replayed answers (Idempotent-Replayed: true) on the real routes', () =
 
   it('when an order is placed again with its key, then the replay has the same status, body, Location, Cache-Control and Content-Type', async () => {
     const pickupAt = new Date(Date.now() + 2 * 86_400_000).toISOString();
-    const quote = await app.request('/api/v1/airport-transfer/quotes', json('POST', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt, passengers: 1 }, { 'x-api-key': agent.apiKey }));
+    const quote = await app.request(
+      '/api/v1/airport-transfer/quotes',
+      json('POST', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt, passengers: 1 }, { 'x-api-key': agent.apiKey }),
+    );
     expect(quote.status).to.equal(201);
     const { id: quoteId } = (await quote.json()) as { id: string };
     const key = `o-${unique()}`;
-    const send = () => app.request('/api/v1/orders', json('POST', { quoteId, contact: { name: 'A', email: 'a@example.com' } }, { 'x-api-key': agent.apiKey, 'idempotency-key': key }));
+    const send = () =>
+      app.request(
+        '/api/v1/orders',
+        json('POST', { quoteId, contact: { name: 'A', email: 'a@example.com' } }, { 'x-api-key': agent.apiKey, 'idempotency-key': key }),
+      );
     const first = await send();
     const again = await send();
     expect(first.headers.get('idempotent-replayed')).to.equal(null);

@@ -21,18 +21,25 @@ describe('Idempotency-Key on writes', () => {
 
   before(async () => {
     const db = await testDatabase();
-    const store = new KnexIdempotencyStore(db.knex, { holding: db.target.kind === 'postgres' ? { kind: 'transaction', claims: db.knex } : { kind: 'process' } });
+    const store = new KnexIdempotencyStore(db.knex, {
+      holding: db.target.kind === 'postgres' ? { kind: 'transaction', claims: db.knex } : { kind: 'process' },
+    });
     const app = express();
     app.use(requestId);
-    app.post('/things', jsonBody, idempotency(store, new SystemClock())((res) => `caller:${String(res.req.headers['x-caller'])}`), async (req, res) => {
-      await new Promise((r) => setTimeout(r, 30));
-      if (fail) {
-        res.status(409).json({ reason: 'sold-out' });
-        return;
-      }
-      effects += 1;
-      res.status(201).json({ id: `thing_${effects}`, got: req.body });
-    });
+    app.post(
+      '/things',
+      jsonBody,
+      idempotency(store, new SystemClock())((res) => `caller:${String(res.req.headers['x-caller'])}`),
+      async (req, res) => {
+        await new Promise((r) => setTimeout(r, 30));
+        if (fail) {
+          res.status(409).json({ reason: 'sold-out' });
+          return;
+        }
+        effects += 1;
+        res.status(201).json({ id: `thing_${effects}`, got: req.body });
+      },
+    );
     app.use(errorHandler(silentLog));
     server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

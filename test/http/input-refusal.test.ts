@@ -80,9 +80,19 @@ describe('input the database cannot hold, and input nested too deeply', () => {
       const cases: Array<[string, unknown, Record<string, string>, string]> = [
         ['/api/v1/orders', { quoteId: `qte_${NUL}`, contact: { name: 'A', email: 'a@example.com' } }, key(), 'quoteId'],
         ['/api/v1/orders', { quoteId: 'qte_x', contact: { name: `A${NUL}`, email: 'a@example.com' } }, key(), 'contact.name'],
-        ['/api/v1/orders', { quoteId: 'qte_x', contact: { name: 'A', email: 'a@example.com' }, agentReference: `r${NUL}` }, key(), 'agentReference'],
+        [
+          '/api/v1/orders',
+          { quoteId: 'qte_x', contact: { name: 'A', email: 'a@example.com' }, agentReference: `r${NUL}` },
+          key(),
+          'agentReference',
+        ],
         ['/api/v1/express-bus/quotes', { tripId: `trp_${NUL}`, passengers: 1 }, key(), 'tripId'],
-        ['/api/v1/airport-transfer/quotes', { fromLocationId: `loc_${NUL}`, toLocationId: 'loc_bkk', pickupAt: '2030-01-01T10:00:00Z', passengers: 1 }, key(), 'fromLocationId'],
+        [
+          '/api/v1/airport-transfer/quotes',
+          { fromLocationId: `loc_${NUL}`, toLocationId: 'loc_bkk', pickupAt: '2030-01-01T10:00:00Z', passengers: 1 },
+          key(),
+          'fromLocationId',
+        ],
         ['/me/transfers', { toUserId: `usr_${NUL}`, amount: { amount: 1, currency: 'THB' } }, bearer(user.token), 'toUserId'],
         ['/me/payments', { amount: { amount: 1, currency: 'THB' }, reference: `ref${NUL}` }, bearer(user.token), 'reference'],
         [`/users/${user.userId}/top-ups`, { amount: { amount: 1, currency: 'THB' }, reference: `ref${NUL}` }, bearer(machine), 'reference'],
@@ -104,7 +114,14 @@ describe('input the database cannot hold, and input nested too deeply', () => {
         [formPost({ grant_type: 'client_credentials', client_id: `cli_${NUL}`, client_secret: 'x' }), 401, 'invalid_client'],
         [formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: `s${NUL}` }), 401, 'invalid_client'],
         [formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(`cli_${NUL}`, 'x') }), 401, 'invalid_client'],
-        [formPost({ grant_type: 'client_credentials', scope: `a${NUL}` }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }), 400, 'invalid_request'],
+        [
+          formPost(
+            { grant_type: 'client_credentials', scope: `a${NUL}` },
+            { authorization: basicAuth(tenant.clientId, tenant.clientSecret) },
+          ),
+          400,
+          'invalid_request',
+        ],
       ];
       for (const [init, status, error] of cases) {
         const res = await read(await app.request('/oauth/token', init));
@@ -128,7 +145,9 @@ describe('input the database cannot hold, and input nested too deeply', () => {
           ['/auth/login', {}],
         ];
         for (const [path, headers] of cases) {
-          const res = await read(await app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }));
+          const res = await read(
+            await app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }),
+          );
           expect(res.status, path).to.equal(400);
           expect(res.body.reason, path).to.equal('invalid-request');
         }
@@ -136,7 +155,13 @@ describe('input the database cannot hold, and input nested too deeply', () => {
     }
 
     it('when a body nests 32 levels (the limit), then it reaches the schema check', async () => {
-      const res = await read(await app.request('/api/v1/orders', { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: `{"quoteId":${nested(31)}}` }));
+      const res = await read(
+        await app.request('/api/v1/orders', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...key() },
+          body: `{"quoteId":${nested(31)}}`,
+        }),
+      );
       expect(res.status).to.equal(400);
       expect((res.body.errors as Array<{ path: string }>)[0]?.path).to.equal('quoteId');
     });
@@ -152,7 +177,9 @@ describe('PostgreSQL refusing a value (the backstop behind the input checks)', (
     app.use(requestId);
     // A route that hands the query string to the database unchecked, as a forgotten check would.
     app.get('/echo', async (req, res) => {
-      const rows = (await knex.raw('SELECT ?::text AS t, ?::int AS n', [String(req.query.t ?? ''), String(req.query.n ?? '0')])) as { rows: unknown[] };
+      const rows = (await knex.raw('SELECT ?::text AS t, ?::int AS n', [String(req.query.t ?? ''), String(req.query.n ?? '0')])) as {
+        rows: unknown[];
+      };
       res.json(rows.rows);
     });
     app.use(errorHandler(silentLog));

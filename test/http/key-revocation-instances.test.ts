@@ -39,7 +39,13 @@ describe('key cache across two instances', () => {
     expect(await status(apps.a, agent.apiKey)).to.equal(200);
     expect(await status(apps.b, agent.apiKey)).to.equal(200);
     const knex = apps.a.service.container.get(TOKENS.Knex);
-    await knex('api_keys').where({ id: agent.keyId }).update({ expires_at: new Date(Date.now() - 1000) });
-    await eventually(async () => (await status(apps.a, agent.apiKey)) === 401 && (await status(apps.b, agent.apiKey)) === 401, 1000, 'both refuse');
+    await knex('api_keys')
+      .where({ id: agent.keyId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    await eventually(
+      async () => (await status(apps.a, agent.apiKey)) === 401 && (await status(apps.b, agent.apiKey)) === 401,
+      1000,
+      'both refuse',
+    );
   });
 });

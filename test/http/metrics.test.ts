@@ -39,13 +39,23 @@ describe('Prometheus metrics (METRICS_PORT)', () => {
 
   it('when requests are answered, then they are counted by route template and status with latency, refusals by reason and limiter', async () => {
     const agent = await buildAgent(app.service);
-    for (let i = 0; i < 3; i += 1) expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': agent.apiKey } })).status).to.equal(200);
+    for (let i = 0; i < 3; i += 1)
+      expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': agent.apiKey } })).status).to.equal(200);
     expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': agent.apiKey } })).status).to.equal(429);
     expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': 'pbk_nope' } })).status).to.equal(401);
     const tenant = await buildTenant(app.service);
-    expect((await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, 'wrong') }))).status).to.equal(401);
+    expect(
+      (
+        await app.request(
+          '/oauth/token',
+          formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, 'wrong') }),
+        )
+      ).status,
+    ).to.equal(401);
     const text = await scrape();
-    expect(sample(text, 'http_request_duration_seconds_count', { route: '/api/v1/agent/account', status: '200', method: 'GET' })).to.equal(3);
+    expect(sample(text, 'http_request_duration_seconds_count', { route: '/api/v1/agent/account', status: '200', method: 'GET' })).to.equal(
+      3,
+    );
     expect(sample(text, 'http_request_duration_seconds_bucket', { route: '/api/v1/agent/account', status: '200', le: '+Inf' })).to.equal(3);
     expect(sample(text, 'rate_limit_refusals_total', { limiter: 'booking' })).to.equal(1);
     expect(sample(text, 'auth_failures_total', { reason: 'invalid-api-key' })).to.equal(1);
@@ -58,12 +68,23 @@ describe('Prometheus metrics (METRICS_PORT)', () => {
 
   it('when money moves, then the ledger writes are counted by kind', async () => {
     const tenant = await buildTenant(app.service);
-    const token = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }));
+    const token = await app.request(
+      '/oauth/token',
+      formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+    );
     const machine = ((await token.json()) as { access_token: string }).access_token;
-    const created = await app.request('/users', { method: 'POST', headers: { ...bearer(machine), 'content-type': 'application/json' }, body: JSON.stringify({ externalUserRef: 'metrics-user' }) });
+    const created = await app.request('/users', {
+      method: 'POST',
+      headers: { ...bearer(machine), 'content-type': 'application/json' },
+      body: JSON.stringify({ externalUserRef: 'metrics-user' }),
+    });
     const userId = ((await created.json()) as { id: string }).id;
     const before = sample(await scrape(), 'ledger_writes_total', { kind: 'top-up' });
-    const topUp = await app.request(`/users/${userId}/top-ups`, { method: 'POST', headers: { ...bearer(machine), 'content-type': 'application/json' }, body: JSON.stringify({ amount: 500, reference: 'metrics' }) });
+    const topUp = await app.request(`/users/${userId}/top-ups`, {
+      method: 'POST',
+      headers: { ...bearer(machine), 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 500, reference: 'metrics' }),
+    });
     expect(topUp.status).to.equal(201);
     expect(sample(await scrape(), 'ledger_writes_total', { kind: 'top-up' })).to.equal(before + 1);
   });

@@ -3,7 +3,16 @@ import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, unique, type TestAgent } from '../support/builders.js';
 import { dateAhead } from '../support/booking-builders.js';
 import { expectResponseMatchesSpec } from '../support/openapi.js';
-import { basicAuth, bearer, buildPasswordUser, buildTenant, formPost, login, machineToken, testAddress } from '../support/wallet-builders.js';
+import {
+  basicAuth,
+  bearer,
+  buildPasswordUser,
+  buildTenant,
+  formPost,
+  login,
+  machineToken,
+  testAddress,
+} from '../support/wallet-builders.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 /**
@@ -29,32 +38,60 @@ describe('real responses match the published interface', () => {
       await app.request(`/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${date}`, { headers: key() }),
     );
     expect(trips.data.length).to.be.greaterThan(0);
-    await expectResponseMatchesSpec('listBusTrips', await app.request('/api/v1/express-bus/trips?fromCityId=cty_bangkok', { headers: key() }));
+    await expectResponseMatchesSpec(
+      'listBusTrips',
+      await app.request('/api/v1/express-bus/trips?fromCityId=cty_bangkok', { headers: key() }),
+    );
 
     const busQuote = await expectResponseMatchesSpec<{ id: string }>(
       'quoteBusTrip',
       await app.request('/api/v1/express-bus/quotes', json('POST', { tripId: trips.data[0]!.id, passengers: 2 }, key())),
     );
-    await expectResponseMatchesSpec('quoteBusTrip', await app.request('/api/v1/express-bus/quotes', json('POST', { tripId: 'trp_nowhere_x_202701010000', passengers: 1 }, key())));
+    await expectResponseMatchesSpec(
+      'quoteBusTrip',
+      await app.request('/api/v1/express-bus/quotes', json('POST', { tripId: 'trp_nowhere_x_202701010000', passengers: 1 }, key())),
+    );
     const pickupAt = new Date(Date.now() + 10 * 86_400_000).toISOString();
     const transfer = await expectResponseMatchesSpec<{ id: string }>(
       'quoteAirportTransfer',
-      await app.request('/api/v1/airport-transfer/quotes', json('POST', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt, passengers: 2 }, key())),
+      await app.request(
+        '/api/v1/airport-transfer/quotes',
+        json('POST', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt, passengers: 2 }, key()),
+      ),
     );
-    await expectResponseMatchesSpec('quoteAirportTransfer', await app.request('/api/v1/airport-transfer/quotes', json('POST', { passengers: 0 }, key())));
+    await expectResponseMatchesSpec(
+      'quoteAirportTransfer',
+      await app.request('/api/v1/airport-transfer/quotes', json('POST', { passengers: 0 }, key())),
+    );
     await expectResponseMatchesSpec('getQuote', await app.request(`/api/v1/quotes/${transfer.id}`, { headers: key() }));
     await expectResponseMatchesSpec('getQuote', await app.request(`/api/v1/quotes/qte_${unique()}`, { headers: key() }));
 
     const contact = { name: 'Malee S.', email: 'malee@example.com' };
     const order = await expectResponseMatchesSpec<{ id: string }>(
       'placeOrder',
-      await app.request('/api/v1/orders', json('POST', { quoteId: busQuote.id, contact, passengers: [{ name: 'A' }, { name: 'B' }] }, key({ 'Idempotency-Key': `k-${unique()}` }))),
+      await app.request(
+        '/api/v1/orders',
+        json(
+          'POST',
+          { quoteId: busQuote.id, contact, passengers: [{ name: 'A' }, { name: 'B' }] },
+          key({ 'Idempotency-Key': `k-${unique()}` }),
+        ),
+      ),
     );
-    await expectResponseMatchesSpec('placeOrder', await app.request('/api/v1/orders', json('POST', { quoteId: busQuote.id, contact }, key())));
+    await expectResponseMatchesSpec(
+      'placeOrder',
+      await app.request('/api/v1/orders', json('POST', { quoteId: busQuote.id, contact }, key())),
+    );
     await expectResponseMatchesSpec('getOrder', await app.request(`/api/v1/orders/${order.id}`, { headers: key() }));
     await expectResponseMatchesSpec('listOrders', await app.request('/api/v1/orders?limit=1', { headers: key() }));
-    await expectResponseMatchesSpec('cancelOrder', await app.request(`/api/v1/orders/${order.id}/cancel`, { method: 'POST', headers: key() }));
-    await expectResponseMatchesSpec('cancelOrder', await app.request(`/api/v1/orders/${order.id}/cancel`, { method: 'POST', headers: key() }));
+    await expectResponseMatchesSpec(
+      'cancelOrder',
+      await app.request(`/api/v1/orders/${order.id}/cancel`, { method: 'POST', headers: key() }),
+    );
+    await expectResponseMatchesSpec(
+      'cancelOrder',
+      await app.request(`/api/v1/orders/${order.id}/cancel`, { method: 'POST', headers: key() }),
+    );
     await expectResponseMatchesSpec('getOrder', await app.request(`/api/v1/orders/ord_${unique()}`, { headers: key() }));
   });
 
@@ -62,11 +99,17 @@ describe('real responses match the published interface', () => {
     const tenant = await buildTenant(app.service);
     await expectResponseMatchesSpec(
       'issueMachineToken',
-      await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) })),
+      await app.request(
+        '/oauth/token',
+        formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+      ),
     );
     await expectResponseMatchesSpec(
       'issueMachineToken',
-      await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, 'wrong') })),
+      await app.request(
+        '/oauth/token',
+        formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, 'wrong') }),
+      ),
     );
     const machine = await machineToken(app, tenant);
     const m = (extra: Record<string, string> = {}) => ({ ...bearer(machine), ...extra });
@@ -81,7 +124,10 @@ describe('real responses match the published interface', () => {
 
     const other = await expectResponseMatchesSpec<{ id: string }>(
       'createWalletUser',
-      await app.request('/users', json('POST', { externalUserRef: `ref-${unique()}`, email: `u-${unique()}@example.com`, password: 'a long enough password' }, m())),
+      await app.request(
+        '/users',
+        json('POST', { externalUserRef: `ref-${unique()}`, email: `u-${unique()}@example.com`, password: 'a long enough password' }, m()),
+      ),
     );
     await expectResponseMatchesSpec('listWalletUsers', await app.request('/users?limit=2', { headers: m() }));
     await expectResponseMatchesSpec('getWalletUser', await app.request(`/users/${me.id}`, { headers: m() }));
@@ -91,16 +137,34 @@ describe('real responses match the published interface', () => {
     const money = (amount: number) => ({ amount, currency: 'THB' }); // the tenant's default currency
     await expectResponseMatchesSpec(
       'topUpWalletUser',
-      await app.request(`/users/${me.id}/top-ups`, json('POST', { amount: money(10_000), reference: 'dep-1' }, m({ 'Idempotency-Key': `t-${unique()}` }))),
+      await app.request(
+        `/users/${me.id}/top-ups`,
+        json('POST', { amount: money(10_000), reference: 'dep-1' }, m({ 'Idempotency-Key': `t-${unique()}` })),
+      ),
     );
     const payment = await expectResponseMatchesSpec<{ id: string }>(
       'makePayment',
-      await app.request('/me/payments', json('POST', { amount: money(4_000), reference: 'order-1' }, { ...bearer(user), 'Idempotency-Key': `p-${unique()}` })),
+      await app.request(
+        '/me/payments',
+        json('POST', { amount: money(4_000), reference: 'order-1' }, { ...bearer(user), 'Idempotency-Key': `p-${unique()}` }),
+      ),
     );
-    await expectResponseMatchesSpec('makePayment', await app.request('/me/payments', json('POST', { amount: money(1_000_000), reference: 'too-much' }, bearer(user))));
-    await expectResponseMatchesSpec('makeTransfer', await app.request('/me/transfers', json('POST', { toUserId: other.id, amount: money(1_000) }, bearer(user))));
-    await expectResponseMatchesSpec('refundPayment', await app.request(`/transactions/${payment.id}/refunds`, json('POST', { amount: money(500) }, m())));
-    await expectResponseMatchesSpec('refundPayment', await app.request(`/transactions/${payment.id}/refunds`, json('POST', { amount: money(9_000) }, m())));
+    await expectResponseMatchesSpec(
+      'makePayment',
+      await app.request('/me/payments', json('POST', { amount: money(1_000_000), reference: 'too-much' }, bearer(user))),
+    );
+    await expectResponseMatchesSpec(
+      'makeTransfer',
+      await app.request('/me/transfers', json('POST', { toUserId: other.id, amount: money(1_000) }, bearer(user))),
+    );
+    await expectResponseMatchesSpec(
+      'refundPayment',
+      await app.request(`/transactions/${payment.id}/refunds`, json('POST', { amount: money(500) }, m())),
+    );
+    await expectResponseMatchesSpec(
+      'refundPayment',
+      await app.request(`/transactions/${payment.id}/refunds`, json('POST', { amount: money(9_000) }, m())),
+    );
     await expectResponseMatchesSpec('getMyBalance', await app.request('/me/balance', { headers: bearer(user) }));
     await expectResponseMatchesSpec('listTransactions', await app.request('/transactions?limit=2', { headers: bearer(user) }));
     await expectResponseMatchesSpec('listTransactions', await app.request(`/transactions?userId=${me.id}`, { headers: m() }));
@@ -109,8 +173,14 @@ describe('real responses match the published interface', () => {
     await expectResponseMatchesSpec('getTransaction', await app.request(`/transactions/txn_${unique()}`, { headers: m() }));
 
     const holder = await buildPasswordUser(app, machine);
-    await expectResponseMatchesSpec('logIn', await login(app, { clientId: tenant.clientId, email: holder.email, password: holder.password }, testAddress()));
-    await expectResponseMatchesSpec('logIn', await login(app, { clientId: tenant.clientId, email: holder.email, password: 'wrong password' }, testAddress()));
+    await expectResponseMatchesSpec(
+      'logIn',
+      await login(app, { clientId: tenant.clientId, email: holder.email, password: holder.password }, testAddress()),
+    );
+    await expectResponseMatchesSpec(
+      'logIn',
+      await login(app, { clientId: tenant.clientId, email: holder.email, password: 'wrong password' }, testAddress()),
+    );
     await expectResponseMatchesSpec('getJwks', await app.request('/.well-known/jwks.json'));
   });
 });

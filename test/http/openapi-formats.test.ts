@@ -9,7 +9,10 @@ type Doc = { paths: Record<string, Record<string, any>>; components?: { schemas?
 /** Every property schema named `…At` (or a summary's `from`/`to`) in the responses of a file, with where it is. */
 function timestampsOf(doc: Doc): Array<{ where: string; schema: any }> {
   const out: Array<{ where: string; schema: any }> = [];
-  const stack: Array<{ node: any; where: string }> = [{ node: doc.paths, where: '' }, { node: doc.components?.schemas ?? {}, where: 'components' }];
+  const stack: Array<{ node: any; where: string }> = [
+    { node: doc.paths, where: '' },
+    { node: doc.components?.schemas ?? {}, where: 'components' },
+  ];
   while (stack.length > 0) {
     const { node, where } = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
@@ -18,7 +21,8 @@ function timestampsOf(doc: Doc): Array<{ where: string; schema: any }> {
         if (/At$/.test(name)) out.push({ where: `${where}.${name}`, schema });
       }
     }
-    for (const [k, v] of Object.entries(node)) if (k !== 'requestBody' && k !== 'parameters') stack.push({ node: v, where: `${where}/${k}` });
+    for (const [k, v] of Object.entries(node))
+      if (k !== 'requestBody' && k !== 'parameters') stack.push({ node: v, where: `${where}/${k}` });
   }
   return out;
 }
@@ -43,7 +47,9 @@ describe('what the published files say about formats and enums, against what the
   it('when the trips date is not a calendar date, then the file says format: date and the server answers 400', async () => {
     const param = booking.paths['/api/v1/express-bus/trips']!.get.parameters.find((p: any) => p.name === 'date');
     expect(param.schema.format).to.equal('date');
-    const res = await app.request('/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=2026-13-45', { headers: { 'x-api-key': agent.apiKey } });
+    const res = await app.request('/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=2026-13-45', {
+      headers: { 'x-api-key': agent.apiKey },
+    });
     expect(res.status).to.equal(400);
   });
 
@@ -52,7 +58,17 @@ describe('what the published files say about formats and enums, against what the
     expect(body.properties.vehicleClass.enum).to.deep.equal(['sedan', 'suv', 'van']);
     const res = await app.request(
       '/api/v1/airport-transfer/quotes',
-      json('POST', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: new Date(Date.now() + 86_400_000).toISOString(), passengers: 1, vehicleClass: 'limousine' }, { 'x-api-key': agent.apiKey }),
+      json(
+        'POST',
+        {
+          fromLocationId: 'loc_bkk',
+          toLocationId: 'loc_bkk_silom',
+          pickupAt: new Date(Date.now() + 86_400_000).toISOString(),
+          passengers: 1,
+          vehicleClass: 'limousine',
+        },
+        { 'x-api-key': agent.apiKey },
+      ),
     );
     expect(res.status).to.equal(400);
   });
@@ -60,7 +76,13 @@ describe('what the published files say about formats and enums, against what the
   it('when the transaction type filter is read, then the file’s pattern admits exactly the lists the server admits', async () => {
     const param = wallet.paths['/transactions']!.get.parameters.find((p: any) => p.name === 'type');
     const pattern = new RegExp(param.schema.pattern);
-    for (const [value, ok] of [['PAYMENT', true], ['TOP_UP,REFUND', true], ['PAYMENT,FOO', false], ['payment', false], ['anything', false]] as const) {
+    for (const [value, ok] of [
+      ['PAYMENT', true],
+      ['TOP_UP,REFUND', true],
+      ['PAYMENT,FOO', false],
+      ['payment', false],
+      ['anything', false],
+    ] as const) {
       expect(pattern.test(value), value).to.equal(ok);
       const res = await app.request(`/transactions?type=${encodeURIComponent(value)}`, { headers: bearer(machine) });
       expect(res.status, value).to.equal(ok ? 200 : 400);
@@ -68,7 +90,10 @@ describe('what the published files say about formats and enums, against what the
   });
 
   it('when a response carries a timestamp, then the file declares it format: date-time', () => {
-    for (const [file, doc] of [['booking', booking], ['wallet', wallet]] as const) {
+    for (const [file, doc] of [
+      ['booking', booking],
+      ['wallet', wallet],
+    ] as const) {
       const stamps = timestampsOf(doc);
       expect(stamps.length, file).to.be.greaterThan(3);
       for (const { where, schema } of stamps) expect(nonNull(schema).format, `${file} ${where}`).to.equal('date-time');
@@ -81,7 +106,13 @@ describe('what the published files say about formats and enums, against what the
   it('when the JWKS and the replay and rate-limit headers are looked for, then the files declare them', () => {
     expect(Object.keys(wallet.paths)).to.include('/.well-known/jwks.json');
     const payment = wallet.paths['/me/payments']!.post.responses['201'].headers;
-    expect(Object.keys(payment)).to.include.members(['Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Location']);
+    expect(Object.keys(payment)).to.include.members([
+      'Idempotent-Replayed',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Location',
+    ]);
     const order = booking.paths['/api/v1/orders']!.post.responses['201'].headers;
     expect(Object.keys(order)).to.include.members(['Idempotent-Replayed', 'RateLimit-Remaining']);
   });

@@ -16,7 +16,13 @@ import { createApp } from '../../src/adapters/http/app.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const committed = (file: string): Promise<string> => readFile(path.join(root, 'openapi', file), 'utf8');
 
-type Operation = { operationId: string; security?: unknown[]; 'x-token'?: string; parameters?: Array<{ in: string; name: string }>; responses: Record<string, unknown> };
+type Operation = {
+  operationId: string;
+  security?: unknown[];
+  'x-token'?: string;
+  parameters?: Array<{ in: string; name: string }>;
+  responses: Record<string, unknown>;
+};
 const operationsOf = (doc: { paths: Record<string, Record<string, Operation>> }) =>
   Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ path: p, method, ...op })));
 
@@ -44,7 +50,10 @@ describe('published interface (OpenAPI files)', () => {
       expect(new Set(ops.map((o) => o.operationId)).size, `${file}: operation ids`).to.equal(ops.length);
       for (const op of ops) {
         for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
-          expect(op.parameters?.some((p) => p.in === 'path' && p.name === name), `${file} ${op.operationId}: path parameter ${name}`).to.equal(true);
+          expect(
+            op.parameters?.some((p) => p.in === 'path' && p.name === name),
+            `${file} ${op.operationId}: path parameter ${name}`,
+          ).to.equal(true);
         }
       }
     }
@@ -62,7 +71,9 @@ describe('published interface (OpenAPI files)', () => {
     for (const file of ['booking-api.yaml', 'wallet-api.yaml'] as const) {
       for (const op of operationsOf(parse(generated[file]))) {
         const spec = OPERATIONS.find((o) => o.operationId === op.operationId)!;
-        expect(op['x-token'], `${file} ${op.operationId}: x-token`).to.be.oneOf(file === 'wallet-api.yaml' ? ['machine', 'user', 'either', 'none'] : ['api-key', 'none']);
+        expect(op['x-token'], `${file} ${op.operationId}: x-token`).to.be.oneOf(
+          file === 'wallet-api.yaml' ? ['machine', 'user', 'either', 'none'] : ['api-key', 'none'],
+        );
         expect(op['x-token']).to.equal(spec.token);
         expect(op.security, `${file} ${op.operationId}: security`).to.deep.equal(expectedSecurity[spec.token]);
       }
@@ -71,10 +82,20 @@ describe('published interface (OpenAPI files)', () => {
 
   it('when the scoped wallet files are read, then they hold exactly the operations a machine or a user token may call', () => {
     const generated = renderOpenApiFiles(OPERATIONS);
-    const ids = (file: (typeof OPENAPI_FILES)[number]) => operationsOf(parse(generated[file])).map((o) => o.operationId).sort();
+    const ids = (file: (typeof OPENAPI_FILES)[number]) =>
+      operationsOf(parse(generated[file]))
+        .map((o) => o.operationId)
+        .sort();
     const wallet = OPERATIONS.filter((o) => o.surface === 'wallet');
     const tokenless = wallet.filter((o) => o.token === 'none').map((o) => o.operationId);
-    expect(tokenless.sort()).to.deep.equal(['getJwks', 'getOAuthServerMetadata', 'introspectToken', 'issueMachineToken', 'logIn', 'revokeToken']);
+    expect(tokenless.sort()).to.deep.equal([
+      'getJwks',
+      'getOAuthServerMetadata',
+      'introspectToken',
+      'issueMachineToken',
+      'logIn',
+      'revokeToken',
+    ]);
     // The backend: what a machine token may call, and the token-less operations a backend uses
     // (token endpoint, JWKS, metadata, revocation, introspection).
     expect(ids('wallet-backend-api.yaml')).to.deep.equal(
@@ -86,12 +107,25 @@ describe('published interface (OpenAPI files)', () => {
     );
     // The app: what a user token may call and the password login; nothing that takes a client secret.
     expect(ids('wallet-app-api.yaml')).to.deep.equal(
-      wallet.filter((o) => o.token === 'user' || o.token === 'either').map((o) => o.operationId).concat(['logIn']).sort(),
+      wallet
+        .filter((o) => o.token === 'user' || o.token === 'either')
+        .map((o) => o.operationId)
+        .concat(['logIn'])
+        .sort(),
     );
     expect(ids('wallet-app-api.yaml')).to.include.members(['logIn', 'logOut']);
-    expect(ids('wallet-app-api.yaml')).not.to.include.members(['issueMachineToken', 'getOAuthServerMetadata', 'revokeToken', 'introspectToken']);
+    expect(ids('wallet-app-api.yaml')).not.to.include.members([
+      'issueMachineToken',
+      'getOAuthServerMetadata',
+      'revokeToken',
+      'introspectToken',
+    ]);
     expect(ids('wallet-api.yaml')).to.deep.equal(wallet.map((o) => o.operationId).sort());
-    expect(ids('booking-api.yaml')).to.deep.equal(OPERATIONS.filter(FILE_MEMBERSHIP['booking-api.yaml']).map((o) => o.operationId).sort());
+    expect(ids('booking-api.yaml')).to.deep.equal(
+      OPERATIONS.filter(FILE_MEMBERSHIP['booking-api.yaml'])
+        .map((o) => o.operationId)
+        .sort(),
+    );
   });
 });
 
@@ -142,7 +176,10 @@ describe('routes and OperationSpecs', () => {
       wallet: [walletRouter],
       walletBasePath,
     });
-    const found = (walletBasePath: string) => mountedRoutes(createApp(surfaces(walletBasePath), silentLog)).map((r) => `${r.method} ${r.path}`).sort();
+    const found = (walletBasePath: string) =>
+      mountedRoutes(createApp(surfaces(walletBasePath), silentLog))
+        .map((r) => `${r.method} ${r.path}`)
+        .sort();
     expect(found('')).to.deep.equal(['get /me/balance', 'get /users/{userId}']);
     expect(found('/wallet')).to.deep.equal(['get /wallet/me/balance', 'get /wallet/users/{userId}']);
   });
@@ -167,10 +204,16 @@ describe('real responses match the published schemas', () => {
   const withKey = (key: string) => ({ headers: { 'X-API-KEY': key } });
 
   it('when the public autocomplete routes are called, then their 200 and 400 answers match the files', async () => {
-    const locations = await expectResponseMatchesSpec<{ data: unknown[] }>('searchTransferLocations', await app.request('/api/v1/airport-transfer/locations?q=bkk'));
+    const locations = await expectResponseMatchesSpec<{ data: unknown[] }>(
+      'searchTransferLocations',
+      await app.request('/api/v1/airport-transfer/locations?q=bkk'),
+    );
     expect(locations.data).not.to.have.length(0);
     await expectResponseMatchesSpec('searchTransferLocations', await app.request('/api/v1/airport-transfer/locations'));
-    const cities = await expectResponseMatchesSpec<{ data: unknown[] }>('searchBusCities', await app.request('/api/v1/express-bus/cities?q=chiang'));
+    const cities = await expectResponseMatchesSpec<{ data: unknown[] }>(
+      'searchBusCities',
+      await app.request('/api/v1/express-bus/cities?q=chiang'),
+    );
     expect(cities.data).not.to.have.length(0);
     await expectResponseMatchesSpec('searchBusCities', await app.request(`/api/v1/express-bus/cities?q=${'x'.repeat(65)}`));
   });
@@ -202,9 +245,19 @@ describe('real responses match the published schemas', () => {
   });
 
   it('when a body has a field its schema does not declare, a status is undocumented or a reason is not listed, then the check fails', () => {
-    const account = { agentId: 'agt_1', name: 'A', status: 'ACTIVE', channel: { code: 'C', name: 'C', currency: 'THB' }, entitlements: [], pricing: { currency: 'THB', channelMarkupBps: 0, agentDiscountBps: 0 }, apiKey: { id: 'key_1', prefix: 'pbk_abcd', createdAt: '2026-01-01T00:00:00Z', expiresAt: null } };
+    const account = {
+      agentId: 'agt_1',
+      name: 'A',
+      status: 'ACTIVE',
+      channel: { code: 'C', name: 'C', currency: 'THB' },
+      entitlements: [],
+      pricing: { currency: 'THB', channelMarkupBps: 0, agentDiscountBps: 0 },
+      apiKey: { id: 'key_1', prefix: 'pbk_abcd', createdAt: '2026-01-01T00:00:00Z', expiresAt: null },
+    };
     expect(() => expectMatchesSpec('getAgentAccount', 200, account)).not.to.throw();
-    expect(() => expectMatchesSpec('getAgentAccount', 200, { ...account, channel: { ...account.channel, secret: 'x' } })).to.throw(/channel\.secret/);
+    expect(() => expectMatchesSpec('getAgentAccount', 200, { ...account, channel: { ...account.channel, secret: 'x' } })).to.throw(
+      /channel\.secret/,
+    );
     expect(() => expectMatchesSpec('getAgentAccount', 200, { ...account, status: 'SUSPENDED' })).to.throw(/does not match/);
     expect(() => expectMatchesSpec('getAgentAccount', 404, {})).to.throw(/does not document status 404/);
     const problem = { type: 'about:blank', title: 'Unauthorized', status: 401, reason: 'missing-api-key', message: 'm', requestId: 'r' };
@@ -234,9 +287,15 @@ describe('GET /openapi/<file> and GET /docs', () => {
     const prefixed = await startTestApp({ env: { WALLET_BASE_PATH: '/wallet' } });
     try {
       for (const file of ['wallet-api.yaml', 'wallet-backend-api.yaml', 'wallet-app-api.yaml'] as const) {
-        const doc = parse(await (await prefixed.request(`/openapi/${file}`)).text()) as { servers: Array<{ url: string }>; paths: Record<string, Record<string, unknown>> };
+        const doc = parse(await (await prefixed.request(`/openapi/${file}`)).text()) as {
+          servers: Array<{ url: string }>;
+          paths: Record<string, Record<string, unknown>>;
+        };
         const server = doc.servers[0]!.url.replace(/\/$/, '');
-        expect(Object.keys(doc.paths).some((p) => p.startsWith('/wallet/wallet')), file).to.equal(false);
+        expect(
+          Object.keys(doc.paths).some((p) => p.startsWith('/wallet/wallet')),
+          file,
+        ).to.equal(false);
         for (const [path, item] of Object.entries(doc.paths)) {
           for (const method of Object.keys(item)) {
             const target = `${server}${path.replace(/\{[^}]+\}/g, 'x')}`;

@@ -36,7 +36,15 @@ describe('the plaintext key is kept nowhere', () => {
 
   it('when the logger is handed secrets by mistake, then they are redacted', async () => {
     const sink: string[] = [];
-    const log = createLogger('info', new Writable({ write(c, _e, d) { sink.push(String(c)); d(); } }));
+    const log = createLogger(
+      'info',
+      new Writable({
+        write(c, _e, d) {
+          sink.push(String(c));
+          d();
+        },
+      }),
+    );
     log.info({ req: { headers: { 'x-api-key': agent.apiKey, authorization: 'Bearer abc.def.ghi' } }, apiKey: agent.apiKey }, 'oops');
     log.flush();
     await new Promise((r) => setTimeout(r, 20));

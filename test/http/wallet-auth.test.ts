@@ -37,7 +37,11 @@ describe('wallet user tokens: delegated and password login', () => {
       expect(res.headers.get('cache-control')).to.equal('no-store');
       const body = (await res.json()) as Record<string, unknown>;
       expect(Object.keys(body).sort()).to.deep.equal(['access_token', 'expires_in', 'issued_token_type', 'token_type']);
-      expect(body).to.include({ token_type: 'Bearer', expires_in: 900, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
+      expect(body).to.include({
+        token_type: 'Bearer',
+        expires_in: 900,
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      });
       const claims = decodeJwt(body.access_token as string);
       expect(claims).to.deep.include({ tid: tenant.tenantId, amr: ['tenant_delegated'], act: { sub: tenant.clientId } });
       expect(claims.sub).to.match(/^usr_/);
@@ -158,13 +162,16 @@ describe('wallet user tokens: delegated and password login', () => {
       expect(await reason(locked)).to.equal('too-many-attempts');
       // Another account at the same time is not affected.
       const other = await buildPasswordUser(app, machine);
-      expect((await login(app, { clientId: tenant.clientId, email: other.email, password: other.password }, testAddress())).status).to.equal(200);
+      expect(
+        (await login(app, { clientId: tenant.clientId, email: other.email, password: other.password }, testAddress())).status,
+      ).to.equal(200);
     });
 
     it('when an unknown email fails 5 times, then it is throttled just like a real account (no existence leak)', async () => {
       const email = `ghost-${unique()}@example.com`;
       const statuses = [];
-      for (let i = 0; i < 6; i++) statuses.push((await login(app, { clientId: tenant.clientId, email, password: 'nope-nope' }, testAddress())).status);
+      for (let i = 0; i < 6; i++)
+        statuses.push((await login(app, { clientId: tenant.clientId, email, password: 'nope-nope' }, testAddress())).status);
       expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429]);
     });
 
@@ -172,15 +179,19 @@ describe('wallet user tokens: delegated and password login', () => {
       if ((await databaseKind()) !== 'postgres') this.skip(); // the rows are aged in place with SQL
       const knex = app.service.db!.knex;
       const emails = Array.from({ length: 5 }, () => `made-up-${unique()}@example.com`);
-      for (const email of emails) expect((await login(app, { clientId: tenant.clientId, email, password: 'nope-nope' }, testAddress())).status).to.equal(401);
+      for (const email of emails)
+        expect((await login(app, { clientId: tenant.clientId, email, password: 'nope-nope' }, testAddress())).status).to.equal(401);
       const locked = `locked-${unique()}@example.com`;
       for (let i = 0; i < 6; i++) await login(app, { clientId: tenant.clientId, email: locked, password: 'nope-nope' }, testAddress());
       const keys = emails.map((e) => `account:${tenant.clientId}:${e.toLowerCase()}`);
       const lockedKey = `account:${tenant.clientId}:${locked.toLowerCase()}`;
-      const count = async (ks: string[]) => Number(((await knex('login_throttle').whereIn('key', ks).count('* as n')) as Array<{ n: number }>)[0]!.n);
+      const count = async (ks: string[]) =>
+        Number(((await knex('login_throttle').whereIn('key', ks).count('* as n')) as Array<{ n: number }>)[0]!.n);
       expect(await count(keys)).to.equal(5);
       // Sixteen minutes pass for these keys (the window is 15 minutes).
-      await knex('login_throttle').whereIn('key', [...keys, lockedKey]).update({ window_started_at: new Date(Date.now() - 16 * 60_000) });
+      await knex('login_throttle')
+        .whereIn('key', [...keys, lockedKey])
+        .update({ window_started_at: new Date(Date.now() - 16 * 60_000) });
       const purged = await app.service.container.get(TOKENS.LoginThrottle).purgeExpired(new Date(), LOGIN_THROTTLE_WINDOW_SECONDS);
       expect(purged).to.be.greaterThanOrEqual(5);
       expect(await count(keys)).to.equal(0);
@@ -201,7 +212,11 @@ describe('wallet user tokens: delegated and password login', () => {
       this.timeout(30_000);
       const address = testAddress();
       for (let i = 0; i < 20; i++) {
-        const res = await login(app, { clientId: tenant.clientId, email: `spray-${unique()}@example.com`, password: 'Summer2024!' }, address);
+        const res = await login(
+          app,
+          { clientId: tenant.clientId, email: `spray-${unique()}@example.com`, password: 'Summer2024!' },
+          address,
+        );
         expect(res.status, `attempt ${i + 1}`).to.equal(401);
       }
       const u = await buildPasswordUser(app, machine);
@@ -218,7 +233,9 @@ describe('wallet user tokens: delegated and password login', () => {
       this.timeout(30_000);
       const u = await buildPasswordUser(app, machine);
       const guesses = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => login(app, { clientId: tenant.clientId, email: u.email, password: `guess-${i}` }, testAddress())),
+        Array.from({ length: 12 }, (_, i) =>
+          login(app, { clientId: tenant.clientId, email: u.email, password: `guess-${i}` }, testAddress()),
+        ),
       );
       const statuses = guesses.map((r) => r.status);
       expect(statuses.filter((s) => s === 401)).to.have.length(5);

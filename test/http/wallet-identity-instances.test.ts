@@ -12,7 +12,8 @@ describe('wallet identity cache across two instances', () => {
   const apps = twoInstances();
 
   const tokenStatus = async (app: TestApp, clientId: string, secret: string) =>
-    (await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(clientId, secret) }))).status;
+    (await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(clientId, secret) })))
+      .status;
 
   it('when a client secret is reset on A, then A refuses the old secret at once and B within a second', async () => {
     const tenant = await buildTenant(apps.a.service);
@@ -22,7 +23,11 @@ describe('wallet identity cache across two instances', () => {
     const { clientSecret } = await apps.a.service.container.get(TOKENS.ResetClientSecret).execute(tenant.tenantId);
     expect(await tokenStatus(apps.a, tenant.clientId, tenant.clientSecret)).to.equal(401);
     expect(await tokenStatus(apps.a, tenant.clientId, clientSecret)).to.equal(200);
-    const ms = await eventually(async () => (await tokenStatus(apps.b, tenant.clientId, tenant.clientSecret)) === 401, 1000, 'B refuses the old secret');
+    const ms = await eventually(
+      async () => (await tokenStatus(apps.b, tenant.clientId, tenant.clientSecret)) === 401,
+      1000,
+      'B refuses the old secret',
+    );
     expect(ms).to.be.below(1000);
     expect(await tokenStatus(apps.b, tenant.clientId, clientSecret)).to.equal(200);
   });
@@ -35,7 +40,11 @@ describe('wallet identity cache across two instances', () => {
     expect((await me(apps.a)).status).to.equal(200);
     expect((await me(apps.b)).status).to.equal(200);
     await apps.a.service.container.get(TOKENS.Knex)('wallet_users').where({ id: user.userId }).delete();
-    await eventually(async () => (await me(apps.a)).status === 401 && (await me(apps.b)).status === 401, 1000, 'both refuse the deleted user');
+    await eventually(
+      async () => (await me(apps.a)).status === 401 && (await me(apps.b)).status === 401,
+      1000,
+      'both refuse the deleted user',
+    );
   });
 
   it('when a tenant is deleted by SQL, then both instances refuse its machine token within a second', async () => {
@@ -45,6 +54,10 @@ describe('wallet identity cache across two instances', () => {
     expect((await users(apps.a)).status).to.equal(200);
     expect((await users(apps.b)).status).to.equal(200);
     await apps.a.service.container.get(TOKENS.Knex)('tenants').where({ id: tenant.tenantId }).delete();
-    await eventually(async () => (await users(apps.a)).status === 401 && (await users(apps.b)).status === 401, 1000, 'both refuse the deleted tenant');
+    await eventually(
+      async () => (await users(apps.a)).status === 401 && (await users(apps.b)).status === 401,
+      1000,
+      'both refuse the deleted tenant',
+    );
   });
 });

@@ -4,7 +4,17 @@ import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
-import { bearer, buildPasswordUser, buildTenant, delegatedToken, login, machineToken, testAddress, type TestTenant, walletSuite } from '../support/wallet-builders.js';
+import {
+  bearer,
+  buildPasswordUser,
+  buildTenant,
+  delegatedToken,
+  login,
+  machineToken,
+  testAddress,
+  type TestTenant,
+  walletSuite,
+} from '../support/wallet-builders.js';
 
 interface Txn {
   id: string;
@@ -14,7 +24,14 @@ interface Txn {
   counterpartyUserId: string | null;
   reference: string | null;
   createdAt: string;
-  initiatedBy: { kind: string; tenantId: string; clientId: string; userId: string | null; amr: string[] | null; act: { sub: string } | null };
+  initiatedBy: {
+    kind: string;
+    tenantId: string;
+    clientId: string;
+    userId: string | null;
+    amr: string[] | null;
+    act: { sub: string } | null;
+  };
 }
 
 const body = async <T>(res: Response): Promise<T> => (await res.json()) as T;
@@ -32,7 +49,10 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
   const topUp = (userId: string, amount: unknown, headers: Record<string, string> = {}, token = machine) =>
     app.request(`/users/${userId}/top-ups`, json('POST', { amount, reference: `top-${unique()}` }, { ...bearer(token), ...headers }));
   const pay = (token: string, amount: unknown, headers: Record<string, string> = {}) =>
-    app.request('/me/payments', json('POST', { amount, reference: `order-${unique()}`, description: 'Coffee' }, { ...bearer(token), ...headers }));
+    app.request(
+      '/me/payments',
+      json('POST', { amount, reference: `order-${unique()}`, description: 'Coffee' }, { ...bearer(token), ...headers }),
+    );
   const transfer = (token: string, toUserId: string, amount: unknown, headers: Record<string, string> = {}) =>
     app.request('/me/transfers', json('POST', { toUserId, amount, note: 'lunch' }, { ...bearer(token), ...headers }));
   const balance = async (token: string): Promise<number> => {
@@ -55,18 +75,37 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
       expect(txn).to.include({ type: 'TOP_UP', userId: user.userId, counterpartyUserId: null });
       expect(txn.id).to.match(/^txn_/);
       expect(txn.amount).to.deep.equal({ amount: 5_000, currency: 'THB' });
-      expect(txn.initiatedBy).to.deep.equal({ kind: 'machine', tenantId: tenant.tenantId, clientId: tenant.clientId, userId: null, amr: null, act: null });
+      expect(txn.initiatedBy).to.deep.equal({
+        kind: 'machine',
+        tenantId: tenant.tenantId,
+        clientId: tenant.clientId,
+        userId: null,
+        amr: null,
+        act: null,
+      });
       expect(res.headers.get('location')).to.equal(`/transactions/${txn.id}`);
       expect(await balance(user.token)).to.equal(5_000);
       const read = await body<{ balance: unknown }>(await app.request(`/users/${user.userId}`, { headers: bearer(machine) }));
       expect(read.balance).to.deep.equal({ amount: 5_000, currency: 'THB' });
-      const list = await body<{ data: Array<{ id: string; balance: unknown }> }>(await app.request('/users?limit=100', { headers: bearer(machine) }));
+      const list = await body<{ data: Array<{ id: string; balance: unknown }> }>(
+        await app.request('/users?limit=100', { headers: bearer(machine) }),
+      );
       expect(list.data.find((u) => u.id === user.userId)?.balance).to.deep.equal({ amount: 5_000, currency: 'THB' });
     });
 
     it('when the amount is zero, negative, fractional, huge, a string or malformed money, then 400 invalid-request; another currency is 422', async () => {
       const user = await delegatedToken(app, machine);
-      for (const amount of [0, -5, 1.5, 1e15, '100', null, { amount: 10 }, { amount: 10, currency: 'thb' }, { amount: 0, currency: 'THB' }]) {
+      for (const amount of [
+        0,
+        -5,
+        1.5,
+        1e15,
+        '100',
+        null,
+        { amount: 10 },
+        { amount: 10, currency: 'thb' },
+        { amount: 0, currency: 'THB' },
+      ]) {
         const res = await topUp(user.userId, amount);
         expect(res.status, JSON.stringify(amount)).to.equal(400);
         expect(await reason(res)).to.equal('invalid-request');
@@ -99,7 +138,12 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
       const txn = await body<Txn>(ok);
       expect(txn).to.include({ type: 'PAYMENT', userId: user.userId });
       expect(txn.initiatedBy).to.deep.equal({
-        kind: 'user', tenantId: tenant.tenantId, clientId: tenant.clientId, userId: user.userId, amr: ['tenant_delegated'], act: { sub: tenant.clientId },
+        kind: 'user',
+        tenantId: tenant.tenantId,
+        clientId: tenant.clientId,
+        userId: user.userId,
+        amr: ['tenant_delegated'],
+        act: { sub: tenant.clientId },
       });
       const short = await pay(user.token, 401);
       expect(short.status).to.equal(422);
@@ -127,14 +171,18 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
     it('when a payment is retried with its Idempotency-Key, then the first response is replayed and the money moves once', async () => {
       const user = await funded(1_000);
       const key = `pay-${unique()}`;
-      const send = () => app.request('/me/payments', json('POST', { amount: 250, reference: 'order-1' }, { ...bearer(user.token), 'idempotency-key': key }));
+      const send = () =>
+        app.request('/me/payments', json('POST', { amount: 250, reference: 'order-1' }, { ...bearer(user.token), 'idempotency-key': key }));
       const first = await send();
       const again = await send();
       expect(first.status).to.equal(201);
       expect(again.status).to.equal(201);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect((await body<Txn>(again)).id).to.equal((await body<Txn>(first)).id);
-      const other = await app.request('/me/payments', json('POST', { amount: 251, reference: 'order-1' }, { ...bearer(user.token), 'idempotency-key': key }));
+      const other = await app.request(
+        '/me/payments',
+        json('POST', { amount: 251, reference: 'order-1' }, { ...bearer(user.token), 'idempotency-key': key }),
+      );
       expect(other.status).to.equal(422);
       expect(await reason(other)).to.equal('idempotency-key-reused');
       expect(await balance(user.token)).to.equal(750);
@@ -144,10 +192,17 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
       if ((await databaseKind()) !== 'postgres') this.skip(); // PGlite has one connection: no real contention to show
       const user = await funded(10_000);
       const key = `race-${unique()}`;
-      const send = () => app.request('/me/payments', json('POST', { amount: 700, reference: 'order-race' }, { ...bearer(user.token), 'idempotency-key': key }));
+      const send = () =>
+        app.request(
+          '/me/payments',
+          json('POST', { amount: 700, reference: 'order-race' }, { ...bearer(user.token), 'idempotency-key': key }),
+        );
       const responses = await Promise.all(Array.from({ length: 20 }, send));
       const statuses = responses.map((r) => r.status);
-      expect(statuses.every((s) => s === 201 || s === 409), statuses.join(',')).to.equal(true);
+      expect(
+        statuses.every((s) => s === 201 || s === 409),
+        statuses.join(','),
+      ).to.equal(true);
       const ids = new Set<string>();
       for (const r of responses) if (r.status === 201) ids.add((await body<Txn>(r)).id);
       expect(ids.size).to.equal(1);
@@ -200,7 +255,9 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
       this.timeout(60_000);
       const a = await funded(1_000);
       const b = await funded(1_000);
-      const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? transfer(a.token, b.userId, 70) : transfer(b.token, a.userId, 90))));
+      const responses = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? transfer(a.token, b.userId, 70) : transfer(b.token, a.userId, 90))),
+      );
       expect(responses.map((r) => r.status).filter((s) => s !== 201 && s !== 422)).to.deep.equal([]);
       expect((await balance(a.token)) + (await balance(b.token))).to.equal(2_000);
     });
@@ -231,7 +288,9 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
       const foreign = await app.request(`/transactions/${payment.id}/refunds`, json('POST', {}, bearer(otherMachine)));
       expect(foreign.status).to.equal(404);
       expect(await reason(foreign)).to.equal('transaction-not-found');
-      const topUps = await body<{ data: Txn[] }>(await app.request(`/transactions?userId=${user.userId}&type=TOP_UP`, { headers: bearer(machine) }));
+      const topUps = await body<{ data: Txn[] }>(
+        await app.request(`/transactions?userId=${user.userId}&type=TOP_UP`, { headers: bearer(machine) }),
+      );
       const notPayment = await app.request(`/transactions/${topUps.data[0]!.id}/refunds`, json('POST', {}, bearer(machine)));
       expect(notPayment.status).to.equal(422);
       expect(await reason(notPayment)).to.equal('not-refundable');
@@ -301,9 +360,19 @@ describe('wallet transaction reads (/transactions)', () => {
 
   it('when a person lists with any parameters, then only their own activity comes back', async () => {
     const bobs = [made.aliceToBob!.id];
-    for (const q of ['', `?userId=${carol.userId}`, `?userId=${dave.userId}`, '?type=PAYMENT,TOP_UP,TRANSFER,REFUND', `?userId=${alice.userId}&limit=100`, '?from=2000-01-01T00:00:00Z']) {
+    for (const q of [
+      '',
+      `?userId=${carol.userId}`,
+      `?userId=${dave.userId}`,
+      '?type=PAYMENT,TOP_UP,TRANSFER,REFUND',
+      `?userId=${alice.userId}&limit=100`,
+      '?from=2000-01-01T00:00:00Z',
+    ]) {
       const seen = ids(await list(bob.token, q));
-      expect(seen.every((id) => bobs.includes(id)), q).to.equal(true);
+      expect(
+        seen.every((id) => bobs.includes(id)),
+        q,
+      ).to.equal(true);
     }
     expect(ids(await list(bob.token, `?userId=${carol.userId}`))).to.deep.equal(bobs);
     expect(ids(await list(carol.token, '?type=PAYMENT'))).to.deep.equal([made.carolPay!.id]);
@@ -360,7 +429,14 @@ describe('wallet transaction reads (/transactions)', () => {
     const second = await list(machine, `?limit=4&cursor=${first.nextCursor}`);
     expect(second.nextCursor).to.equal(null);
     expect([...ids(first), ...ids(second)]).to.deep.equal(ids(await list(machine, '?limit=100')));
-    for (const q of ['?cursor=nonsense', '?type=BOGUS', '?from=yesterday', '?limit=0', '?limit=101', '?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z']) {
+    for (const q of [
+      '?cursor=nonsense',
+      '?type=BOGUS',
+      '?from=yesterday',
+      '?limit=0',
+      '?limit=101',
+      '?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z',
+    ]) {
       const res = await app.request(`/transactions${q}`, { headers: bearer(machine) });
       expect(res.status, q).to.equal(400);
       expect(await reason(res)).to.equal('invalid-request');
@@ -388,7 +464,9 @@ describe('wallet money with in-memory persistence', () => {
     const machine = await machineToken(app, tenant);
     const a = await delegatedToken(app, machine);
     const b = await delegatedToken(app, machine);
-    expect((await app.request(`/users/${a.userId}/top-ups`, json('POST', { amount: 500, reference: 'r' }, bearer(machine)))).status).to.equal(201);
+    expect(
+      (await app.request(`/users/${a.userId}/top-ups`, json('POST', { amount: 500, reference: 'r' }, bearer(machine)))).status,
+    ).to.equal(201);
     const short = await app.request('/me/payments', json('POST', { amount: 501, reference: 'o' }, bearer(a.token)));
     expect(await reason(short)).to.equal('insufficient-funds');
     const payment = await body<Txn>(await app.request('/me/payments', json('POST', { amount: 200, reference: 'o' }, bearer(a.token))));

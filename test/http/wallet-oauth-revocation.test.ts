@@ -24,7 +24,10 @@ const ISSUER = 'https://pbw.local';
 async function discover(app: TestApp, tenant: TestTenant, auth: 'basic' | 'post' = 'basic'): Promise<client.Configuration> {
   const customFetch = (url: string, init: client.CustomFetchOptions) => fetch(url.replace(ISSUER, app.url), init as RequestInit);
   const authentication = auth === 'basic' ? client.ClientSecretBasic(tenant.clientSecret) : client.ClientSecretPost(tenant.clientSecret);
-  return client.discovery(new URL(ISSUER), tenant.clientId, undefined, authentication, { algorithm: 'oauth2', [client.customFetch]: customFetch });
+  return client.discovery(new URL(ISSUER), tenant.clientId, undefined, authentication, {
+    algorithm: 'oauth2',
+    [client.customFetch]: customFetch,
+  });
 }
 
 describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out', () => {
@@ -128,7 +131,8 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
       const forged = await new SignJWT({ sub: 'usr_x', tid: tenant.tenantId })
         .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'wallet-user+jwt' })
         .sign(foreign.privateKey);
-      for (const token of ['not-a-token', forged, 'a.b.c', 'x'.repeat(9000)]) expect((await revoke(token)).status, token.slice(0, 20)).to.equal(200);
+      for (const token of ['not-a-token', forged, 'a.b.c', 'x'.repeat(9000)])
+        expect((await revoke(token)).status, token.slice(0, 20)).to.equal(200);
     });
 
     it('when the client does not authenticate, then RFC 6749 errors: 401 invalid_client, 400 invalid_request', async () => {
@@ -139,7 +143,15 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
         [formPost({ token: user.token, client_id: tenant.clientId, client_secret: 'pbcs_wrong' }), 401, 'invalid_client'],
         [formPost({ token: user.token }, { authorization: basicAuth(`cli_${unique()}`, tenant.clientSecret) }), 401, 'invalid_client'],
         [formPost({}, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }), 400, 'invalid_request'],
-        [{ method: 'POST', headers: { authorization: basicAuth(tenant.clientId, tenant.clientSecret), 'content-type': 'application/json' }, body: '{}' }, 400, 'invalid_request'],
+        [
+          {
+            method: 'POST',
+            headers: { authorization: basicAuth(tenant.clientId, tenant.clientSecret), 'content-type': 'application/json' },
+            body: '{}',
+          },
+          400,
+          'invalid_request',
+        ],
       ];
       for (const [init, expected, error] of attempts) {
         const res = await app.request('/oauth/revoke', init);
@@ -153,7 +165,10 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
 
     it('when the client authenticates in the form body instead of Basic, then the revocation works too', async () => {
       const user = await delegatedToken(app, machine);
-      const res = await app.request('/oauth/revoke', formPost({ token: user.token, client_id: tenant.clientId, client_secret: tenant.clientSecret }));
+      const res = await app.request(
+        '/oauth/revoke',
+        formPost({ token: user.token, client_id: tenant.clientId, client_secret: tenant.clientSecret }),
+      );
       expect(res.status).to.equal(200);
       expect(await status('/me', user.token)).to.equal(401);
     });
@@ -193,7 +208,13 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
 
     it('when a live machine token of the tenant is introspected, then active, its subject the client, without amr', async () => {
       const live = await introspect(machine);
-      expect(live).to.include({ active: true, sub: tenant.clientId, tid: tenant.tenantId, client_id: tenant.clientId, token_use: 'wallet-machine' });
+      expect(live).to.include({
+        active: true,
+        sub: tenant.clientId,
+        tid: tenant.tenantId,
+        client_id: tenant.clientId,
+        token_use: 'wallet-machine',
+      });
       expect(live).not.to.have.property('amr');
     });
 
@@ -218,7 +239,10 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
       };
       const answers = new Set<string>();
       for (const [what, token] of Object.entries(cases)) {
-        const res = await app.request('/oauth/introspect', formPost({ token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }));
+        const res = await app.request(
+          '/oauth/introspect',
+          formPost({ token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+        );
         expect(res.status, what).to.equal(200);
         const text = await res.text();
         expect(JSON.parse(text), what).to.deep.equal({ active: false });
@@ -242,7 +266,10 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
         expect(res.headers.get('www-authenticate')).to.match(/^Basic /);
         expect(await res.json()).to.have.property('error', 'invalid_client');
       }
-      const missing = await app.request('/oauth/introspect', formPost({}, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }));
+      const missing = await app.request(
+        '/oauth/introspect',
+        formPost({}, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+      );
       expect(missing.status).to.equal(400);
       expect(await missing.json()).to.have.property('error', 'invalid_request');
     });
@@ -252,7 +279,11 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
     it('when a wallet app signs its holder out, then 204 and that token is refused; the holder’s other tokens still work', async () => {
       const pwd = await buildPasswordUser(app, machine);
       const signIn = async () =>
-        ((await (await login(app, { clientId: tenant.clientId, email: pwd.email, password: pwd.password }, testAddress())).json()) as { access_token: string }).access_token;
+        (
+          (await (await login(app, { clientId: tenant.clientId, email: pwd.email, password: pwd.password }, testAddress())).json()) as {
+            access_token: string;
+          }
+        ).access_token;
       const phone = await signIn();
       const laptop = await signIn();
       const res = await app.request('/auth/logout', { method: 'POST', headers: bearer(phone) });

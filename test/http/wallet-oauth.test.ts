@@ -15,7 +15,8 @@ describe('POST /oauth/token (client credentials)', () => {
   });
   after(() => app.stop());
 
-  const token = (fields: Record<string, string>, headers: Record<string, string> = {}) => app.request('/oauth/token', formPost(fields, headers));
+  const token = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    app.request('/oauth/token', formPost(fields, headers));
   const oauthError = async (res: Response): Promise<{ error: string; error_description: string }> => {
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
     expect(res.headers.get('cache-control')).to.equal('no-store');
@@ -97,7 +98,11 @@ describe('POST /oauth/token (client credentials)', () => {
     const auth = { authorization: basicAuth(tenant.clientId, tenant.clientSecret) };
     const cases: Array<[string, string, RegExp]> = [
       ['application/x-www-form-urlencoded', `grant_type=client_credentials&scope=${'a'.repeat(17 * 1024)}`, /larger than 16 KiB/],
-      ['application/x-www-form-urlencoded', `grant_type=client_credentials&${Array.from({ length: 60 }, (_, i) => `p${i}=1`).join('&')}`, /too many parameters/],
+      [
+        'application/x-www-form-urlencoded',
+        `grant_type=client_credentials&${Array.from({ length: 60 }, (_, i) => `p${i}=1`).join('&')}`,
+        /too many parameters/,
+      ],
       ['text/plain', 'grant_type=client_credentials', /must be application\/x-www-form-urlencoded/],
     ];
     for (const [type, body, description] of cases) {

@@ -13,7 +13,14 @@ describe('wallet request-rate limits', () => {
   let tenant: TestTenant;
   before(async () => {
     app = await startTestApp({
-      env: { RATE_LIMITS: 'on', RATE_LIMIT_TOKEN: '3/60', RATE_LIMIT_DELEGATED: '2/60', RATE_LIMIT_LOGIN: '2/60', RATE_LIMIT_PAYMENTS: '2/60', TRUST_PROXY: '1' },
+      env: {
+        RATE_LIMITS: 'on',
+        RATE_LIMIT_TOKEN: '3/60',
+        RATE_LIMIT_DELEGATED: '2/60',
+        RATE_LIMIT_LOGIN: '2/60',
+        RATE_LIMIT_PAYMENTS: '2/60',
+        TRUST_PROXY: '1',
+      },
     });
     tenant = await buildTenant(app.service);
   });
@@ -24,7 +31,13 @@ describe('wallet request-rate limits', () => {
   it('when a client asks for more tokens than its budget, then 429 rate-limited with Retry-After', async () => {
     const from = address();
     const ask = () =>
-      app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret), 'x-forwarded-for': from }));
+      app.request(
+        '/oauth/token',
+        formPost(
+          { grant_type: 'client_credentials' },
+          { authorization: basicAuth(tenant.clientId, tenant.clientSecret), 'x-forwarded-for': from },
+        ),
+      );
     for (let i = 0; i < 3; i += 1) expect((await ask()).status).to.equal(200);
     const limited = await ask();
     expect(limited.status).to.equal(429);
@@ -36,9 +49,18 @@ describe('wallet request-rate limits', () => {
     const other = await buildTenant(app.service);
     const [spender, owner] = [address(), address()];
     for (let i = 0; i < 5; i += 1) {
-      await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(other.clientId, 'wrong'), 'x-forwarded-for': spender }));
+      await app.request(
+        '/oauth/token',
+        formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(other.clientId, 'wrong'), 'x-forwarded-for': spender }),
+      );
     }
-    const own = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(other.clientId, other.clientSecret), 'x-forwarded-for': owner }));
+    const own = await app.request(
+      '/oauth/token',
+      formPost(
+        { grant_type: 'client_credentials' },
+        { authorization: basicAuth(other.clientId, other.clientSecret), 'x-forwarded-for': owner },
+      ),
+    );
     expect(own.status).to.equal(200);
   });
 

@@ -37,17 +37,23 @@ describe('token revocation and disabled users across two instances', () => {
     return res.status === 401 && (await reasonIn(res)) === 'invalid-token';
   };
   const introspect = async (app: TestApp, token: string) =>
-    (await (await app.request('/oauth/introspect', formPost({ token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }))).json()) as {
+    (await (
+      await app.request('/oauth/introspect', formPost({ token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }))
+    ).json()) as {
       active: boolean;
     };
-  const disable = (app: TestApp, userId: string, disabled = true) => app.service.container.get(TOKENS.SetWalletUserDisabled).execute(userId, disabled);
+  const disable = (app: TestApp, userId: string, disabled = true) =>
+    app.service.container.get(TOKENS.SetWalletUserDisabled).execute(userId, disabled);
 
   it('when a token is revoked on A, then A refuses it at once and B within a second', async () => {
     const user = await delegatedToken(apps.a, machine);
     // Both instances have verified (and cached) the token before it is revoked.
     expect((await balance(apps.a, user.token)).status).to.equal(200);
     expect((await balance(apps.b, user.token)).status).to.equal(200);
-    const res = await apps.a.request('/oauth/revoke', formPost({ token: user.token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }));
+    const res = await apps.a.request(
+      '/oauth/revoke',
+      formPost({ token: user.token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+    );
     expect(res.status).to.equal(200);
     expect(await refusedOn(apps.a, user.token)).to.equal(true);
     const ms = await eventually(() => refusedOn(apps.b, user.token), 1000, 'B refuses the revoked token');
@@ -86,7 +92,10 @@ describe('token revocation and disabled users across two instances', () => {
       const user = await delegatedToken(apps.a, machine);
       expect((await balance(deaf, user.token)).status).to.equal(200);
       await deaf.service.container.get(TOKENS.IdentityChangeFeed).stop();
-      await apps.a.request('/oauth/revoke', formPost({ token: user.token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }));
+      await apps.a.request(
+        '/oauth/revoke',
+        formPost({ token: user.token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+      );
       expect(await refusedOn(deaf, user.token)).to.equal(true);
     } finally {
       await deaf.stop();
@@ -109,7 +118,8 @@ describe('token revocation and disabled users across two instances', () => {
       body: JSON.stringify({ amount: { amount: 5000, currency: 'THB' }, reference: `r-${unique()}` }),
     });
     expect(topUp.status).to.equal(201);
-    const signIn = (app: TestApp, password = pwd.password) => login(app, { clientId: tenant.clientId, email: pwd.email, password }, testAddress());
+    const signIn = (app: TestApp, password = pwd.password) =>
+      login(app, { clientId: tenant.clientId, email: pwd.email, password }, testAddress());
     const token = ((await (await signIn(apps.a)).json()) as { access_token: string }).access_token;
     expect((await balance(apps.a, token)).status).to.equal(200);
     expect((await balance(apps.b, token)).status).to.equal(200);
@@ -128,7 +138,10 @@ describe('token revocation and disabled users across two instances', () => {
       expect(await reasonIn(refused)).to.equal('invalid-credentials');
       expect(await reasonIn(await signIn(app, 'not the password'))).to.equal('invalid-credentials');
     }
-    const users = (await (await apps.b.request(`/users/${pwd.userId}`, { headers: bearer(machine) })).json()) as { externalUserRef: string; balance: { amount: number } };
+    const users = (await (await apps.b.request(`/users/${pwd.userId}`, { headers: bearer(machine) })).json()) as {
+      externalUserRef: string;
+      balance: { amount: number };
+    };
     expect(users.balance.amount).to.equal(5000);
     const delegated = await apps.b.request('/auth/delegated-token', {
       method: 'POST',
@@ -137,7 +150,9 @@ describe('token revocation and disabled users across two instances', () => {
     });
     expect(delegated.status).to.equal(403);
     expect(await reasonIn(delegated)).to.equal('user-disabled');
-    const history = (await (await apps.b.request(`/transactions?userId=${pwd.userId}`, { headers: bearer(machine) })).json()) as { data: unknown[] };
+    const history = (await (await apps.b.request(`/transactions?userId=${pwd.userId}`, { headers: bearer(machine) })).json()) as {
+      data: unknown[];
+    };
     expect(history.data).to.have.length(1);
 
     // Enabled again: a new sign-in works everywhere, the token from before stays dead.
@@ -162,4 +177,5 @@ describe('token revocation and disabled users across two instances', () => {
   });
 });
 
-const decodeJti = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string }).jti;
+const decodeJti = (token: string): string =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string }).jti;

@@ -15,11 +15,18 @@ describe('client secret rotation (two secrets during the overlap)', () => {
   const tokenWith = async (app: TestApp, secret: string, how: 'basic' | 'post' = 'basic') => {
     const res =
       how === 'basic'
-        ? await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, secret) }))
-        : await app.request('/oauth/token', formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: secret }));
+        ? await app.request(
+            '/oauth/token',
+            formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, secret) }),
+          )
+        : await app.request(
+            '/oauth/token',
+            formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: secret }),
+          );
     return { status: res.status, body: (await res.json()) as { error?: string; access_token?: string } };
   };
-  const rotate = (overlapSeconds: number) => apps.a.service.container.get(TOKENS.RotateClientSecret).execute(tenant.tenantId, overlapSeconds);
+  const rotate = (overlapSeconds: number) =>
+    apps.a.service.container.get(TOKENS.RotateClientSecret).execute(tenant.tenantId, overlapSeconds);
   const introspectWith = async (app: TestApp, secret: string) =>
     (await app.request('/oauth/introspect', formPost({ token: 'x' }, { authorization: basicAuth(tenant.clientId, secret) }))).status;
 
@@ -31,7 +38,9 @@ describe('client secret rotation (two secrets during the overlap)', () => {
     const rotated = await rotate(6);
     expect(Object.keys(rotated).sort()).to.deep.equal(['clientId', 'clientSecret', 'previousSecretValidUntil', 'tenantId']);
     expect(rotated).to.include({ tenantId: tenant.tenantId, clientId: tenant.clientId });
-    expect(rotated.clientSecret).to.match(/^pbcs_[0-9a-f]{64}$/).and.not.equal(tenant.clientSecret);
+    expect(rotated.clientSecret)
+      .to.match(/^pbcs_[0-9a-f]{64}$/)
+      .and.not.equal(tenant.clientSecret);
     const endsAt = rotated.previousSecretValidUntil!.getTime();
     expect(endsAt - Date.now()).to.be.within(3000, 6000);
     await eventually(async () => (await tokenWith(apps.b, rotated.clientSecret)).status === 200, 1000, 'B takes the new secret');
@@ -75,7 +84,9 @@ describe('client secret rotation (two secrets during the overlap)', () => {
       const err = await use.execute(tenant.tenantId, overlap).catch((e: { reason: string }) => e);
       expect((err as { reason: string }).reason).to.equal('invalid-request');
     }
-    expect(((await use.execute('tnt_nobody', 60).catch((e: { reason: string }) => e)) as { reason: string }).reason).to.equal('tenant-not-found');
+    expect(((await use.execute('tnt_nobody', 60).catch((e: { reason: string }) => e)) as { reason: string }).reason).to.equal(
+      'tenant-not-found',
+    );
     expect((await tokenWith(apps.a, tenant.clientSecret)).status).to.equal(200);
   });
 });

@@ -32,7 +32,10 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
     const t = await buildTenant(apps.a.service);
     const token = await machineToken(apps.a, t);
     expect((await apps.b.request('/users', { headers: bearer(token) })).status).to.equal(200);
-    const { payload } = await jwtVerify(token, createLocalJWKSet(await jwks(apps.b) as never), { issuer: 'https://pbw.local', audience: 'https://pbw.local/wallet' });
+    const { payload } = await jwtVerify(token, createLocalJWKSet((await jwks(apps.b)) as never), {
+      issuer: 'https://pbw.local',
+      audience: 'https://pbw.local/wallet',
+    });
     expect(payload.tid).to.equal(t.tenantId);
   });
 
@@ -60,7 +63,9 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
     await apps.a.service.container.get(TOKENS.RotateSigningKey).execute();
     // Age the retirement beyond every token lifetime, as time would.
     const knex = apps.a.service.container.get(TOKENS.Knex);
-    await knex('token_signing_keys').where({ kid: oldKid }).update({ retired_at: new Date(Date.now() - 3 * 3600_000) });
+    await knex('token_signing_keys')
+      .where({ kid: oldKid })
+      .update({ retired_at: new Date(Date.now() - 3 * 3600_000) });
     const c = await startTestApp();
     try {
       expect((await jwks(c)).keys.map((k) => k.kid)).not.to.include(oldKid);
@@ -80,7 +85,13 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
       const token = await machineToken(c, t);
       expect(decodeProtectedHeader(token).kid).to.equal(current.kid);
       expect((await jwks(c)).keys.map((k) => k.kid)).to.have.members([current.kid, previous.kid]);
-      const refused = await c.service.container.get(TOKENS.RotateSigningKey).execute().then(() => 'rotated', (e: { reason?: string }) => e.reason);
+      const refused = await c.service.container
+        .get(TOKENS.RotateSigningKey)
+        .execute()
+        .then(
+          () => 'rotated',
+          (e: { reason?: string }) => e.reason,
+        );
       expect(refused).to.equal('invalid-request');
     } finally {
       await c.stop();

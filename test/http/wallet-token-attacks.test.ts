@@ -70,7 +70,9 @@ describe('wallet token verification (attacks)', () => {
     const published = jwks.keys.find((k) => k.kid === key.kid)!;
     const pem = createPublicKey({ key: published as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
     for (const secret of [new TextEncoder().encode(pem), new TextEncoder().encode(JSON.stringify(published))]) {
-      const token = await new SignJWT(genuineUserClaims()).setProtectedHeader({ alg: 'HS256', kid: key.kid, typ: 'wallet-user+jwt' }).sign(secret);
+      const token = await new SignJWT(genuineUserClaims())
+        .setProtectedHeader({ alg: 'HS256', kid: key.kid, typ: 'wallet-user+jwt' })
+        .sign(secret);
       await expectRefused(token, 'HS256 with the public key');
     }
   });
@@ -118,7 +120,15 @@ describe('wallet token verification (attacks)', () => {
   });
 
   it('when the header is not a Bearer token, or the token is garbage, then 401 invalid-token with the challenge', async () => {
-    for (const authorization of [undefined, '', 'Bearer', `Basic ${user.token}`, 'Bearer abc', `Bearer ${user.token} extra`, `Bearer ${'a'.repeat(9000)}`]) {
+    for (const authorization of [
+      undefined,
+      '',
+      'Bearer',
+      `Basic ${user.token}`,
+      'Bearer abc',
+      `Bearer ${user.token} extra`,
+      `Bearer ${'a'.repeat(9000)}`,
+    ]) {
       const res = await app.request('/me', { headers: authorization === undefined ? {} : { authorization } });
       expect(res.status, String(authorization)).to.equal(401);
       expect(res.headers.get('www-authenticate')).to.equal('Bearer error="invalid_token"');

@@ -15,7 +15,12 @@ describe('wallet users (/users, /me)', () => {
 
   it('when the backend creates a user, then 201 with id, ref, email and createdAt; never the password', async () => {
     const ref = `ext-${unique()}`;
-    const res = await create({ externalUserRef: ref, email: `A.${ref}@Example.com`, password: 'correct horse battery', tenantId: 'tnt_other' });
+    const res = await create({
+      externalUserRef: ref,
+      email: `A.${ref}@Example.com`,
+      password: 'correct horse battery',
+      tenantId: 'tnt_other',
+    });
     expect(res.status).to.equal(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).to.deep.equal(['createdAt', 'email', 'externalUserRef', 'id']);
@@ -42,7 +47,13 @@ describe('wallet users (/users, /me)', () => {
   });
 
   it('when the body is invalid (bad ref, bad email, short password, password without email), then 400 invalid-request', async () => {
-    for (const body of [{}, { externalUserRef: 'has space' }, { externalUserRef: `r-${unique()}`, email: 'not-an-email' }, { externalUserRef: `r-${unique()}`, email: `e${unique()}@x.co`, password: 'short' }, { externalUserRef: `r-${unique()}`, password: 'long enough pw' }]) {
+    for (const body of [
+      {},
+      { externalUserRef: 'has space' },
+      { externalUserRef: `r-${unique()}`, email: 'not-an-email' },
+      { externalUserRef: `r-${unique()}`, email: `e${unique()}@x.co`, password: 'short' },
+      { externalUserRef: `r-${unique()}`, password: 'long enough pw' },
+    ]) {
       const res = await create(body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(await reason(res)).to.equal('invalid-request');
@@ -57,8 +68,13 @@ describe('wallet users (/users, /me)', () => {
       const body = (await res.json()) as { reason: string; message: string };
       expect(body.reason, password).to.equal('password-too-common');
       expect(body.message, password).to.match(/too common/);
-      const listed = (await (await app.request('/users?limit=100', { headers: bearer(machine) })).json()) as { data: Array<{ externalUserRef: string }> };
-      expect(listed.data.some((u) => u.externalUserRef === ref), password).to.equal(false);
+      const listed = (await (await app.request('/users?limit=100', { headers: bearer(machine) })).json()) as {
+        data: Array<{ externalUserRef: string }>;
+      };
+      expect(
+        listed.data.some((u) => u.externalUserRef === ref),
+        password,
+      ).to.equal(false);
     }
     const ref = `strong-${unique()}`;
     expect((await create({ externalUserRef: ref, email: `${ref}@example.com`, password: 'violet tram 42 lantern' })).status).to.equal(201);
@@ -68,7 +84,8 @@ describe('wallet users (/users, /me)', () => {
     const t = await buildTenant(app.service);
     const m = await machineToken(app, t);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(((await (await create({ externalUserRef: `list-${i}-${unique()}` }, m)).json()) as { id: string }).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(((await (await create({ externalUserRef: `list-${i}-${unique()}` }, m)).json()) as { id: string }).id);
     await create({ externalUserRef: `noise-${unique()}` }); // another tenant's user
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -112,7 +129,11 @@ describe('wallet users (/users, /me)', () => {
 
   it('when a user token calls a machine operation, then 403 machine-token-required', async () => {
     const user = await delegatedToken(app, machine);
-    for (const [path, init] of [['/users', {}], [`/users/${user.userId}`, {}], ['/users', json('POST', { externalUserRef: `x-${unique()}` })]] as const) {
+    for (const [path, init] of [
+      ['/users', {}],
+      [`/users/${user.userId}`, {}],
+      ['/users', json('POST', { externalUserRef: `x-${unique()}` })],
+    ] as const) {
       const res = await app.request(path, { ...init, headers: { ...(init as RequestInit).headers, ...bearer(user.token) } });
       expect(res.status, path).to.equal(403);
       expect(await reason(res)).to.equal('machine-token-required');

@@ -48,7 +48,14 @@ describe('cluster mode (CLUSTER_WORKERS)', () => {
     // The workers count rate limits together in Redis.
     if (redis === null) this.skip();
     const agent = await buildAgent(app.service);
-    const env = { DATABASE_URL: url, CLUSTER_WORKERS: '2', SHUTDOWN_TIMEOUT_SECONDS: '10', RATE_LIMITS: 'on', REDIS_URL: redis as string, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
+    const env = {
+      DATABASE_URL: url,
+      CLUSTER_WORKERS: '2',
+      SHUTDOWN_TIMEOUT_SECONDS: '10',
+      RATE_LIMITS: 'on',
+      REDIS_URL: redis as string,
+      REDIS_KEY_PREFIX: uniqueRedisPrefix(),
+    };
     server = await spawnServer('src/bootstrap/main.ts', env, await freePort());
     const primary = server.child.pid as number;
     const workers = childrenOf(primary);
@@ -58,11 +65,19 @@ describe('cluster mode (CLUSTER_WORKERS)', () => {
       expect(res.status).to.equal(200);
     }
     process.kill(workers[0] as number, 'SIGKILL');
-    await eventually(async () => {
-      const now = childrenOf(primary);
-      return now.length === 2 && !now.includes(workers[0] as number);
-    }, 30_000, 'a replacement worker');
-    await eventually(async () => (await fetch(`${server!.url}/readyz`, { headers: { connection: 'close' } }).catch(() => null))?.status === 200, 30_000, 'served');
+    await eventually(
+      async () => {
+        const now = childrenOf(primary);
+        return now.length === 2 && !now.includes(workers[0] as number);
+      },
+      30_000,
+      'a replacement worker',
+    );
+    await eventually(
+      async () => (await fetch(`${server!.url}/readyz`, { headers: { connection: 'close' } }).catch(() => null))?.status === 200,
+      30_000,
+      'served',
+    );
     server.child.kill('SIGTERM');
     const exit = await server.exited();
     expect(exit.code, server.output()).to.equal(0);
@@ -71,7 +86,11 @@ describe('cluster mode (CLUSTER_WORKERS)', () => {
 
   it('when CLUSTER_WORKERS > 1 without PostgreSQL, then the service refuses to start', async function () {
     this.timeout(30_000);
-    const err = await spawnServer('src/bootstrap/main.ts', { CLUSTER_WORKERS: '2', PERSISTENCE: 'memory', DATABASE_URL: undefined, RATE_LIMITS: 'off' }, await freePort()).then(
+    const err = await spawnServer(
+      'src/bootstrap/main.ts',
+      { CLUSTER_WORKERS: '2', PERSISTENCE: 'memory', DATABASE_URL: undefined, RATE_LIMITS: 'off' },
+      await freePort(),
+    ).then(
       () => null,
       (e: Error) => e.message,
     );

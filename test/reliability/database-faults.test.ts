@@ -32,7 +32,10 @@ describe('database session limits', () => {
         await trx.raw('SET LOCAL statement_timeout = 100');
         await trx.raw('SELECT pg_sleep(2)');
       })
-      .then(() => null, (e: unknown) => e as { code?: string });
+      .then(
+        () => null,
+        (e: unknown) => e as { code?: string },
+      );
     expect(err?.code).to.equal('57014');
   });
 });
@@ -41,11 +44,18 @@ describe('withTransactionRetry', () => {
   it('when the transaction keeps failing with a serialization failure, then it is tried exactly `attempts` times and the error surfaces', async () => {
     const knex = (await testDatabase()).knex;
     let tries = 0;
-    const err = await withTransactionRetry(knex, async (trx) => {
-      tries += 1;
-      await trx.raw('SELECT 1');
-      throw sqlstate('40001');
-    }, { attempts: 4, backoffMs: 1 }).then(() => null, (e: unknown) => e as { code?: string });
+    const err = await withTransactionRetry(
+      knex,
+      async (trx) => {
+        tries += 1;
+        await trx.raw('SELECT 1');
+        throw sqlstate('40001');
+      },
+      { attempts: 4, backoffMs: 1 },
+    ).then(
+      () => null,
+      (e: unknown) => e as { code?: string },
+    );
     expect(tries).to.equal(4);
     expect(err?.code).to.equal('40001');
   });
@@ -54,11 +64,15 @@ describe('withTransactionRetry', () => {
     const knex = (await testDatabase()).knex;
     let tries = 0;
     const retried: number[] = [];
-    const out = await withTransactionRetry(knex, async () => {
-      tries += 1;
-      if (tries === 1) throw sqlstate('40P01');
-      return 'done';
-    }, { backoffMs: 1, onRetry: (attempt) => retried.push(attempt) });
+    const out = await withTransactionRetry(
+      knex,
+      async () => {
+        tries += 1;
+        if (tries === 1) throw sqlstate('40P01');
+        return 'done';
+      },
+      { backoffMs: 1, onRetry: (attempt) => retried.push(attempt) },
+    );
     expect(out).to.equal('done');
     expect(retried).to.deep.equal([1]);
   });
@@ -69,7 +83,10 @@ describe('withTransactionRetry', () => {
     const err = await withTransactionRetry(knex, async () => {
       tries += 1;
       throw sqlstate('23505');
-    }).then(() => null, (e: unknown) => e as { code?: string });
+    }).then(
+      () => null,
+      (e: unknown) => e as { code?: string },
+    );
     expect(tries).to.equal(1);
     expect(err?.code).to.equal('23505');
   });
@@ -78,11 +95,15 @@ describe('withTransactionRetry', () => {
     const knex = (await testDatabase()).knex;
     const code = `RT-${unique()}`;
     let tries = 0;
-    await withTransactionRetry(knex, async (trx) => {
-      tries += 1;
-      await trx('channels').insert({ code: `${code}-${tries}`, name: 'retry', currency: 'THB', markup_bps: 0 });
-      if (tries < 3) throw sqlstate('40001');
-    }, { backoffMs: 1 });
+    await withTransactionRetry(
+      knex,
+      async (trx) => {
+        tries += 1;
+        await trx('channels').insert({ code: `${code}-${tries}`, name: 'retry', currency: 'THB', markup_bps: 0 });
+        if (tries < 3) throw sqlstate('40001');
+      },
+      { backoffMs: 1 },
+    );
     const rows = await knex('channels').where('code', 'like', `${code}-%`).pluck('code');
     expect(rows).to.deep.equal([`${code}-3`]);
     await knex('channels').where('code', 'like', `${code}-%`).delete();
@@ -108,11 +129,19 @@ describe('withTransactionRetry', () => {
         poll();
       });
     const cross = (first: string, second: string) =>
-      withTransactionRetry(knex, async (trx) => {
-        await trx('channels').where({ code: first }).update({ markup_bps: trx.raw('markup_bps + 1') });
-        await bothHoldOne();
-        await trx('channels').where({ code: second }).update({ markup_bps: trx.raw('markup_bps + 1') });
-      }, { attempts: 3, onRetry: () => (retries += 1) });
+      withTransactionRetry(
+        knex,
+        async (trx) => {
+          await trx('channels')
+            .where({ code: first })
+            .update({ markup_bps: trx.raw('markup_bps + 1') });
+          await bothHoldOne();
+          await trx('channels')
+            .where({ code: second })
+            .update({ markup_bps: trx.raw('markup_bps + 1') });
+        },
+        { attempts: 3, onRetry: () => (retries += 1) },
+      );
     await Promise.all([cross(a, b), cross(b, a)]);
     expect(retries).to.equal(1);
     const rows = await knex('channels').whereIn('code', [a, b]).pluck('markup_bps');
@@ -170,16 +199,29 @@ describe('connections cut by the server', () => {
     expect((await account(app, agent.apiKey)).status).to.equal(200);
     expect(await terminateServiceConnections(url)).to.be.greaterThan(0);
     const statuses: number[] = [];
-    const ms = await eventually(async () => {
-      const res = await account(app, other.apiKey);
-      statuses.push(res.status);
-      return res.status === 200;
-    }, 3000, 'a request succeeds after the cut');
+    const ms = await eventually(
+      async () => {
+        const res = await account(app, other.apiKey);
+        statuses.push(res.status);
+        return res.status === 200;
+      },
+      3000,
+      'a request succeeds after the cut',
+    );
     expect(ms).to.be.below(3000);
-    expect(statuses.every((s) => s === 200 || s === 503), statuses.join(',')).to.equal(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 503),
+      statuses.join(','),
+    ).to.equal(true);
     // The feed is back: a revocation made by plain SQL reaches this instance's cache again.
     await eventually(
-      async () => (await adminQuery(url, `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'partner-booking-wallet:listen'`)).length > 0,
+      async () =>
+        (
+          await adminQuery(
+            url,
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'partner-booking-wallet:listen'`,
+          )
+        ).length > 0,
       3000,
       'the LISTEN connection is back',
     );
@@ -225,9 +267,13 @@ describe('a PostgreSQL restart', () => {
     expect(Date.now() - back).to.be.below(5000);
     expect((await app.request('/readyz')).status).to.equal(200);
     // The change feed is back too.
-    await eventually(async () => {
-      await adminQuery(pgServer.url('pbw'), `UPDATE agents SET status = 'SUSPENDED' WHERE id = $1`, [agent.agentId]);
-      return (await account(app, agent.apiKey)).status === 403;
-    }, 3000, 'a suspension made by SQL is seen');
+    await eventually(
+      async () => {
+        await adminQuery(pgServer.url('pbw'), `UPDATE agents SET status = 'SUSPENDED' WHERE id = $1`, [agent.agentId]);
+        return (await account(app, agent.apiKey)).status === 403;
+      },
+      3000,
+      'a suspension made by SQL is seen',
+    );
   });
 });

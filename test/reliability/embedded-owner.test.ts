@@ -24,16 +24,27 @@ describe('embedded database folder: one owner, admin commands through it, crash 
 
   const start = async (): Promise<ServerProcess> => (server = await spawnServer(ENTRY, env, await freePort(), 180_000));
   const call = (path: string, init: RequestInit = {}): Promise<Response> => fetch(`${server!.url}${path}`, init);
-  const asAgent = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), 'X-API-KEY': apiKey } });
+  const asAgent = (init: RequestInit = {}): RequestInit => ({
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), 'X-API-KEY': apiKey },
+  });
   const admin = (...args: string[]) => adminProcessWith(env, ...args);
   const order = async (): Promise<string> => {
     const post = (path: string, body: unknown) =>
       call(path, asAgent({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
     const pickupAt = new Date(Date.now() + 2 * 86_400_000).toISOString();
-    const quote = await post('/api/v1/airport-transfer/quotes', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt, passengers: 1 });
+    const quote = await post('/api/v1/airport-transfer/quotes', {
+      fromLocationId: 'loc_bkk',
+      toLocationId: 'loc_bkk_silom',
+      pickupAt,
+      passengers: 1,
+    });
     expect(quote.status).to.equal(201);
     const { id: quoteId } = (await quote.json()) as { id: string };
-    const placed = await post('/api/v1/orders', { quoteId, contact: { name: 'Malee S.', email: 'malee@example.com', phone: '+66 81 234 5678' } });
+    const placed = await post('/api/v1/orders', {
+      quoteId,
+      contact: { name: 'Malee S.', email: 'malee@example.com', phone: '+66 81 234 5678' },
+    });
     expect(placed.status).to.equal(201);
     return ((await placed.json()) as { id: string }).id;
   };
@@ -80,7 +91,14 @@ describe('embedded database folder: one owner, admin commands through it, crash 
   it('when a second service starts on the same folder, then it exits non-zero naming the folder and the holder, and the first keeps serving', async () => {
     const holder = server!.child.pid!;
     const port = await freePort();
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO: 'off' };
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SEED_DEMO: 'off',
+    };
     delete childEnv.DATABASE_URL;
     const second = await run(process.execPath, ['--import', 'tsx', ENTRY], { env: childEnv, timeout: 120_000 }).then(
       () => ({ code: 0, stderr: '' }),

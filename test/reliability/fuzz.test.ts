@@ -17,7 +17,8 @@ import { basicAuth, bearer, buildTenant, delegatedToken, machineToken, testAddre
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 
-const LEAKS = /\bat \S+ \(|\bat \S+:\d+:\d+|node_modules|\.ts:\d+|\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b|\bknex\b|SQLSTATE|syntax error at|TypeError|ReferenceError|RangeError|SyntaxError/;
+const LEAKS =
+  /\bat \S+ \(|\bat \S+:\d+:\d+|node_modules|\.ts:\d+|\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b|\bknex\b|SQLSTATE|syntax error at|TypeError|ReferenceError|RangeError|SyntaxError/;
 
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
 const nasty = fc.constantFrom(
@@ -58,7 +59,11 @@ const jsonish: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   any: fc.oneof(
     { depthSize: 'small' },
     fc.jsonValue(),
-    fc.dictionary(fc.oneof(printable, fc.constantFrom('__proto__', 'constructor', 'prototype', 'amount', 'agentId', 'channel', 'price')), tie('any') as fc.Arbitrary<unknown>, { maxKeys: 6 }),
+    fc.dictionary(
+      fc.oneof(printable, fc.constantFrom('__proto__', 'constructor', 'prototype', 'amount', 'agentId', 'channel', 'price')),
+      tie('any') as fc.Arbitrary<unknown>,
+      { maxKeys: 6 },
+    ),
     fc.array(tie('any') as fc.Arbitrary<unknown>, { maxLength: 4 }),
     value,
     fc.integer(),
@@ -69,11 +74,24 @@ const jsonish: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 /** A body: JSON of any shape, not JSON at all, or a known field set with random values. */
 const bodyFor = (op: OperationSpec) => {
   const fields = Object.keys((op.request?.body as unknown as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
-  const shaped = fields.length > 0 ? fc.record(Object.fromEntries(fields.map((f) => [f, jsonish])) as Record<string, fc.Arbitrary<unknown>>, { requiredKeys: [] }) : jsonish;
+  const shaped =
+    fields.length > 0
+      ? fc.record(Object.fromEntries(fields.map((f) => [f, jsonish])) as Record<string, fc.Arbitrary<unknown>>, { requiredKeys: [] })
+      : jsonish;
   return fc.oneof(
     shaped.map((b) => ({ type: 'application/json', body: JSON.stringify(b) ?? 'null' })),
     jsonish.map((b) => ({ type: 'application/json', body: JSON.stringify(b) ?? 'null' })),
-    fc.record({ type: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', ''), body: fc.string({ maxLength: 200 }) }),
+    fc.record({
+      type: fc.constantFrom(
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        'application/xml',
+        '',
+      ),
+      body: fc.string({ maxLength: 200 }),
+    }),
     fc.constant({ type: 'application/json', body: `{"pad":"${'x'.repeat(70 * 1024)}"}` }),
     fc.constant({ type: 'application/json', body: '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"isAdmin":true}}}' }),
   );
@@ -81,7 +99,11 @@ const bodyFor = (op: OperationSpec) => {
 
 const queryFor = (op: OperationSpec) => {
   const known = Object.keys(op.request?.query?.shape ?? {});
-  const key = fc.oneof(...(known.length > 0 ? [fc.constantFrom(...known)] : []), printable, fc.constantFrom('__proto__', 'constructor', 'limit', 'cursor', 'q[]', 'a[b]'));
+  const key = fc.oneof(
+    ...(known.length > 0 ? [fc.constantFrom(...known)] : []),
+    printable,
+    fc.constantFrom('__proto__', 'constructor', 'limit', 'cursor', 'q[]', 'a[b]'),
+  );
   return fc.oneof(
     fc.array(fc.tuple(key, value), { maxLength: 6 }).map((pairs) => new URLSearchParams(pairs).toString()),
     fc.constantFrom('%', '%zz', '&&==', 'q=%E0%A4%A', 'q=a&q=b&q=c', 'limit=1&limit=2', `q=${'a'.repeat(5000)}`),
@@ -89,20 +111,23 @@ const queryFor = (op: OperationSpec) => {
 };
 
 const pathFor = (op: OperationSpec) =>
-  fc
-    .tuple(fc.array(value, { minLength: 4, maxLength: 4 }), fc.option(value, { nil: undefined }))
-    .map(([vals, extra]) => {
-      let i = 0;
-      const filled = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(vals[i++ % vals.length] ?? ''));
-      return extra === undefined ? filled : `${filled}/${encodeURIComponent(extra)}`;
-    });
+  fc.tuple(fc.array(value, { minLength: 4, maxLength: 4 }), fc.option(value, { nil: undefined })).map(([vals, extra]) => {
+    let i = 0;
+    const filled = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(vals[i++ % vals.length] ?? ''));
+    return extra === undefined ? filled : `${filled}/${encodeURIComponent(extra)}`;
+  });
 
 type Creds = { apiKey: string };
 const headersFor = (creds: Creds) =>
   fc.record(
     {
       'x-api-key': fc.oneof(fc.constant(creds.apiKey), printable, fc.constant(`${creds.apiKey}x`)),
-      authorization: fc.oneof(printable, printable.map((s) => `Bearer ${s}`), fc.constant('Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'), printable.map((s) => `Basic ${Buffer.from(s).toString('base64')}`)),
+      authorization: fc.oneof(
+        printable,
+        printable.map((s) => `Bearer ${s}`),
+        fc.constant('Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'),
+        printable.map((s) => `Basic ${Buffer.from(s).toString('base64')}`),
+      ),
       'idempotency-key': printable,
       'x-request-id': printable,
       accept: fc.constantFrom('*/*', 'text/html', 'application/xml', 'application/json'),
@@ -117,7 +142,13 @@ const isOAuthTokenPath = (path: string): boolean =>
   /^\/oauth\/(token|revoke|introspect)\/?(\?|$)/.test(new URL(path, 'http://x').pathname.replace(/^\/[A-Za-z0-9._-]+(?=\/oauth\/)/, ''));
 
 /** Sends one request and checks its answer; returns the status, or null when the client refused to send it. */
-async function check(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: { type: string; body: string }): Promise<number | null> {
+async function check(
+  app: TestApp,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: { type: string; body: string },
+): Promise<number | null> {
   const init: RequestInit = { method: method.toUpperCase(), headers: { ...headers } };
   if (body !== undefined && method !== 'get' && method !== 'head') {
     init.body = body.body;
@@ -173,20 +204,41 @@ describe('fuzzing every published operation', function () {
 
     it(`when ${op.path} is called with other methods, then no 5xx and problem+json`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom('get', 'post', 'put', 'patch', 'delete', 'options'), headersFor(agent), bodyFor(op), async (method, headers, body) => {
-          await check(app, method, op.path.replace(/\{[^}]+\}/g, 'x'), headers, body);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom('get', 'post', 'put', 'patch', 'delete', 'options'),
+          headersFor(agent),
+          bodyFor(op),
+          async (method, headers, body) => {
+            await check(app, method, op.path.replace(/\{[^}]+\}/g, 'x'), headers, body);
+          },
+        ),
         { numRuns: Math.ceil(RUNS / 3) },
       );
     });
   }
 
   it('when random paths are requested anywhere, then no 5xx, no leak, errors are problem+json', async () => {
-    const prefix = fc.constantFrom('', '/api/v1', '/api/v1/agent', '/api/v1/orders', '/me', '/oauth', '/transactions', '/.well-known', '/openapi');
+    const prefix = fc.constantFrom(
+      '',
+      '/api/v1',
+      '/api/v1/agent',
+      '/api/v1/orders',
+      '/me',
+      '/oauth',
+      '/transactions',
+      '/.well-known',
+      '/openapi',
+    );
     await fc.assert(
-      fc.asyncProperty(prefix, fc.array(value, { maxLength: 4 }), fc.constantFrom('get', 'post', 'delete'), headersFor(agent), async (p, segments, method, headers) => {
-        await check(app, method, `${p}/${segments.map(encodeURIComponent).join('/')}`, headers, { type: 'application/json', body: '{}' });
-      }),
+      fc.asyncProperty(
+        prefix,
+        fc.array(value, { maxLength: 4 }),
+        fc.constantFrom('get', 'post', 'delete'),
+        headersFor(agent),
+        async (p, segments, method, headers) => {
+          await check(app, method, `${p}/${segments.map(encodeURIComponent).join('/')}`, headers, { type: 'application/json', body: '{}' });
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
@@ -226,7 +278,14 @@ describe('fuzzing the write operations with a valid credential', function () {
     return JSON.parse(text) as T;
   };
   const busQuote = async (): Promise<string> =>
-    (await created<{ id: string }>(await app.request('/api/v1/express-bus/quotes', json('POST', { tripId: tripIdOf(schedule, date), passengers: 1 }, { 'x-api-key': agent.apiKey })))).id;
+    (
+      await created<{ id: string }>(
+        await app.request(
+          '/api/v1/express-bus/quotes',
+          json('POST', { tripId: tripIdOf(schedule, date), passengers: 1 }, { 'x-api-key': agent.apiKey }),
+        ),
+      )
+    ).id;
 
   before(async function () {
     // One proxy hop trusted, so each login attempt comes from an address of its own and the
@@ -242,11 +301,23 @@ describe('fuzzing the write operations with a valid credential', function () {
     payer = await delegatedToken(app, machine);
     payee = await delegatedToken(app, machine);
     leaver = await delegatedToken(app, machine);
-    real.topUpId = (await created<{ id: string }>(await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'fuzz' }, bearer(machine))))).id;
-    real.paymentId = (await created<{ id: string }>(await app.request('/me/payments', json('POST', { amount: 400, reference: 'fuzz' }, bearer(payer.token))))).id;
+    real.topUpId = (
+      await created<{ id: string }>(
+        await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'fuzz' }, bearer(machine))),
+      )
+    ).id;
+    real.paymentId = (
+      await created<{ id: string }>(
+        await app.request('/me/payments', json('POST', { amount: 400, reference: 'fuzz' }, bearer(payer.token))),
+      )
+    ).id;
     real.quoteId = await busQuote();
     const orderQuote = await busQuote();
-    real.orderId = (await created<{ id: string }>(await app.request('/api/v1/orders', json('POST', { quoteId: orderQuote, contact }, { 'x-api-key': agent.apiKey })))).id;
+    real.orderId = (
+      await created<{ id: string }>(
+        await app.request('/api/v1/orders', json('POST', { quoteId: orderQuote, contact }, { 'x-api-key': agent.apiKey })),
+      )
+    ).id;
   });
   after(async () => {
     if (app.service.db !== null) await dropTestSchedules(knex);
@@ -255,7 +326,12 @@ describe('fuzzing the write operations with a valid credential', function () {
 
   /** Everything a rejected write of these callers could have touched, as one row of numbers. */
   const snapshot = async (): Promise<Record<string, number>> => {
-    const scopes = [`agent:${agent.agentId}`, `wallet:${tenant.tenantId}:machine:${tenant.clientId}`, `wallet:${tenant.tenantId}:user:${payer.userId}`, `wallet:${tenant.tenantId}:user:${payee.userId}`];
+    const scopes = [
+      `agent:${agent.agentId}`,
+      `wallet:${tenant.tenantId}:machine:${tenant.clientId}`,
+      `wallet:${tenant.tenantId}:user:${payer.userId}`,
+      `wallet:${tenant.tenantId}:user:${payee.userId}`,
+    ];
     const { rows } = await knex.raw(
       `SELECT
          (SELECT count(*) FROM quotes WHERE agent_id = :agent) AS quotes,
@@ -271,7 +347,15 @@ describe('fuzzing the write operations with a valid credential', function () {
          (SELECT count(*) FROM wallet_users WHERE tenant_id = :tenant) AS wallet_users,
          (SELECT count(*) FROM revoked_tokens WHERE tenant_id = :tenant) AS revoked_tokens,
          (SELECT count(*) FROM idempotency_keys WHERE scope IN (:s0, :s1, :s2, :s3)) AS idempotency_keys`,
-      { agent: agent.agentId, schedule: schedule.id, tenant: tenant.tenantId, s0: scopes[0]!, s1: scopes[1]!, s2: scopes[2]!, s3: scopes[3]! },
+      {
+        agent: agent.agentId,
+        schedule: schedule.id,
+        tenant: tenant.tenantId,
+        s0: scopes[0]!,
+        s1: scopes[1]!,
+        s2: scopes[2]!,
+        s3: scopes[3]!,
+      },
     );
     return Object.fromEntries(Object.entries(rows[0] as Record<string, unknown>).map(([k, v]) => [k, Number(v)]));
   };
@@ -295,7 +379,12 @@ describe('fuzzing the write operations with a valid credential', function () {
   /** A body the operation would accept, as the base that mutations start from. */
   const validBodyFor = (op: OperationSpec): Record<string, unknown> => {
     const bodies: Record<string, Record<string, unknown>> = {
-      '/api/v1/airport-transfer/quotes': { fromLocationId: 'loc_bkk', toLocationId: 'loc_pattaya_beach', pickupAt: `${date}T10:00:00+07:00`, passengers: 2 },
+      '/api/v1/airport-transfer/quotes': {
+        fromLocationId: 'loc_bkk',
+        toLocationId: 'loc_pattaya_beach',
+        pickupAt: `${date}T10:00:00+07:00`,
+        passengers: 2,
+      },
       '/api/v1/express-bus/quotes': { tripId: tripIdOf(schedule, date), passengers: 1 },
       '/api/v1/orders': { quoteId: real.quoteId, contact },
       '/oauth/token': { grant_type: 'client_credentials' },
@@ -311,7 +400,17 @@ describe('fuzzing the write operations with a valid credential', function () {
   };
 
   /** Path parameters: the caller's own ids, another kind's ids, or random values. */
-  const paramValue = fc.oneof(fc.constantFrom(() => real.orderId, () => real.paymentId, () => real.topUpId, () => real.quoteId, () => payer.userId, () => payee.userId), value.map((v) => () => v));
+  const paramValue = fc.oneof(
+    fc.constantFrom(
+      () => real.orderId,
+      () => real.paymentId,
+      () => real.topUpId,
+      () => real.quoteId,
+      () => payer.userId,
+      () => payee.userId,
+    ),
+    value.map((v) => () => v),
+  );
   const writePath = (op: OperationSpec) =>
     fc.array(paramValue, { minLength: 2, maxLength: 2 }).map((vals) => {
       let i = 0;
@@ -321,21 +420,47 @@ describe('fuzzing the write operations with a valid credential', function () {
   /** A valid body with one field replaced, removed or added; or any of the random bodies. */
   const writeBody = (op: OperationSpec) =>
     fc.oneof(
-      fc.tuple(fc.oneof(fc.constantFrom('amount', 'quoteId', 'contact', 'passengers', 'toUserId', 'tripId', 'externalUserRef', 'reference', 'grant_type'), printable), fc.option(jsonish, { nil: undefined })).map(([field, v]) => {
-        const body = validBodyFor(op);
-        if (v === undefined) delete body[field];
-        else body[field] = v;
-        const text = JSON.stringify(body);
-        return op.request?.bodyContentType === 'application/x-www-form-urlencoded'
-          ? { type: 'application/x-www-form-urlencoded', body: new URLSearchParams(Object.entries(body).map(([k, x]): [string, string] => [k, typeof x === 'string' ? x : (JSON.stringify(x) ?? '')])).toString() }
-          : { type: 'application/json', body: text };
-      }),
+      fc
+        .tuple(
+          fc.oneof(
+            fc.constantFrom(
+              'amount',
+              'quoteId',
+              'contact',
+              'passengers',
+              'toUserId',
+              'tripId',
+              'externalUserRef',
+              'reference',
+              'grant_type',
+            ),
+            printable,
+          ),
+          fc.option(jsonish, { nil: undefined }),
+        )
+        .map(([field, v]) => {
+          const body = validBodyFor(op);
+          if (v === undefined) delete body[field];
+          else body[field] = v;
+          const text = JSON.stringify(body);
+          return op.request?.bodyContentType === 'application/x-www-form-urlencoded'
+            ? {
+                type: 'application/x-www-form-urlencoded',
+                body: new URLSearchParams(
+                  Object.entries(body).map(([k, x]): [string, string] => [k, typeof x === 'string' ? x : (JSON.stringify(x) ?? '')]),
+                ).toString(),
+              }
+            : { type: 'application/json', body: text };
+        }),
       bodyFor(op),
     );
 
   const otherHeaders = fc.record(
     {
-      'idempotency-key': fc.oneof(printable.filter((k) => k.length > 0), fc.constant(`fuzz-${unique()}`)),
+      'idempotency-key': fc.oneof(
+        printable.filter((k) => k.length > 0),
+        fc.constant(`fuzz-${unique()}`),
+      ),
       'x-request-id': printable,
       accept: fc.constantFrom('*/*', 'application/json', 'text/html'),
     },
@@ -360,7 +485,11 @@ describe('fuzzing the write operations with a valid credential', function () {
           const after = await snapshot();
           if (status !== null && status >= 400 && status < 500) {
             refused += 1;
-            const changed = Object.fromEntries(Object.keys(after).filter((k) => after[k] !== before[k]).map((k) => [k, `${before[k]} -> ${after[k]}`]));
+            const changed = Object.fromEntries(
+              Object.keys(after)
+                .filter((k) => after[k] !== before[k])
+                .map((k) => [k, `${before[k]} -> ${after[k]}`]),
+            );
             expect(changed, `${op.method.toUpperCase()} ${path} ${body.body.slice(0, 200)} -> ${status}`).to.deep.equal({});
           }
           // An accepted write (a valid mutation) moves the baseline.
@@ -394,28 +523,51 @@ describe('fuzzing the write operations with a valid credential', function () {
   it('when write bodies carry __proto__ and constructor keys at every level, then what is stored is what the same body without them stores', async () => {
     // Each case: the same write twice, plain and polluted; the stored rows must match.
     const ledgerVolatile = ['id', 'reference', 'created_at', 'idempotency_key', 'refund_of'];
-    const cases: Array<{ name: string; write: (pollute: boolean) => Promise<Response>; stored: (id: string) => Promise<Record<string, unknown>>; volatile: string[] }> = [
+    const cases: Array<{
+      name: string;
+      write: (pollute: boolean) => Promise<Response>;
+      stored: (id: string) => Promise<Record<string, unknown>>;
+      volatile: string[];
+    }> = [
       {
         name: 'wallet user',
-        write: (p) => postRaw('/users', (p ? polluted : JSON.stringify)({ externalUserRef: 'proto-user' }).replace('proto-user', `proto-${unique()}`), bearer(machine)),
+        write: (p) =>
+          postRaw(
+            '/users',
+            (p ? polluted : JSON.stringify)({ externalUserRef: 'proto-user' }).replace('proto-user', `proto-${unique()}`),
+            bearer(machine),
+          ),
         stored: async (id) => (await knex('wallet_users').where({ id }).first()) as Record<string, unknown>,
         volatile: ['id', 'external_user_ref', 'created_at'],
       },
       {
         name: 'top-up',
-        write: (p) => postRaw(`/users/${payee.userId}/top-ups`, (p ? polluted : JSON.stringify)({ amount: 300, reference: 'proto' }), { ...bearer(machine), 'idempotency-key': `proto-${unique()}` }),
+        write: (p) =>
+          postRaw(`/users/${payee.userId}/top-ups`, (p ? polluted : JSON.stringify)({ amount: 300, reference: 'proto' }), {
+            ...bearer(machine),
+            'idempotency-key': `proto-${unique()}`,
+          }),
         stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
         volatile: ledgerVolatile,
       },
       {
         name: 'payment',
-        write: (p) => postRaw('/me/payments', (p ? polluted : JSON.stringify)({ amount: 20, reference: 'proto', description: 'proto' }), { ...bearer(payer.token), 'idempotency-key': `proto-${unique()}` }),
+        write: (p) =>
+          postRaw('/me/payments', (p ? polluted : JSON.stringify)({ amount: 20, reference: 'proto', description: 'proto' }), {
+            ...bearer(payer.token),
+            'idempotency-key': `proto-${unique()}`,
+          }),
         stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
         volatile: ledgerVolatile,
       },
       {
         name: 'transfer',
-        write: (p) => postRaw('/me/transfers', (p ? polluted : JSON.stringify)({ toUserId: payee.userId, amount: 10, note: 'proto' }), bearer(payer.token)),
+        write: (p) =>
+          postRaw(
+            '/me/transfers',
+            (p ? polluted : JSON.stringify)({ toUserId: payee.userId, amount: 10, note: 'proto' }),
+            bearer(payer.token),
+          ),
         stored: async (id) => (await knex('ledger_transactions').where({ id }).first()) as Record<string, unknown>,
         volatile: ledgerVolatile,
       },
@@ -427,21 +579,32 @@ describe('fuzzing the write operations with a valid credential', function () {
       },
       {
         name: 'quote',
-        write: (p) => postRaw('/api/v1/express-bus/quotes', (p ? polluted : JSON.stringify)({ tripId: tripIdOf(schedule, date), passengers: 2 }), { 'x-api-key': agent.apiKey }),
+        write: (p) =>
+          postRaw('/api/v1/express-bus/quotes', (p ? polluted : JSON.stringify)({ tripId: tripIdOf(schedule, date), passengers: 2 }), {
+            'x-api-key': agent.apiKey,
+          }),
         stored: async (id) => (await knex('quotes').where({ id }).first()) as Record<string, unknown>,
         volatile: ['id', 'created_at', 'expires_at'],
       },
       {
         name: 'order',
         write: async (p) =>
-          postRaw('/api/v1/orders', (p ? polluted : JSON.stringify)({ quoteId: await busQuote(), contact, passengers: [{ name: 'A' }], agentReference: 'proto' }), { 'x-api-key': agent.apiKey, 'idempotency-key': `proto-${unique()}` }),
+          postRaw(
+            '/api/v1/orders',
+            (p ? polluted : JSON.stringify)({ quoteId: await busQuote(), contact, passengers: [{ name: 'A' }], agentReference: 'proto' }),
+            { 'x-api-key': agent.apiKey, 'idempotency-key': `proto-${unique()}` },
+          ),
         stored: async (id) => (await knex('orders').where({ id }).first()) as Record<string, unknown>,
         volatile: ['id', 'quote_id', 'created_at', 'idempotency_key'],
       },
     ];
     // The fuzzing above may have spent the payer's money and refunded the payment.
-    expect((await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'proto' }, bearer(machine)))).status).to.equal(201);
-    const payment = await created<{ id: string }>(await app.request('/me/payments', json('POST', { amount: 100, reference: 'proto' }, bearer(payer.token))));
+    expect(
+      (await app.request(`/users/${payer.userId}/top-ups`, json('POST', { amount: 1_000, reference: 'proto' }, bearer(machine)))).status,
+    ).to.equal(201);
+    const payment = await created<{ id: string }>(
+      await app.request('/me/payments', json('POST', { amount: 100, reference: 'proto' }, bearer(payer.token))),
+    );
     for (const c of cases) {
       const plainRes = await c.write(false);
       const pollutedRes = await c.write(true);

@@ -72,8 +72,10 @@ describe('graceful shutdown of the server process (SIGTERM)', () => {
       inflight = fetch(`${server.url}/api/v1/agent/account`, { headers: { 'X-API-KEY': agent.apiKey } });
       await eventually(
         async () =>
-          (await locker.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-             AND application_name = 'partner-booking-wallet' AND wait_event_type = 'Lock'`)).rowCount! > 0,
+          (
+            await locker.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+             AND application_name = 'partner-booking-wallet' AND wait_event_type = 'Lock'`)
+          ).rowCount! > 0,
         5000,
         'the request waits on the lock',
       );

@@ -88,7 +88,10 @@ describe('hostile input', () => {
 
   it('when X-API-KEY is sent twice, then 400 invalid-request, even if both copies are the valid key', async () => {
     for (const second of [agent.apiKey, 'other']) {
-      const res = await raw(port, `GET /api/v1/agent/account HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${agent.apiKey}\r\nX-Api-Key: ${second}\r\nConnection: close\r\n\r\n`);
+      const res = await raw(
+        port,
+        `GET /api/v1/agent/account HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${agent.apiKey}\r\nX-Api-Key: ${second}\r\nConnection: close\r\n\r\n`,
+      );
       expect(statusOf(res)).to.equal(400);
       expect(res).to.match(/content-type: application\/problem\+json/i);
       expect(bodyOf(res)).to.include({ reason: 'invalid-request' });
@@ -152,10 +155,12 @@ describe('hostile input', () => {
   });
 
   it('when query keys are __proto__ or constructor, then they change nothing', async () => {
-    const res = await fetch(`${running.url}/api/v1/airport-transfer/locations?q=bkk&__proto__[limit]=1&constructor[prototype][polluted]=1&__proto__=x`);
+    const res = await fetch(
+      `${running.url}/api/v1/airport-transfer/locations?q=bkk&__proto__[limit]=1&constructor[prototype][polluted]=1&__proto__=x`,
+    );
     expect(res.status).to.equal(200);
-    expect((({}) as Record<string, unknown>).polluted).to.equal(undefined);
-    expect((({}) as Record<string, unknown>).limit).to.equal(undefined);
+    expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+    expect(({} as Record<string, unknown>).limit).to.equal(undefined);
   });
 });
 
@@ -184,8 +189,14 @@ describe('__proto__ and constructor keys in JSON bodies', () => {
         headers: { 'content-type': 'application/json' },
         body,
       });
-      expect(await res.json()).to.deep.equal({ keys: ['name', 'contact'], contactKeys: ['email'], protoIsObject: true, isAdmin: null, contactIsAdmin: null });
-      expect((({}) as Record<string, unknown>).isAdmin).to.equal(undefined);
+      expect(await res.json()).to.deep.equal({
+        keys: ['name', 'contact'],
+        contactKeys: ['email'],
+        protoIsObject: true,
+        isAdmin: null,
+        contactIsAdmin: null,
+      });
+      expect(({} as Record<string, unknown>).isAdmin).to.equal(undefined);
     } finally {
       server.close();
     }

@@ -30,9 +30,17 @@ describe('a retry after the instance running the first attempt was killed (SIGKI
     const machine = await machineToken(app, tenant);
     const { userId } = await delegatedToken(app, machine);
     const topUp = (base: string, key: string) =>
-      fetch(`${base}/users/${userId}/top-ups`, json('POST', { amount: { amount: 700, currency: 'THB' }, reference: 'crash-retry' }, { ...bearer(machine), 'idempotency-key': key }));
+      fetch(
+        `${base}/users/${userId}/top-ups`,
+        json(
+          'POST',
+          { amount: { amount: 700, currency: 'THB' }, reference: 'crash-retry' },
+          { ...bearer(machine), 'idempotency-key': key },
+        ),
+      );
     const balance = async (): Promise<number> =>
-      ((await (await app.request(`/users/${userId}`, { headers: bearer(machine) })).json()) as { balance: { amount: number } }).balance.amount;
+      ((await (await app.request(`/users/${userId}`, { headers: bearer(machine) })).json()) as { balance: { amount: number } }).balance
+        .amount;
     // The user's ledger account exists after a first top-up.
     expect((await topUp(app.url, `warm-${unique()}`)).status).to.equal(201);
     const before = await balance();

@@ -49,7 +49,14 @@ describe('keep-alive and listening address', function () {
     let running: RunningServer;
     let port: number;
     before(async () => {
-      const config = testConfig({ PERSISTENCE: 'memory', PORT: '0', HOST: '127.0.0.1', HTTP_KEEP_ALIVE_TIMEOUT_MS: '2500', HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '800' });
+      const config = testConfig({
+        PERSISTENCE: 'memory',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '2500',
+        HTTP_HEADERS_TIMEOUT_MS: '300',
+        HTTP_REQUEST_TIMEOUT_MS: '800',
+      });
       running = await listen(await openService(config, silentLog), config, silentLog);
       port = Number(new URL(running.url).port);
     });

@@ -171,18 +171,58 @@ function resolve(op: Op, real: Real, payments: readonly { id: string }[], sent: 
   switch (op.kind) {
     case 'top-up': {
       const u = real.users[op.user]!;
-      return { kind: op.kind, key, path: `/users/${u.userId}/top-ups`, token: real.machine, body: { amount: op.amount, reference: `top-${key}` }, user: op.user, to: null, amount: op.amount, payment: null };
+      return {
+        kind: op.kind,
+        key,
+        path: `/users/${u.userId}/top-ups`,
+        token: real.machine,
+        body: { amount: op.amount, reference: `top-${key}` },
+        user: op.user,
+        to: null,
+        amount: op.amount,
+        payment: null,
+      };
     }
     case 'payment':
-      return { kind: op.kind, key, path: '/me/payments', token: real.users[op.user]!.token, body: { amount: op.amount, reference: `order-${key}` }, user: op.user, to: null, amount: op.amount, payment: null };
+      return {
+        kind: op.kind,
+        key,
+        path: '/me/payments',
+        token: real.users[op.user]!.token,
+        body: { amount: op.amount, reference: `order-${key}` },
+        user: op.user,
+        to: null,
+        amount: op.amount,
+        payment: null,
+      };
     case 'transfer': {
       const to = (op.user + op.to) % USERS;
-      return { kind: op.kind, key, path: '/me/transfers', token: real.users[op.user]!.token, body: { toUserId: real.users[to]!.userId, amount: op.amount }, user: op.user, to, amount: op.amount, payment: null };
+      return {
+        kind: op.kind,
+        key,
+        path: '/me/transfers',
+        token: real.users[op.user]!.token,
+        body: { toUserId: real.users[to]!.userId, amount: op.amount },
+        user: op.user,
+        to,
+        amount: op.amount,
+        payment: null,
+      };
     }
     case 'refund': {
       if (payments.length === 0) return null;
       const payment = op.payment % payments.length;
-      return { kind: op.kind, key, path: `/transactions/${payments[payment]!.id}/refunds`, token: real.machine, body: op.amount === null ? {} : { amount: op.amount }, user: -1, to: null, amount: op.amount, payment };
+      return {
+        kind: op.kind,
+        key,
+        path: `/transactions/${payments[payment]!.id}/refunds`,
+        token: real.machine,
+        body: op.amount === null ? {} : { amount: op.amount },
+        user: -1,
+        to: null,
+        amount: op.amount,
+        payment,
+      };
     }
     case 'replay':
       return sent.length === 0 ? null : sent[op.pick % sent.length]!;
@@ -224,7 +264,10 @@ const httpBalance = async (real: Real, i: number): Promise<number> => {
 };
 
 const storedBalances = async (knex: Knex, real: Real): Promise<number[]> => {
-  const rows = (await knex('ledger_accounts').where({ tenant_id: real.tenantId, kind: 'USER' }).select('user_id', 'balance')) as Array<{ user_id: string; balance: string | number }>;
+  const rows = (await knex('ledger_accounts').where({ tenant_id: real.tenantId, kind: 'USER' }).select('user_id', 'balance')) as Array<{
+    user_id: string;
+    balance: string | number;
+  }>;
   const byUser = new Map(rows.map((r) => [r.user_id, Number(r.balance)]));
   return real.users.map((u) => byUser.get(u.userId) ?? 0);
 };
@@ -276,7 +319,15 @@ describe('the ledger against a model (fast-check command sequences over HTTP)', 
 
   it('when batches of the same requests run at once, then whatever the interleaving money is conserved, no balance is negative and each key applies at most once', async function () {
     if ((await databaseKind()) !== 'postgres') this.skip(); // PGlite has one connection: requests cannot interleave in the database
-    const anyOp = fc.oneof(opArbs.topUp, opArbs.payment, opArbs.payment, opArbs.transfer, opArbs.transfer, opArbs.refund, opArbs.replay) as fc.Arbitrary<Op>;
+    const anyOp = fc.oneof(
+      opArbs.topUp,
+      opArbs.payment,
+      opArbs.payment,
+      opArbs.transfer,
+      opArbs.transfer,
+      opArbs.refund,
+      opArbs.replay,
+    ) as fc.Arbitrary<Op>;
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(anyOp, { minLength: 2, maxLength: 10 }), { minLength: 1, maxLength: 4 }), async (batches) => {
         const real = await freshReal(app);
@@ -301,7 +352,8 @@ describe('the ledger against a model (fast-check command sequences over HTTP)', 
               const txn = JSON.parse(text) as TxnBody;
               acked.set(txn.id, txn);
               idsOfKey.set(s.key, (idsOfKey.get(s.key) ?? new Set()).add(txn.id));
-              if (txn.type === 'PAYMENT' && !payments.some((p) => p.id === txn.id)) payments.push({ id: txn.id, amount: txn.amount.amount });
+              if (txn.type === 'PAYMENT' && !payments.some((p) => p.id === txn.id))
+                payments.push({ id: txn.id, amount: txn.amount.amount });
             } else {
               const reason = (JSON.parse(text) as { reason: string }).reason;
               const allowed = [s.kind === 'refund' ? '422 refund-exceeds-payment' : '422 insufficient-funds'];
@@ -340,7 +392,10 @@ describe('the ledger against a model (fast-check command sequences over HTTP)', 
         expect(await storedBalances(knex, real)).to.deep.equal(balances);
         for (const b of balances) expect(b).to.be.at.least(0);
         const total = (type: string) => [...acked.values()].filter((t) => t.type === type).reduce((n, t) => n + t.amount.amount, 0);
-        expect(balances.reduce((a, b) => a + b, 0), 'money conserved').to.equal(total('TOP_UP') - total('PAYMENT') + total('REFUND'));
+        expect(
+          balances.reduce((a, b) => a + b, 0),
+          'money conserved',
+        ).to.equal(total('TOP_UP') - total('PAYMENT') + total('REFUND'));
         for (const p of payments) expect(refunded.get(p.id) ?? 0, `refunds of ${p.id}`).to.be.at.most(p.amount);
         await assertLedgerBalanced(knex);
       }),

@@ -201,7 +201,11 @@ describe('request-rate limits', () => {
       try {
         const agent = await buildAgent(a.service);
         const statuses = await Promise.all(
-          Array.from({ length: 40 }, (_, i) => ((i % 2 === 0 ? a : b) as TestApp).request('/api/v1/agent/account', { headers: { 'X-API-KEY': agent.apiKey } }).then((r) => r.status)),
+          Array.from({ length: 40 }, (_, i) =>
+            ((i % 2 === 0 ? a : b) as TestApp)
+              .request('/api/v1/agent/account', { headers: { 'X-API-KEY': agent.apiKey } })
+              .then((r) => r.status),
+          ),
         );
         expect(statuses.filter((s) => s === 200)).to.have.length(10);
         expect(statuses.filter((s) => s === 429)).to.have.length(30);
@@ -230,7 +234,12 @@ describe('request-rate limits', () => {
     });
 
     it('when REDIS_URL points at a closed port, then the service starts and answers every request unlimited (fail open)', async () => {
-      const env = { RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC: '1/60', RATE_LIMIT_AUTH_FAILURES: '1/60', REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
+      const env = {
+        RATE_LIMITS: 'on',
+        RATE_LIMIT_PUBLIC: '1/60',
+        RATE_LIMIT_AUTH_FAILURES: '1/60',
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      };
       const app = await startTestApp({ env });
       try {
         const ip = freshIp();
@@ -248,7 +257,12 @@ describe('request-rate limits', () => {
     it('when Redis goes away and comes back, then requests pass meanwhile and the limits hold again after', async function () {
       this.timeout(30_000);
       const proxy = await tcpProxy(redis);
-      const env = { RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC: '2/60', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
+      const env = {
+        RATE_LIMITS: 'on',
+        RATE_LIMIT_PUBLIC: '2/60',
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_KEY_PREFIX: uniqueRedisPrefix(),
+      };
       const app = await startTestApp({ env });
       try {
         const ip = freshIp();
@@ -268,14 +282,20 @@ describe('request-rate limits', () => {
   describe('the shared-store rule at start', () => {
     it('when several processes are configured with limits counted in memory, then the configuration is refused with what to set', () => {
       for (const env of [{ CLUSTER_WORKERS: '2' }, { SERVICE_INSTANCES: '3' }]) {
-        expect(() => loadConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/db', ...env })).to.throw(/rate limits are counted in process memory.*Set REDIS_URL/);
+        expect(() => loadConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/db', ...env })).to.throw(
+          /rate limits are counted in process memory.*Set REDIS_URL/,
+        );
       }
       expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).to.throw(/RATE_LIMIT_STORE=redis needs REDIS_URL/);
     });
 
     it('when several processes share Redis (or limits are off), then the configuration is accepted', () => {
       const base = { DATABASE_URL: 'postgres://x@127.0.0.1/db', CLUSTER_WORKERS: '2' };
-      expect(loadConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' }).rateLimitStore).to.deep.equal({ kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'pbw:rl:' });
+      expect(loadConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' }).rateLimitStore).to.deep.equal({
+        kind: 'redis',
+        url: 'redis://127.0.0.1:6379',
+        prefix: 'pbw:rl:',
+      });
       expect(loadConfig({ ...base, RATE_LIMITS: 'off' }).rateLimits).to.equal(false);
       expect(loadConfig({ ...base, RATE_LIMIT_STORE: 'postgres' }).rateLimitStore).to.deep.equal({ kind: 'postgres' });
       expect(loadConfig({}).rateLimitStore).to.deep.equal({ kind: 'memory' });
@@ -308,7 +328,14 @@ describe('request-rate limits', () => {
     let server: http.Server;
     let base: string;
     before(async () => {
-      const rules = { public: { limit: 1, windowSeconds: 60 }, booking: { limit: 1, windowSeconds: 60 }, login: { limit: 1, windowSeconds: 60 }, token: { limit: 1, windowSeconds: 60 }, delegated: { limit: 1, windowSeconds: 60 }, payments: { limit: 1, windowSeconds: 60 } };
+      const rules = {
+        public: { limit: 1, windowSeconds: 60 },
+        booking: { limit: 1, windowSeconds: 60 },
+        login: { limit: 1, windowSeconds: 60 },
+        token: { limit: 1, windowSeconds: 60 },
+        delegated: { limit: 1, windowSeconds: 60 },
+        payments: { limit: 1, windowSeconds: 60 },
+      };
       const limits = createRateLimits({ enabled: true, rules, store: () => undefined });
       const app = express();
       app.use(requestId);
@@ -316,7 +343,8 @@ describe('request-rate limits', () => {
       app.use((req, res, next) => {
         const user = req.headers['x-test-user'];
         const client = req.headers['x-test-client'];
-        if (typeof user === 'string') res.locals.wallet = { kind: 'user', tenantId: 'ten_1', userId: user, amr: ['pwd'], act: null, clientId: 'cli_1' };
+        if (typeof user === 'string')
+          res.locals.wallet = { kind: 'user', tenantId: 'ten_1', userId: user, amr: ['pwd'], act: null, clientId: 'cli_1' };
         else if (typeof client === 'string') res.locals.wallet = { kind: 'machine', tenantId: 'ten_1', clientId: client };
         next();
       });
@@ -344,7 +372,9 @@ describe('request-rate limits', () => {
     it('when one client asks for tokens too often (Basic or form), then that client is limited and another is not', async () => {
       const basic = (id: string) => ({ authorization: `Basic ${Buffer.from(`${id}:secret`).toString('base64')}` });
       expect(await post('/oauth/token', basic('cli_a'))).to.equal(200);
-      expect(await post('/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, 'client_id=cli_a&client_secret=x')).to.equal(429);
+      expect(
+        await post('/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, 'client_id=cli_a&client_secret=x'),
+      ).to.equal(429);
       expect(await post('/oauth/token', basic('cli_b'))).to.equal(200);
     });
 

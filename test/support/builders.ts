@@ -16,7 +16,15 @@ export interface TestAgent {
 /** Creates a channel, an agent on it and a key, through the operator use cases. */
 export async function buildAgent(
   service: Service,
-  overrides: { channelCode?: string; currency?: string; markupBps?: number; discountBps?: number; products?: Product[]; expiresInDays?: number; name?: string } = {},
+  overrides: {
+    channelCode?: string;
+    currency?: string;
+    markupBps?: number;
+    discountBps?: number;
+    products?: Product[];
+    expiresInDays?: number;
+    name?: string;
+  } = {},
 ): Promise<TestAgent> {
   const c = service.container;
   const channelCode = overrides.channelCode ?? `CH-${unique()}`;

@@ -34,9 +34,7 @@ async function open(): Promise<Database> {
       url = undefined;
     }
   }
-  const db = url
-    ? await openDatabase({ kind: 'postgres', url, poolMax: 20 })
-    : await openDatabase({ kind: 'pglite', dataDir: null });
+  const db = url ? await openDatabase({ kind: 'postgres', url, poolMax: 20 }) : await openDatabase({ kind: 'pglite', dataDir: null });
   description = url ? `PostgreSQL (${url.replace(/\/\/[^@]*@/, '//')})` : 'embedded PGlite';
   await migrate(db);
   return db;

@@ -22,7 +22,12 @@ export const ledgerTenant = (currency = 'THB'): LedgerTenant => ({
 
 /** The initiator of a tenant's backend call. */
 export const machineInitiator = (t: LedgerTenant): Initiator => ({
-  kind: 'machine', tenantId: t.tenantId, clientId: t.clientId, userId: null, amr: null, act: null,
+  kind: 'machine',
+  tenantId: t.tenantId,
+  clientId: t.clientId,
+  userId: null,
+  amr: null,
+  act: null,
 });
 
 /** The initiator of a wallet user's call (delegated by default). */

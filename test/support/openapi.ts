@@ -18,7 +18,9 @@ export function operation(operationId: string): OperationSpec {
 export function documentedResponse(operationId: string, status: number): ResponseSpec {
   const responses = effectiveResponses(operation(operationId));
   const spec = responses[status];
-  expect(spec, `${operationId} does not document status ${status} (documented: ${Object.keys(responses).join(', ')})`).not.to.equal(undefined);
+  expect(spec, `${operationId} does not document status ${status} (documented: ${Object.keys(responses).join(', ')})`).not.to.equal(
+    undefined,
+  );
   return spec as ResponseSpec;
 }
 
@@ -52,12 +54,18 @@ export function expectMatchesSpec<T = unknown>(operationId: string, status: numb
   const isProblem = spec.schema === undefined || (body !== null && typeof body === 'object' && 'reason' in body);
   if (spec.reasons !== undefined && isProblem) {
     const parsed = problemSchemaFor(status, spec.reasons).safeParse(body);
-    expect(parsed.success, `${where}: not a documented problem (${parsed.success ? '' : describeIssues(parsed.error)}): ${JSON.stringify(body)}`).to.equal(true);
+    expect(
+      parsed.success,
+      `${where}: not a documented problem (${parsed.success ? '' : describeIssues(parsed.error)}): ${JSON.stringify(body)}`,
+    ).to.equal(true);
     return body as T;
   }
   if (spec.schema !== undefined) {
     const parsed = spec.schema.safeParse(body);
-    expect(parsed.success, `${where}: body does not match the documented schema (${parsed.success ? '' : describeIssues(parsed.error)}): ${JSON.stringify(body)}`).to.equal(true);
+    expect(
+      parsed.success,
+      `${where}: body does not match the documented schema (${parsed.success ? '' : describeIssues(parsed.error)}): ${JSON.stringify(body)}`,
+    ).to.equal(true);
     if (parsed.success) {
       expect(undeclaredMembers(body, parsed.data, ''), `${where}: members missing from the documented schema`).to.deep.equal([]);
     }
@@ -67,7 +75,9 @@ export function expectMatchesSpec<T = unknown>(operationId: string, status: numb
     expect(body, `${where}: a ${spec.contentType} body`).to.be.a('string');
     return body as T;
   }
-  expect(body === undefined || body === null || body === '', `${where}: documented without a body, got ${JSON.stringify(body)}`).to.equal(true);
+  expect(body === undefined || body === null || body === '', `${where}: documented without a body, got ${JSON.stringify(body)}`).to.equal(
+    true,
+  );
   return body as T;
 }
 
@@ -142,9 +152,7 @@ export function routeCoverage(
 ): { undocumented: string[]; unmounted: string[] } {
   const key = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
   const mounted = new Set(mountedRoutes(app).map((r) => key(r.method, r.path)));
-  const documented = new Set(
-    operations.map((op) => key(op.method, publishedPath(op, options.walletBasePath ?? ''))),
-  );
+  const documented = new Set(operations.map((op) => key(op.method, publishedPath(op, options.walletBasePath ?? ''))));
   return {
     undocumented: [...mounted].filter((r) => !documented.has(r)).sort(),
     unmounted: [...documented].filter((r) => !mounted.has(r)).sort(),

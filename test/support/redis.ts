@@ -23,4 +23,3 @@ export async function testRedisUrl(): Promise<string | null> {
 
 /** A key prefix of its own for each use, so test runs sharing one Redis never count together. */
 export const uniqueRedisPrefix = (): string => `pbw-test:${process.pid}-${randomBytes(6).toString('hex')}:`;
-

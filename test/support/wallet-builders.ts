@@ -12,7 +12,9 @@ export interface TestTenant {
 
 /** Creates a tenant through the operator use case. */
 export async function buildTenant(service: Service, overrides: { name?: string; currency?: string } = {}): Promise<TestTenant> {
-  return service.container.get(TOKENS.CreateTenant).execute({ name: overrides.name ?? `Tenant ${unique()}`, ...(overrides.currency ? { currency: overrides.currency } : {}) });
+  return service.container
+    .get(TOKENS.CreateTenant)
+    .execute({ name: overrides.name ?? `Tenant ${unique()}`, ...(overrides.currency ? { currency: overrides.currency } : {}) });
 }
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
@@ -29,13 +31,20 @@ export const formPost = (fields: Record<string, string>, headers: Record<string,
 
 /** A machine token for the tenant, from `POST /oauth/token` with HTTP Basic. */
 export async function machineToken(app: TestApp, tenant: TestTenant): Promise<string> {
-  const res = await app.request('/oauth/token', formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }));
+  const res = await app.request(
+    '/oauth/token',
+    formPost({ grant_type: 'client_credentials' }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+  );
   if (res.status !== 200) throw new Error(`token endpoint answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
 /** A delegated user token for `externalUserRef` (a new user unless given), and the user's id from `/me`. */
-export async function delegatedToken(app: TestApp, machine: string, externalUserRef = `ref-${unique()}`): Promise<{ token: string; userId: string; externalUserRef: string }> {
+export async function delegatedToken(
+  app: TestApp,
+  machine: string,
+  externalUserRef = `ref-${unique()}`,
+): Promise<{ token: string; userId: string; externalUserRef: string }> {
   const res = await app.request('/auth/delegated-token', {
     method: 'POST',
     headers: { ...bearer(machine), 'content-type': 'application/json' },

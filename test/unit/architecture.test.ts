@@ -35,8 +35,8 @@ describe('architecture', () => {
   });
 
   it('when code outside the composition root is read, then none of it imports inversify', () => {
-    const offenders = [...importsUnder('src/domain'), ...importsUnder('src/application'), ...importsUnder('src/adapters')].filter(({ spec }) =>
-      spec.startsWith('inversify'),
+    const offenders = [...importsUnder('src/domain'), ...importsUnder('src/application'), ...importsUnder('src/adapters')].filter(
+      ({ spec }) => spec.startsWith('inversify'),
     );
     expect(offenders).to.deep.equal([]);
   });

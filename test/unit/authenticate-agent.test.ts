@@ -1,22 +1,32 @@
 import { expect } from 'chai';
-import {
-  checkKeyShape,
-  principalFromKey,
-  requireEntitlement,
-  requirePresentedKey,
-} from '../../src/domain/identity/authenticate-agent.js';
+import { checkKeyShape, principalFromKey, requireEntitlement, requirePresentedKey } from '../../src/domain/identity/authenticate-agent.js';
 import type { ResolvedKey } from '../../src/domain/identity/agent-resolver.port.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 
 const now = new Date('2026-06-01T00:00:00Z');
 const resolved = (over: { key?: Partial<ResolvedKey['key']>; agent?: Partial<ResolvedKey['agent']> } = {}): ResolvedKey => ({
   key: {
-    id: 'key_1', agentId: 'agt_1', hash: 'h', prefix: 'pbk_abcd', status: 'ACTIVE', revokedReason: null,
-    createdAt: new Date('2026-01-01T00:00:00Z'), expiresAt: null, revokedAt: null, rolledFromKeyId: null, ...over.key,
+    id: 'key_1',
+    agentId: 'agt_1',
+    hash: 'h',
+    prefix: 'pbk_abcd',
+    status: 'ACTIVE',
+    revokedReason: null,
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+    expiresAt: null,
+    revokedAt: null,
+    rolledFromKeyId: null,
+    ...over.key,
   },
   agent: {
-    id: 'agt_1', name: 'A', status: 'ACTIVE', channelCode: 'C', entitlements: ['express-bus'], discountBps: 100,
-    createdAt: new Date('2026-01-01T00:00:00Z'), ...over.agent,
+    id: 'agt_1',
+    name: 'A',
+    status: 'ACTIVE',
+    channelCode: 'C',
+    entitlements: ['express-bus'],
+    discountBps: 100,
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+    ...over.agent,
   },
   channel: { code: 'C', name: 'Channel', currency: 'THB', markupBps: 200, freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
 });
@@ -44,8 +54,12 @@ describe('booking identity rules', () => {
 
   it('when no key resolves, or it is revoked or expired, then invalid-api-key alike', () => {
     expect(reasonOf(() => principalFromKey(null, now))).to.equal('unauthenticated/invalid-api-key');
-    expect(reasonOf(() => principalFromKey(resolved({ key: { status: 'REVOKED', revokedReason: 'leaked', revokedAt: now } }), now))).to.equal('unauthenticated/invalid-api-key');
-    expect(reasonOf(() => principalFromKey(resolved({ key: { expiresAt: new Date(now.getTime() - 1000) } }), now))).to.equal('unauthenticated/invalid-api-key');
+    expect(
+      reasonOf(() => principalFromKey(resolved({ key: { status: 'REVOKED', revokedReason: 'leaked', revokedAt: now } }), now)),
+    ).to.equal('unauthenticated/invalid-api-key');
+    expect(reasonOf(() => principalFromKey(resolved({ key: { expiresAt: new Date(now.getTime() - 1000) } }), now))).to.equal(
+      'unauthenticated/invalid-api-key',
+    );
   });
 
   it('when the key is valid but the agent is not ACTIVE, then agent-suspended', () => {
@@ -60,7 +74,14 @@ describe('booking identity rules', () => {
   it('when all is well, then the principal carries agent, key id, channel, pricing and entitlements from the key alone', () => {
     const p = principalFromKey(resolved(), now);
     expect(p).to.include({ kind: 'agent', agentId: 'agt_1', keyId: 'key_1', discountBps: 100 });
-    expect(p.channel).to.deep.equal({ code: 'C', name: 'Channel', currency: 'THB', markupBps: 200, freeCancellationHours: 24, lateCancellationFeeBps: 5000 });
+    expect(p.channel).to.deep.equal({
+      code: 'C',
+      name: 'Channel',
+      currency: 'THB',
+      markupBps: 200,
+      freeCancellationHours: 24,
+      lateCancellationFeeBps: 5000,
+    });
     expect(p.entitlements).to.deep.equal(['express-bus']);
   });
 

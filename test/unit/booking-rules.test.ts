@@ -100,7 +100,13 @@ describe('transfer vehicle choice', () => {
     { code: 'sedan', name: 'Sedan', maxPassengers: 3 },
     { code: 'suv', name: 'SUV', maxPassengers: 5 },
   ];
-  const fare = (vehicleClass: string, amount: number): TransferFare => ({ fromZone: 'A', toZone: 'B', vehicleClass, baseFare: { amount, currency: 'THB' }, durationMinutes: 30 });
+  const fare = (vehicleClass: string, amount: number): TransferFare => ({
+    fromZone: 'A',
+    toZone: 'B',
+    vehicleClass,
+    baseFare: { amount, currency: 'THB' },
+    durationMinutes: 30,
+  });
 
   it('when no class is asked for, then the smallest that carries everybody and has a fare is chosen', () => {
     const fares = [fare('sedan', 100), fare('van', 300)];
@@ -154,7 +160,12 @@ describe('booking and cancellation rules', () => {
     ({ id: 'key_1', agentId: 'agt_a', status: 'ACTIVE', revokedReason: null, revokedAt: null, ...over }) as ApiKeyRecord;
 
   it('when a confirmed order starts later and its key is fine or rotated or revoked by an operator, then it can be cancelled', () => {
-    for (const k of [key({}), key({ status: 'REVOKED', revokedReason: 'rotated' }), key({ status: 'REVOKED', revokedReason: 'operator' }), null]) {
+    for (const k of [
+      key({}),
+      key({ status: 'REVOKED', revokedReason: 'rotated' }),
+      key({ status: 'REVOKED', revokedReason: 'operator' }),
+      null,
+    ]) {
       expect(reason(() => checkCancellable(order, k, now))).to.equal('ok');
     }
   });

@@ -12,26 +12,56 @@ const order = (over: Partial<CancellableOrder> = {}): CancellableOrder => ({
   ...over,
 });
 const key = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
-  id: 'key_1', agentId: 'agt_1', hash: 'h', prefix: 'pbk_abcd', status: 'ACTIVE', revokedReason: null,
-  createdAt: new Date('2026-01-01T00:00:00Z'), expiresAt: null, revokedAt: null, rolledFromKeyId: null, ...over,
+  id: 'key_1',
+  agentId: 'agt_1',
+  hash: 'h',
+  prefix: 'pbk_abcd',
+  status: 'ACTIVE',
+  revokedReason: null,
+  createdAt: new Date('2026-01-01T00:00:00Z'),
+  expiresAt: null,
+  revokedAt: null,
+  rolledFromKeyId: null,
+  ...over,
 });
 const deadline = new Date('2026-08-09T10:00:00.000Z');
 const at = (ms: number) => new Date(deadline.getTime() + ms);
 
 describe('cancellation terms', () => {
   it('when cancelled up to and exactly at the deadline, then it is free; one second later the fee applies', () => {
-    expect(decideCancellation(order(), key(), at(-3_600_000))).to.deep.include({ cancellable: true, reason: null, fee: { amount: 0, currency: 'THB' } });
+    expect(decideCancellation(order(), key(), at(-3_600_000))).to.deep.include({
+      cancellable: true,
+      reason: null,
+      fee: { amount: 0, currency: 'THB' },
+    });
     const exactly = decideCancellation(order(), key(), deadline);
-    expect(exactly).to.deep.equal({ cancellable: true, reason: null, refund: { amount: 12_345, currency: 'THB' }, fee: { amount: 0, currency: 'THB' }, freeUntil: deadline });
+    expect(exactly).to.deep.equal({
+      cancellable: true,
+      reason: null,
+      refund: { amount: 12_345, currency: 'THB' },
+      fee: { amount: 0, currency: 'THB' },
+      freeUntil: deadline,
+    });
     const late = decideCancellation(order(), key(), at(1000));
     // 50 % of 123.45 = 61.725 → 61.73 (one rounding, half away from zero); refund + fee = price.
-    expect(late).to.deep.include({ cancellable: true, fee: { amount: 6_173, currency: 'THB' }, refund: { amount: 6_172, currency: 'THB' } });
+    expect(late).to.deep.include({
+      cancellable: true,
+      fee: { amount: 6_173, currency: 'THB' },
+      refund: { amount: 6_172, currency: 'THB' },
+    });
   });
 
   it('when the start has come or passed, then it is not cancellable; one millisecond before, it is', async () => {
     expect(decideCancellation(order(), key(), new Date(startsAt.getTime() - 1)).cancellable).to.equal(true);
-    expect(decideCancellation(order(), key(), startsAt)).to.deep.include({ cancellable: false, reason: 'cancellation-window-closed', refund: null, fee: null });
-    expect(await reasonOf(Promise.resolve().then(() => requireCancellable(decideCancellation(order(), key(), startsAt))))).to.equal('cancellation-window-closed');
+    expect(decideCancellation(order(), key(), startsAt)).to.deep.include({
+      cancellable: false,
+      reason: 'cancellation-window-closed',
+      refund: null,
+      fee: null,
+    });
+    expect(await reasonOf(Promise.resolve().then(() => requireCancellable(decideCancellation(order(), key(), startsAt))))).to.equal(
+      'cancellation-window-closed',
+    );
   });
 
   it('when the order is cancelled or was booked with a leaked key, then those reasons come first', () => {
@@ -39,7 +69,9 @@ describe('cancellation terms', () => {
     expect(decideCancellation(order({ status: 'CANCELLED' }), leaked, startsAt).reason).to.equal('order-already-cancelled');
     expect(decideCancellation(order(), leaked, at(-1)).reason).to.equal('booked-with-leaked-key');
     for (const reason of ['rotated', 'operator'] as const) {
-      expect(decideCancellation(order(), key({ status: 'REVOKED', revokedReason: reason, revokedAt: deadline }), at(-1)).cancellable).to.equal(true);
+      expect(
+        decideCancellation(order(), key({ status: 'REVOKED', revokedReason: reason, revokedAt: deadline }), at(-1)).cancellable,
+      ).to.equal(true);
     }
   });
 
@@ -53,7 +85,11 @@ describe('cancellation terms', () => {
       [250, 2_500, 63], // 62.5 → 63
     ];
     for (const [amount, bps, fee] of cases) {
-      const d = decideCancellation(order({ price: { amount, currency: 'JPY' }, terms: { freeCancellationHours: 1, lateCancellationFeeBps: bps } }), null, new Date(startsAt.getTime() - 1));
+      const d = decideCancellation(
+        order({ price: { amount, currency: 'JPY' }, terms: { freeCancellationHours: 1, lateCancellationFeeBps: bps } }),
+        null,
+        new Date(startsAt.getTime() - 1),
+      );
       expect(d.fee?.amount, `${amount} × ${bps}`).to.equal(fee);
       expect((d.fee?.amount ?? 0) + (d.refund?.amount ?? 0)).to.equal(amount);
     }

@@ -55,21 +55,41 @@ const sample: readonly OperationSpec[] = [
 ];
 
 type Doc = {
-  paths: Record<string, Record<string, { operationId: string; security: Array<Record<string, string[]>>; 'x-token': string; responses: Record<string, any>; parameters?: any[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        security: Array<Record<string, string[]>>;
+        'x-token': string;
+        responses: Record<string, any>;
+        parameters?: any[];
+      }
+    >
+  >;
   components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }> };
   servers: Array<{ url: string }>;
   info: { description: string; version: string; title: string };
 };
 
-const doc = (file: OpenApiFile, ops = sample, walletBasePath = ''): Doc => buildOpenApiDocument(file, ops, { walletBasePath }) as unknown as Doc;
-const operationsOf = (d: Doc) => Object.entries(d.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, ...op })));
-const idsOf = (d: Doc) => operationsOf(d).map((o) => o.operationId).sort();
+const doc = (file: OpenApiFile, ops = sample, walletBasePath = ''): Doc =>
+  buildOpenApiDocument(file, ops, { walletBasePath }) as unknown as Doc;
+const operationsOf = (d: Doc) =>
+  Object.entries(d.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, ...op })));
+const idsOf = (d: Doc) =>
+  operationsOf(d)
+    .map((o) => o.operationId)
+    .sort();
 const reasonsOf = (response: any): string[] => response.content['application/problem+json'].schema.allOf[1].properties.reason.enum;
 
 describe('OpenAPI documents', () => {
   it('when the backend file is built, then it holds exactly the machine and either operations, the token endpoint and the JWKS, not the login', () => {
     expect(idsOf(doc('wallet-backend-api.yaml'))).to.deep.equal(
-      sample.filter((o) => o.surface === 'wallet' && (['machine', 'either'].includes(o.token) || (o.token === 'none' && o.audience !== 'app'))).map((o) => o.operationId).sort(),
+      sample
+        .filter((o) => o.surface === 'wallet' && (['machine', 'either'].includes(o.token) || (o.token === 'none' && o.audience !== 'app')))
+        .map((o) => o.operationId)
+        .sort(),
     );
     const paths = Object.keys(doc('wallet-backend-api.yaml').paths);
     expect(paths).to.include.members(['/oauth/token', '/.well-known/jwks.json']);
@@ -78,7 +98,10 @@ describe('OpenAPI documents', () => {
 
   it('when the app file is built, then it holds exactly the user and either operations and the login, nothing that takes a client secret', () => {
     expect(idsOf(doc('wallet-app-api.yaml'))).to.deep.equal(
-      sample.filter((o) => o.surface === 'wallet' && (['user', 'either'].includes(o.token) || o.audience === 'app')).map((o) => o.operationId).sort(),
+      sample
+        .filter((o) => o.surface === 'wallet' && (['user', 'either'].includes(o.token) || o.audience === 'app'))
+        .map((o) => o.operationId)
+        .sort(),
     );
     const paths = Object.keys(doc('wallet-app-api.yaml').paths);
     expect(paths).to.include('/auth/login');
@@ -87,7 +110,12 @@ describe('OpenAPI documents', () => {
   });
 
   it('when the full wallet and booking files are built, then each holds its surface and no platform operation', () => {
-    expect(idsOf(doc('wallet-api.yaml'))).to.deep.equal(sample.filter((o) => o.surface === 'wallet').map((o) => o.operationId).sort());
+    expect(idsOf(doc('wallet-api.yaml'))).to.deep.equal(
+      sample
+        .filter((o) => o.surface === 'wallet')
+        .map((o) => o.operationId)
+        .sort(),
+    );
     expect(idsOf(doc('booking-api.yaml'))).to.deep.equal(['bookingKeyed', 'bookingPublic']);
     for (const file of OPENAPI_FILES) expect(idsOf(doc(file))).not.to.include('platformHealth');
   });
@@ -98,9 +126,12 @@ describe('OpenAPI documents', () => {
     for (const op of sample.filter((o) => o.surface === 'wallet')) {
       const published = byId[op.operationId]!;
       expect(published['x-token'], op.operationId).to.equal(op.token);
-      const expected = { machine: [{ machineToken: [] }], user: [{ userToken: [] }], either: [{ machineToken: [] }, { userToken: [] }], none: [] }[
-        op.token as 'machine' | 'user' | 'either' | 'none'
-      ];
+      const expected = {
+        machine: [{ machineToken: [] }],
+        user: [{ userToken: [] }],
+        either: [{ machineToken: [] }, { userToken: [] }],
+        none: [],
+      }[op.token as 'machine' | 'user' | 'either' | 'none'];
       expect(published.security, op.operationId).to.deep.equal(expected);
     }
     expect(full.components.securitySchemes.machineToken).to.include({ type: 'http', scheme: 'bearer' });
@@ -149,7 +180,10 @@ describe('OpenAPI documents', () => {
     const op = walletOp('machine', '/users/{userId}/top-ups', {
       method: 'post',
       request: { body: z.object({ amount: z.number().int() }), headers: z.object({ 'Idempotency-Key': z.string().optional() }) },
-      responses: { 201: { description: 'created', schema: z.object({}) }, 403: { description: 'no', reasons: ['machine-token-required', 'tenant-not-found'] } },
+      responses: {
+        201: { description: 'created', schema: z.object({}) },
+        403: { description: 'no', reasons: ['machine-token-required', 'tenant-not-found'] },
+      },
     });
     const responses = effectiveResponses(op);
     expect(responses[403]!.reasons).to.deep.equal(['machine-token-required', 'tenant-not-found']);
@@ -180,7 +214,10 @@ describe('OpenAPI documents', () => {
   });
 
   it('when an operation takes no parameters, then the 400 of a repeated X-API-KEY or Authorization header is documented', () => {
-    for (const [file, path] of [['booking-api.yaml', '/api/v1/agent/account'], ['wallet-api.yaml', '/me']] as const) {
+    for (const [file, path] of [
+      ['booking-api.yaml', '/api/v1/agent/account'],
+      ['wallet-api.yaml', '/me'],
+    ] as const) {
       const published = operationsOf(doc(file)).find((o) => o.path === path)!;
       expect(reasonsOf(published.responses['400']), path).to.deep.equal(['invalid-request']);
       expect(published.responses['400'].description, path).to.include('X-API-KEY');
@@ -195,8 +232,18 @@ describe('OpenAPI documents', () => {
       responses: { 201: { description: 'made', schema: z.object({}) } },
     });
     const published = operationsOf(doc('wallet-api.yaml', [op]))[0]!;
-    expect(Object.keys(published.responses['201'].headers)).to.include.members(['Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
-    expect(Object.keys(published.responses['429'].headers)).to.include.members(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    expect(Object.keys(published.responses['201'].headers)).to.include.members([
+      'Idempotent-Replayed',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]);
+    expect(Object.keys(published.responses['429'].headers)).to.include.members([
+      'Retry-After',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]);
     const unlimited = operationsOf(doc('wallet-api.yaml')).find((o) => o.path === '/me')!;
     expect(Object.keys(unlimited.responses['200'].headers)).not.to.include('RateLimit-Limit');
     const booking = operationsOf(doc('booking-api.yaml')).find((o) => o.path === '/api/v1/agent/account')!;
@@ -212,7 +259,8 @@ describe('OpenAPI documents', () => {
     const wallet = doc('wallet-api.yaml', sample, '/wallet');
     expect(Object.keys(wallet.paths)).to.include.members(['/wallet/me/balance', '/.well-known/jwks.json']);
     expect(Object.keys(wallet.paths).some((p) => p.startsWith('/wallet/wallet'))).to.equal(false);
-    for (const file of OPENAPI_FILES) expect(doc(file, sample, '/wallet').servers.map((s) => s.url)).to.deep.equal(['/', 'http://localhost:3000']);
+    for (const file of OPENAPI_FILES)
+      expect(doc(file, sample, '/wallet').servers.map((s) => s.url)).to.deep.equal(['/', 'http://localhost:3000']);
     const booking = doc('booking-api.yaml', sample, '/wallet');
     expect(Object.keys(booking.paths)).to.include('/api/v1/agent/account');
   });

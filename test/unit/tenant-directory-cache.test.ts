@@ -20,8 +20,22 @@ function counting(inner: TenantDirectory): TenantDirectory & { reads: number } {
   }) as TenantDirectory & { reads: number };
 }
 
-const tenant = (id: string): Tenant => ({ id, name: `T ${id}`, clientId: `cl_${id}`, clientSecretHash: 'h1', currency: 'THB', createdAt: new Date() });
-const user = (id: string, tenantId: string): WalletUser => ({ id, tenantId, externalUserRef: `ref-${id}`, email: null, passwordHash: null, createdAt: new Date() });
+const tenant = (id: string): Tenant => ({
+  id,
+  name: `T ${id}`,
+  clientId: `cl_${id}`,
+  clientSecretHash: 'h1',
+  currency: 'THB',
+  createdAt: new Date(),
+});
+const user = (id: string, tenantId: string): WalletUser => ({
+  id,
+  tenantId,
+  externalUserRef: `ref-${id}`,
+  email: null,
+  passwordHash: null,
+  createdAt: new Date(),
+});
 
 describe('tenant and wallet user cache', () => {
   let inner: TenantDirectory & { reads: number };

@@ -26,7 +26,11 @@ const user = (over: Partial<WalletUser> = {}): WalletUser => ({
 describe('client secrets during a rotation', () => {
   const now = new Date('2026-06-01T12:00:00.000Z');
   it('when the previous secret is presented before its overlap ends, then it matches; at or after the end, it does not', () => {
-    const t = tenant({ clientSecretHash: 'b'.repeat(64), previousClientSecretHash: 'a'.repeat(64), previousSecretValidUntil: new Date(now.getTime() + 1000) });
+    const t = tenant({
+      clientSecretHash: 'b'.repeat(64),
+      previousClientSecretHash: 'a'.repeat(64),
+      previousSecretValidUntil: new Date(now.getTime() + 1000),
+    });
     expect(clientSecretMatches(t, 'b'.repeat(64), now)).to.equal(true);
     expect(clientSecretMatches(t, 'a'.repeat(64), now)).to.equal(true);
     expect(clientSecretMatches(t, 'a'.repeat(64), new Date(now.getTime() + 1000))).to.equal(false);
@@ -35,7 +39,9 @@ describe('client secrets during a rotation', () => {
 
   it('when there is no previous secret, or no end time, then only the current one matches', () => {
     expect(clientSecretMatches(tenant(), 'a'.repeat(64), now)).to.equal(true);
-    expect(clientSecretMatches(tenant({ previousClientSecretHash: 'b'.repeat(64), previousSecretValidUntil: null }), 'b'.repeat(64), now)).to.equal(false);
+    expect(
+      clientSecretMatches(tenant({ previousClientSecretHash: 'b'.repeat(64), previousSecretValidUntil: null }), 'b'.repeat(64), now),
+    ).to.equal(false);
   });
 });
 

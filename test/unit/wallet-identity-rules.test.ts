@@ -17,7 +17,14 @@ const reasonOf = (fn: () => unknown): string => {
 };
 
 const machine: MachinePrincipal = { kind: 'machine', tenantId: 'tnt_1', clientId: 'cli_1' };
-const user: WalletUserPrincipal = { kind: 'user', tenantId: 'tnt_1', userId: 'usr_1', amr: ['tenant_delegated'], act: { sub: 'cli_1' }, clientId: 'cli_1' };
+const user: WalletUserPrincipal = {
+  kind: 'user',
+  tenantId: 'tnt_1',
+  userId: 'usr_1',
+  amr: ['tenant_delegated'],
+  act: { sub: 'cli_1' },
+  clientId: 'cli_1',
+};
 
 describe('wallet token claims', () => {
   it('when a principal is turned into claims and back, then it is the same principal', () => {
@@ -47,7 +54,10 @@ describe('wallet token claims', () => {
     expect(bearerToken('Bearer a.b.c')).to.equal('a.b.c');
     expect(bearerToken('bearer   a.b.c')).to.equal('a.b.c');
     for (const h of [undefined, '', 'Bearer', 'Bearer ', 'Basic a.b.c', 'Bearer a b', 'Bearer a,b', `Bearer ${'x'.repeat(8193)}`]) {
-      expect(reasonOf(() => bearerToken(h)), String(h)).to.equal('invalid-token/unauthenticated');
+      expect(
+        reasonOf(() => bearerToken(h)),
+        String(h),
+      ).to.equal('invalid-token/unauthenticated');
     }
   });
 });
@@ -73,7 +83,13 @@ describe('login throttling rule', () => {
     expect(retryAfterSeconds({ attempts: 6, lockedUntil: new Date(now.getTime() + 1500) }, now)).to.equal(2);
     expect(retryAfterSeconds({ attempts: 6, lockedUntil: new Date(now.getTime() - 1) }, now)).to.equal(0);
     try {
-      requireNotThrottled([{ attempts: 6, lockedUntil: new Date(now.getTime() + 10_000) }, { attempts: 21, lockedUntil: new Date(now.getTime() + 90_000) }], now);
+      requireNotThrottled(
+        [
+          { attempts: 6, lockedUntil: new Date(now.getTime() + 10_000) },
+          { attempts: 21, lockedUntil: new Date(now.getTime() + 90_000) },
+        ],
+        now,
+      );
       expect.fail('must throw');
     } catch (err) {
       expect(err).to.be.instanceOf(DomainError);

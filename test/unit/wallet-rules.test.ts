@@ -54,20 +54,45 @@ describe('wallet ledger rules', () => {
   it('when any transaction is posted, then its two postings sum to zero and only the funding account goes negative', () => {
     for (const type of ['TOP_UP', 'PAYMENT', 'TRANSFER', 'REFUND'] as const) {
       const postings = postingsOf({
-        id: 'txn_1', type, amount: { amount: 70 }, userId: 'usr_a', counterpartyUserId: type === 'TRANSFER' ? 'usr_b' : null,
+        id: 'txn_1',
+        type,
+        amount: { amount: 70 },
+        userId: 'usr_a',
+        counterpartyUserId: type === 'TRANSFER' ? 'usr_b' : null,
         refundOf: type === 'REFUND' ? 'txn_0' : null,
       });
       expect(postings).to.have.length(2);
       expect(postings.reduce((s, p) => s + p.amount, 0)).to.equal(0);
     }
-    const [funding] = postingsOf({ id: 'txn_1', type: 'TOP_UP', amount: { amount: 5 }, userId: 'usr_a', counterpartyUserId: null, refundOf: null });
+    const [funding] = postingsOf({
+      id: 'txn_1',
+      type: 'TOP_UP',
+      amount: { amount: 5 },
+      userId: 'usr_a',
+      counterpartyUserId: null,
+      refundOf: null,
+    });
     expect(funding).to.deep.equal({ account: { kind: 'FUNDING', shard: shardOf('txn_1') }, amount: -5 });
   });
 
   it('when a payment is refunded, then the refund debits the settlement shard the payment credited', () => {
     for (const paymentId of ['txn_A', 'txn_B', 'txn_C', 'txn_0123456789']) {
-      const payment = postingsOf({ id: paymentId, type: 'PAYMENT', amount: { amount: 9 }, userId: 'usr_a', counterpartyUserId: null, refundOf: null });
-      const refund = postingsOf({ id: `${paymentId}R`, type: 'REFUND', amount: { amount: 9 }, userId: 'usr_a', counterpartyUserId: null, refundOf: paymentId });
+      const payment = postingsOf({
+        id: paymentId,
+        type: 'PAYMENT',
+        amount: { amount: 9 },
+        userId: 'usr_a',
+        counterpartyUserId: null,
+        refundOf: null,
+      });
+      const refund = postingsOf({
+        id: `${paymentId}R`,
+        type: 'REFUND',
+        amount: { amount: 9 },
+        userId: 'usr_a',
+        counterpartyUserId: null,
+        refundOf: paymentId,
+      });
       expect(refund.find((p) => p.amount < 0)!.account).to.deep.equal(payment.find((p) => p.amount > 0)!.account);
     }
     const shards = new Set(Array.from({ length: 200 }, (_, i) => shardOf(`txn_${i}`)));
@@ -75,14 +100,23 @@ describe('wallet ledger rules', () => {
   });
 
   it('when two transfers go opposite ways, then both lock the accounts in the same order', () => {
-    const ab = inLockOrder('tnt_A', postingsOf({ id: 'txn_1', type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_a', counterpartyUserId: 'usr_b', refundOf: null }));
-    const ba = inLockOrder('tnt_A', postingsOf({ id: 'txn_2', type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_b', counterpartyUserId: 'usr_a', refundOf: null }));
+    const ab = inLockOrder(
+      'tnt_A',
+      postingsOf({ id: 'txn_1', type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_a', counterpartyUserId: 'usr_b', refundOf: null }),
+    );
+    const ba = inLockOrder(
+      'tnt_A',
+      postingsOf({ id: 'txn_2', type: 'TRANSFER', amount: { amount: 1 }, userId: 'usr_b', counterpartyUserId: 'usr_a', refundOf: null }),
+    );
     expect(ab.map((p) => accountId('tnt_A', p.account))).to.deep.equal(ba.map((p) => accountId('tnt_A', p.account)));
   });
 
   it('when an amount is zero, negative, fractional, too large or not a number, then invalid-request', () => {
     for (const bad of [0, -1, 1.5, MAX_TRANSACTION_AMOUNT + 1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) {
-      expect(reason(() => amountIn(bad, 'THB')), String(bad)).to.equal('invalid-request');
+      expect(
+        reason(() => amountIn(bad, 'THB')),
+        String(bad),
+      ).to.equal('invalid-request');
     }
     expect(amountIn(MAX_TRANSACTION_AMOUNT, 'THB')).to.deep.equal({ amount: MAX_TRANSACTION_AMOUNT, currency: 'THB' });
   });
@@ -103,10 +137,24 @@ describe('wallet ledger rules', () => {
   });
 
   it('when a principal initiates, then the record tells a password login from a tenant’s vouching', () => {
-    expect(initiatorOf(alice)).to.deep.equal({ kind: 'user', tenantId: 'tnt_A', clientId: 'cli_A', userId: 'usr_alice', amr: ['pwd'], act: null });
+    expect(initiatorOf(alice)).to.deep.equal({
+      kind: 'user',
+      tenantId: 'tnt_A',
+      clientId: 'cli_A',
+      userId: 'usr_alice',
+      amr: ['pwd'],
+      act: null,
+    });
     expect(initiatorOf(delegated)).to.include({ userId: 'usr_alice' });
     expect(initiatorOf(delegated).act).to.deep.equal({ sub: 'cli_A' });
-    expect(initiatorOf(machine)).to.deep.equal({ kind: 'machine', tenantId: 'tnt_A', clientId: 'cli_A', userId: null, amr: null, act: null });
+    expect(initiatorOf(machine)).to.deep.equal({
+      kind: 'machine',
+      tenantId: 'tnt_A',
+      clientId: 'cli_A',
+      userId: null,
+      amr: null,
+      act: null,
+    });
     expect(idempotencyScopeOf(initiatorOf(alice))).to.not.equal(idempotencyScopeOf(initiatorOf(machine)));
   });
 });

@@ -9,7 +9,12 @@ import type { DomainError } from '../../src/domain/shared/errors.js';
 const settings = { issuer: 'https://iss', audience: 'https://aud', machineTokenTtlSeconds: 60, userTokenTtlSeconds: 60 };
 
 describe('jose token adapters', () => {
-  const clock = { t: Date.now(), now() { return new Date(this.t); } };
+  const clock = {
+    t: Date.now(),
+    now() {
+      return new Date(this.t);
+    },
+  };
   let ring: SigningKeyRing;
   let lookups = 0;
   beforeEach(async () => {

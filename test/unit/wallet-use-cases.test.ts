@@ -32,7 +32,14 @@ describe('wallet use cases (in memory)', () => {
   const clock = { now: () => new Date((now += 1000)) };
   const machine: MachinePrincipal = { kind: 'machine', tenantId: 'tnt_A', clientId: 'cli_A' };
   const otherMachine: MachinePrincipal = { kind: 'machine', tenantId: 'tnt_B', clientId: 'cli_B' };
-  const user = (userId: string): WalletUserPrincipal => ({ kind: 'user', tenantId: 'tnt_A', userId, amr: ['pwd'], act: null, clientId: 'cli_A' });
+  const user = (userId: string): WalletUserPrincipal => ({
+    kind: 'user',
+    tenantId: 'tnt_A',
+    userId,
+    amr: ['pwd'],
+    act: null,
+    clientId: 'cli_A',
+  });
 
   let topUp: TopUp;
   let pay: MakePayment;
@@ -48,23 +55,37 @@ describe('wallet use cases (in memory)', () => {
   afterEach(() => assertMemoryLedgerBalanced(ledger));
 
   it('when a tenant tops up a user of another tenant or an unknown one, then user-not-found and nothing moves', async () => {
-    expect(await reasonOf(topUp.execute({ principal: machine, userId: 'usr_x', amount: 100, reference: 'r', idempotencyKey: null }))).to.equal('user-not-found');
-    expect(await reasonOf(topUp.execute({ principal: otherMachine, userId: 'usr_a', amount: 100, reference: 'r', idempotencyKey: null }))).to.equal('user-not-found');
+    expect(
+      await reasonOf(topUp.execute({ principal: machine, userId: 'usr_x', amount: 100, reference: 'r', idempotencyKey: null })),
+    ).to.equal('user-not-found');
+    expect(
+      await reasonOf(topUp.execute({ principal: otherMachine, userId: 'usr_a', amount: 100, reference: 'r', idempotencyKey: null })),
+    ).to.equal('user-not-found');
     expect(ledger.allTransactions()).to.have.length(0);
   });
 
   it('when an amount is in another currency, then currency-mismatch', async () => {
-    expect(await reasonOf(topUp.execute({ principal: machine, userId: 'usr_a', amount: { amount: 100, currency: 'JPY' }, reference: 'r', idempotencyKey: null }))).to.equal(
-      'currency-mismatch',
-    );
+    expect(
+      await reasonOf(
+        topUp.execute({
+          principal: machine,
+          userId: 'usr_a',
+          amount: { amount: 100, currency: 'JPY' },
+          reference: 'r',
+          idempotencyKey: null,
+        }),
+      ),
+    ).to.equal('currency-mismatch');
   });
 
   it('when a user transfers to another tenant’s user or to themselves, then user-not-found or same-user-transfer', async () => {
     await topUp.execute({ principal: machine, userId: 'usr_a', amount: 100, reference: 'r', idempotencyKey: null });
-    expect(await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_x', amount: 10, note: null, idempotencyKey: null }))).to.equal('user-not-found');
-    expect(await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_a', amount: 10, note: null, idempotencyKey: null }))).to.equal(
-      'same-user-transfer',
-    );
+    expect(
+      await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_x', amount: 10, note: null, idempotencyKey: null })),
+    ).to.equal('user-not-found');
+    expect(
+      await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_a', amount: 10, note: null, idempotencyKey: null })),
+    ).to.equal('same-user-transfer');
     await transfer.execute({ principal: user('usr_a'), toUserId: 'usr_b', amount: 10, note: 'hi', idempotencyKey: null });
     expect(await new GetMyBalance(ledger, holders).execute(user('usr_b'))).to.deep.equal({ available: { amount: 10, currency: 'THB' } });
     const balances = await new GetUserBalances(ledger, holders).execute('tnt_A', ['usr_a', 'usr_c']);
@@ -74,7 +95,8 @@ describe('wallet use cases (in memory)', () => {
   it('when a user lists with another user id, then they still get only their own, page after page', async () => {
     await topUp.execute({ principal: machine, userId: 'usr_a', amount: 1_000, reference: 'r', idempotencyKey: null });
     await topUp.execute({ principal: machine, userId: 'usr_c', amount: 1_000, reference: 'r', idempotencyKey: null });
-    for (let i = 0; i < 3; i++) await pay.execute({ principal: user('usr_a'), amount: 10, reference: `p${i}`, description: null, idempotencyKey: null });
+    for (let i = 0; i < 3; i++)
+      await pay.execute({ principal: user('usr_a'), amount: 10, reference: `p${i}`, description: null, idempotencyKey: null });
     await pay.execute({ principal: user('usr_c'), amount: 10, reference: 'c', description: null, idempotencyKey: null });
     const list = new ListTransactions(ledger);
     const p1 = await list.execute(user('usr_a'), { userId: 'usr_c', limit: 2 });
@@ -97,7 +119,11 @@ describe('wallet use cases (in memory)', () => {
     const p = await pay.execute({ principal: user('usr_a'), amount: 300, reference: 'order-1', description: null, idempotencyKey: null });
     const r = await refund.execute({ principal: machine, transactionId: p.id, amount: 100, idempotencyKey: null });
     expect(r.initiatedBy.kind).to.equal('machine');
-    expect(await reasonOf(refund.execute({ principal: machine, transactionId: p.id, amount: 201, idempotencyKey: null }))).to.equal('refund-exceeds-payment');
-    expect(await reasonOf(refund.execute({ principal: otherMachine, transactionId: p.id, amount: null, idempotencyKey: null }))).to.equal('transaction-not-found');
+    expect(await reasonOf(refund.execute({ principal: machine, transactionId: p.id, amount: 201, idempotencyKey: null }))).to.equal(
+      'refund-exceeds-payment',
+    );
+    expect(await reasonOf(refund.execute({ principal: otherMachine, transactionId: p.id, amount: null, idempotencyKey: null }))).to.equal(
+      'transaction-not-found',
+    );
   });
 });

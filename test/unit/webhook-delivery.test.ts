@@ -16,23 +16,46 @@ import { reasonOf } from '../support/errors.js';
 import { randomBytes } from 'node:crypto';
 
 const order = (agentId: string): Order => ({
-  id: 'ord_1', agentId, channelCode: 'CH', keyId: 'key_1', quoteId: 'qte_1', product: 'airport-transfer', status: 'CONFIRMED',
-  price: { amount: 100, currency: 'THB' }, contact: { name: 'A', email: 'a@example.com', phone: null }, passengers: [], agentReference: null,
-  idempotencyKey: null, details: {} as Order['details'], seats: null, startsAt: new Date(Date.now() + 86_400_000), createdAt: new Date(), cancelledAt: null,
-  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 }, refund: null, fee: null,
+  id: 'ord_1',
+  agentId,
+  channelCode: 'CH',
+  keyId: 'key_1',
+  quoteId: 'qte_1',
+  product: 'airport-transfer',
+  status: 'CONFIRMED',
+  price: { amount: 100, currency: 'THB' },
+  contact: { name: 'A', email: 'a@example.com', phone: null },
+  passengers: [],
+  agentReference: null,
+  idempotencyKey: null,
+  details: {} as Order['details'],
+  seats: null,
+  startsAt: new Date(Date.now() + 86_400_000),
+  createdAt: new Date(),
+  cancelledAt: null,
+  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
+  refund: null,
+  fee: null,
 });
 
 describe('webhook URL guard', () => {
   const strict = (answers: Record<string, string[]>) =>
-    new DnsWebhookUrlGuard({ allowInsecure: false, allowPrivate: false }, async (host) => (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    new DnsWebhookUrlGuard({ allowInsecure: false, allowPrivate: false }, async (host) =>
+      (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
 
   it('when a name resolves only to public addresses, then it passes and the first address is the one to connect to', async () => {
-    expect(await strict({ 'hooks.example': ['93.184.216.34', '2606:2800:220:1::1'] }).check('https://hooks.example/in')).to.deep.equal({ address: '93.184.216.34', family: 4 });
+    expect(await strict({ 'hooks.example': ['93.184.216.34', '2606:2800:220:1::1'] }).check('https://hooks.example/in')).to.deep.equal({
+      address: '93.184.216.34',
+      family: 4,
+    });
   });
 
   it('when any address of the name is private, loopback, link-local or mapped loopback, then invalid-webhook-url', async () => {
     for (const bad of ['10.0.0.5', '127.0.0.1', '169.254.169.254', '::ffff:127.0.0.1', 'fe80::1', '100.64.1.1', '192.0.2.1']) {
-      expect(await reasonOf(strict({ 'hooks.example': ['93.184.216.34', bad] }).check('https://hooks.example/in')), bad).to.equal('invalid-webhook-url');
+      expect(await reasonOf(strict({ 'hooks.example': ['93.184.216.34', bad] }).check('https://hooks.example/in')), bad).to.equal(
+        'invalid-webhook-url',
+      );
     }
   });
 
@@ -55,10 +78,25 @@ describe('webhook delivery worker', () => {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const port = new URL(receiver.url).port;
     await store.createEndpoint(
-      { id: 'whe_1', owner: { kind: 'agent', id: 'agt_1' }, url: `http://hooks.example:${port}/in`, events: ['order.confirmed'], description: null, status: 'active', createdAt: new Date(), sealedSecret: sealer.seal(secret) },
+      {
+        id: 'whe_1',
+        owner: { kind: 'agent', id: 'agt_1' },
+        url: `http://hooks.example:${port}/in`,
+        events: ['order.confirmed'],
+        description: null,
+        status: 'active',
+        createdAt: new Date(),
+        sealedSecret: sealer.seal(secret),
+      },
       10,
     );
-    const worker = new WebhookDeliveryWorker(store, sealer, guard, { schedule: [60], pollMs: 50, concurrency: 4, timeoutMs: 10_000, leaseSeconds: 60 }, silentLog);
+    const worker = new WebhookDeliveryWorker(
+      store,
+      sealer,
+      guard,
+      { schedule: [60], pollMs: 50, concurrency: 4, timeoutMs: 10_000, leaseSeconds: 60 },
+      silentLog,
+    );
     return { store, worker, secret };
   };
 
@@ -80,14 +118,22 @@ describe('webhook delivery worker', () => {
   it('when the name resolves to a forbidden address at delivery time (DNS rebinding), then nothing is sent and the attempt is retried later', async () => {
     let rebound = false;
     const { store, secret } = await setUp(async () => [{ address: rebound ? '127.0.0.1' : '93.184.216.34', family: 4 }]);
-    const strictGuard = new DnsWebhookUrlGuard({ allowInsecure: true, allowPrivate: false }, async () => [{ address: rebound ? '127.0.0.1' : '93.184.216.34', family: 4 }]);
+    const strictGuard = new DnsWebhookUrlGuard({ allowInsecure: true, allowPrivate: false }, async () => [
+      { address: rebound ? '127.0.0.1' : '93.184.216.34', family: 4 },
+    ]);
     expect(await strictGuard.check('http://hooks.example/in')).to.deep.equal({ address: '93.184.216.34', family: 4 });
     rebound = true;
     store.record([orderConfirmed(order('agt_1'))]);
     const claims = await store.claimDue(10, 60);
     expect(claims).to.have.length(1);
     // The worker's guard is the strict one now: the rebound name is refused before any connection.
-    const worker = new WebhookDeliveryWorker(store, { seal: (s) => s, open: () => secret }, strictGuard, { schedule: [60, 60], pollMs: 50, concurrency: 4, timeoutMs: 10_000, leaseSeconds: 60 }, silentLog);
+    const worker = new WebhookDeliveryWorker(
+      store,
+      { seal: (s) => s, open: () => secret },
+      strictGuard,
+      { schedule: [60, 60], pollMs: 50, concurrency: 4, timeoutMs: 10_000, leaseSeconds: 60 },
+      silentLog,
+    );
     await store.finish(claims[0]!, { delivered: false, statusCode: null, retryInSeconds: 0 });
     worker.start();
     await new Promise((r) => setTimeout(r, 500));
@@ -101,7 +147,11 @@ describe('webhook delivery worker', () => {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const ts = Math.floor(Date.now() / 1000);
     const body = '{"type":"order.confirmed"}';
-    const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(ts), 'webhook-signature': webhookSignature(secret, 'evt_1', ts, body) };
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(ts),
+      'webhook-signature': webhookSignature(secret, 'evt_1', ts, body),
+    };
     expect(new Webhook(secret).verify(body, headers)).to.deep.equal({ type: 'order.confirmed' });
   });
 

@@ -4,12 +4,17 @@ import { OPERATIONS } from '../../src/adapters/http/operations.js';
 
 describe('webhooks in the OpenAPI files', () => {
   it('when the files are built, then each publishes its surface’s events as OpenAPI 3.1 webhooks with the signature headers', () => {
-    const names = (file: Parameters<typeof buildOpenApiDocument>[0]) => Object.keys((buildOpenApiDocument(file, OPERATIONS).webhooks ?? {}) as object).sort();
+    const names = (file: Parameters<typeof buildOpenApiDocument>[0]) =>
+      Object.keys((buildOpenApiDocument(file, OPERATIONS).webhooks ?? {}) as object).sort();
     expect(names('booking-api.yaml')).to.deep.equal(['api_key.revoked', 'order.cancelled', 'order.confirmed']);
     expect(names('wallet-backend-api.yaml')).to.deep.equal(['transaction.created', 'wallet_user.created']);
     expect(names('wallet-app-api.yaml')).to.deep.equal([]);
     const hook = (buildOpenApiDocument('booking-api.yaml', OPERATIONS).webhooks as Record<string, any>)['order.confirmed'].post;
-    expect(hook.parameters.map((p: { name: string }) => p.name)).to.include.members(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(hook.parameters.map((p: { name: string }) => p.name)).to.include.members([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
   });
 
   it('when the files are built, then the endpoint routes are in the booking and tenant backend files, not the app file', () => {

@@ -44,10 +44,22 @@ describe('webhooks across a crash (child processes, PostgreSQL)', function () {
     expect(ep.status).to.equal(201);
     const quote = await call(
       '/api/v1/airport-transfer/quotes',
-      json('POST', { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_sukhumvit', pickupAt: new Date(Date.now() + 10 * 86_400_000).toISOString(), passengers: 2 }, as),
+      json(
+        'POST',
+        {
+          fromLocationId: 'loc_bkk',
+          toLocationId: 'loc_bkk_sukhumvit',
+          pickupAt: new Date(Date.now() + 10 * 86_400_000).toISOString(),
+          passengers: 2,
+        },
+        as,
+      ),
     );
     expect(quote.status, JSON.stringify(quote.body)).to.equal(201);
-    const order = await call('/api/v1/orders', json('POST', { quoteId: quote.body.id, contact: { name: 'A', email: 'a@example.com' } }, as));
+    const order = await call(
+      '/api/v1/orders',
+      json('POST', { quoteId: quote.body.id, contact: { name: 'A', email: 'a@example.com' } }, as),
+    );
     expect(order.status).to.equal(201);
     server.child.kill('SIGKILL');
     const exit = await server.exited();

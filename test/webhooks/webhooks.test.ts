@@ -83,7 +83,8 @@ for (const mode of ['database', 'memory'] as const) {
 
       it('when an owner has the maximum of endpoints, then the next is 409 too-many-webhook-endpoints', async () => {
         const agent = await buildAgent(app.service);
-        for (let i = 0; i < 10; i++) expect((await register(agent, { url: receiver.url, events: ['order.confirmed'] })).status).to.equal(201);
+        for (let i = 0; i < 10; i++)
+          expect((await register(agent, { url: receiver.url, events: ['order.confirmed'] })).status).to.equal(201);
         const over = await register(agent, { url: receiver.url, events: ['order.confirmed'] });
         expect(over.status).to.equal(409);
         expect(over.body.reason).to.equal('too-many-webhook-endpoints');
@@ -103,7 +104,10 @@ for (const mode of ['database', 'memory'] as const) {
       it('when an order is placed and cancelled and a key revoked, then each event arrives once and verifies with standardwebhooks', async () => {
         const agent = await buildAgent(app.service);
         const other = await issueKey(app.service, agent.agentId);
-        const { body: ep } = await register(agent, { url: receiver.url, events: ['order.confirmed', 'order.cancelled', 'api_key.revoked'] });
+        const { body: ep } = await register(agent, {
+          url: receiver.url,
+          events: ['order.confirmed', 'order.cancelled', 'api_key.revoked'],
+        });
         const placed = await busOrder(agent);
         expect(placed.status).to.equal(201);
         const cancelled = await call(`/api/v1/orders/${placed.body.id}/cancel`, json('POST', {}, asAgent(agent)));
@@ -172,7 +176,10 @@ for (const mode of ['database', 'memory'] as const) {
       it('when users are created and money moves, then each event arrives and verifies with standardwebhooks', async () => {
         const tenant = await buildTenant(app.service);
         const machine = await machineToken(app, tenant);
-        const reg = await call('/webhook-endpoints', json('POST', { url: receiver.url, events: ['transaction.created', 'wallet_user.created'] }, bearer(machine)));
+        const reg = await call(
+          '/webhook-endpoints',
+          json('POST', { url: receiver.url, events: ['transaction.created', 'wallet_user.created'] }, bearer(machine)),
+        );
         expect(reg.status, JSON.stringify(reg.body)).to.equal(201);
         const created = await call('/users', json('POST', { externalUserRef: `ref-${unique()}` }, bearer(machine)));
         const payer = await delegatedToken(app, machine);
@@ -186,7 +193,10 @@ for (const mode of ['database', 'memory'] as const) {
         await new Promise((r) => setTimeout(r, 300));
         const events = receiver.received.map((w) => verified(reg.body.secret, w));
         expect(events).to.have.length(6);
-        const users = events.filter((e) => e.type === 'wallet_user.created').map((e) => e.data.id).sort();
+        const users = events
+          .filter((e) => e.type === 'wallet_user.created')
+          .map((e) => e.data.id)
+          .sort();
         expect(users).to.deep.equal([created.body.id, payer.userId].sort());
         const txns = events.filter((e) => e.type === 'transaction.created');
         for (const t of [topUp, payment, transfer, refund]) {
@@ -224,7 +234,13 @@ for (const mode of ['database', 'memory'] as const) {
         for (const w of receiver.received) verified(ep.secret, w);
         const { body } = await call(`/api/v1/webhook-endpoints/${ep.id}/deliveries`, { headers: asAgent(agent) });
         expect(body.data).to.have.length(1);
-        expect(body.data[0]).to.include({ status: 'delivered', attempts: 3, lastStatusCode: 200, nextAttemptAt: null, type: 'order.confirmed' });
+        expect(body.data[0]).to.include({
+          status: 'delivered',
+          attempts: 3,
+          lastStatusCode: 200,
+          nextAttemptAt: null,
+          type: 'order.confirmed',
+        });
         expect(body.data[0].eventId).to.equal(receiver.received[0]!.headers['webhook-id']);
       });
 
@@ -233,7 +249,8 @@ for (const mode of ['database', 'memory'] as const) {
         const { body: ep } = await register(agent, { url: receiver.url, events: ['order.confirmed'] });
         receiver.fallback = 503;
         await busOrder(agent);
-        const deliveries = async () => (await call(`/api/v1/webhook-endpoints/${ep.id}/deliveries`, { headers: asAgent(agent) })).body.data as Body[];
+        const deliveries = async () =>
+          (await call(`/api/v1/webhook-endpoints/${ep.id}/deliveries`, { headers: asAgent(agent) })).body.data as Body[];
         await eventually(async () => (await deliveries())[0]?.status === 'failed', 15_000, 'failed');
         expect((await deliveries())[0]).to.include({ attempts: 3, lastStatusCode: 503, nextAttemptAt: null });
         expect(receiver.received).to.have.length(3);
@@ -270,7 +287,10 @@ for (const mode of ['database', 'memory'] as const) {
         const tenant = await buildTenant(app.service);
         const machine = await machineToken(app, tenant);
         expect((await call(`/webhook-endpoints/${ep.id}`, { headers: bearer(machine) })).status).to.equal(404);
-        expect((await call(`/api/v1/webhook-endpoints/${ep.id}/deliveries/dlv_nope/retry`, { method: 'POST', headers: asAgent(agent) })).body.reason).to.equal('webhook-delivery-not-found');
+        expect(
+          (await call(`/api/v1/webhook-endpoints/${ep.id}/deliveries/dlv_nope/retry`, { method: 'POST', headers: asAgent(agent) })).body
+            .reason,
+        ).to.equal('webhook-delivery-not-found');
         expect((await call(`/api/v1/webhook-endpoints/${ep.id}`, { headers: asAgent(agent) })).status).to.equal(200);
       });
 
@@ -299,13 +319,19 @@ for (const mode of ['database', 'memory'] as const) {
         if ((await databaseKind()) !== 'postgres') this.skip(); // PGlite: one connection, no contention to show
         const tenant = await buildTenant(app.service);
         const machine = await machineToken(app, tenant);
-        const { body: ep } = await call('/webhook-endpoints', json('POST', { url: receiver.url, events: ['transaction.created'] }, bearer(machine)));
+        const { body: ep } = await call(
+          '/webhook-endpoints',
+          json('POST', { url: receiver.url, events: ['transaction.created'] }, bearer(machine)),
+        );
         const user = await delegatedToken(app, machine);
         const ids: string[] = [];
         await Promise.all(
           Array.from({ length: 40 }, async (_, i) => {
             const target = i % 2 === 0 ? app : second;
-            const res = await target.request(`/users/${user.userId}/top-ups`, json('POST', { amount: 100, reference: `R-${i}` }, bearer(machine)));
+            const res = await target.request(
+              `/users/${user.userId}/top-ups`,
+              json('POST', { amount: 100, reference: `R-${i}` }, bearer(machine)),
+            );
             ids.push(((await res.json()) as Body).id);
           }),
         );
@@ -348,7 +374,10 @@ describe('webhook URL safety over HTTP (settings off)', () => {
   ]) {
     it(`when ${url} is registered, then 400 invalid-webhook-url`, async () => {
       const agent = await buildAgent(app.service);
-      const res = await app.request('/api/v1/webhook-endpoints', json('POST', { url, events: ['order.confirmed'] }, { 'X-API-KEY': agent.apiKey }));
+      const res = await app.request(
+        '/api/v1/webhook-endpoints',
+        json('POST', { url, events: ['order.confirmed'] }, { 'X-API-KEY': agent.apiKey }),
+      );
       expect(res.status).to.equal(400);
       expect(((await res.json()) as Body).reason).to.equal('invalid-webhook-url');
     });
@@ -356,10 +385,16 @@ describe('webhook URL safety over HTTP (settings off)', () => {
 
   it('when a public https address is registered, then 201', async () => {
     const agent = await buildAgent(app.service);
-    const res = await app.request('/api/v1/webhook-endpoints', json('POST', { url: 'https://93.184.216.34/in', events: ['order.confirmed'] }, { 'X-API-KEY': agent.apiKey }));
+    const res = await app.request(
+      '/api/v1/webhook-endpoints',
+      json('POST', { url: 'https://93.184.216.34/in', events: ['order.confirmed'] }, { 'X-API-KEY': agent.apiKey }),
+    );
     expect(res.status).to.equal(201);
     // Nothing is sent to it in this test: the agent places no order.
-    await app.request(`/api/v1/webhook-endpoints/${((await res.json()) as Body).id}`, { method: 'DELETE', headers: { 'X-API-KEY': agent.apiKey } });
+    await app.request(`/api/v1/webhook-endpoints/${((await res.json()) as Body).id}`, {
+      method: 'DELETE',
+      headers: { 'X-API-KEY': agent.apiKey },
+    });
   });
 });
 
@@ -387,7 +422,10 @@ describe('webhook secrets in logs', () => {
   it('when an endpoint is registered and its deliveries fail and succeed at trace level, then no log line holds the secret', async () => {
     const tenant = await buildTenant(app.service);
     const machine = await machineToken(app, tenant);
-    const reg = await app.request('/webhook-endpoints', json('POST', { url: receiver.url, events: ['wallet_user.created'] }, bearer(machine)));
+    const reg = await app.request(
+      '/webhook-endpoints',
+      json('POST', { url: receiver.url, events: ['wallet_user.created'] }, bearer(machine)),
+    );
     const secret = ((await reg.json()) as Body).secret as string;
     receiver.statuses = [500];
     await app.request('/users', json('POST', { externalUserRef: `ref-${unique()}` }, bearer(machine)));

@@ -1,11 +1,4 @@
-import type {
-  BusSchedule,
-  Catalogue,
-  City,
-  Location,
-  TransferFare,
-  VehicleClass,
-} from '../../domain/catalogue/catalogue.js';
+import type { BusSchedule, Catalogue, City, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 
 /** The shipped demo catalogue: Thailand. Ids are stable so that loading twice changes nothing. */
 

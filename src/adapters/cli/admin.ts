@@ -108,7 +108,7 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'channel update',
-    summary: 'change a channel\'s markup and cancellation terms',
+    summary: "change a channel's markup and cancellation terms",
     usage: 'channel update --code C [--markup-bps N] [--free-cancellation-hours N] [--late-cancellation-fee-bps N]',
     options: { code: str, 'markup-bps': str, 'free-cancellation-hours': str, 'late-cancellation-fee-bps': str },
     run: async (v, u) => {
@@ -134,7 +134,10 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
     run: async (_v, u) => ({ data: (await u.listChannels.execute()).map((c) => ({ ...c })) }),
     text: (r) =>
       (r.data as Array<Record<string, unknown>>)
-        .map((c) => `${String(c.code)}  ${String(c.currency)}  markup ${String(c.markupBps)} bps  free ${String(c.freeCancellationHours)} h  fee ${String(c.lateCancellationFeeBps)} bps  ${String(c.name)}`)
+        .map(
+          (c) =>
+            `${String(c.code)}  ${String(c.currency)}  markup ${String(c.markupBps)} bps  free ${String(c.freeCancellationHours)} h  fee ${String(c.lateCancellationFeeBps)} bps  ${String(c.name)}`,
+        )
         .join('\n') || '(no channels)',
   },
   {
@@ -144,7 +147,13 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
     options: { name: str, channel: str, products: str, 'discount-bps': str },
     run: async (v, u) => {
       const discountBps = optionalInt(v, 'discount-bps');
-      const products = typeof v.products === 'string' ? v.products.split(',').map((p) => p.trim()).filter(Boolean) : undefined;
+      const products =
+        typeof v.products === 'string'
+          ? v.products
+              .split(',')
+              .map((p) => p.trim())
+              .filter(Boolean)
+          : undefined;
       const agent = await u.createAgent.execute({
         name: required(v, 'name'),
         channelCode: required(v, 'channel'),
@@ -155,19 +164,17 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
     },
     text: (r) => `agent ${String(r.agentId)} created`,
   },
-  ...(['suspend', 'activate'] as const).map(
-    (verb): AdminCommand => ({
-      name: `agent ${verb}`,
-      summary: verb === 'suspend' ? 'suspend an agent (its keys stop working)' : 're-activate an agent',
-      usage: `agent ${verb} --agent ID`,
-      options: { agent: str },
-      run: async (v, u) => {
-        const agent = await u.setAgentStatus.execute(required(v, 'agent'), verb === 'suspend' ? 'SUSPENDED' : 'ACTIVE');
-        return { agentId: agent.id, status: agent.status };
-      },
-      text: (r) => `agent ${String(r.agentId)} is ${String(r.status)}`,
-    }),
-  ),
+  ...(['suspend', 'activate'] as const).map((verb): AdminCommand => ({
+    name: `agent ${verb}`,
+    summary: verb === 'suspend' ? 'suspend an agent (its keys stop working)' : 're-activate an agent',
+    usage: `agent ${verb} --agent ID`,
+    options: { agent: str },
+    run: async (v, u) => {
+      const agent = await u.setAgentStatus.execute(required(v, 'agent'), verb === 'suspend' ? 'SUSPENDED' : 'ACTIVE');
+      return { agentId: agent.id, status: agent.status };
+    },
+    text: (r) => `agent ${String(r.agentId)} is ${String(r.status)}`,
+  })),
   {
     name: 'key issue',
     summary: 'issue an API key to an agent (shown once)',
@@ -205,13 +212,16 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'key list',
-    summary: 'list an agent\'s keys (metadata only, never the key)',
+    summary: "list an agent's keys (metadata only, never the key)",
     usage: 'key list --agent ID',
     options: { agent: str },
     run: async (v, u) => ({ data: (await u.listAgentKeys.execute(required(v, 'agent'))).map(keyJson) }),
     text: (r) =>
       (r.data as Array<Record<string, unknown>>)
-        .map((k) => `${String(k.id)}  ${String(k.prefix)}…  ${String(k.status)}${k.revokedReason === null ? '' : ` (${String(k.revokedReason)})`}  created ${String(k.createdAt)}  last used ${String(k.lastUsedAt ?? 'never')}${k.rolledFromKeyId === null ? '' : `  rolled from ${String(k.rolledFromKeyId)}`}`)
+        .map(
+          (k) =>
+            `${String(k.id)}  ${String(k.prefix)}…  ${String(k.status)}${k.revokedReason === null ? '' : ` (${String(k.revokedReason)})`}  created ${String(k.createdAt)}  last used ${String(k.lastUsedAt ?? 'never')}${k.rolledFromKeyId === null ? '' : `  rolled from ${String(k.rolledFromKeyId)}`}`,
+        )
         .join('\n') || '(no keys)',
   },
   {
@@ -295,7 +305,12 @@ export async function runAdmin<U>(
   }
   let values: Values;
   try {
-    const parsed = parseArgs({ args: args.slice(command.name.split(' ').length), options: command.options, strict: true, allowPositionals: false });
+    const parsed = parseArgs({
+      args: args.slice(command.name.split(' ').length),
+      options: command.options,
+      strict: true,
+      allowPositionals: false,
+    });
     values = parsed.values as Values;
   } catch (err) {
     return fail(2, 'usage', `${(err as Error).message}\nusage: ${command.usage}`);

@@ -69,7 +69,9 @@ export const WALLET_IDENTITY_COMMANDS: readonly AdminCommand[] = [
     text: (r) =>
       `tenant ${String(r.tenantId)} (client ${String(r.clientId)}) has a new client secret (store it now, it is not shown again):\n` +
       `${String(r.clientSecret)}\n` +
-      (r.previousSecretValidUntil === null ? 'The previous secret no longer works.' : `The previous secret works until ${new Date(r.previousSecretValidUntil as string | Date).toISOString()}.`),
+      (r.previousSecretValidUntil === null
+        ? 'The previous secret no longer works.'
+        : `The previous secret works until ${new Date(r.previousSecretValidUntil as string | Date).toISOString()}.`),
   },
   {
     name: 'user list',
@@ -82,20 +84,18 @@ export const WALLET_IDENTITY_COMMANDS: readonly AdminCommand[] = [
         .map((x) => `${String(x.userId)}  ${String(x.status)}  ${String(x.externalUserRef)}  ${String(x.email ?? '')}`)
         .join('\n') || 'no users',
   },
-  ...(['disable', 'enable'] as const).map(
-    (verb): AdminCommand => ({
-      name: `user ${verb}`,
-      summary:
-        verb === 'disable'
-          ? 'disable a wallet user: its tokens stop working at once, login and delegation are refused; balance and history stay'
-          : 'enable a wallet user again (tokens issued before stay invalid: the person signs in again)',
-      usage: `user ${verb} --user ID`,
-      options: { user: str },
-      run: async (v, u) => {
-        const user = await u.setWalletUserDisabled.execute(required(v, 'user'), verb === 'disable');
-        return { userId: user.userId, status: user.status, disabledAt: user.disabledAt };
-      },
-      text: (r) => `user ${String(r.userId)} is ${String(r.status)}`,
-    }),
-  ),
+  ...(['disable', 'enable'] as const).map((verb): AdminCommand => ({
+    name: `user ${verb}`,
+    summary:
+      verb === 'disable'
+        ? 'disable a wallet user: its tokens stop working at once, login and delegation are refused; balance and history stay'
+        : 'enable a wallet user again (tokens issued before stay invalid: the person signs in again)',
+    usage: `user ${verb} --user ID`,
+    options: { user: str },
+    run: async (v, u) => {
+      const user = await u.setWalletUserDisabled.execute(required(v, 'user'), verb === 'disable');
+      return { userId: user.userId, status: user.status, disabledAt: user.disabledAt };
+    },
+    text: (r) => `user ${String(r.userId)} is ${String(r.status)}`,
+  })),
 ];

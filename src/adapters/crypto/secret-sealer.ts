@@ -18,12 +18,15 @@ export class AesGcmSecretSealer implements SecretSealer {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return ['v1', this.keyId, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    return ['v1', this.keyId, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join(
+      '.',
+    );
   }
 
   open(sealed: string): string {
     const [version, keyId, iv, ciphertext, tag] = sealed.split('.');
-    if (version !== 'v1' || iv === undefined || ciphertext === undefined || tag === undefined) throw new Error('not a sealed webhook secret');
+    if (version !== 'v1' || iv === undefined || ciphertext === undefined || tag === undefined)
+      throw new Error('not a sealed webhook secret');
     if (keyId !== this.keyId) throw new Error(`webhook secret sealed with another key (${keyId}); set WEBHOOK_SECRET_KEY to that key`);
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));

@@ -16,6 +16,7 @@ export const requireApiKey =
     const header = req.headers[API_KEY_HEADER];
     // A repeated header arrives joined by ", " and so fails the key's shape check.
     const presented = typeof header === 'string' ? header : undefined;
-    res.locals.agent = failures === undefined ? await authenticate.execute(presented) : await failures.guard(req, () => authenticate.execute(presented));
+    res.locals.agent =
+      failures === undefined ? await authenticate.execute(presented) : await failures.guard(req, () => authenticate.execute(presented));
     next();
   };

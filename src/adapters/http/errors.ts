@@ -33,7 +33,11 @@ export const isDatabaseUnavailable = (err: unknown): boolean => {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { name?: string; code?: string; message?: string };
   if (e.name === 'KnexTimeoutError') return true;
-  if (e.code !== undefined && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300', '08006', '08001', '08003'].includes(e.code)) return true;
+  if (
+    e.code !== undefined &&
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300', '08006', '08001', '08003'].includes(e.code)
+  )
+    return true;
   // A statement or lock wait over its timeout, or a serialization failure or deadlock that its
   // retries did not resolve: the database is overloaded or contended, and a retry may succeed.
   if (e.code !== undefined && ['57014', '55P03', '40001', '40P01'].includes(e.code)) return true;
@@ -56,64 +60,72 @@ export const isDataException = (err: unknown): boolean => {
  * The one place errors become responses. Only errors the service raised on purpose show their
  * message; anything else is logged with the request id and answered without detail.
  */
-export const errorHandler = (log: Logger): ErrorRequestHandler => (err, req, res, next) => {
-  if (res.headersSent) {
-    next(err);
-    return;
-  }
-  if (err instanceof DomainError) {
-    if (err.reason === 'invalid-token') {
-      res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+export const errorHandler =
+  (log: Logger): ErrorRequestHandler =>
+  (err, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
     }
-    sendProblem(res, statusOf(err.kind), err.reason, err.message, err.details ?? {});
-    return;
-  }
-  if (err instanceof HttpProblem) {
-    for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-    sendProblem(res, err.status, err.reason, err.message, err.extra);
-    return;
-  }
-  if (err instanceof ZodError) {
-    sendProblem(res, 400, 'invalid-request', 'The request does not match the schema.', { errors: zodIssues(err) });
-    return;
-  }
-  const bodyErr = err as { type?: string; status?: number };
-  switch (bodyErr.type) {
-    case 'entity.parse.failed':
-      sendProblem(res, 400, 'malformed-json', 'The request body is not valid JSON.');
-      return;
-    case 'entity.too.large':
-      sendProblem(res, 413, 'payload-too-large', 'The request body is too large.');
-      return;
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      sendProblem(res, 415, 'unsupported-media-type', 'The request body encoding is not supported.');
-      return;
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      sendProblem(res, 400, 'invalid-request', 'The request body could not be read.');
-      return;
-    default:
-      // Any other client-side body failure (e.g. a body that does not match its Content-Encoding).
-      if (typeof bodyErr.status === 'number' && bodyErr.status >= 400 && bodyErr.status < 500) {
-        const status = bodyErr.status === 415 || bodyErr.status === 413 ? bodyErr.status : 400;
-        const reason = status === 415 ? 'unsupported-media-type' : status === 413 ? 'payload-too-large' : 'invalid-request';
-        sendProblem(res, status, reason, 'The request body could not be read.');
-        return;
+    if (err instanceof DomainError) {
+      if (err.reason === 'invalid-token') {
+        res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
       }
-  }
-  if (isDatabaseUnavailable(err)) {
-    log.warn({ requestId: res.locals.requestId, err: { name: (err as Error).name, code: (err as { code?: string }).code } }, 'database unavailable');
-    res.setHeader('Retry-After', '1');
-    sendProblem(res, 503, 'service-unavailable', 'The service is temporarily unavailable. Retry shortly.');
-    return;
-  }
-  if (isDataException(err)) {
-    log.warn({ requestId: res.locals.requestId, method: req.method, path: req.path, err: { code: (err as { code?: string }).code } }, 'value refused by the database');
-    sendProblem(res, 400, 'invalid-request', 'A value in the request cannot be stored or compared.');
-    return;
-  }
-  log.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');
-  sendProblem(res, 500, 'internal-error', 'An internal error occurred.');
-};
+      sendProblem(res, statusOf(err.kind), err.reason, err.message, err.details ?? {});
+      return;
+    }
+    if (err instanceof HttpProblem) {
+      for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+      sendProblem(res, err.status, err.reason, err.message, err.extra);
+      return;
+    }
+    if (err instanceof ZodError) {
+      sendProblem(res, 400, 'invalid-request', 'The request does not match the schema.', { errors: zodIssues(err) });
+      return;
+    }
+    const bodyErr = err as { type?: string; status?: number };
+    switch (bodyErr.type) {
+      case 'entity.parse.failed':
+        sendProblem(res, 400, 'malformed-json', 'The request body is not valid JSON.');
+        return;
+      case 'entity.too.large':
+        sendProblem(res, 413, 'payload-too-large', 'The request body is too large.');
+        return;
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        sendProblem(res, 415, 'unsupported-media-type', 'The request body encoding is not supported.');
+        return;
+      case 'request.aborted':
+      case 'request.size.invalid':
+      case 'stream.encoding.set':
+        sendProblem(res, 400, 'invalid-request', 'The request body could not be read.');
+        return;
+      default:
+        // Any other client-side body failure (e.g. a body that does not match its Content-Encoding).
+        if (typeof bodyErr.status === 'number' && bodyErr.status >= 400 && bodyErr.status < 500) {
+          const status = bodyErr.status === 415 || bodyErr.status === 413 ? bodyErr.status : 400;
+          const reason = status === 415 ? 'unsupported-media-type' : status === 413 ? 'payload-too-large' : 'invalid-request';
+          sendProblem(res, status, reason, 'The request body could not be read.');
+          return;
+        }
+    }
+    if (isDatabaseUnavailable(err)) {
+      log.warn(
+        { requestId: res.locals.requestId, err: { name: (err as Error).name, code: (err as { code?: string }).code } },
+        'database unavailable',
+      );
+      res.setHeader('Retry-After', '1');
+      sendProblem(res, 503, 'service-unavailable', 'The service is temporarily unavailable. Retry shortly.');
+      return;
+    }
+    if (isDataException(err)) {
+      log.warn(
+        { requestId: res.locals.requestId, method: req.method, path: req.path, err: { code: (err as { code?: string }).code } },
+        'value refused by the database',
+      );
+      sendProblem(res, 400, 'invalid-request', 'A value in the request cannot be stored or compared.');
+      return;
+    }
+    log.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');
+    sendProblem(res, 500, 'internal-error', 'An internal error occurred.');
+  };

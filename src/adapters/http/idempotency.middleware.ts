@@ -23,64 +23,72 @@ const REPLAYED_HEADERS = ['location', 'cache-control'] as const;
  * The stored response is written before the response leaves, so a retry never runs a completed
  * write again.
  */
-export const idempotency = (store: IdempotencyStore, clock: Clock): Idempotent => (scopeOf) => async (req, res, next) => {
-  const key = req.headers['idempotency-key'];
-  if (key === undefined) {
-    next();
-    return;
-  }
-  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
-    throw invalid('invalid-request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
-      errors: [{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
-    });
-  }
-  const q = req.originalUrl.indexOf('?');
-  const path = q < 0 ? req.originalUrl : req.originalUrl.slice(0, q);
-  const request: IdempotencyRequest = {
-    scope: scopeOf(res),
-    key,
-    fingerprint: createHash('sha256').update(`${req.method}\n${path}\n${canonicalJson(req.body)}`).digest('hex'),
-  };
-  const claim = await store.claim(request, clock.now());
-  if (claim.state === 'replay') {
-    const { response } = claim;
-    res.setHeader('Idempotent-Replayed', 'true');
-    for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
-    res.status(response.status).type(response.contentType).send(response.body);
-    return;
-  }
-  const { lease } = claim;
-  const send = res.send.bind(res);
-  let settled = false;
-  res.send = ((body?: unknown) => {
-    if (settled) return send(body);
-    settled = true;
-    const status = res.statusCode;
-    const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
-    const headers: Record<string, string> = {};
-    for (const name of REPLAYED_HEADERS) {
-      const value = res.getHeader(name);
-      if (value !== undefined) headers[name] = String(value);
+export const idempotency =
+  (store: IdempotencyStore, clock: Clock): Idempotent =>
+  (scopeOf) =>
+  async (req, res, next) => {
+    const key = req.headers['idempotency-key'];
+    if (key === undefined) {
+      next();
+      return;
     }
-    const outcome =
-      status >= 200 && status < 300
-        ? lease.complete({ status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: text, headers }, clock.now())
-        : lease.release();
-    outcome.then(
-      () => send(body),
-      () => send(body),
-    );
-    return res;
-  }) as Response['send'];
-  res.on('close', () => {
-    // The handler never answered (client gone, crash of the handler): free the key.
-    if (!settled) {
+    if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+      throw invalid('invalid-request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+        errors: [{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+      });
+    }
+    const q = req.originalUrl.indexOf('?');
+    const path = q < 0 ? req.originalUrl : req.originalUrl.slice(0, q);
+    const request: IdempotencyRequest = {
+      scope: scopeOf(res),
+      key,
+      fingerprint: createHash('sha256')
+        .update(`${req.method}\n${path}\n${canonicalJson(req.body)}`)
+        .digest('hex'),
+    };
+    const claim = await store.claim(request, clock.now());
+    if (claim.state === 'replay') {
+      const { response } = claim;
+      res.setHeader('Idempotent-Replayed', 'true');
+      for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
+      res.status(response.status).type(response.contentType).send(response.body);
+      return;
+    }
+    const { lease } = claim;
+    const send = res.send.bind(res);
+    let settled = false;
+    res.send = ((body?: unknown) => {
+      if (settled) return send(body);
       settled = true;
-      void lease.release().catch(() => undefined);
-    }
-  });
-  next();
-};
+      const status = res.statusCode;
+      const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = res.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      const outcome =
+        status >= 200 && status < 300
+          ? lease.complete(
+              { status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: text, headers },
+              clock.now(),
+            )
+          : lease.release();
+      outcome.then(
+        () => send(body),
+        () => send(body),
+      );
+      return res;
+    }) as Response['send'];
+    res.on('close', () => {
+      // The handler never answered (client gone, crash of the handler): free the key.
+      if (!settled) {
+        settled = true;
+        void lease.release().catch(() => undefined);
+      }
+    });
+    next();
+  };
 
 /**
  * JSON with object keys sorted, so the same body in another key order is the same request.

@@ -32,13 +32,7 @@ export const TITLES: Readonly<Record<number, string>> = {
 };
 
 /** Writes an RFC 9457 problem document with the contract's `reason`, `message` and `requestId`. */
-export function sendProblem(
-  res: Response,
-  status: number,
-  reason: string,
-  message: string,
-  extra: Record<string, unknown> = {},
-): void {
+export function sendProblem(res: Response, status: number, reason: string, message: string, extra: Record<string, unknown> = {}): void {
   const requestId = (res.locals as { requestId?: string }).requestId ?? '';
   // For the metrics: what the answer said, without reading it back.
   (res.locals as { reason?: string }).reason = reason;

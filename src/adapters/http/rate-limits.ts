@@ -179,7 +179,13 @@ function authFailureLimit(settings: RateLimitSettings, storeError: (err: unknown
     if (seen === undefined || !(seen.totalHits >= rule.limit)) return;
     settings.onRefused?.('authFailures');
     const retry = Math.max(1, Math.ceil(((seen.resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
-    throw new HttpProblem(429, 'rate-limited', `Too many failed authentications from this address. Retry after ${retry} seconds.`, {}, { 'Retry-After': String(retry) });
+    throw new HttpProblem(
+      429,
+      'rate-limited',
+      `Too many failed authentications from this address. Retry after ${retry} seconds.`,
+      {},
+      { 'Retry-After': String(retry) },
+    );
   };
   const record = async (req: Request): Promise<void> => {
     try {

@@ -68,7 +68,14 @@ export class JoseTokenVerifier implements TokenVerifier {
     }
     const principal = principalFromToken(verified.protectedHeader.typ, verified.payload as Record<string, unknown>);
     const { exp, iat, jti } = verified.payload;
-    if (principal === null || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string' || jti.length === 0 || jti.length > 256) {
+    if (
+      principal === null ||
+      typeof exp !== 'number' ||
+      typeof iat !== 'number' ||
+      typeof jti !== 'string' ||
+      jti.length === 0 ||
+      jti.length > 256
+    ) {
       throw invalidToken();
     }
     const result: VerifiedToken = { principal, jti, iat, exp };

@@ -84,7 +84,9 @@ export class KnexAgentDirectory implements AgentDirectory {
   }
 
   async findAgentsByChannel(channelCode: string): Promise<Agent[]> {
-    const rows = await this.knex<AgentRow>('agents').where({ channel_code: channelCode }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    const rows = await this.knex<AgentRow>('agents')
+      .where({ channel_code: channelCode })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
     return rows.map(toAgent);
   }
 
@@ -103,7 +105,9 @@ export class KnexAgentDirectory implements AgentDirectory {
   }
 
   async findKey(keyId: string): Promise<ApiKeyRecord | null> {
-    const row = await this.knex<KeyRow>('api_keys').where({ id: keyId }).first(...KEY_COLUMNS);
+    const row = await this.knex<KeyRow>('api_keys')
+      .where({ id: keyId })
+      .first(...KEY_COLUMNS);
     return row === undefined ? null : toKey(row);
   }
 
@@ -143,7 +147,7 @@ export class KnexAgentDirectory implements AgentDirectory {
         // locked and revoked, so a roll that raced with this one is seen at the next level
         // (and a roll that comes after finds its key revoked).
         const seen = new Set([keyId]);
-        for (let parents = [keyId]; parents.length > 0; ) {
+        for (let parents = [keyId]; parents.length > 0;) {
           const children = (await trx('api_keys').whereIn('rolled_from_key_id', parents).pluck('id')) as string[];
           const fresh = children.filter((id) => !seen.has(id));
           for (const id of fresh) seen.add(id);
@@ -161,7 +165,11 @@ export class KnexAgentDirectory implements AgentDirectory {
 /** Locks the keys (in id order), applies the revocation rule to each, stores and returns them. */
 async function revokeLocked(trx: Knex.Transaction, ids: readonly string[], reason: RevokedReason, at: Date): Promise<ApiKeyRecord[]> {
   if (ids.length === 0) return [];
-  const rows = (await trx('api_keys').whereIn('id', ids).orderBy('id').forUpdate().select(...KEY_COLUMNS)) as KeyRow[];
+  const rows = (await trx('api_keys')
+    .whereIn('id', ids)
+    .orderBy('id')
+    .forUpdate()
+    .select(...KEY_COLUMNS)) as KeyRow[];
   const revoked: ApiKeyRecord[] = [];
   for (const row of rows) {
     const key = toKey(row);

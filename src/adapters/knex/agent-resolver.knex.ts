@@ -12,11 +12,27 @@ export class KnexAgentResolver implements AgentResolver {
       .join('channels as c', 'c.code', 'a.channel_code')
       .where('k.key_hash', keyHash)
       .first(
-        'k.id', 'k.agent_id', 'k.key_hash', 'k.prefix', 'k.status', 'k.revoked_reason',
-        'k.created_at', 'k.expires_at', 'k.revoked_at', 'k.rolled_from_key_id',
-        'a.name as agent_name', 'a.status as agent_status', 'a.channel_code', 'a.entitlements',
-        'a.discount_bps', 'a.created_at as agent_created_at',
-        'c.name as channel_name', 'c.currency', 'c.markup_bps', 'c.free_cancellation_hours', 'c.late_cancellation_fee_bps',
+        'k.id',
+        'k.agent_id',
+        'k.key_hash',
+        'k.prefix',
+        'k.status',
+        'k.revoked_reason',
+        'k.created_at',
+        'k.expires_at',
+        'k.revoked_at',
+        'k.rolled_from_key_id',
+        'a.name as agent_name',
+        'a.status as agent_status',
+        'a.channel_code',
+        'a.entitlements',
+        'a.discount_bps',
+        'a.created_at as agent_created_at',
+        'c.name as channel_name',
+        'c.currency',
+        'c.markup_bps',
+        'c.free_cancellation_hours',
+        'c.late_cancellation_fee_bps',
       );
     if (row === undefined) return null;
     return {

@@ -53,10 +53,20 @@ export interface OrderRow {
 }
 
 const storedSeats = (s: SeatClaim | null): string | null =>
-  s === null ? null : JSON.stringify({ tripId: s.tripId, scheduleId: s.scheduleId, departsAt: s.departsAt.toISOString(), capacity: s.capacity, seats: s.seats });
+  s === null
+    ? null
+    : JSON.stringify({
+        tripId: s.tripId,
+        scheduleId: s.scheduleId,
+        departsAt: s.departsAt.toISOString(),
+        capacity: s.capacity,
+        seats: s.seats,
+      });
 
 const seatsOf = (s: StoredSeats | null): SeatClaim | null =>
-  s === null ? null : { tripId: s.tripId, scheduleId: s.scheduleId, departsAt: new Date(s.departsAt), capacity: s.capacity, seats: s.seats };
+  s === null
+    ? null
+    : { tripId: s.tripId, scheduleId: s.scheduleId, departsAt: new Date(s.departsAt), capacity: s.capacity, seats: s.seats };
 
 export const quoteToRow = (q: Quote): Record<string, unknown> => ({
   id: q.id,

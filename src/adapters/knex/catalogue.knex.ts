@@ -94,7 +94,6 @@ export class KnexCatalogue implements CatalogueReader, CatalogueWriter {
   }
 }
 
-export const locationSearchText = (l: Location): string =>
-  foldForSearch(`${l.name} ${l.code} ${l.city}`);
+export const locationSearchText = (l: Location): string => foldForSearch(`${l.name} ${l.code} ${l.city}`);
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);

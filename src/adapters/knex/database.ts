@@ -102,10 +102,7 @@ export async function openDatabase(target: DatabaseTarget, events: DatabaseEvent
     const knex = postgresKnex(target, events);
     return { knex, target, pglite: null, close: () => knex.destroy() };
   }
-  const [{ PGlite }, { default: ClientPgLite }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('knex-pglite'),
-  ]);
+  const [{ PGlite }, { default: ClientPgLite }] = await Promise.all([import('@electric-sql/pglite'), import('knex-pglite')]);
   const pglite = target.dataDir === null ? new PGlite() : new PGlite(target.dataDir);
   await pglite.waitReady;
   const knex = knexFactory({

@@ -108,7 +108,12 @@ export class KnexIdempotencyStore implements IdempotencyStore {
     return {
       complete: async (response, now) => {
         try {
-          await rows(trx, COMPLETE, [r.scope, r.key, r.fingerprint, response.status, response.contentType, response.body, response.headers ?? null, now], 'idempotency.complete');
+          await rows(
+            trx,
+            COMPLETE,
+            [r.scope, r.key, r.fingerprint, response.status, response.contentType, response.body, response.headers ?? null, now],
+            'idempotency.complete',
+          );
           await trx.commit();
         } finally {
           if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
@@ -146,7 +151,18 @@ export class KnexIdempotencyStore implements IdempotencyStore {
                VALUES (?, ?, ?, 'DONE', ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'DONE', status = EXCLUDED.status,
                  content_type = EXCLUDED.content_type, body = EXCLUDED.body, headers = EXCLUDED.headers, completed_at = EXCLUDED.completed_at`,
-              [r.scope, r.key, r.fingerprint, response.status, response.contentType, response.body, response.headers === undefined ? null : JSON.stringify(response.headers), now, now, completedAt],
+              [
+                r.scope,
+                r.key,
+                r.fingerprint,
+                response.status,
+                response.contentType,
+                response.body,
+                response.headers === undefined ? null : JSON.stringify(response.headers),
+                now,
+                now,
+                completedAt,
+              ],
             );
           } finally {
             free();

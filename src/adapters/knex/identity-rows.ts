@@ -66,7 +66,16 @@ export const toKey = (r: KeyRow): ApiKeyRecord => ({
 
 /** The columns of a key row. */
 export const KEY_COLUMNS = [
-  'id', 'agent_id', 'key_hash', 'prefix', 'status', 'revoked_reason', 'created_at', 'expires_at', 'revoked_at', 'rolled_from_key_id',
+  'id',
+  'agent_id',
+  'key_hash',
+  'prefix',
+  'status',
+  'revoked_reason',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'rolled_from_key_id',
 ] as const;
 
 /** A key as a row to insert. */

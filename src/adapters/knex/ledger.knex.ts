@@ -46,8 +46,23 @@ interface TransactionRow {
 }
 
 const COLUMNS = [
-  'id', 'tenant_id', 'type', 'amount', 'currency', 'user_id', 'counterparty_user_id', 'reference', 'description', 'refund_of',
-  'refunded_amount', 'initiator_kind', 'initiator_client_id', 'initiator_user_id', 'initiator_amr', 'initiator_act_sub', 'created_at',
+  'id',
+  'tenant_id',
+  'type',
+  'amount',
+  'currency',
+  'user_id',
+  'counterparty_user_id',
+  'reference',
+  'description',
+  'refund_of',
+  'refunded_amount',
+  'initiator_kind',
+  'initiator_client_id',
+  'initiator_user_id',
+  'initiator_amr',
+  'initiator_act_sub',
+  'created_at',
 ].join(', ');
 
 /** A text[] as either driver hands it back. */
@@ -134,41 +149,97 @@ export class KnexLedger implements Ledger, TransactionReader {
 
   topUp(e: NewTopUp): Promise<Transaction> {
     return this.record(e.idempotency, {
-      id: e.id, tenantId: e.tenantId, type: 'TOP_UP', amount: e.amount, userId: e.userId, counterpartyUserId: null,
-      reference: e.reference, description: null, refundOf: null, refundedAmount: 0, createdAt: e.createdAt, initiatedBy: e.initiatedBy,
+      id: e.id,
+      tenantId: e.tenantId,
+      type: 'TOP_UP',
+      amount: e.amount,
+      userId: e.userId,
+      counterpartyUserId: null,
+      reference: e.reference,
+      description: null,
+      refundOf: null,
+      refundedAmount: 0,
+      createdAt: e.createdAt,
+      initiatedBy: e.initiatedBy,
     });
   }
 
   pay(e: NewPayment): Promise<Transaction> {
     return this.record(e.idempotency, {
-      id: e.id, tenantId: e.tenantId, type: 'PAYMENT', amount: e.amount, userId: e.userId, counterpartyUserId: null,
-      reference: e.reference, description: e.description, refundOf: null, refundedAmount: 0, createdAt: e.createdAt, initiatedBy: e.initiatedBy,
+      id: e.id,
+      tenantId: e.tenantId,
+      type: 'PAYMENT',
+      amount: e.amount,
+      userId: e.userId,
+      counterpartyUserId: null,
+      reference: e.reference,
+      description: e.description,
+      refundOf: null,
+      refundedAmount: 0,
+      createdAt: e.createdAt,
+      initiatedBy: e.initiatedBy,
     });
   }
 
   transfer(e: NewTransfer): Promise<Transaction> {
     return this.record(e.idempotency, {
-      id: e.id, tenantId: e.tenantId, type: 'TRANSFER', amount: e.amount, userId: e.userId, counterpartyUserId: e.toUserId,
-      reference: null, description: e.note, refundOf: null, refundedAmount: 0, createdAt: e.createdAt, initiatedBy: e.initiatedBy,
+      id: e.id,
+      tenantId: e.tenantId,
+      type: 'TRANSFER',
+      amount: e.amount,
+      userId: e.userId,
+      counterpartyUserId: e.toUserId,
+      reference: null,
+      description: e.note,
+      refundOf: null,
+      refundedAmount: 0,
+      createdAt: e.createdAt,
+      initiatedBy: e.initiatedBy,
     });
   }
 
   refund(e: NewRefund): Promise<Transaction> {
-    return this.withKey(e.tenantId, e.idempotency, () => this.knex.transaction(async (trx) => {
-      const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
-      if (payment === null) throw transactionNotFound();
-      const existing = await this.byKey(trx, e.tenantId, e.idempotency);
-      if (existing !== null) return this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: payment.userId, counterpartyUserId: null, refundOf: payment.id });
-      const amount = refundableAmount(payment, e.amount);
-      await trx('ledger_transactions').where({ id: payment.id }).update({ refunded_amount: payment.refundedAmount + amount }).returning('id');
-      const refund = await this.apply(trx, e.idempotency, {
-        id: e.id, tenantId: e.tenantId, type: 'REFUND', amount: { amount, currency: payment.amount.currency }, userId: payment.userId,
-        counterpartyUserId: null, reference: payment.reference, description: null, refundOf: payment.id, refundedAmount: 0,
-        createdAt: e.createdAt, initiatedBy: e.initiatedBy,
-      });
-      await recordEvents(trx, [transactionCreated(refund)]);
-      return refund;
-    }), (existing) => this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: null, counterpartyUserId: null, refundOf: e.paymentId }));
+    return this.withKey(
+      e.tenantId,
+      e.idempotency,
+      () =>
+        this.knex.transaction(async (trx) => {
+          const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
+          if (payment === null) throw transactionNotFound();
+          const existing = await this.byKey(trx, e.tenantId, e.idempotency);
+          if (existing !== null)
+            return this.sameOrReused(existing, {
+              type: 'REFUND',
+              amount: e.amount,
+              userId: payment.userId,
+              counterpartyUserId: null,
+              refundOf: payment.id,
+            });
+          const amount = refundableAmount(payment, e.amount);
+          await trx('ledger_transactions')
+            .where({ id: payment.id })
+            .update({ refunded_amount: payment.refundedAmount + amount })
+            .returning('id');
+          const refund = await this.apply(trx, e.idempotency, {
+            id: e.id,
+            tenantId: e.tenantId,
+            type: 'REFUND',
+            amount: { amount, currency: payment.amount.currency },
+            userId: payment.userId,
+            counterpartyUserId: null,
+            reference: payment.reference,
+            description: null,
+            refundOf: payment.id,
+            refundedAmount: 0,
+            createdAt: e.createdAt,
+            initiatedBy: e.initiatedBy,
+          });
+          await recordEvents(trx, [transactionCreated(refund)]);
+          return refund;
+        }),
+      (existing) =>
+        this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: null, counterpartyUserId: null, refundOf: e.paymentId }),
+    );
   }
 
   balanceOf(tenantId: string, userId: string): Promise<number> {
@@ -204,7 +275,9 @@ export class KnexLedger implements Ledger, TransactionReader {
     const party = partyOf(scope);
     if (party === null) {
       const rows = await this.knex.raw(`SELECT ${COLUMNS} FROM ledger_transactions WHERE tenant_id = ?${sql} ${order} LIMIT ?`, [
-        scope.tenantId, ...bindings, limit,
+        scope.tenantId,
+        ...bindings,
+        limit,
       ]);
       return (rows.rows as TransactionRow[]).map(toTransaction);
     }
@@ -226,7 +299,10 @@ export class KnexLedger implements Ledger, TransactionReader {
     return party === null
       ? this.selectOne(this.knex, 'WHERE tenant_id = ? AND id = ?', [scope.tenantId, transactionId])
       : this.selectOne(this.knex, 'WHERE tenant_id = ? AND id = ? AND (user_id = ? OR counterparty_user_id = ?)', [
-          scope.tenantId, transactionId, party, party,
+          scope.tenantId,
+          transactionId,
+          party,
+          party,
         ]);
   }
 
@@ -251,8 +327,19 @@ export class KnexLedger implements Ledger, TransactionReader {
    * (or, when the first spent the money, by the refusal), not by a read before every write.
    */
   private record(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
-    const wanted = { type: t.type, amount: t.amount.amount, userId: t.userId, counterpartyUserId: t.counterpartyUserId, refundOf: t.refundOf };
-    return this.withKey(t.tenantId, idem, () => this.recordInOneStatement(idem, t), (existing) => this.sameOrReused(existing, wanted));
+    const wanted = {
+      type: t.type,
+      amount: t.amount.amount,
+      userId: t.userId,
+      counterpartyUserId: t.counterpartyUserId,
+      refundOf: t.refundOf,
+    };
+    return this.withKey(
+      t.tenantId,
+      idem,
+      () => this.recordInOneStatement(idem, t),
+      (existing) => this.sameOrReused(existing, wanted),
+    );
   }
 
   /**
@@ -318,9 +405,12 @@ export class KnexLedger implements Ledger, TransactionReader {
     for (const p of postings) {
       const id = accountId(t.tenantId, p.account);
       if (p.amount < 0 && !mayGoNegative(p.account)) {
-        const moved = await rows(trx, 'UPDATE ledger_accounts SET balance = balance + $1 WHERE id = $2 AND balance >= $3 RETURNING id', [
-          p.amount, id, -p.amount,
-        ], 'ledger.debit');
+        const moved = await rows(
+          trx,
+          'UPDATE ledger_accounts SET balance = balance + $1 WHERE id = $2 AND balance >= $3 RETURNING id',
+          [p.amount, id, -p.amount],
+          'ledger.debit',
+        );
         if (moved.length === 0) {
           if (p.account.kind === 'USER') throw insufficientFunds();
           throw tenantAccountShort();

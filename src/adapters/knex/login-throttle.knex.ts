@@ -37,7 +37,9 @@ export class KnexLoginThrottle implements LoginThrottleStore {
       await this.knex('login_throttle').where({ key }).delete();
       return;
     }
-    await this.knex('login_throttle').where({ key }).update({ attempts: this.knex.raw('GREATEST(attempts - 1, 0)') });
+    await this.knex('login_throttle')
+      .where({ key })
+      .update({ attempts: this.knex.raw('GREATEST(attempts - 1, 0)') });
   }
 
   async purgeExpired(now: Date, windowSeconds: number): Promise<number> {

@@ -9,8 +9,7 @@ import { isUniqueViolation } from './pg-errors.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
 
-const alreadyBooked = (): DomainError =>
-  new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
+const alreadyBooked = (): DomainError => new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
 
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
@@ -42,7 +41,13 @@ export class KnexOrderRepo implements OrderRepo {
         const seats = order.seats;
         if (seats !== null) {
           await trx('trip_inventory')
-            .insert({ trip_id: seats.tripId, schedule_id: seats.scheduleId, departs_at: seats.departsAt, capacity: seats.capacity, seats_left: seats.capacity })
+            .insert({
+              trip_id: seats.tripId,
+              schedule_id: seats.scheduleId,
+              departs_at: seats.departsAt,
+              capacity: seats.capacity,
+              seats_left: seats.capacity,
+            })
             .onConflict('trip_id')
             .ignore();
           const taken = await trx('trip_inventory')

@@ -17,7 +17,8 @@ export class FolderInUse extends Error {
     readonly folder: string,
     readonly holder: FolderHolder | null,
   ) {
-    const who = holder === null ? 'another process' : `process ${holder.pid} (${holder.role === 'server' ? 'the service' : 'an admin command'})`;
+    const who =
+      holder === null ? 'another process' : `process ${holder.pid} (${holder.role === 'server' ? 'the service' : 'an admin command'})`;
     super(`the embedded database folder ${folder} is in use by ${who}; only one process may open it`);
   }
 }
@@ -49,8 +50,7 @@ const MAX_REPLY_BYTES = 16 * 1024 * 1024;
  * the instant the process dies (kill -9 included), so there is never a stale lock. Elsewhere a
  * socket file in the folder, taken over when nothing answers on it.
  */
-const lockName = (folder: string): string =>
-  process.platform === 'linux' ? `\0pbw-pglite-${digest(folder)}` : join(folder, 'owner.sock');
+const lockName = (folder: string): string => (process.platform === 'linux' ? `\0pbw-pglite-${digest(folder)}` : join(folder, 'owner.sock'));
 
 /** The admin socket: in the folder (as private as the data), or in the temp folder if that path is too long for a socket. */
 const adminSocket = (folder: string): string => {

@@ -55,7 +55,9 @@ export class KnexRateLimitStore implements Store {
   }
 
   async resetKey(key: string): Promise<void> {
-    await this.knex('rate_limit_hits').where({ key: this.prefix + key }).delete();
+    await this.knex('rate_limit_hits')
+      .where({ key: this.prefix + key })
+      .delete();
   }
 }
 

@@ -74,7 +74,10 @@ export class KnexSigningKeyStore implements SigningKeyStore {
     const rows = await this.knex<KeyRow>('token_signing_keys')
       .where({ ring })
       .andWhere((q) => q.where({ status: 'ACTIVE' }).orWhere('retired_at', '>', retiredAfter))
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'kid', order: 'desc' }]);
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'kid', order: 'desc' },
+      ]);
     return rows.map(toKey);
   }
 

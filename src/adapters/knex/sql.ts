@@ -3,7 +3,10 @@ import pg from 'pg';
 
 /** The part of a pooled connection that `rows` uses: node-postgres' client or PGlite. */
 interface Queryable {
-  query(config: { name?: string; text: string; values: readonly unknown[] } | string, values?: readonly unknown[]): Promise<{ rows: unknown[] }>;
+  query(
+    config: { name?: string; text: string; values: readonly unknown[] } | string,
+    values?: readonly unknown[],
+  ): Promise<{ rows: unknown[] }>;
 }
 
 interface PoolClient {

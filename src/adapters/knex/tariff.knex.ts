@@ -30,7 +30,9 @@ export class KnexTariffReader implements TariffReader {
 
   async findLocations(ids: readonly string[]): Promise<Location[]> {
     if (ids.length === 0) return [];
-    return (await this.knex('locations').select('id', 'code', 'name', 'type', 'city', 'country', 'zone').whereIn('id', [...ids])) as Location[];
+    return (await this.knex('locations')
+      .select('id', 'code', 'name', 'type', 'city', 'country', 'zone')
+      .whereIn('id', [...ids])) as Location[];
   }
 
   async vehicleClasses(): Promise<VehicleClass[]> {
@@ -64,7 +66,9 @@ export class KnexTariffReader implements TariffReader {
   }
 
   async schedulesBetween(fromCityId: string, toCityId: string): Promise<BusSchedule[]> {
-    const rows = (await this.knex('bus_schedules').where({ from_city_id: fromCityId, to_city_id: toCityId }).orderByRaw('id COLLATE "C"')) as ScheduleRow[];
+    const rows = (await this.knex('bus_schedules')
+      .where({ from_city_id: fromCityId, to_city_id: toCityId })
+      .orderByRaw('id COLLATE "C"')) as ScheduleRow[];
     return rows.map(scheduleOf);
   }
 }

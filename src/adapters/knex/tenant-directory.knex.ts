@@ -61,7 +61,16 @@ const userRow = (u: WalletUser): UserRow => ({
   tokens_valid_from: u.tokensValidFrom ?? null,
 });
 
-const USER_COLUMNS = ['wallet_users.id', 'wallet_users.tenant_id', 'wallet_users.external_user_ref', 'wallet_users.email', 'wallet_users.password_hash', 'wallet_users.created_at', 'wallet_users.disabled_at', 'wallet_users.tokens_valid_from'];
+const USER_COLUMNS = [
+  'wallet_users.id',
+  'wallet_users.tenant_id',
+  'wallet_users.external_user_ref',
+  'wallet_users.email',
+  'wallet_users.password_hash',
+  'wallet_users.created_at',
+  'wallet_users.disabled_at',
+  'wallet_users.tokens_valid_from',
+];
 
 /** Tenants and wallet users on PostgreSQL; uniqueness is enforced by the database's indexes. */
 export class KnexTenantDirectory implements TenantDirectory {
@@ -89,7 +98,10 @@ export class KnexTenantDirectory implements TenantDirectory {
   }
 
   async findTenantByName(name: string): Promise<Tenant | null> {
-    const row = await this.knex<TenantRow>('tenants').where({ name }).orderBy([{ column: 'created_at' }, { column: 'id' }]).first();
+    const row = await this.knex<TenantRow>('tenants')
+      .where({ name })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .first();
     return row === undefined ? null : toTenant(row);
   }
 
@@ -120,10 +132,11 @@ export class KnexTenantDirectory implements TenantDirectory {
 
   async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
     const changes =
-      at === null
-        ? { disabled_at: null }
-        : { disabled_at: this.knex.raw('coalesce(disabled_at, ?)', [at]), tokens_valid_from: at };
-    const [row] = await this.knex<UserRow>('wallet_users').where({ id: userId }).update(changes as never).returning('*');
+      at === null ? { disabled_at: null } : { disabled_at: this.knex.raw('coalesce(disabled_at, ?)', [at]), tokens_valid_from: at };
+    const [row] = await this.knex<UserRow>('wallet_users')
+      .where({ id: userId })
+      .update(changes as never)
+      .returning('*');
     return row === undefined ? null : toUser(row as UserRow);
   }
 
@@ -195,7 +208,9 @@ export class KnexTenantDirectory implements TenantDirectory {
       return new DomainError(
         'user-exists',
         'conflict',
-        constraint.includes('email') ? 'The tenant already has a user with that email.' : 'The tenant already has a user with that externalUserRef.',
+        constraint.includes('email')
+          ? 'The tenant already has a user with that email.'
+          : 'The tenant already has a user with that externalUserRef.',
       );
     }
     if (isForeignKeyViolation(err)) return new DomainError('tenant-not-found', 'not-found', `No tenant ${user.tenantId}.`);

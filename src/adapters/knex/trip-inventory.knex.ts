@@ -10,7 +10,10 @@ export class KnexTripInventory implements TripInventory {
     if (trips.length === 0) return left;
     const rows = (await this.knex('trip_inventory')
       .select('trip_id', 'seats_left')
-      .whereIn('trip_id', trips.map((t) => t.tripId))) as Array<{ trip_id: string; seats_left: number }>;
+      .whereIn(
+        'trip_id',
+        trips.map((t) => t.tripId),
+      )) as Array<{ trip_id: string; seats_left: number }>;
     for (const r of rows) left.set(r.trip_id, r.seats_left);
     return left;
   }

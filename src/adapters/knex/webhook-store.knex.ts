@@ -29,7 +29,13 @@ interface DeliveryRow {
   created_at: Date | string;
 }
 
-const textArray = (v: string[] | string): string[] => (Array.isArray(v) ? v : v.replace(/^\{|\}$/g, '').split(',').filter((s) => s !== ''));
+const textArray = (v: string[] | string): string[] =>
+  Array.isArray(v)
+    ? v
+    : v
+        .replace(/^\{|\}$/g, '')
+        .split(',')
+        .filter((s) => s !== '');
 const date = (v: Date | string): Date => new Date(v);
 
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
@@ -72,7 +78,9 @@ export class KnexWebhookStore implements WebhookStore {
     return this.knex.transaction(async (trx) => {
       // Serialises registrations of one owner, so the count below cannot be raced past the limit.
       await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`webhooks:${endpoint.owner.kind}:${endpoint.owner.id}`]);
-      const [{ n }] = (await trx('webhook_endpoints').where({ owner_kind: endpoint.owner.kind, owner_id: endpoint.owner.id }).count('* as n')) as Array<{ n: number | string }> as [{ n: number | string }];
+      const [{ n }] = (await trx('webhook_endpoints')
+        .where({ owner_kind: endpoint.owner.kind, owner_id: endpoint.owner.id })
+        .count('* as n')) as Array<{ n: number | string }> as [{ n: number | string }];
       if (Number(n) >= maxPerOwner) return null;
       const [row] = (await trx('webhook_endpoints')
         .insert({
@@ -106,7 +114,10 @@ export class KnexWebhookStore implements WebhookStore {
 
   async deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean> {
     // RETURNING, not the affected-row count, which the PGlite driver does not report.
-    const gone = await this.knex('webhook_endpoints').where({ id: endpointId, owner_kind: owner.kind, owner_id: owner.id }).delete().returning('id');
+    const gone = await this.knex('webhook_endpoints')
+      .where({ id: endpointId, owner_kind: owner.kind, owner_id: owner.id })
+      .delete()
+      .returning('id');
     return gone.length > 0;
   }
 
@@ -136,7 +147,15 @@ export class KnexWebhookStore implements WebhookStore {
 
   async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
     const lease = randomUUID();
-    const claimed = await rows<{ id: string; event_id: string; type: EventType; body: string; url: string; sealed_secret: string; attempts: number }>(
+    const claimed = await rows<{
+      id: string;
+      event_id: string;
+      type: EventType;
+      body: string;
+      url: string;
+      sealed_secret: string;
+      attempts: number;
+    }>(
       this.knex,
       `UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, locked_until = now() + make_interval(secs => $2), lease = $3
@@ -150,7 +169,14 @@ export class KnexWebhookStore implements WebhookStore {
       'webhooks.claim',
     );
     return claimed.map((r) => ({
-      id: r.id, eventId: r.event_id, type: r.type, body: r.body, url: r.url, sealedSecret: r.sealed_secret, attempt: r.attempts, lease,
+      id: r.id,
+      eventId: r.event_id,
+      type: r.type,
+      body: r.body,
+      url: r.url,
+      sealedSecret: r.sealed_secret,
+      attempt: r.attempts,
+      lease,
     }));
   }
 

@@ -38,11 +38,7 @@ function rank<T extends { id: string; name: string }>(items: T[], text: (t: T) =
   return items
     .map((item) => ({ item, at: text(item).indexOf(q), t: text(item) }))
     .filter((x) => x.at >= 0)
-    .sort((a, b) =>
-      (a.t.startsWith(q) ? 0 : 1) - (b.t.startsWith(q) ? 0 : 1) ||
-      cmp(a.item.name, b.item.name) ||
-      cmp(a.item.id, b.item.id),
-    )
+    .sort((a, b) => (a.t.startsWith(q) ? 0 : 1) - (b.t.startsWith(q) ? 0 : 1) || cmp(a.item.name, b.item.name) || cmp(a.item.id, b.item.id))
     .slice(0, limit)
     .map((x) => x.item);
 }

@@ -123,7 +123,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     this.outbox?.record(apiKeyRevoked(key, updated, at));
     const rolled: ApiKeyRecord[] = [];
     if (reason === 'leaked') {
-      for (let parents = [keyId]; parents.length > 0; ) {
+      for (let parents = [keyId]; parents.length > 0;) {
         const children = [...this.keys.values()].filter((k) => k.rolledFromKeyId !== null && parents.includes(k.rolledFromKeyId));
         for (const child of children) {
           const revoked = revokedKey(child, reason, at);

@@ -49,22 +49,52 @@ export class MemoryLedger implements Ledger, TransactionReader {
 
   async topUp(e: NewTopUp): Promise<Transaction> {
     return this.record(e.idempotency, {
-      id: e.id, tenantId: e.tenantId, type: 'TOP_UP', amount: e.amount, userId: e.userId, counterpartyUserId: null,
-      reference: e.reference, description: null, refundOf: null, refundedAmount: 0, createdAt: e.createdAt, initiatedBy: e.initiatedBy,
+      id: e.id,
+      tenantId: e.tenantId,
+      type: 'TOP_UP',
+      amount: e.amount,
+      userId: e.userId,
+      counterpartyUserId: null,
+      reference: e.reference,
+      description: null,
+      refundOf: null,
+      refundedAmount: 0,
+      createdAt: e.createdAt,
+      initiatedBy: e.initiatedBy,
     });
   }
 
   async pay(e: NewPayment): Promise<Transaction> {
     return this.record(e.idempotency, {
-      id: e.id, tenantId: e.tenantId, type: 'PAYMENT', amount: e.amount, userId: e.userId, counterpartyUserId: null,
-      reference: e.reference, description: e.description, refundOf: null, refundedAmount: 0, createdAt: e.createdAt, initiatedBy: e.initiatedBy,
+      id: e.id,
+      tenantId: e.tenantId,
+      type: 'PAYMENT',
+      amount: e.amount,
+      userId: e.userId,
+      counterpartyUserId: null,
+      reference: e.reference,
+      description: e.description,
+      refundOf: null,
+      refundedAmount: 0,
+      createdAt: e.createdAt,
+      initiatedBy: e.initiatedBy,
     });
   }
 
   async transfer(e: NewTransfer): Promise<Transaction> {
     return this.record(e.idempotency, {
-      id: e.id, tenantId: e.tenantId, type: 'TRANSFER', amount: e.amount, userId: e.userId, counterpartyUserId: e.toUserId,
-      reference: null, description: e.note, refundOf: null, refundedAmount: 0, createdAt: e.createdAt, initiatedBy: e.initiatedBy,
+      id: e.id,
+      tenantId: e.tenantId,
+      type: 'TRANSFER',
+      amount: e.amount,
+      userId: e.userId,
+      counterpartyUserId: e.toUserId,
+      reference: null,
+      description: e.note,
+      refundOf: null,
+      refundedAmount: 0,
+      createdAt: e.createdAt,
+      initiatedBy: e.initiatedBy,
     });
   }
 
@@ -72,14 +102,27 @@ export class MemoryLedger implements Ledger, TransactionReader {
     const payment = this.transactions.get(e.paymentId);
     if (payment === undefined || payment.tenantId !== e.tenantId) throw transactionNotFound();
     const replay = this.replay(e.tenantId, e.idempotency, {
-      type: 'REFUND', amount: e.amount, userId: payment.userId, counterpartyUserId: null, refundOf: payment.id,
+      type: 'REFUND',
+      amount: e.amount,
+      userId: payment.userId,
+      counterpartyUserId: null,
+      refundOf: payment.id,
     });
     if (replay !== null) return replay;
     const amount = refundableAmount(payment, e.amount);
     const refund = this.record(e.idempotency, {
-      id: e.id, tenantId: e.tenantId, type: 'REFUND', amount: { amount, currency: payment.amount.currency }, userId: payment.userId,
-      counterpartyUserId: null, reference: payment.reference, description: null, refundOf: payment.id, refundedAmount: 0,
-      createdAt: e.createdAt, initiatedBy: e.initiatedBy,
+      id: e.id,
+      tenantId: e.tenantId,
+      type: 'REFUND',
+      amount: { amount, currency: payment.amount.currency },
+      userId: payment.userId,
+      counterpartyUserId: null,
+      reference: payment.reference,
+      description: null,
+      refundOf: payment.id,
+      refundedAmount: 0,
+      createdAt: e.createdAt,
+      initiatedBy: e.initiatedBy,
     });
     this.transactions.set(payment.id, { ...payment, refundedAmount: payment.refundedAmount + amount });
     return refund;
@@ -138,11 +181,7 @@ export class MemoryLedger implements Ledger, TransactionReader {
     );
   }
 
-  private replay(
-    tenantId: string,
-    idem: NewTopUp['idempotency'],
-    wanted: Parameters<typeof sameRequest>[1],
-  ): Transaction | null {
+  private replay(tenantId: string, idem: NewTopUp['idempotency'], wanted: Parameters<typeof sameRequest>[1]): Transaction | null {
     if (idem === null) return null;
     const id = this.byKey.get(`${tenantId}\u0000${idem.scope}\u0000${idem.key}`);
     if (id === undefined) return null;
@@ -153,7 +192,11 @@ export class MemoryLedger implements Ledger, TransactionReader {
 
   private record(idem: NewTopUp['idempotency'], t: Transaction): Transaction {
     const replay = this.replay(t.tenantId, idem, {
-      type: t.type, amount: t.amount.amount, userId: t.userId, counterpartyUserId: t.counterpartyUserId, refundOf: t.refundOf,
+      type: t.type,
+      amount: t.amount.amount,
+      userId: t.userId,
+      counterpartyUserId: t.counterpartyUserId,
+      refundOf: t.refundOf,
     });
     if (replay !== null) return replay;
     const postings = inLockOrder(t.tenantId, postingsOf(t));

@@ -14,7 +14,9 @@ export class MemoryRevokedTokenStore implements RevokedTokenStore {
   }
 
   async listLive(after: Date): Promise<Array<{ jti: string; exp: number }>> {
-    return [...this.rows.values()].filter((r) => r.expiresAt > after).map((r) => ({ jti: r.jti, exp: Math.floor(r.expiresAt.getTime() / 1000) }));
+    return [...this.rows.values()]
+      .filter((r) => r.expiresAt > after)
+      .map((r) => ({ jti: r.jti, exp: Math.floor(r.expiresAt.getTime() / 1000) }));
   }
 
   async purge(before: Date): Promise<number> {

@@ -45,8 +45,17 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
         if (ep.owner.kind !== event.owner_kind || ep.owner.id !== event.owner_id || !ep.events.includes(event.type)) continue;
         const id = `dlv_${randomUUID().replaceAll('-', '')}`;
         this.deliveries.set(id, {
-          id, endpointId: ep.id, event, status: 'pending', attempts: 0, lastStatusCode: null, lastAttemptAt: null,
-          nextAttemptAt: now, lockedUntil: null, lease: null, createdAt: new Date(event.created_at),
+          id,
+          endpointId: ep.id,
+          event,
+          status: 'pending',
+          attempts: 0,
+          lastStatusCode: null,
+          lastAttemptAt: null,
+          nextAttemptAt: now,
+          lockedUntil: null,
+          lease: null,
+          createdAt: new Date(event.created_at),
         });
       }
     }
@@ -65,7 +74,12 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
   }
 
   async listEndpoints(owner: EventOwner, cursor: Cursor | null, limit: number): Promise<WebhookEndpoint[]> {
-    return [...this.endpoints.values()].filter((e) => sameOwner(e.owner, owner)).filter(after(cursor)).sort(newer).slice(0, limit).map(publicOf);
+    return [...this.endpoints.values()]
+      .filter((e) => sameOwner(e.owner, owner))
+      .filter(after(cursor))
+      .sort(newer)
+      .slice(0, limit)
+      .map(publicOf);
   }
 
   async deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean> {
@@ -77,7 +91,12 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
 
   async listDeliveries(owner: EventOwner, endpointId: string, cursor: Cursor | null, limit: number): Promise<WebhookDelivery[] | null> {
     if ((await this.findEndpoint(owner, endpointId)) === null) return null;
-    return [...this.deliveries.values()].filter((d) => d.endpointId === endpointId).filter(after(cursor)).sort(newer).slice(0, limit).map(viewOf);
+    return [...this.deliveries.values()]
+      .filter((d) => d.endpointId === endpointId)
+      .filter(after(cursor))
+      .sort(newer)
+      .slice(0, limit)
+      .map(viewOf);
   }
 
   async retryNow(owner: EventOwner, endpointId: string, deliveryId: string): Promise<WebhookDelivery | null> {
@@ -92,7 +111,9 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
   async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now().getTime();
     const due = [...this.deliveries.values()]
-      .filter((d) => d.status === 'pending' && d.nextAttemptAt.getTime() <= now && (d.lockedUntil === null || d.lockedUntil.getTime() <= now))
+      .filter(
+        (d) => d.status === 'pending' && d.nextAttemptAt.getTime() <= now && (d.lockedUntil === null || d.lockedUntil.getTime() <= now),
+      )
       .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
       .slice(0, limit);
     return due.map((d) => {
@@ -100,7 +121,16 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
       d.attempts += 1;
       d.lockedUntil = new Date(now + leaseSeconds * 1000);
       d.lease = randomUUID();
-      return { id: d.id, eventId: d.event.id, type: d.event.type, body: d.event.body, url: ep.url, sealedSecret: ep.sealedSecret, attempt: d.attempts, lease: d.lease };
+      return {
+        id: d.id,
+        eventId: d.event.id,
+        type: d.event.type,
+        body: d.event.body,
+        url: ep.url,
+        sealedSecret: ep.sealedSecret,
+        attempt: d.attempts,
+        lease: d.lease,
+      };
     });
   }
 
@@ -119,7 +149,13 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
 }
 
 const publicOf = (e: StoredWebhookEndpoint): WebhookEndpoint => ({
-  id: e.id, owner: e.owner, url: e.url, events: e.events, description: e.description, status: e.status, createdAt: e.createdAt,
+  id: e.id,
+  owner: e.owner,
+  url: e.url,
+  events: e.events,
+  description: e.description,
+  status: e.status,
+  createdAt: e.createdAt,
 });
 
 const viewOf = (d: Delivery): WebhookDelivery => ({

@@ -30,7 +30,8 @@ export function postSigned(input: {
 }): Promise<number | null> {
   const target = new URL(input.url);
   const pinned: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [input.address]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [input.address]);
     else callback(null, input.address.address, input.address.family);
   };
   const headers = {
@@ -49,20 +50,24 @@ export function postSigned(input: {
       clearTimeout(timer);
       resolve(status);
     };
-    const request = (target.protocol === 'https:' ? https : http).request(target, { method: 'POST', headers, lookup: pinned, agent: false }, (res) => {
-      const status = res.statusCode ?? null;
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= MAX_RESPONSE_BYTES) {
-          done(status);
-          res.destroy();
-        }
-      });
-      res.on('end', () => done(status));
-      res.on('error', () => done(status));
-      res.on('close', () => done(status));
-    });
+    const request = (target.protocol === 'https:' ? https : http).request(
+      target,
+      { method: 'POST', headers, lookup: pinned, agent: false },
+      (res) => {
+        const status = res.statusCode ?? null;
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= MAX_RESPONSE_BYTES) {
+            done(status);
+            res.destroy();
+          }
+        });
+        res.on('end', () => done(status));
+        res.on('error', () => done(status));
+        res.on('close', () => done(status));
+      },
+    );
     const timer = setTimeout(() => {
       request.destroy(new Error('timeout'));
       done(null);

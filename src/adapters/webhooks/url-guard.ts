@@ -36,7 +36,8 @@ export class DnsWebhookUrlGuard implements WebhookUrlGuard {
     } catch {
       throw refused('not an absolute URL');
     }
-    if (parsed.protocol !== 'https:' && !(this.settings.allowInsecure && parsed.protocol === 'http:')) throw refused('the scheme must be https');
+    if (parsed.protocol !== 'https:' && !(this.settings.allowInsecure && parsed.protocol === 'http:'))
+      throw refused('the scheme must be https');
     if (parsed.username !== '' || parsed.password !== '') throw refused('credentials in the URL are not allowed');
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
     let addresses: ReadonlyArray<{ address: string; family: number }>;

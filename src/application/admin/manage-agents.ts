@@ -1,4 +1,11 @@
-import { DEFAULT_CANCELLATION_TERMS, PRODUCTS, type Agent, type AgentStatus, type Channel, type Product } from '../../domain/identity/agent.js';
+import {
+  DEFAULT_CANCELLATION_TERMS,
+  PRODUCTS,
+  type Agent,
+  type AgentStatus,
+  type Channel,
+  type Product,
+} from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges } from '../../domain/identity/agent-directory.port.js';
 import { invalid, notFound } from '../../domain/shared/errors.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -14,11 +21,18 @@ export class CreateChannel {
 
   async execute(input: { code: string; name: string; currency: string; markupBps?: number }): Promise<{ code: string }> {
     const markupBps = input.markupBps ?? 0;
-    if (!CODE.test(input.code)) throw invalid('invalid-request', 'Channel code must be 1-32 of A-Z, 0-9, _ and -, starting with a letter or digit.');
+    if (!CODE.test(input.code))
+      throw invalid('invalid-request', 'Channel code must be 1-32 of A-Z, 0-9, _ and -, starting with a letter or digit.');
     if (!nameOk(input.name)) throw invalid('invalid-request', 'Channel name must be 1-200 characters.');
     if (!isCurrencyCode(input.currency)) throw invalid('invalid-request', 'Currency must be an ISO 4217 code such as THB.');
     checkMarkup(markupBps);
-    await this.directory.createChannel({ code: input.code, name: input.name, currency: input.currency, markupBps, ...DEFAULT_CANCELLATION_TERMS });
+    await this.directory.createChannel({
+      code: input.code,
+      name: input.name,
+      currency: input.currency,
+      markupBps,
+      ...DEFAULT_CANCELLATION_TERMS,
+    });
     return { code: input.code };
   }
 }
@@ -96,8 +110,8 @@ export class SetAgentStatus {
 const MAX_FREE_CANCELLATION_HOURS = 8760;
 
 const checkMarkup = (markupBps: number): void => {
-  if (!Number.isInteger(markupBps) || Math.abs(markupBps) > MAX_BPS) throw invalid('invalid-request', 'Markup must be an integer number of basis points between -10000 and 10000.');
+  if (!Number.isInteger(markupBps) || Math.abs(markupBps) > MAX_BPS)
+    throw invalid('invalid-request', 'Markup must be an integer number of basis points between -10000 and 10000.');
 };
 
 const nameOk = (name: string): boolean => name.trim().length >= 1 && name.length <= 200;
-

@@ -1,10 +1,5 @@
 import type { AgentDirectory, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
-import {
-  API_KEY_DISPLAY_LENGTH,
-  generateApiKey,
-  type ApiKeyRecord,
-  type RevokedReason,
-} from '../../domain/identity/api-key.js';
+import { API_KEY_DISPLAY_LENGTH, generateApiKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { invalid, notFound } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';

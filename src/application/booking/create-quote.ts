@@ -49,10 +49,14 @@ export class QuoteTransfer {
     const now = this.clock.now();
     requireFuture(input.pickupAt, now, 'pickup');
     if (!withinHorizon(input.pickupAt, now)) {
-      throw invalid('invalid-request', 'pickupAt is too far ahead.', { errors: [{ path: 'pickupAt', message: 'must be within 365 days' }] });
+      throw invalid('invalid-request', 'pickupAt is too far ahead.', {
+        errors: [{ path: 'pickupAt', message: 'must be within 365 days' }],
+      });
     }
     if (input.fromLocationId === input.toLocationId) {
-      throw invalid('invalid-request', 'Pick-up and drop-off must differ.', { errors: [{ path: 'toLocationId', message: 'must differ from fromLocationId' }] });
+      throw invalid('invalid-request', 'Pick-up and drop-off must differ.', {
+        errors: [{ path: 'toLocationId', message: 'must differ from fromLocationId' }],
+      });
     }
     const found = await this.tariffs.findLocations([input.fromLocationId, input.toLocationId]);
     const from = found.find((l) => l.id === input.fromLocationId);

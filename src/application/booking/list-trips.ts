@@ -28,7 +28,9 @@ export class ListTrips {
   async execute(principal: AgentPrincipal, input: { fromCityId: string; toCityId: string; date: string }): Promise<TripOffer[]> {
     requireEntitlement(principal, 'express-bus');
     if (!isCalendarDate(input.date)) {
-      throw invalid('invalid-request', 'date must be a calendar date YYYY-MM-DD.', { errors: [{ path: 'date', message: 'must be a calendar date YYYY-MM-DD' }] });
+      throw invalid('invalid-request', 'date must be a calendar date YYYY-MM-DD.', {
+        errors: [{ path: 'date', message: 'must be a calendar date YYYY-MM-DD' }],
+      });
     }
     const now = this.clock.now();
     const schedules = await this.tariffs.schedulesBetween(input.fromCityId, input.toCityId);

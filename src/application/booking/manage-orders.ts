@@ -73,7 +73,10 @@ export class PlaceOrder {
       createdAt: now,
       cancelledAt: null,
       // The terms of the channel the order is booked on, as they stand now, stay with the order.
-      terms: { freeCancellationHours: principal.channel.freeCancellationHours, lateCancellationFeeBps: principal.channel.lateCancellationFeeBps },
+      terms: {
+        freeCancellationHours: principal.channel.freeCancellationHours,
+        lateCancellationFeeBps: principal.channel.lateCancellationFeeBps,
+      },
       refund: null,
       fee: null,
     });
@@ -106,7 +109,9 @@ export class ListOrders {
   ): Promise<Page<Order>> {
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
     if (after === null) {
-      throw invalid('invalid-request', 'The cursor is not valid.', { errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+      throw invalid('invalid-request', 'The cursor is not valid.', {
+        errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+      });
     }
     return this.orders.listForAgent(principal.agentId, {
       limit: input.limit,
@@ -154,7 +159,12 @@ export class CancelOrder {
     const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
     const bookingKey = await this.directory.findKey(order.keyId);
     const now = this.clock.now();
-    const cancelled = await this.orders.cancel(agentId, orderId, (locked) => requireCancellable(decideCancellation(locked, bookingKey, now)), now);
+    const cancelled = await this.orders.cancel(
+      agentId,
+      orderId,
+      (locked) => requireCancellable(decideCancellation(locked, bookingKey, now)),
+      now,
+    );
     return requireOwned(cancelled, agentId, 'order-not-found');
   }
 }

@@ -1,9 +1,5 @@
 import type { AgentResolver } from '../../domain/identity/agent-resolver.port.js';
-import {
-  checkKeyShape,
-  principalFromKey,
-  requirePresentedKey,
-} from '../../domain/identity/authenticate-agent.js';
+import { checkKeyShape, principalFromKey, requirePresentedKey } from '../../domain/identity/authenticate-agent.js';
 import type { KeyUseRecorder } from '../../domain/identity/key-usage.port.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';

@@ -119,5 +119,4 @@ export class ReportOwnKeyLeaked {
   }
 }
 
-const latest = (a: Date | null, b: Date | null): Date | null =>
-  a === null ? b : b === null ? a : a.getTime() >= b.getTime() ? a : b;
+const latest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null ? a : a.getTime() >= b.getTime() ? a : b);

@@ -1,10 +1,5 @@
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
-import {
-  LOGIN_THROTTLE,
-  accountThrottleKey,
-  addressThrottleKey,
-  requireNotThrottled,
-} from '../../domain/identity/login-throttle.js';
+import { LOGIN_THROTTLE, accountThrottleKey, addressThrottleKey, requireNotThrottled } from '../../domain/identity/login-throttle.js';
 import type { LoginThrottleStore } from '../../domain/identity/login-throttle.port.js';
 import { isDisabled, normalizeEmail } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';

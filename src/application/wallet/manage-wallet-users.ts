@@ -30,7 +30,8 @@ export class CreateWalletUser {
     const externalUserRef = input.externalUserRef ?? id;
     if (!isExternalUserRef(externalUserRef)) throw invalid('invalid-request', 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.');
     const email = input.email?.trim();
-    if (email !== undefined && (email.length > 254 || !EMAIL.test(email))) throw invalid('invalid-request', 'email is not a valid address.');
+    if (email !== undefined && (email.length > 254 || !EMAIL.test(email)))
+      throw invalid('invalid-request', 'email is not a valid address.');
     if (input.password !== undefined) {
       if (email === undefined) throw invalid('invalid-request', 'A password needs an email to log in with.');
       await checkNewPassword(input.password, this.commonPasswords);

@@ -34,13 +34,18 @@ export class ListTransactions {
     const filter = filterOf(q);
     const after = q.cursor === undefined || q.cursor === null ? null : decodeCursor(q.cursor);
     if (q.cursor !== undefined && q.cursor !== null && after === null) {
-      throw invalid('invalid-request', 'The cursor is not one this service issued.', { errors: [{ path: 'cursor', message: 'unknown cursor' }] });
+      throw invalid('invalid-request', 'The cursor is not one this service issued.', {
+        errors: [{ path: 'cursor', message: 'unknown cursor' }],
+      });
     }
     const limit = q.limit ?? PAGE_LIMITS.default;
     const rows = await this.reader.list(transactionScope(principal, q.userId ?? null), filter, after, limit + 1);
     const data = rows.slice(0, limit);
     const last = data[data.length - 1];
-    return { data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+    return {
+      data,
+      nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    };
   }
 }
 

@@ -19,7 +19,10 @@ const endpointNotFound = () => notFound('webhook-endpoint-not-found', 'No such w
 const cursorOf = (cursor: string | undefined): Cursor | null => {
   if (cursor === undefined) return null;
   const after = decodeCursor(cursor);
-  if (after === null) throw invalid('invalid-request', 'The cursor is not valid.', { errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+  if (after === null)
+    throw invalid('invalid-request', 'The cursor is not valid.', {
+      errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+    });
   return after;
 };
 
@@ -44,7 +47,10 @@ export class RegisterWebhookEndpoint {
     private readonly clock: Clock,
   ) {}
 
-  async execute(owner: EventOwner, input: { url: string; events: readonly string[]; description?: string | undefined }): Promise<WebhookEndpoint & { secret: string }> {
+  async execute(
+    owner: EventOwner,
+    input: { url: string; events: readonly string[]; description?: string | undefined },
+  ): Promise<WebhookEndpoint & { secret: string }> {
     const events = checkSubscribedEvents(owner, input.events);
     await this.guard.check(input.url);
     const secret = `${WEBHOOK_SECRET_PREFIX}${toBase64(this.random.bytes(32))}`;
@@ -101,7 +107,11 @@ export class DeleteWebhookEndpoint {
 export class ListWebhookDeliveries {
   constructor(private readonly store: WebhookStore) {}
 
-  async execute(owner: EventOwner, endpointId: string, query: { cursor?: string | undefined; limit: number }): Promise<Page<WebhookDelivery>> {
+  async execute(
+    owner: EventOwner,
+    endpointId: string,
+    query: { cursor?: string | undefined; limit: number },
+  ): Promise<Page<WebhookDelivery>> {
     const rows = await this.store.listDeliveries(owner, endpointId, cursorOf(query.cursor), query.limit + 1);
     if (rows === null) throw endpointNotFound();
     return pageOf(rows, query.limit);

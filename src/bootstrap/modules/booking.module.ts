@@ -37,16 +37,21 @@ export const bookingModule = (config: Config, db: Database | null, outbox?: Memo
       bind(TOKENS.QuoteRepo).toConstantValue(new MemoryQuoteRepo());
       bind(TOKENS.OrderRepo).toConstantValue(orders);
       bind(TOKENS.TripInventory).toConstantValue(orders);
-      bind(TOKENS.TariffReader).toResolvedValue((reader: CatalogueReader) => {
-        if (!(reader instanceof MemoryCatalogue)) throw new Error('the in-memory booking flow needs the in-memory catalogue');
-        return new MemoryTariffReader(reader);
-      }, [TOKENS.CatalogueReader]);
+      bind(TOKENS.TariffReader).toResolvedValue(
+        (reader: CatalogueReader) => {
+          if (!(reader instanceof MemoryCatalogue)) throw new Error('the in-memory booking flow needs the in-memory catalogue');
+          return new MemoryTariffReader(reader);
+        },
+        [TOKENS.CatalogueReader],
+      );
     } else {
       bind(TOKENS.QuoteRepo).toConstantValue(new KnexQuoteRepo(db.knex));
       bind(TOKENS.OrderRepo).toConstantValue(new KnexOrderRepo(db.knex));
       bind(TOKENS.TripInventory).toConstantValue(new KnexTripInventory(db.knex));
       // Seconds of lag after a catalogue reload, for no catalogue round trip per quote.
-      bind(TOKENS.TariffReader).toConstantValue(new CachedTariffReader(new KnexTariffReader(db.knex), { ttlMs: 10_000, maxEntries: 10_000 }));
+      bind(TOKENS.TariffReader).toConstantValue(
+        new CachedTariffReader(new KnexTariffReader(db.knex), { ttlMs: 10_000, maxEntries: 10_000 }),
+      );
     }
     bind(TOKENS.ListTrips).toResolvedValue(
       (tariffs: TariffReader, inventory: TripInventory, clock: Clock) => new ListTrips(tariffs, inventory, clock),
@@ -78,12 +83,27 @@ export const bookingModule = (config: Config, db: Database | null, outbox?: Memo
     );
     bind(TOKENS.BookingRouters).toResolvedValue((listTrips: ListTrips) => tripRoutes({ listTrips }), [TOKENS.ListTrips]);
     bind(TOKENS.BookingRouters).toResolvedValue(
-      (quoteTransfer: QuoteTransfer, quoteBusTrip: QuoteBusTrip, getQuote: GetQuote) => quoteRoutes({ quoteTransfer, quoteBusTrip, getQuote }),
+      (quoteTransfer: QuoteTransfer, quoteBusTrip: QuoteBusTrip, getQuote: GetQuote) =>
+        quoteRoutes({ quoteTransfer, quoteBusTrip, getQuote }),
       [TOKENS.QuoteTransfer, TOKENS.QuoteBusTrip, TOKENS.GetQuote],
     );
     bind(TOKENS.BookingRouters).toResolvedValue(
-      (placeOrder: PlaceOrder, getOrder: GetOrder, listOrders: ListOrders, cancelOrder: CancelOrder, previewCancellation: PreviewCancellation, idempotent: Idempotent) =>
-        orderRoutes({ placeOrder, getOrder, listOrders, cancelOrder, previewCancellation, idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`) }),
+      (
+        placeOrder: PlaceOrder,
+        getOrder: GetOrder,
+        listOrders: ListOrders,
+        cancelOrder: CancelOrder,
+        previewCancellation: PreviewCancellation,
+        idempotent: Idempotent,
+      ) =>
+        orderRoutes({
+          placeOrder,
+          getOrder,
+          listOrders,
+          cancelOrder,
+          previewCancellation,
+          idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`),
+        }),
       [TOKENS.PlaceOrder, TOKENS.GetOrder, TOKENS.ListOrders, TOKENS.CancelOrder, TOKENS.PreviewCancellation, TOKENS.Idempotent],
     );
   });

@@ -38,8 +38,8 @@ export const idempotencyModule = (db: Database | null): ContainerModule =>
       },
       [TOKENS.Lifecycle, TOKENS.Clock],
     );
-    bind(TOKENS.Idempotent).toResolvedValue((store: IdempotencyStore, clock: Clock) => idempotency(store, clock), [
-      TOKENS.IdempotencyStore,
-      TOKENS.Clock,
-    ]);
+    bind(TOKENS.Idempotent).toResolvedValue(
+      (store: IdempotencyStore, clock: Clock) => idempotency(store, clock),
+      [TOKENS.IdempotencyStore, TOKENS.Clock],
+    );
   });

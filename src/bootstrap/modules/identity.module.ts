@@ -126,10 +126,7 @@ export const identityModule = (config: Config, db: Database | null, outbox?: Mem
         { isMultiple: true, optional: true, serviceIdentifier: TOKENS.DemoContributions },
       ],
     );
-    bind(TOKENS.BookingRouters).toResolvedValue(
-      (getAgentAccount) => accountRoutes({ getAgentAccount }),
-      [TOKENS.GetAgentAccount],
-    );
+    bind(TOKENS.BookingRouters).toResolvedValue((getAgentAccount) => accountRoutes({ getAgentAccount }), [TOKENS.GetAgentAccount]);
     bind(TOKENS.BookingRouters).toResolvedValue(
       (listOwnKeys: ListOwnKeys, rollOwnKey: RollOwnKey, reportOwnKeyLeaked: ReportOwnKeyLeaked, idempotent: Idempotent) =>
         keyRoutes({ listOwnKeys, rollOwnKey, reportOwnKeyLeaked, idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`) }),
@@ -144,4 +141,3 @@ function cached(inner: AgentResolver, health: { trusted: boolean }, config: Conf
   signal.subscribe(() => resolver.clear());
   return resolver;
 }
-

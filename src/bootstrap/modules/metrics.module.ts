@@ -16,13 +16,18 @@ const counted = (x: unknown): x is CountedCache => typeof x === 'object' && x !=
  * credentials by reason, rate-limit refusals, database pool use and waits, ledger writes, and the
  * hits of the key, token and tenant caches.
  */
-export const metricsModule = (config: Config, settings: { readonly port: number; readonly host: string }, db: Database | null): ContainerModule =>
+export const metricsModule = (
+  config: Config,
+  settings: { readonly port: number; readonly host: string },
+  db: Database | null,
+): ContainerModule =>
   new ContainerModule(({ bind, onActivation }) => {
     const metrics = createMetrics(['/api/v1', config.walletBasePath]);
     bind(TOKENS.Metrics).toConstantValue(metrics);
     bind(TOKENS.BeforeMiddleware).toConstantValue(metrics.requests);
     onActivation(TOKENS.Ledger, (_ctx, ledger: Ledger): Ledger => {
-      const count = <A extends unknown[], R>(kind: string, fn: (...args: A) => Promise<R>) =>
+      const count =
+        <A extends unknown[], R>(kind: string, fn: (...args: A) => Promise<R>) =>
         async (...args: A): Promise<R> => {
           const out = await fn.apply(ledger, args);
           metrics.ledgerWrite(kind);
@@ -35,27 +40,26 @@ export const metricsModule = (config: Config, settings: { readonly port: number;
         refund: count('refund', ledger.refund),
       });
     });
-    bind(TOKENS.MetricsServer)
-      .toResolvedValue(
-        (lifecycle: Lifecycle, log: Logger, resolver: unknown, tenants: unknown, verifier: unknown) => {
-          if (counted(resolver)) metrics.watchCache('api-keys', resolver);
-          if (counted(tenants)) metrics.watchCache('tenants', tenants);
-          if (counted(verifier)) metrics.watchCache('tokens', verifier);
-          if (db !== null) watchPool(metrics.registry, db.knex);
-          let server: Awaited<ReturnType<typeof serveMetrics>> | null = null;
-          lifecycle.onStart(async () => {
-            server = await serveMetrics(metrics.registry, settings.port, settings.host);
-            log.info({ metrics: server.url }, 'metrics listening');
-          });
-          lifecycle.onStop(async () => {
-            await server?.close();
-          });
-          return {
-            get url() {
-              return server?.url ?? null;
-            },
-          };
-        },
-        [TOKENS.Lifecycle, TOKENS.Logger, TOKENS.AgentResolver, TOKENS.TenantDirectory, TOKENS.TokenVerifier],
-      );
+    bind(TOKENS.MetricsServer).toResolvedValue(
+      (lifecycle: Lifecycle, log: Logger, resolver: unknown, tenants: unknown, verifier: unknown) => {
+        if (counted(resolver)) metrics.watchCache('api-keys', resolver);
+        if (counted(tenants)) metrics.watchCache('tenants', tenants);
+        if (counted(verifier)) metrics.watchCache('tokens', verifier);
+        if (db !== null) watchPool(metrics.registry, db.knex);
+        let server: Awaited<ReturnType<typeof serveMetrics>> | null = null;
+        lifecycle.onStart(async () => {
+          server = await serveMetrics(metrics.registry, settings.port, settings.host);
+          log.info({ metrics: server.url }, 'metrics listening');
+        });
+        lifecycle.onStop(async () => {
+          await server?.close();
+        });
+        return {
+          get url() {
+            return server?.url ?? null;
+          },
+        };
+      },
+      [TOKENS.Lifecycle, TOKENS.Logger, TOKENS.AgentResolver, TOKENS.TenantDirectory, TOKENS.TokenVerifier],
+    );
   });

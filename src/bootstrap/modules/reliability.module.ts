@@ -55,16 +55,26 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
  * The store each limiter counts in: Redis (one connection for all limiters, connected at start,
  * closed at stop), the database (expired windows purged every minute) or this process's memory.
  */
-function rateLimitStores(choice: RateLimitStoreConfig, db: Database | null, lifecycle: Lifecycle, log: Logger): (name: StoreName) => Store | undefined {
+function rateLimitStores(
+  choice: RateLimitStoreConfig,
+  db: Database | null,
+  lifecycle: Lifecycle,
+  log: Logger,
+): (name: StoreName) => Store | undefined {
   if (choice.kind === 'redis') {
     const redis = createRateLimitRedis(choice.url);
     // Errors are seen by the calls that fail; the connection's own events are only logged.
     redis.on('error', storeErrorLog(log));
     lifecycle.onStart(async () => {
       // Fail open from the start too: the service serves while Redis is away and limits once it is back.
-      await redis.connect().catch((err: unknown) =>
-        log.error({ err: { message: (err as Error).message } }, 'rate-limit store (Redis) unreachable at start: requests pass unlimited until it is back'),
-      );
+      await redis
+        .connect()
+        .catch((err: unknown) =>
+          log.error(
+            { err: { message: (err as Error).message } },
+            'rate-limit store (Redis) unreachable at start: requests pass unlimited until it is back',
+          ),
+        );
     });
     lifecycle.onStop(async () => {
       redis.disconnect();

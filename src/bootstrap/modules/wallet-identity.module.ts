@@ -22,12 +22,7 @@ import { SeedWalletDemo } from '../../application/admin/seed-wallet-demo.js';
 import { IssueDelegatedToken } from '../../application/wallet/issue-delegated-token.js';
 import { IssueMachineToken } from '../../application/wallet/issue-machine-token.js';
 import { LogIn } from '../../application/wallet/log-in.js';
-import {
-  CreateWalletUser,
-  GetCurrentWalletUser,
-  GetWalletUser,
-  ListWalletUsers,
-} from '../../application/wallet/manage-wallet-users.js';
+import { CreateWalletUser, GetCurrentWalletUser, GetWalletUser, ListWalletUsers } from '../../application/wallet/manage-wallet-users.js';
 import { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.js';
 import { ZxcvbnCommonPasswords } from '../../adapters/passwords/common-passwords.zxcvbn.js';
@@ -122,7 +117,9 @@ export const walletIdentityModule = (config: Config, db: Database | null, outbox
     bind(TOKENS.SigningKeys).toResolvedValue(
       (store, clock, lifecycle: Lifecycle) => {
         const ring = new SigningKeyRing(
-          config.tokenSigningKey === null ? { kind: 'stored', store, ring: WALLET_KEY_RING } : { kind: 'configured', jwks: config.tokenSigningKey },
+          config.tokenSigningKey === null
+            ? { kind: 'stored', store, ring: WALLET_KEY_RING }
+            : { kind: 'configured', jwks: config.tokenSigningKey },
           clock,
           { retentionSeconds: Math.max(settings.machineTokenTtlSeconds, settings.userTokenTtlSeconds) + CLOCK_TOLERANCE_SECONDS + 60 },
         );
@@ -131,7 +128,10 @@ export const walletIdentityModule = (config: Config, db: Database | null, outbox
       },
       [TOKENS.SigningKeyStore, TOKENS.Clock, TOKENS.Lifecycle],
     );
-    bind(TOKENS.TokenIssuer).toResolvedValue((keys, clock) => new JoseTokenIssuer(keys, clock, settings), [TOKENS.SigningKeys, TOKENS.Clock]);
+    bind(TOKENS.TokenIssuer).toResolvedValue(
+      (keys, clock) => new JoseTokenIssuer(keys, clock, settings),
+      [TOKENS.SigningKeys, TOKENS.Clock],
+    );
     bind(TOKENS.TokenVerifier).toResolvedValue(
       (keys, clock) => new JoseTokenVerifier(keys, clock, settings, { cacheEntries: VERIFIED_TOKEN_CACHE }),
       [TOKENS.SigningKeys, TOKENS.Clock],
@@ -153,9 +153,13 @@ export const walletIdentityModule = (config: Config, db: Database | null, outbox
     );
     bind(TOKENS.ListTenants).toResolvedValue((t, clock) => new ListTenants(t, clock), [TOKENS.TenantDirectory, TOKENS.Clock]);
     bind(TOKENS.ListTenantUsers).toResolvedValue((t) => new ListTenantUsers(t), [TOKENS.TenantDirectory]);
-    bind(TOKENS.SetWalletUserDisabled).toResolvedValue((t, clock) => new SetWalletUserDisabled(t, clock), [TOKENS.TenantDirectory, TOKENS.Clock]);
+    bind(TOKENS.SetWalletUserDisabled).toResolvedValue(
+      (t, clock) => new SetWalletUserDisabled(t, clock),
+      [TOKENS.TenantDirectory, TOKENS.Clock],
+    );
     bind(TOKENS.WalletAuth).toResolvedValue(
-      (verify: VerifyWalletToken, limits: RateLimits): ((rule: 'machine' | 'user' | 'either') => RequestHandler) => walletAuth(verify, limits.authFailures),
+      (verify: VerifyWalletToken, limits: RateLimits): ((rule: 'machine' | 'user' | 'either') => RequestHandler) =>
+        walletAuth(verify, limits.authFailures),
       [TOKENS.VerifyWalletToken, TOKENS.RateLimits],
     );
     bind(TOKENS.IssueMachineToken).toResolvedValue((a, i) => new IssueMachineToken(a, i), [TOKENS.AuthenticateClient, TOKENS.TokenIssuer]);
@@ -185,13 +189,27 @@ export const walletIdentityModule = (config: Config, db: Database | null, outbox
     bind(TOKENS.RotateSigningKey).toResolvedValue((keys) => new RotateSigningKey(keys), [TOKENS.SigningKeys]);
     bind(TOKENS.DemoContributions).toResolvedValue(
       (t, createTenant, reset, createUser, passwords, random) => new SeedWalletDemo(t, createTenant, reset, createUser, passwords, random),
-      [TOKENS.TenantDirectory, TOKENS.CreateTenant, TOKENS.ResetClientSecret, TOKENS.CreateWalletUser, TOKENS.PasswordHasher, TOKENS.Random],
+      [
+        TOKENS.TenantDirectory,
+        TOKENS.CreateTenant,
+        TOKENS.ResetClientSecret,
+        TOKENS.CreateWalletUser,
+        TOKENS.PasswordHasher,
+        TOKENS.Random,
+      ],
     );
     bind(TOKENS.RootRouters).toResolvedValue((keys) => jwksRoutes(keys), [TOKENS.SigningKeys]);
     bind(TOKENS.RootRouters).toConstantValue(oauthMetadataRoutes({ issuer: config.issuer, walletBasePath: config.walletBasePath }));
     bind(TOKENS.WalletRouters).toResolvedValue(
       (issueMachineToken, authenticateClient, revokeToken, introspectToken, limits) =>
-        oauthRoutes({ issueMachineToken, authenticateClient, revokeToken, introspectToken, limit: limits.token, failures: limits.authFailures }),
+        oauthRoutes({
+          issueMachineToken,
+          authenticateClient,
+          revokeToken,
+          introspectToken,
+          limit: limits.token,
+          failures: limits.authFailures,
+        }),
       [TOKENS.IssueMachineToken, TOKENS.AuthenticateClient, TOKENS.RevokeToken, TOKENS.IntrospectToken, TOKENS.RateLimits],
     );
     bind(TOKENS.WalletRouters).toResolvedValue(
@@ -199,10 +217,25 @@ export const walletIdentityModule = (config: Config, db: Database | null, outbox
       [TOKENS.WalletAuth, TOKENS.IssueDelegatedToken, TOKENS.LogIn, TOKENS.LogOut, TOKENS.RateLimits],
     );
     bind(TOKENS.WalletRouters).toResolvedValue<
-      [(rule: 'machine' | 'user' | 'either') => RequestHandler, CreateWalletUser, ListWalletUsers, GetWalletUser, GetCurrentWalletUser, GetUserBalances | undefined]
+      [
+        (rule: 'machine' | 'user' | 'either') => RequestHandler,
+        CreateWalletUser,
+        ListWalletUsers,
+        GetWalletUser,
+        GetCurrentWalletUser,
+        GetUserBalances | undefined,
+      ]
     >(
-      (auth, createUser, listUsers, getUser, getCurrentUser, balances) => usersRoutes({ auth, createUser, listUsers, getUser, getCurrentUser, balances }),
-      [TOKENS.WalletAuth, TOKENS.CreateWalletUser, TOKENS.ListWalletUsers, TOKENS.GetWalletUser, TOKENS.GetCurrentWalletUser, { serviceIdentifier: TOKENS.GetUserBalances, optional: true }],
+      (auth, createUser, listUsers, getUser, getCurrentUser, balances) =>
+        usersRoutes({ auth, createUser, listUsers, getUser, getCurrentUser, balances }),
+      [
+        TOKENS.WalletAuth,
+        TOKENS.CreateWalletUser,
+        TOKENS.ListWalletUsers,
+        TOKENS.GetWalletUser,
+        TOKENS.GetCurrentWalletUser,
+        { serviceIdentifier: TOKENS.GetUserBalances, optional: true },
+      ],
     );
   });
 
@@ -217,9 +250,9 @@ function bindLoginThrottle(bind: ContainerModuleLoadOptions['bind'], store: Logi
       let timer: NodeJS.Timeout | null = null;
       lifecycle.onStart(async () => {
         timer = setInterval(() => {
-          store.purgeExpired(clock.now(), LOGIN_THROTTLE_WINDOW_SECONDS).catch((err: unknown) =>
-            log.warn({ err: { message: (err as Error).message } }, 'login-attempt purge failed'),
-          );
+          store
+            .purgeExpired(clock.now(), LOGIN_THROTTLE_WINDOW_SECONDS)
+            .catch((err: unknown) => log.warn({ err: { message: (err as Error).message } }, 'login-attempt purge failed'));
         }, LOGIN_THROTTLE_PURGE_EVERY_MS);
         timer.unref();
       });

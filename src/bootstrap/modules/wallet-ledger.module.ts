@@ -21,7 +21,10 @@ export const walletLedgerModule = (db: Database | null, outbox?: MemoryOutbox): 
     bind(TOKENS.Ledger).toConstantValue(ledger);
     bind(TOKENS.TransactionReader).toConstantValue(ledger);
     bind(TOKENS.WalletHolders).toResolvedValue((tenants) => new DirectoryWalletHolders(tenants), [TOKENS.TenantDirectory]);
-    bind(TOKENS.TopUp).toResolvedValue((l, h, ids, clock) => new TopUp(l, h, ids, clock), [TOKENS.Ledger, TOKENS.WalletHolders, TOKENS.Ids, TOKENS.Clock]);
+    bind(TOKENS.TopUp).toResolvedValue(
+      (l, h, ids, clock) => new TopUp(l, h, ids, clock),
+      [TOKENS.Ledger, TOKENS.WalletHolders, TOKENS.Ids, TOKENS.Clock],
+    );
     bind(TOKENS.MakePayment).toResolvedValue(
       (l, h, ids, clock) => new MakePayment(l, h, ids, clock),
       [TOKENS.Ledger, TOKENS.WalletHolders, TOKENS.Ids, TOKENS.Clock],

@@ -42,7 +42,9 @@ export const webhooksModule = (config: Config, db: Database | null, memory?: Mem
     } else {
       bind(TOKENS.WebhookStore).toConstantValue(new KnexWebhookStore(db.knex));
     }
-    bind(TOKENS.WebhookUrlGuard).toConstantValue(new DnsWebhookUrlGuard({ allowInsecure: settings.allowInsecure, allowPrivate: settings.allowPrivate }));
+    bind(TOKENS.WebhookUrlGuard).toConstantValue(
+      new DnsWebhookUrlGuard({ allowInsecure: settings.allowInsecure, allowPrivate: settings.allowPrivate }),
+    );
     bind(TOKENS.WebhookSealer).toResolvedValue(
       (lifecycle: Lifecycle, log: Logger) => {
         if (settings.secretKey !== null) return new AesGcmSecretSealer(settings.secretKey);
@@ -53,7 +55,10 @@ export const webhooksModule = (config: Config, db: Database | null, memory?: Mem
           } else {
             sealer.setKey(await storedWebhookSecretKey(db.knex));
             // Said by serving instances; the admin command (no worker) keeps stderr for its own output.
-            if (settings.worker) log.warn('WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with a key generated and kept in the database; set it in production');
+            if (settings.worker)
+              log.warn(
+                'WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with a key generated and kept in the database; set it in production',
+              );
           }
         });
         return sealer;

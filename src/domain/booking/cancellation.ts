@@ -53,7 +53,13 @@ export const freeUntilOf = (order: CancellableOrder): Date =>
  */
 export const decideCancellation = (order: CancellableOrder, bookingKey: ApiKeyRecord | null, now: Date): CancellationDecision => {
   const freeUntil = freeUntilOf(order);
-  const refuse = (reason: CancellationRefusal): CancellationDecision => ({ cancellable: false, reason, refund: null, fee: null, freeUntil });
+  const refuse = (reason: CancellationRefusal): CancellationDecision => ({
+    cancellable: false,
+    reason,
+    refund: null,
+    fee: null,
+    freeUntil,
+  });
   if (order.status === 'CANCELLED') return refuse('order-already-cancelled');
   if (bookingKey !== null && isLeaked(bookingKey)) return refuse('booked-with-leaked-key');
   if (now.getTime() >= order.startsAt.getTime()) return refuse('cancellation-window-closed');
@@ -73,7 +79,8 @@ export const decideCancellation = (order: CancellableOrder, bookingKey: ApiKeyRe
 
 const REFUSALS: Readonly<Record<CancellationRefusal, string>> = {
   'order-already-cancelled': 'The order is already cancelled.',
-  'booked-with-leaked-key': 'The order was placed with an API key that was revoked as leaked; it cannot be cancelled through the API. Contact support.',
+  'booked-with-leaked-key':
+    'The order was placed with an API key that was revoked as leaked; it cannot be cancelled through the API. Contact support.',
   'cancellation-window-closed': 'The pickup or departure has passed; the order can no longer be cancelled.',
 };
 

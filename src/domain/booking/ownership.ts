@@ -12,11 +12,7 @@ export const isOwnedBy = (record: AgentOwned, agentId: string): boolean => recor
  * Returns the record when the agent owns it. Unknown and another agent's records both answer
  * the same `…-not-found`, so nobody learns that someone else's id exists.
  */
-export const requireOwned = <T extends AgentOwned>(
-  record: T | null,
-  agentId: string,
-  reason: 'quote-not-found' | 'order-not-found',
-): T => {
+export const requireOwned = <T extends AgentOwned>(record: T | null, agentId: string, reason: 'quote-not-found' | 'order-not-found'): T => {
   if (record === null || !isOwnedBy(record, agentId)) {
     throw new DomainError(reason, 'not-found', reason === 'quote-not-found' ? 'No such quote.' : 'No such order.');
   }

@@ -60,7 +60,11 @@ export interface Quote {
  */
 export const checkQuoteBookable = (quote: Quote, principal: AgentPrincipal, now: Date): void => {
   if (quote.channelCode !== principal.channel.code) {
-    throw new DomainError('quote-channel-mismatch', 'conflict', 'The quote was minted for another channel than the one this key resolves to. Request a new quote.');
+    throw new DomainError(
+      'quote-channel-mismatch',
+      'conflict',
+      'The quote was minted for another channel than the one this key resolves to. Request a new quote.',
+    );
   }
   if (now.getTime() >= quote.expiresAt.getTime()) {
     throw new DomainError('quote-expired', 'gone', 'The quote has expired. Request a new quote.');

@@ -2,8 +2,7 @@
 export const PRODUCTS = ['airport-transfer', 'express-bus'] as const;
 export type Product = (typeof PRODUCTS)[number];
 
-export const isProduct = (value: string): value is Product =>
-  (PRODUCTS as readonly string[]).includes(value);
+export const isProduct = (value: string): value is Product => (PRODUCTS as readonly string[]).includes(value);
 
 export type AgentStatus = 'ACTIVE' | 'SUSPENDED';
 

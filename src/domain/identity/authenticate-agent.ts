@@ -47,5 +47,4 @@ export const requireEntitlement = (principal: AgentPrincipal, product: Product):
   }
 };
 
-const invalidKey = (): DomainError =>
-  new DomainError('invalid-api-key', 'unauthenticated', 'The API key is not valid.');
+const invalidKey = (): DomainError => new DomainError('invalid-api-key', 'unauthenticated', 'The API key is not valid.');

@@ -20,8 +20,7 @@ export const LOGIN_THROTTLE = {
 /** The longest window of the login policies: a key idle that long, and not locked, counts for nothing. */
 export const LOGIN_THROTTLE_WINDOW_SECONDS = Math.max(...Object.values(LOGIN_THROTTLE).map((p) => p.windowSeconds));
 
-export const accountThrottleKey = (clientId: string, normalizedEmail: string): string =>
-  `account:${clientId}:${normalizedEmail}`;
+export const accountThrottleKey = (clientId: string, normalizedEmail: string): string => `account:${clientId}:${normalizedEmail}`;
 export const addressThrottleKey = (address: string): string => `address:${address}`;
 
 /** Whole seconds until a lock ends (at least 1), or 0 when the state is not locked at `now`. */

@@ -18,6 +18,10 @@ export async function checkNewPassword(password: string, common: CommonPasswords
     throw invalid('invalid-request', `password must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters.`);
   }
   if (REPETITIVE.test(password) || (await common.includes(password))) {
-    throw new DomainError('password-too-common', 'invalid', 'This password is too common (it is on a list of commonly used or breached passwords, or repeats a short run); choose another.');
+    throw new DomainError(
+      'password-too-common',
+      'invalid',
+      'This password is too common (it is on a list of commonly used or breached passwords, or repeats a short run); choose another.',
+    );
   }
 }

@@ -17,12 +17,10 @@ export const requireTokenKind = (principal: WalletPrincipal, rule: WalletTokenRu
 };
 
 /** Narrows to a machine principal or refuses as `requireTokenKind` would. */
-export const asMachine = (principal: WalletPrincipal): MachinePrincipal =>
-  requireTokenKind(principal, 'machine') as MachinePrincipal;
+export const asMachine = (principal: WalletPrincipal): MachinePrincipal => requireTokenKind(principal, 'machine') as MachinePrincipal;
 
 /** Narrows to a wallet user or refuses as `requireTokenKind` would. */
-export const asWalletUser = (principal: WalletPrincipal): WalletUserPrincipal =>
-  requireTokenKind(principal, 'user') as WalletUserPrincipal;
+export const asWalletUser = (principal: WalletPrincipal): WalletUserPrincipal => requireTokenKind(principal, 'user') as WalletUserPrincipal;
 
 const notAWalletUser = (): DomainError =>
   new DomainError('not-a-wallet-user', 'unauthenticated', 'Authenticated principal is not a wallet user.');

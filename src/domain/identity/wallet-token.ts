@@ -44,8 +44,7 @@ export const claimsFor = (principal: WalletPrincipal): { typ: string; claims: Wa
   };
 };
 
-const normalizeTyp = (typ: unknown): string | null =>
-  typeof typ === 'string' ? typ.toLowerCase().replace(/^application\//, '') : null;
+const normalizeTyp = (typ: unknown): string | null => (typeof typ === 'string' ? typ.toLowerCase().replace(/^application\//, '') : null);
 
 const isId = (value: unknown, prefix: string): value is string =>
   typeof value === 'string' && value.startsWith(`${prefix}_`) && value.length <= 128;

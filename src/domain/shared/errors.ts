@@ -3,15 +3,7 @@
  * transport maps to a status. No transport detail (HTTP status) lives here.
  */
 export type ErrorKind =
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not-found'
-  | 'conflict'
-  | 'gone'
-  | 'invalid'
-  | 'unprocessable'
-  | 'too-many'
-  | 'unavailable';
+  'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'gone' | 'invalid' | 'unprocessable' | 'too-many' | 'unavailable';
 
 /** The closed set of reasons the service answers with. Add a reason here before using it. */
 export type Reason =
@@ -88,9 +80,7 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (reason: Reason, message: string): DomainError =>
-  new DomainError(reason, 'not-found', message);
-export const conflict = (reason: Reason, message: string): DomainError =>
-  new DomainError(reason, 'conflict', message);
+export const notFound = (reason: Reason, message: string): DomainError => new DomainError(reason, 'not-found', message);
+export const conflict = (reason: Reason, message: string): DomainError => new DomainError(reason, 'conflict', message);
 export const invalid = (reason: Reason, message: string, details?: Record<string, unknown>): DomainError =>
   new DomainError(reason, 'invalid', message, details);

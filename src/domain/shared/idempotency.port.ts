@@ -34,8 +34,7 @@ export interface IdempotencyLease {
 
 /** The outcome of claiming a key. */
 export type IdempotencyClaim =
-  | { readonly state: 'claimed'; readonly lease: IdempotencyLease }
-  | { readonly state: 'replay'; readonly response: StoredResponse };
+  { readonly state: 'claimed'; readonly lease: IdempotencyLease } | { readonly state: 'replay'; readonly response: StoredResponse };
 
 /**
  * How long a claim waits for another live claim of the same key to end before giving up with

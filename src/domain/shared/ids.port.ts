@@ -1,6 +1,23 @@
 /** Type prefixes of the opaque ids the service hands out. */
 export type IdPrefix =
-  | 'agt' | 'chn' | 'key' | 'qte' | 'ord' | 'usr' | 'txn' | 'tnt' | 'cli' | 'loc' | 'cty' | 'trp' | 'sch' | 'ent' | 'req' | 'whe' | 'evt' | 'dlv';
+  | 'agt'
+  | 'chn'
+  | 'key'
+  | 'qte'
+  | 'ord'
+  | 'usr'
+  | 'txn'
+  | 'tnt'
+  | 'cli'
+  | 'loc'
+  | 'cty'
+  | 'trp'
+  | 'sch'
+  | 'ent'
+  | 'req'
+  | 'whe'
+  | 'evt'
+  | 'dlv';
 
 /** Makes new opaque ids. */
 export interface IdGenerator {

@@ -25,8 +25,7 @@ export const applyBasisPoints = (amount: number, bps: number): number => {
 export const sameCurrency = (a: Money, b: Money): boolean => a.currency === b.currency;
 
 /** Minor-unit exponent of a currency (THB 2, JPY 0, …). */
-export const currencyExponent = (currency: string): number =>
-  ZERO_DECIMAL.has(currency) ? 0 : 2;
+export const currencyExponent = (currency: string): number => (ZERO_DECIMAL.has(currency) ? 0 : 2);
 
 const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'UGX', 'XAF', 'XOF']);
 

@@ -14,8 +14,7 @@ export interface Cursor {
 export const PAGE_LIMITS = { min: 1, default: 20, max: 100 } as const;
 
 /** Encodes a keyset position as an opaque token. */
-export const encodeCursor = (c: Cursor): string =>
-  base64url(`${c.createdAt.toISOString()}|${c.id}`);
+export const encodeCursor = (c: Cursor): string => base64url(`${c.createdAt.toISOString()}|${c.id}`);
 
 /** Decodes a token from `encodeCursor`; returns null for anything else. */
 export const decodeCursor = (token: string): Cursor | null => {

@@ -60,15 +60,27 @@ export const postingsOf = (
   const user: AccountRef = { kind: 'USER', userId: t.userId };
   switch (t.type) {
     case 'TOP_UP':
-      return [{ account: { kind: 'FUNDING', shard: shardOf(t.id) }, amount: -a }, { account: user, amount: a }];
+      return [
+        { account: { kind: 'FUNDING', shard: shardOf(t.id) }, amount: -a },
+        { account: user, amount: a },
+      ];
     case 'PAYMENT':
-      return [{ account: user, amount: -a }, { account: { kind: 'SETTLEMENT', shard: shardOf(t.id) }, amount: a }];
+      return [
+        { account: user, amount: -a },
+        { account: { kind: 'SETTLEMENT', shard: shardOf(t.id) }, amount: a },
+      ];
     case 'TRANSFER':
       if (t.counterpartyUserId === null) throw new Error('a transfer needs a counterparty');
-      return [{ account: user, amount: -a }, { account: { kind: 'USER', userId: t.counterpartyUserId }, amount: a }];
+      return [
+        { account: user, amount: -a },
+        { account: { kind: 'USER', userId: t.counterpartyUserId }, amount: a },
+      ];
     case 'REFUND':
       if (t.refundOf === null) throw new Error('a refund needs its payment');
-      return [{ account: { kind: 'SETTLEMENT', shard: shardOf(t.refundOf) }, amount: -a }, { account: user, amount: a }];
+      return [
+        { account: { kind: 'SETTLEMENT', shard: shardOf(t.refundOf) }, amount: -a },
+        { account: user, amount: a },
+      ];
   }
 };
 
@@ -91,9 +103,14 @@ export type AmountInput = number | { readonly amount: number; readonly currency:
 export const amountIn = (input: AmountInput, currency: string): Money => {
   const value = typeof input === 'number' ? input : input.amount;
   if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_TRANSACTION_AMOUNT) {
-    throw new DomainError('invalid-request', 'invalid', `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`, {
-      errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
-    });
+    throw new DomainError(
+      'invalid-request',
+      'invalid',
+      `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`,
+      {
+        errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
+      },
+    );
   }
   if (typeof input !== 'number' && input.currency !== currency) {
     throw new DomainError('currency-mismatch', 'unprocessable', `This wallet holds ${currency}; the amount is in ${input.currency}.`, {
@@ -135,7 +152,13 @@ export interface LedgerIdempotency {
  */
 export const sameRequest = (
   existing: Transaction,
-  wanted: { type: TransactionType; amount: number | null; userId: string | null; counterpartyUserId: string | null; refundOf: string | null },
+  wanted: {
+    type: TransactionType;
+    amount: number | null;
+    userId: string | null;
+    counterpartyUserId: string | null;
+    refundOf: string | null;
+  },
 ): boolean =>
   existing.type === wanted.type &&
   (wanted.amount === null || existing.amount.amount === wanted.amount) &&
@@ -161,5 +184,4 @@ export const refundableAmount = (payment: Transaction, requested: number | null)
 export const insufficientFunds = (): DomainError =>
   new DomainError('insufficient-funds', 'unprocessable', 'The balance is too low for this amount.');
 
-export const transactionNotFound = (): DomainError =>
-  new DomainError('transaction-not-found', 'not-found', 'No such transaction.');
+export const transactionNotFound = (): DomainError => new DomainError('transaction-not-found', 'not-found', 'No such transaction.');

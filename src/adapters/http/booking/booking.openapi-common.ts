@@ -13,7 +13,10 @@ export const PRODUCT_KEY_ERRORS: Readonly<Record<number, ResponseSpec>> = {
 };
 
 export const INVALID: ResponseSpec = { description: 'The request does not match the schema', reasons: ['invalid-request'] };
-export const INVALID_BODY: ResponseSpec = { description: 'Malformed JSON or a body that does not match the schema', reasons: ['malformed-json', 'invalid-request'] };
+export const INVALID_BODY: ResponseSpec = {
+  description: 'Malformed JSON or a body that does not match the schema',
+  reasons: ['malformed-json', 'invalid-request'],
+};
 export const BODY_LIMITS: Readonly<Record<number, ResponseSpec>> = {
   413: { description: 'Body over 64 KiB', reasons: ['payload-too-large'] },
   415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },

@@ -90,7 +90,10 @@ export const orderBody = z.object({
     email: z.email().max(254),
     phone: z.string().trim().min(1).max(40).optional(),
   }),
-  passengers: z.array(z.object({ name: z.string().trim().min(1).max(200) })).max(50).optional(),
+  passengers: z
+    .array(z.object({ name: z.string().trim().min(1).max(200) }))
+    .max(50)
+    .optional(),
   agentReference: z.string().min(1).max(100).optional(),
 });
 
@@ -127,7 +130,9 @@ export const orderSchema = z.object({
 
 export const cancellationSchema = z.object({
   cancellable: z.boolean(),
-  reason: z.enum(['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed']).nullable()
+  reason: z
+    .enum(['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed'])
+    .nullable()
     .describe('The reason a cancel would be refused with now, or null'),
   refund: moneySchema.nullable().describe('What a cancel now would refund; null when it would be refused'),
   fee: moneySchema.nullable().describe('What a cancel now would charge; null when it would be refused'),
@@ -135,7 +140,12 @@ export const cancellationSchema = z.object({
 });
 
 export const rollKeyBody = z.object({
-  overlapSeconds: z.number().int().min(0).max(86_400).optional()
+  overlapSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .optional()
     .describe('How long the calling key keeps working after the roll (default 3600)'),
 });
 
@@ -144,7 +154,7 @@ export const keySchema = z.object({
   prefix: z.string(),
   status: z.enum(['ACTIVE', 'REVOKED']),
   createdAt: timestamp(),
-  expiresAt: timestamp().nullable().describe('When the key stops working: its expiry, or the end of a rolled key\'s overlap'),
+  expiresAt: timestamp().nullable().describe("When the key stops working: its expiry, or the end of a rolled key's overlap"),
   lastUsedAt: timestamp().nullable().describe('Approximate: may lag by up to 60 s'),
   revokedAt: timestamp().nullable(),
   revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),

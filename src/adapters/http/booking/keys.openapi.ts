@@ -57,7 +57,10 @@ export const keyOperations: readonly OperationSpec[] = [
     tags: ['keys'],
     token: 'api-key',
     responses: {
-      200: { description: 'The revoked key, and the keys rolled from it that were revoked with it', schema: z.object({ key: keySchema, rolledKeys: z.array(keySchema) }) },
+      200: {
+        description: 'The revoked key, and the keys rolled from it that were revoked with it',
+        schema: z.object({ key: keySchema, rolledKeys: z.array(keySchema) }),
+      },
       400: INVALID_BODY,
       ...KEY_ERRORS,
       ...BODY_LIMITS,

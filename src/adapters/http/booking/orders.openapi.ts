@@ -18,11 +18,15 @@ export const orderOperations: readonly OperationSpec[] = [
     request: { body: orderBody, headers: idempotencyHeaders },
     responses: {
       201: { description: 'The order, CONFIRMED', schema: orderSchema, headers: { Location: 'The order' } },
-      400: { description: 'Bad body or Idempotency-Key, or a passenger list that does not match the quote', reasons: INVALID_BODY.reasons! },
+      400: {
+        description: 'Bad body or Idempotency-Key, or a passenger list that does not match the quote',
+        reasons: INVALID_BODY.reasons!,
+      },
       ...PRODUCT_KEY_ERRORS,
       404: { description: 'No such quote, or another agent’s', reasons: ['quote-not-found'] },
       409: {
-        description: 'The quote was minted for another channel than the key resolves to now; it is already booked; the trip has no seats left; or a request with this Idempotency-Key is still running after a 5 s wait',
+        description:
+          'The quote was minted for another channel than the key resolves to now; it is already booked; the trip has no seats left; or a request with this Idempotency-Key is still running after a 5 s wait',
         reasons: ['quote-channel-mismatch', 'quote-already-booked', 'sold-out', 'idempotency-key-in-use'],
       },
       410: { description: 'The quote has expired', reasons: ['quote-expired'] },
@@ -97,7 +101,8 @@ export const orderOperations: readonly OperationSpec[] = [
       ...KEY_ERRORS,
       404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
       409: {
-        description: 'Already cancelled; placed with a key revoked as leaked; the pickup or departure has passed; or a request with this Idempotency-Key is still running after a 5 s wait',
+        description:
+          'Already cancelled; placed with a key revoked as leaked; the pickup or departure has passed; or a request with this Idempotency-Key is still running after a 5 s wait',
         reasons: ['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed', 'idempotency-key-in-use'],
       },
       ...BODY_LIMITS,

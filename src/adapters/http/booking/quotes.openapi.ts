@@ -19,11 +19,17 @@ export const quoteOperations: readonly OperationSpec[] = [
     request: { body: transferQuoteBody },
     responses: {
       201: { description: 'The quote', schema: quoteSchema, headers: { Location: 'The quote' } },
-      400: { description: 'Bad body, pickup in the past or beyond 365 days, same pickup and drop-off, unknown vehicle class or one too small', reasons: INVALID_BODY.reasons! },
+      400: {
+        description: 'Bad body, pickup in the past or beyond 365 days, same pickup and drop-off, unknown vehicle class or one too small',
+        reasons: INVALID_BODY.reasons!,
+      },
       ...PRODUCT_KEY_ERRORS,
       404: { description: 'A location does not exist', reasons: ['location-not-found'] },
       ...BODY_LIMITS,
-      422: { description: 'No fare between these locations (for this vehicle class or passenger count, or in the channel currency)', reasons: ['no-fare'] },
+      422: {
+        description: 'No fare between these locations (for this vehicle class or passenger count, or in the channel currency)',
+        reasons: ['no-fare'],
+      },
     },
   },
   {

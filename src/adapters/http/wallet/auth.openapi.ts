@@ -34,7 +34,11 @@ export const authOperations: readonly OperationSpec[] = [
           '`invalid_request` (missing or repeated parameter, two authentication methods, a NUL character, a body that is not `application/x-www-form-urlencoded`, is over 16 KiB or cannot be read: `error_description` says which) or `unsupported_grant_type`',
         schema: oauthErrorSchema,
       },
-      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic`', schema: oauthErrorSchema, headers: { 'WWW-Authenticate': 'Basic realm="wallet"' } },
+      401: {
+        description: '`invalid_client`, with `WWW-Authenticate: Basic`',
+        schema: oauthErrorSchema,
+        headers: { 'WWW-Authenticate': 'Basic realm="wallet"' },
+      },
     },
   },
   {
@@ -54,7 +58,10 @@ export const authOperations: readonly OperationSpec[] = [
       200: { description: 'A user token (JWT)', schema: delegatedTokenResponseSchema, headers: noStore },
       400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
       401: { description: 'No valid machine token', reasons: ['invalid-token'] },
-      403: { description: 'A user token was sent, or the user is disabled by the operator', reasons: ['machine-token-required', 'user-disabled'] },
+      403: {
+        description: 'A user token was sent, or the user is disabled by the operator',
+        reasons: ['machine-token-required', 'user-disabled'],
+      },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
   },
@@ -75,7 +82,10 @@ export const authOperations: readonly OperationSpec[] = [
     responses: {
       200: { description: 'A user token (JWT)', schema: tokenResponseSchema, headers: noStore },
       400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
-      401: { description: 'Wrong client id, email or password, or the person is disabled (no hint which)', reasons: ['invalid-credentials'] },
+      401: {
+        description: 'Wrong client id, email or password, or the person is disabled (no hint which)',
+        reasons: ['invalid-credentials'],
+      },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
       429: { description: 'Too many failed attempts', reasons: ['too-many-attempts'], headers: { 'Retry-After': 'seconds' } },
     },

@@ -11,7 +11,10 @@ import {
   userIdParams,
 } from './transactions.schemas.js';
 
-const badBody = { description: 'Bad body or amount (zero, negative, fractional, too large)', reasons: ['invalid-request', 'malformed-json'] };
+const badBody = {
+  description: 'Bad body or amount (zero, negative, fractional, too large)',
+  reasons: ['invalid-request', 'malformed-json'],
+};
 const notJson = { description: 'Body is not JSON', reasons: ['unsupported-media-type'] };
 const machineOnly = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
@@ -23,7 +26,11 @@ const userOnly = {
     reasons: ['invalid-token', 'not-a-wallet-user'],
   },
 } as const;
-const keyInUse = { description: 'A request with this Idempotency-Key is still running after a 5 s wait (a duplicate waits for the first and replays its answer)', reasons: ['idempotency-key-in-use'] };
+const keyInUse = {
+  description:
+    'A request with this Idempotency-Key is still running after a 5 s wait (a duplicate waits for the first and replays its answer)',
+  reasons: ['idempotency-key-in-use'],
+};
 const created = {
   description: 'The transaction (a replay of the first response carries `Idempotent-Replayed: true`)',
   schema: transactionSchema,
@@ -49,7 +56,10 @@ export const moneyOperations: readonly OperationSpec[] = [
       404: { description: 'No such user in this tenant (another tenant’s user included)', reasons: ['user-not-found'] },
       409: keyInUse,
       415: notJson,
-      422: { description: 'Another currency than the tenant’s, or a key reused for another request', reasons: ['currency-mismatch', 'idempotency-key-reused'] },
+      422: {
+        description: 'Another currency than the tenant’s, or a key reused for another request',
+        reasons: ['currency-mismatch', 'idempotency-key-reused'],
+      },
     },
   },
   {
@@ -58,7 +68,8 @@ export const moneyOperations: readonly OperationSpec[] = [
     path: '/transactions/{transactionId}/refunds',
     operationId: 'refundPayment',
     summary: 'Give back all or part of a payment',
-    description: 'Without `amount`, refunds everything that remains. Refunds of one payment never add up to more than it, under any concurrency.',
+    description:
+      'Without `amount`, refunds everything that remains. Refunds of one payment never add up to more than it, under any concurrency.',
     tags: ['money'],
     token: 'machine',
     request: { params: transactionParams, body: refundBody, headers: idempotencyHeaders },
@@ -91,7 +102,10 @@ export const moneyOperations: readonly OperationSpec[] = [
       ...userOnly,
       409: keyInUse,
       415: notJson,
-      422: { description: 'The balance is too low, another currency, or a reused key', reasons: ['insufficient-funds', 'currency-mismatch', 'idempotency-key-reused'] },
+      422: {
+        description: 'The balance is too low, another currency, or a reused key',
+        reasons: ['insufficient-funds', 'currency-mismatch', 'idempotency-key-reused'],
+      },
     },
   },
   {

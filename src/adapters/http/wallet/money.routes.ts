@@ -9,7 +9,15 @@ import { machineOf, userOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
 import type { Idempotent } from '../idempotency.middleware.js';
 import { parseBody, parseParams } from '../validate.js';
-import { paymentBody, refundBody, topUpBody, transactionJson, transactionParams, transferBody, userIdParams } from './transactions.schemas.js';
+import {
+  paymentBody,
+  refundBody,
+  topUpBody,
+  transactionJson,
+  transactionParams,
+  transferBody,
+  userIdParams,
+} from './transactions.schemas.js';
 
 type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
 
@@ -49,7 +57,11 @@ export function moneyRoutes(deps: {
     const { userId } = parseParams(userIdParams, req);
     const body = parseBody(topUpBody, req);
     const txn = await deps.topUp.execute({
-      principal: machineOf(res.locals), userId, amount: body.amount, reference: body.reference, idempotencyKey: keyOf(req),
+      principal: machineOf(res.locals),
+      userId,
+      amount: body.amount,
+      reference: body.reference,
+      idempotencyKey: keyOf(req),
     });
     created(req, res, transactionJson(txn));
   });
@@ -57,14 +69,20 @@ export function moneyRoutes(deps: {
     const { transactionId } = parseParams(transactionParams, req);
     const body = parseBody(refundBody, req);
     const txn = await deps.refund.execute({
-      principal: machineOf(res.locals), transactionId, amount: body.amount ?? null, idempotencyKey: keyOf(req),
+      principal: machineOf(res.locals),
+      transactionId,
+      amount: body.amount ?? null,
+      idempotencyKey: keyOf(req),
     });
     created(req, res, transactionJson(txn));
   });
   router.post('/me/payments', deps.auth('user'), deps.limitPayments, jsonBody, idempotent, async (req, res) => {
     const body = parseBody(paymentBody, req);
     const txn = await deps.pay.execute({
-      principal: userOf(res.locals), amount: body.amount, reference: body.reference, description: body.description ?? null,
+      principal: userOf(res.locals),
+      amount: body.amount,
+      reference: body.reference,
+      description: body.description ?? null,
       idempotencyKey: keyOf(req),
     });
     created(req, res, transactionJson(txn));
@@ -72,7 +90,11 @@ export function moneyRoutes(deps: {
   router.post('/me/transfers', deps.auth('user'), deps.limitPayments, jsonBody, idempotent, async (req, res) => {
     const body = parseBody(transferBody, req);
     const txn = await deps.transfer.execute({
-      principal: userOf(res.locals), toUserId: body.toUserId, amount: body.amount, note: body.note ?? null, idempotencyKey: keyOf(req),
+      principal: userOf(res.locals),
+      toUserId: body.toUserId,
+      amount: body.amount,
+      note: body.note ?? null,
+      idempotencyKey: keyOf(req),
     });
     created(req, res, transactionJson(txn));
   });

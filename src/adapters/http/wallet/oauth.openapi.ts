@@ -36,7 +36,9 @@ export const tokenParameterSchema = z.object({
 /** RFC 7662 §2.2 answer. */
 export const introspectionSchema = z
   .object({
-    active: z.boolean().meta({ description: 'false for every token that is not a live token of the calling tenant; then no other member is present' }),
+    active: z
+      .boolean()
+      .meta({ description: 'false for every token that is not a live token of the calling tenant; then no other member is present' }),
     sub: z.string().optional().meta({ description: 'The client id (machine token) or the wallet user id (user token)' }),
     tid: z.string().optional().meta({ description: 'The tenant' }),
     client_id: z.string().optional(),
@@ -56,8 +58,15 @@ const oauthErrorSchema = z.object({
 });
 
 const oauthErrors = {
-  400: { description: '`invalid_request`: no `token`, a repeated parameter, two authentication methods, or a body that is not a form', schema: oauthErrorSchema },
-  401: { description: '`invalid_client`, with `WWW-Authenticate: Basic`', schema: oauthErrorSchema, headers: { 'WWW-Authenticate': 'Basic realm="wallet"' } },
+  400: {
+    description: '`invalid_request`: no `token`, a repeated parameter, two authentication methods, or a body that is not a form',
+    schema: oauthErrorSchema,
+  },
+  401: {
+    description: '`invalid_client`, with `WWW-Authenticate: Basic`',
+    schema: oauthErrorSchema,
+    headers: { 'WWW-Authenticate': 'Basic realm="wallet"' },
+  },
 } as const;
 
 /** The published description of the OAuth metadata, revocation and introspection endpoints. */

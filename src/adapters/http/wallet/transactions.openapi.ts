@@ -1,5 +1,12 @@
 import type { OperationSpec } from '../operation.js';
-import { listQuery, summaryQuery, summarySchema, transactionPageSchema, transactionParams, transactionSchema } from './transactions.schemas.js';
+import {
+  listQuery,
+  summaryQuery,
+  summarySchema,
+  transactionPageSchema,
+  transactionParams,
+  transactionSchema,
+} from './transactions.schemas.js';
 
 const eitherToken = { 401: { description: 'No valid token', reasons: ['invalid-token'] } } as const;
 const scope =

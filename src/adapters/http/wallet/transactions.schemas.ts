@@ -4,11 +4,10 @@ import { MAX_TRANSACTION_AMOUNT } from '../../../domain/wallet/ledger.js';
 import { TRANSACTION_TYPES, type Transaction } from '../../../domain/wallet/transaction.js';
 
 /** Money in integer minor units of an ISO 4217 currency. */
-export const moneySchema = z
-  .object({
-    amount: z.number().int().meta({ description: 'Integer minor units (satang for THB)', example: 5000 }),
-    currency: z.string().meta({ description: 'ISO 4217', example: 'THB' }),
-  });
+export const moneySchema = z.object({
+  amount: z.number().int().meta({ description: 'Integer minor units (satang for THB)', example: 5000 }),
+  currency: z.string().meta({ description: 'ISO 4217', example: 'THB' }),
+});
 
 const minorUnits = z.number().int().min(1).max(MAX_TRANSACTION_AMOUNT);
 
@@ -17,10 +16,7 @@ const minorUnits = z.number().int().min(1).max(MAX_TRANSACTION_AMOUNT);
  * `currency-mismatch`), or a bare integer of minor units of the tenant's currency.
  */
 export const amountInputSchema = z
-  .union([
-    z.object({ amount: minorUnits, currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code') }),
-    minorUnits,
-  ])
+  .union([z.object({ amount: minorUnits, currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code') }), minorUnits])
   .meta({
     description: `Money \`{ amount, currency }\` in the tenant’s currency, or an integer of its minor units; 1..${MAX_TRANSACTION_AMOUNT}`,
     example: { amount: 5000, currency: 'THB' },
@@ -71,7 +67,9 @@ const types = z
 
 const readFilters = {
   type: types.optional(),
-  userId: walletId.optional().meta({ description: 'Machine token: one user’s activity. Ignored for a user token, which always reads its own' }),
+  userId: walletId
+    .optional()
+    .meta({ description: 'Machine token: one user’s activity. Ignored for a user token, which always reads its own' }),
   from: instant.optional().meta({ description: 'Created at or after (RFC 3339)' }),
   to: instant.optional().meta({ description: 'Created before (RFC 3339)' }),
 };
@@ -89,24 +87,26 @@ export const initiatorSchema = z.object({
   tenantId: z.string(),
   clientId: z.string(),
   userId: z.string().nullable(),
-  amr: z.array(z.string()).nullable().meta({ description: '`["pwd"]` password login, `["tenant_delegated"]` delegated; null for a machine token' }),
+  amr: z
+    .array(z.string())
+    .nullable()
+    .meta({ description: '`["pwd"]` password login, `["tenant_delegated"]` delegated; null for a machine token' }),
   act: z.object({ sub: z.string() }).nullable().meta({ description: 'The client that vouched for the person (delegated tokens)' }),
 });
 
-export const transactionSchema = z
-  .object({
-    id: z.string().meta({ example: 'txn_01JABCDEF0123456789ABCDEFG' }),
-    type: z.enum(TRANSACTION_TYPES),
-    amount: moneySchema,
-    userId: z.string().meta({ description: 'Credited by a top-up or refund; the payer of a payment; the sender of a transfer' }),
-    counterpartyUserId: z.string().nullable().meta({ description: 'The recipient of a transfer' }),
-    reference: z.string().nullable(),
-    description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
-    refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
-    refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
-    createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
-    initiatedBy: initiatorSchema,
-  });
+export const transactionSchema = z.object({
+  id: z.string().meta({ example: 'txn_01JABCDEF0123456789ABCDEFG' }),
+  type: z.enum(TRANSACTION_TYPES),
+  amount: moneySchema,
+  userId: z.string().meta({ description: 'Credited by a top-up or refund; the payer of a payment; the sender of a transfer' }),
+  counterpartyUserId: z.string().nullable().meta({ description: 'The recipient of a transfer' }),
+  reference: z.string().nullable(),
+  description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
+  refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
+  refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
+  createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
+  initiatedBy: initiatorSchema,
+});
 
 export const transactionPageSchema = z.object({ data: z.array(transactionSchema), nextCursor: z.string().nullable() });
 
@@ -132,4 +132,3 @@ export const transactionJson = (t: Transaction) => ({
   createdAt: t.createdAt.toISOString(),
   initiatedBy: t.initiatedBy,
 });
-

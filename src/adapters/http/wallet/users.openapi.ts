@@ -1,5 +1,12 @@
 import type { OperationSpec } from '../operation.js';
-import { createUserSchema, listUsersQuery, userParams, userWithBalancePageSchema, userWithBalanceSchema, walletUserSchema } from './users.schemas.js';
+import {
+  createUserSchema,
+  listUsersQuery,
+  userParams,
+  userWithBalancePageSchema,
+  userWithBalanceSchema,
+  walletUserSchema,
+} from './users.schemas.js';
 
 const machineErrors = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
@@ -21,7 +28,10 @@ export const userOperations: readonly OperationSpec[] = [
     request: { body: createUserSchema },
     responses: {
       201: { description: 'The new user', schema: walletUserSchema, headers: { Location: '/users/{userId}' } },
-      400: { description: 'Bad body; or a password that is too common', reasons: ['invalid-request', 'malformed-json', 'password-too-common'] },
+      400: {
+        description: 'Bad body; or a password that is too common',
+        reasons: ['invalid-request', 'malformed-json', 'password-too-common'],
+      },
       ...machineErrors,
       409: { description: 'The tenant already has that externalUserRef or email', reasons: ['user-exists'] },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },

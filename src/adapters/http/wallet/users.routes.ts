@@ -38,7 +38,10 @@ export function usersRoutes(deps: {
   router.get('/users', deps.auth('machine'), async (req, res) => {
     const { cursor, limit } = parseQuery(listUsersQuery, req);
     const page = await deps.listUsers.execute(machineOf(res.locals), { limit, ...(cursor === undefined ? {} : { cursor }) });
-    const balances = await deps.balances?.execute(machineOf(res.locals).tenantId, page.data.map((u) => u.id));
+    const balances = await deps.balances?.execute(
+      machineOf(res.locals).tenantId,
+      page.data.map((u) => u.id),
+    );
     res.setHeader('Cache-Control', 'no-store');
     res.json(balances === undefined ? page : { ...page, data: page.data.map((u) => ({ ...u, balance: balances.get(u.id) })) });
   });

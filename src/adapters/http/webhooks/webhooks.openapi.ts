@@ -46,7 +46,11 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       description: `Events: ${events}. The URL must be https and resolve only to public addresses (checked again at each delivery) unless the service runs with WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE. The signing secret is in this response only. At most 10 endpoints per caller. ${SIGNING}`,
       request: { body: booking ? agentEndpointBody : tenantEndpointBody },
       responses: {
-        201: { description: 'The endpoint, with its secret (shown once)', schema: createdEndpointSchema, headers: { Location: 'The endpoint' } },
+        201: {
+          description: 'The endpoint, with its secret (shown once)',
+          schema: createdEndpointSchema,
+          headers: { Location: 'The endpoint' },
+        },
         400: { description: 'Bad body, or a URL that is refused', reasons: ['invalid-request', 'malformed-json', 'invalid-webhook-url'] },
         ...auth,
         409: { description: 'The caller already has the maximum of endpoints', reasons: ['too-many-webhook-endpoints'] },
@@ -59,7 +63,11 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       operationId: id('listWebhookEndpoints'),
       summary: 'The caller’s webhook endpoints, newest first',
       request: { query: pageQuery },
-      responses: { 200: { description: 'One keyset page', schema: endpointPageSchema }, 400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] }, ...auth },
+      responses: {
+        200: { description: 'One keyset page', schema: endpointPageSchema },
+        400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
+        ...auth,
+      },
     },
     {
       ...common,
@@ -68,7 +76,12 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       operationId: id('getWebhookEndpoint'),
       summary: 'One of the caller’s webhook endpoints (no secret)',
       request: { params: endpointParams },
-      responses: { 200: { description: 'The endpoint', schema: webhookEndpointSchema }, 400: { description: 'Bad id', reasons: ['invalid-request'] }, ...auth, 404: notFound },
+      responses: {
+        200: { description: 'The endpoint', schema: webhookEndpointSchema },
+        400: { description: 'Bad id', reasons: ['invalid-request'] },
+        ...auth,
+        404: notFound,
+      },
     },
     {
       ...common,
@@ -86,7 +99,12 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       operationId: id('listWebhookDeliveries'),
       summary: 'The deliveries of one endpoint, newest first',
       request: { params: endpointParams, query: pageQuery },
-      responses: { 200: { description: 'One keyset page', schema: deliveryPageSchema }, 400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] }, ...auth, 404: notFound },
+      responses: {
+        200: { description: 'One keyset page', schema: deliveryPageSchema },
+        400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
+        ...auth,
+        404: notFound,
+      },
     },
     {
       ...common,
@@ -94,13 +112,17 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       path: `${base}/{endpointId}/deliveries/{deliveryId}/retry`,
       operationId: id('retryWebhookDelivery'),
       summary: 'Try a delivery again now',
-      description: 'Pending, delivered or failed alike: the delivery is due at once (same `webhook-id`). A failed delivery that fails again stays failed.',
+      description:
+        'Pending, delivered or failed alike: the delivery is due at once (same `webhook-id`). A failed delivery that fails again stays failed.',
       request: { params: deliveryParams },
       responses: {
         202: { description: 'The delivery, due now', schema: webhookDeliverySchema },
         400: { description: 'Bad id', reasons: ['invalid-request'] },
         ...auth,
-        404: { description: 'No such endpoint or delivery, or another caller’s', reasons: ['webhook-endpoint-not-found', 'webhook-delivery-not-found'] },
+        404: {
+          description: 'No such endpoint or delivery, or another caller’s',
+          reasons: ['webhook-endpoint-not-found', 'webhook-delivery-not-found'],
+        },
       },
     },
   ];
@@ -132,10 +154,30 @@ const keySchema = z
 /** Every event, published as OpenAPI 3.1 `webhooks` in the file of the surface that registers it. */
 export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
   { surface: 'booking', type: 'order.confirmed', summary: 'An order of the agent was placed', data: orderSchema },
-  { surface: 'booking', type: 'order.cancelled', summary: 'An order of the agent was cancelled (through the API or by an operator)', data: orderSchema },
-  { surface: 'booking', type: 'api_key.revoked', summary: 'A key of the agent was revoked (rotation, leak report or operator)', data: keySchema },
-  { surface: 'wallet', type: 'transaction.created', summary: 'A top-up, payment, transfer or refund was recorded in the tenant', data: transactionSchema },
-  { surface: 'wallet', type: 'wallet_user.created', summary: 'A wallet user of the tenant was created (POST /users, the operator, or a delegated token’s first use)', data: walletUserSchema },
+  {
+    surface: 'booking',
+    type: 'order.cancelled',
+    summary: 'An order of the agent was cancelled (through the API or by an operator)',
+    data: orderSchema,
+  },
+  {
+    surface: 'booking',
+    type: 'api_key.revoked',
+    summary: 'A key of the agent was revoked (rotation, leak report or operator)',
+    data: keySchema,
+  },
+  {
+    surface: 'wallet',
+    type: 'transaction.created',
+    summary: 'A top-up, payment, transfer or refund was recorded in the tenant',
+    data: transactionSchema,
+  },
+  {
+    surface: 'wallet',
+    type: 'wallet_user.created',
+    summary: 'A wallet user of the tenant was created (POST /users, the operator, or a delegated token’s first use)',
+    data: walletUserSchema,
+  },
 ];
 
 /** The body a receiver gets for one event type. */

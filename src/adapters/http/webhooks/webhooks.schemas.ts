@@ -5,8 +5,16 @@ import { WEBHOOK_LIMITS, type WebhookDelivery, type WebhookEndpoint } from '../.
 
 const endpointBody = <T extends readonly [string, ...string[]]>(types: T) =>
   z.object({
-    url: z.string().min(1).max(WEBHOOK_LIMITS.urlLength).describe('https URL that receives the events (checked at registration and at each delivery)'),
-    events: z.array(z.enum(types)).min(1).max(types.length * 2).describe('The events to send here'),
+    url: z
+      .string()
+      .min(1)
+      .max(WEBHOOK_LIMITS.urlLength)
+      .describe('https URL that receives the events (checked at registration and at each delivery)'),
+    events: z
+      .array(z.enum(types))
+      .min(1)
+      .max(types.length * 2)
+      .describe('The events to send here'),
     description: z.string().max(WEBHOOK_LIMITS.descriptionLength).optional(),
   });
 

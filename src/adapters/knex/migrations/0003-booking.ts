@@ -24,7 +24,9 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('capacity').notNullable();
     t.integer('seats_left').notNullable();
   });
-  await knex.raw('ALTER TABLE trip_inventory ADD CONSTRAINT trip_inventory_seats_in_range CHECK (seats_left >= 0 AND seats_left <= capacity)');
+  await knex.raw(
+    'ALTER TABLE trip_inventory ADD CONSTRAINT trip_inventory_seats_in_range CHECK (seats_left >= 0 AND seats_left <= capacity)',
+  );
   await knex.schema.createTable('orders', (t) => {
     t.text('id').primary();
     t.text('agent_id').notNullable().references('id').inTable('agents');
