@@ -1,5 +1,5 @@
 import type { AgentDirectory, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
-import { API_KEY_DISPLAY_LENGTH, generateApiKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import { mintApiKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { invalid, notFound } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
@@ -26,19 +26,13 @@ export class IssueApiKey {
       throw notFound('agent-not-found', `No agent ${input.agentId}.`);
     }
     const now = this.clock.now();
-    const apiKey = generateApiKey(this.random);
-    const record: ApiKeyRecord = {
+    const { apiKey, record } = mintApiKey(this.random, this.hasher, {
       id: this.ids.next('key'),
       agentId: input.agentId,
-      hash: this.hasher.hash(apiKey),
-      prefix: apiKey.slice(0, API_KEY_DISPLAY_LENGTH),
-      status: 'ACTIVE',
-      revokedReason: null,
       createdAt: now,
       expiresAt: days === undefined ? null : new Date(now.getTime() + days * DAY_MS),
-      revokedAt: null,
       rolledFromKeyId: null,
-    };
+    });
     await this.directory.insertKey(record);
     return { keyId: record.id, apiKey, record };
   }

@@ -1,11 +1,9 @@
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import {
-  API_KEY_DISPLAY_LENGTH,
   DEFAULT_ROLL_OVERLAP_SECONDS,
   MAX_ROLL_OVERLAP_SECONDS,
-  generateApiKey,
   keyViewAt,
-  type ApiKeyRecord,
+  mintApiKey,
   type KeyView,
 } from '../../domain/identity/api-key.js';
 import type { KeyUseRecorder } from '../../domain/identity/key-usage.port.js';
@@ -74,19 +72,13 @@ export class RollOwnKey {
       });
     }
     const now = this.clock.now();
-    const apiKey = generateApiKey(this.random);
-    const next: ApiKeyRecord = {
+    const { apiKey, record: next } = mintApiKey(this.random, this.hasher, {
       id: this.ids.next('key'),
       agentId: principal.agentId,
-      hash: this.hasher.hash(apiKey),
-      prefix: apiKey.slice(0, API_KEY_DISPLAY_LENGTH),
-      status: 'ACTIVE',
-      revokedReason: null,
       createdAt: now,
       expiresAt: principal.key.expiresAt,
-      revokedAt: null,
       rolledFromKeyId: principal.keyId,
-    };
+    });
     const until = new Date(now.getTime() + overlap * 1000);
     const stored = await this.directory.rollKey(principal.keyId, next, until);
     if (stored === null) {

@@ -1,4 +1,4 @@
-import type { RandomSource } from '../shared/secrets.port.js';
+import type { RandomSource, SecretHasher } from '../shared/secrets.port.js';
 
 /**
  * API keys look like `pbk_<43 base62 chars of 32 random bytes><6 base62 chars of CRC-32>`.
@@ -39,6 +39,29 @@ export interface ApiKeyRecord {
 export const generateApiKey = (random: RandomSource): string => {
   const body = toBase62(random.bytes(32), BODY_LENGTH);
   return `${API_KEY_PREFIX}${body}${checksum(body)}`;
+};
+
+/**
+ * A new ACTIVE key: the plaintext (shown once, stored nowhere) and the record that stores only
+ * its hash and display prefix. Issued by the operator or rolled by the key's own holder.
+ */
+export const mintApiKey = (
+  random: RandomSource,
+  hasher: SecretHasher,
+  fields: { id: string; agentId: string; createdAt: Date; expiresAt: Date | null; rolledFromKeyId: string | null },
+): { apiKey: string; record: ApiKeyRecord } => {
+  const apiKey = generateApiKey(random);
+  return {
+    apiKey,
+    record: {
+      ...fields,
+      hash: hasher.hash(apiKey),
+      prefix: apiKey.slice(0, API_KEY_DISPLAY_LENGTH),
+      status: 'ACTIVE',
+      revokedReason: null,
+      revokedAt: null,
+    },
+  };
 };
 
 /** True when the text has the shape of a key and its checksum matches. */
