@@ -15,6 +15,7 @@ import {
   type TestTenant,
 } from '../support/wallet-builders.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { databaseKind } from '../support/database.js';
 import type { TokenRevocationList } from '../../src/domain/identity/token-revocation.port.js';
 
 /**
@@ -71,6 +72,8 @@ describe('token revocation and disabled users across two instances', () => {
 
   it('when an instance starts after a revocation, then it refuses the token from its first request (the set is loaded at start)', async function () {
     this.timeout(60_000);
+    // A third service on the one embedded database is not a deployment: the folder has one owner process.
+    if ((await databaseKind()) !== 'postgres') this.skip();
     const { startTestApp } = await import('../support/app.js');
     const user = await delegatedToken(apps.a, machine);
     await apps.a.service.container.get(TOKENS.LogOut).execute(await apps.a.service.container.get(TOKENS.TokenVerifier).inspect(user.token));
@@ -86,6 +89,8 @@ describe('token revocation and disabled users across two instances', () => {
 
   it('when an instance has lost its change feed, then it still refuses a token revoked elsewhere (it asks the database)', async function () {
     this.timeout(60_000);
+    // A third service on the one embedded database is not a deployment: the folder has one owner process.
+    if ((await databaseKind()) !== 'postgres') this.skip();
     const { startTestApp } = await import('../support/app.js');
     const deaf = await startTestApp();
     try {

@@ -497,7 +497,9 @@ describe('fuzzing the write operations with a valid credential', function () {
         }),
         { numRuns: RUNS },
       );
-      expect(refused, 'refused requests').to.be.above(RUNS / 4);
+      // Only an operation with a body schema is sure to be refused often by random bodies; one
+      // without (report-leak) accepts most of them, and what it refuses depends on the headers drawn.
+      if (op.request?.body !== undefined) expect(refused, 'refused requests').to.be.above(RUNS / 4);
     });
   }
 
