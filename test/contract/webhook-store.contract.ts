@@ -1,6 +1,6 @@
 import { expect } from 'chai';
+import { orderRecord } from '../support/booking-builders.js';
 import { randomBytes } from 'node:crypto';
-import type { Order } from '../../src/domain/booking/order.js';
 import type { StoredWebhookEndpoint } from '../../src/domain/webhooks/endpoint.js';
 import { orderConfirmed, walletUserCreated, type DomainEvent, type EventOwner } from '../../src/domain/webhooks/events.js';
 import type { ClaimedDelivery, WebhookStore } from '../../src/domain/webhooks/webhook-store.port.js';
@@ -24,28 +24,7 @@ const endpoint = (owner: EventOwner, events: StoredWebhookEndpoint['events'], at
   sealedSecret: 'v1.sealed',
 });
 
-const order = (agentId: string): Order => ({
-  id: id('ord'),
-  agentId,
-  channelCode: 'CH',
-  keyId: 'key_1',
-  quoteId: id('qte'),
-  product: 'airport-transfer',
-  status: 'CONFIRMED',
-  price: { amount: 100, currency: 'THB' },
-  contact: { name: 'A', email: 'a@example.com', phone: null },
-  passengers: [],
-  agentReference: null,
-  idempotencyKey: null,
-  details: {} as Order['details'],
-  seats: null,
-  startsAt: new Date(Date.now() + 86_400_000),
-  createdAt: new Date(),
-  cancelledAt: null,
-  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
-  refund: null,
-  fee: null,
-});
+const order = orderRecord;
 
 /** The WebhookStore port's contract, run over each adapter. */
 export function webhookStoreContract(

@@ -1,7 +1,32 @@
 import type { Knex } from 'knex';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 import type { CatalogueWriter } from '../../src/domain/catalogue/catalogue.port.js';
+import type { Order } from '../../src/domain/booking/order.js';
 import { unique } from './builders.js';
+
+/** A confirmed airport-transfer order record of the agent's, starting in a day (for port-level tests). */
+export const orderRecord = (agentId: string): Order => ({
+  id: `ord_${unique()}`,
+  agentId,
+  channelCode: 'CH',
+  keyId: 'key_1',
+  quoteId: `qte_${unique()}`,
+  product: 'airport-transfer',
+  status: 'CONFIRMED',
+  price: { amount: 100, currency: 'THB' },
+  contact: { name: 'A', email: 'a@example.com', phone: null },
+  passengers: [],
+  agentReference: null,
+  idempotencyKey: null,
+  details: {} as Order['details'],
+  seats: null,
+  startsAt: new Date(Date.now() + 86_400_000),
+  createdAt: new Date(),
+  cancelledAt: null,
+  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
+  refund: null,
+  fee: null,
+});
 
 /** A local date `days` ahead of today (UTC), as `YYYY-MM-DD`. */
 export const dateAhead = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

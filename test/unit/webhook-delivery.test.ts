@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { orderRecord } from '../support/booking-builders.js';
 import { Webhook } from 'standardwebhooks';
 import { AesGcmSecretSealer } from '../../src/adapters/crypto/secret-sealer.js';
 import { MemoryWebhookStore } from '../../src/adapters/memory/webhooks.memory.js';
@@ -8,35 +9,13 @@ import { DnsWebhookUrlGuard } from '../../src/adapters/webhooks/url-guard.js';
 import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import { retryDelayAfter } from '../../src/domain/webhooks/endpoint.js';
 import { orderConfirmed } from '../../src/domain/webhooks/events.js';
-import type { Order } from '../../src/domain/booking/order.js';
 import { silentLog } from '../support/app.js';
 import { eventually } from '../support/builders.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { reasonOf } from '../support/errors.js';
 import { randomBytes } from 'node:crypto';
 
-const order = (agentId: string): Order => ({
-  id: 'ord_1',
-  agentId,
-  channelCode: 'CH',
-  keyId: 'key_1',
-  quoteId: 'qte_1',
-  product: 'airport-transfer',
-  status: 'CONFIRMED',
-  price: { amount: 100, currency: 'THB' },
-  contact: { name: 'A', email: 'a@example.com', phone: null },
-  passengers: [],
-  agentReference: null,
-  idempotencyKey: null,
-  details: {} as Order['details'],
-  seats: null,
-  startsAt: new Date(Date.now() + 86_400_000),
-  createdAt: new Date(),
-  cancelledAt: null,
-  terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
-  refund: null,
-  fee: null,
-});
+const order = orderRecord;
 
 describe('webhook URL guard', () => {
   const strict = (answers: Record<string, string[]>) =>
