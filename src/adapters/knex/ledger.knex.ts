@@ -14,6 +14,10 @@ import {
   sameRequest,
   transactionNotFound,
   type LedgerIdempotency,
+  paymentRecord,
+  refundRecord,
+  topUpRecord,
+  transferRecord,
 } from '../../domain/wallet/ledger.js';
 import type { Ledger, NewPayment, NewRefund, NewTopUp, NewTransfer } from '../../domain/wallet/ledger.port.js';
 import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
@@ -148,54 +152,15 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   topUp(e: NewTopUp): Promise<Transaction> {
-    return this.record(e.idempotency, {
-      id: e.id,
-      tenantId: e.tenantId,
-      type: 'TOP_UP',
-      amount: e.amount,
-      userId: e.userId,
-      counterpartyUserId: null,
-      reference: e.reference,
-      description: null,
-      refundOf: null,
-      refundedAmount: 0,
-      createdAt: e.createdAt,
-      initiatedBy: e.initiatedBy,
-    });
+    return this.record(e.idempotency, topUpRecord(e));
   }
 
   pay(e: NewPayment): Promise<Transaction> {
-    return this.record(e.idempotency, {
-      id: e.id,
-      tenantId: e.tenantId,
-      type: 'PAYMENT',
-      amount: e.amount,
-      userId: e.userId,
-      counterpartyUserId: null,
-      reference: e.reference,
-      description: e.description,
-      refundOf: null,
-      refundedAmount: 0,
-      createdAt: e.createdAt,
-      initiatedBy: e.initiatedBy,
-    });
+    return this.record(e.idempotency, paymentRecord(e));
   }
 
   transfer(e: NewTransfer): Promise<Transaction> {
-    return this.record(e.idempotency, {
-      id: e.id,
-      tenantId: e.tenantId,
-      type: 'TRANSFER',
-      amount: e.amount,
-      userId: e.userId,
-      counterpartyUserId: e.toUserId,
-      reference: null,
-      description: e.note,
-      refundOf: null,
-      refundedAmount: 0,
-      createdAt: e.createdAt,
-      initiatedBy: e.initiatedBy,
-    });
+    return this.record(e.idempotency, transferRecord(e));
   }
 
   refund(e: NewRefund): Promise<Transaction> {
@@ -220,20 +185,7 @@ export class KnexLedger implements Ledger, TransactionReader {
             .where({ id: payment.id })
             .update({ refunded_amount: payment.refundedAmount + amount })
             .returning('id');
-          const refund = await this.apply(trx, e.idempotency, {
-            id: e.id,
-            tenantId: e.tenantId,
-            type: 'REFUND',
-            amount: { amount, currency: payment.amount.currency },
-            userId: payment.userId,
-            counterpartyUserId: null,
-            reference: payment.reference,
-            description: null,
-            refundOf: payment.id,
-            refundedAmount: 0,
-            createdAt: e.createdAt,
-            initiatedBy: e.initiatedBy,
-          });
+          const refund = await this.apply(trx, e.idempotency, refundRecord(e, payment, amount));
           await recordEvents(trx, [transactionCreated(refund)]);
           return refund;
         }),

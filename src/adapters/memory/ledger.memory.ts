@@ -13,6 +13,10 @@ import {
   sameRequest,
   transactionNotFound,
   type AccountRef,
+  paymentRecord,
+  refundRecord,
+  topUpRecord,
+  transferRecord,
 } from '../../domain/wallet/ledger.js';
 import type { Ledger, NewPayment, NewRefund, NewTopUp, NewTransfer } from '../../domain/wallet/ledger.port.js';
 import { inScope, type TransactionScope } from '../../domain/wallet/scope.js';
@@ -48,54 +52,15 @@ export class MemoryLedger implements Ledger, TransactionReader {
   constructor(private readonly outbox?: MemoryOutbox) {}
 
   async topUp(e: NewTopUp): Promise<Transaction> {
-    return this.record(e.idempotency, {
-      id: e.id,
-      tenantId: e.tenantId,
-      type: 'TOP_UP',
-      amount: e.amount,
-      userId: e.userId,
-      counterpartyUserId: null,
-      reference: e.reference,
-      description: null,
-      refundOf: null,
-      refundedAmount: 0,
-      createdAt: e.createdAt,
-      initiatedBy: e.initiatedBy,
-    });
+    return this.record(e.idempotency, topUpRecord(e));
   }
 
   async pay(e: NewPayment): Promise<Transaction> {
-    return this.record(e.idempotency, {
-      id: e.id,
-      tenantId: e.tenantId,
-      type: 'PAYMENT',
-      amount: e.amount,
-      userId: e.userId,
-      counterpartyUserId: null,
-      reference: e.reference,
-      description: e.description,
-      refundOf: null,
-      refundedAmount: 0,
-      createdAt: e.createdAt,
-      initiatedBy: e.initiatedBy,
-    });
+    return this.record(e.idempotency, paymentRecord(e));
   }
 
   async transfer(e: NewTransfer): Promise<Transaction> {
-    return this.record(e.idempotency, {
-      id: e.id,
-      tenantId: e.tenantId,
-      type: 'TRANSFER',
-      amount: e.amount,
-      userId: e.userId,
-      counterpartyUserId: e.toUserId,
-      reference: null,
-      description: e.note,
-      refundOf: null,
-      refundedAmount: 0,
-      createdAt: e.createdAt,
-      initiatedBy: e.initiatedBy,
-    });
+    return this.record(e.idempotency, transferRecord(e));
   }
 
   async refund(e: NewRefund): Promise<Transaction> {
@@ -110,20 +75,7 @@ export class MemoryLedger implements Ledger, TransactionReader {
     });
     if (replay !== null) return replay;
     const amount = refundableAmount(payment, e.amount);
-    const refund = this.record(e.idempotency, {
-      id: e.id,
-      tenantId: e.tenantId,
-      type: 'REFUND',
-      amount: { amount, currency: payment.amount.currency },
-      userId: payment.userId,
-      counterpartyUserId: null,
-      reference: payment.reference,
-      description: null,
-      refundOf: payment.id,
-      refundedAmount: 0,
-      createdAt: e.createdAt,
-      initiatedBy: e.initiatedBy,
-    });
+    const refund = this.record(e.idempotency, refundRecord(e, payment, amount));
     this.transactions.set(payment.id, { ...payment, refundedAmount: payment.refundedAmount + amount });
     return refund;
   }

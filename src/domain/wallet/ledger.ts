@@ -1,6 +1,7 @@
 import type { WalletPrincipal } from '../identity/principal.js';
 import { DomainError } from '../shared/errors.js';
 import type { Money } from '../shared/money.js';
+import type { NewPayment, NewRefund, NewTopUp, NewTransfer } from './ledger.port.js';
 import type { Initiator, Transaction, TransactionType } from './transaction.js';
 
 /**
@@ -185,3 +186,58 @@ export const insufficientFunds = (): DomainError =>
   new DomainError('insufficient-funds', 'unprocessable', 'The balance is too low for this amount.');
 
 export const transactionNotFound = (): DomainError => new DomainError('transaction-not-found', 'not-found', 'No such transaction.');
+
+/** The fields every new transaction starts with: nothing refunded, no refund link. */
+const fresh = (e: { id: string; tenantId: string; createdAt: Date; initiatedBy: Initiator }) => ({
+  id: e.id,
+  tenantId: e.tenantId,
+  refundOf: null,
+  refundedAmount: 0,
+  createdAt: e.createdAt,
+  initiatedBy: e.initiatedBy,
+});
+
+/** The transaction a top-up records (every adapter stores exactly this). */
+export const topUpRecord = (e: NewTopUp): Transaction => ({
+  ...fresh(e),
+  type: 'TOP_UP',
+  amount: e.amount,
+  userId: e.userId,
+  counterpartyUserId: null,
+  reference: e.reference,
+  description: null,
+});
+
+/** The transaction a payment records. */
+export const paymentRecord = (e: NewPayment): Transaction => ({
+  ...fresh(e),
+  type: 'PAYMENT',
+  amount: e.amount,
+  userId: e.userId,
+  counterpartyUserId: null,
+  reference: e.reference,
+  description: e.description,
+});
+
+/** The transaction a transfer records: the payer is `userId`, the payee the counterparty. */
+export const transferRecord = (e: NewTransfer): Transaction => ({
+  ...fresh(e),
+  type: 'TRANSFER',
+  amount: e.amount,
+  userId: e.userId,
+  counterpartyUserId: e.toUserId,
+  reference: null,
+  description: e.note,
+});
+
+/** The transaction a refund of `amount` (already bounded by `refundableAmount`) records. */
+export const refundRecord = (e: NewRefund, payment: Transaction, amount: number): Transaction => ({
+  ...fresh(e),
+  type: 'REFUND',
+  amount: { amount, currency: payment.amount.currency },
+  userId: payment.userId,
+  counterpartyUserId: null,
+  reference: payment.reference,
+  description: null,
+  refundOf: payment.id,
+});
