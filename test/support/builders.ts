@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Product } from '../../src/domain/identity/agent.js';
+import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
 import type { Service } from '../../src/bootstrap/service.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
 
@@ -64,3 +65,18 @@ export async function eventually(check: () => Promise<boolean>, ms: number, what
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** An ACTIVE key record with no expiry (for domain-rule tests), with the given fields changed. */
+export const keyRecord = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: 'key_1',
+  agentId: 'agt_1',
+  hash: 'h',
+  prefix: 'pbk_abcd',
+  status: 'ACTIVE',
+  revokedReason: null,
+  createdAt: new Date('2026-01-01T00:00:00Z'),
+  expiresAt: null,
+  revokedAt: null,
+  rolledFromKeyId: null,
+  ...over,
+});

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { keyRecord } from '../support/builders.js';
 import {
   API_KEY_LENGTH,
   generateApiKey,
@@ -43,18 +44,7 @@ describe('API key format', () => {
 });
 
 describe('API key usability', () => {
-  const base: ApiKeyRecord = {
-    id: 'key_1',
-    agentId: 'agt_1',
-    hash: 'h',
-    prefix: 'pbk_abcd',
-    status: 'ACTIVE',
-    revokedReason: null,
-    createdAt: new Date('2026-01-01T00:00:00Z'),
-    expiresAt: null,
-    revokedAt: null,
-    rolledFromKeyId: null,
-  };
+  const base: ApiKeyRecord = keyRecord();
   const now = new Date('2026-06-01T00:00:00Z');
 
   it('when the key is active and has no expiry, then it is usable', () => {

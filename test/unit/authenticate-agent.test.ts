@@ -2,22 +2,11 @@ import { expect } from 'chai';
 import { checkKeyShape, principalFromKey, requireEntitlement, requirePresentedKey } from '../../src/domain/identity/authenticate-agent.js';
 import type { ResolvedKey } from '../../src/domain/identity/agent-resolver.port.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
+import { keyRecord } from '../support/builders.js';
 
 const now = new Date('2026-06-01T00:00:00Z');
 const resolved = (over: { key?: Partial<ResolvedKey['key']>; agent?: Partial<ResolvedKey['agent']> } = {}): ResolvedKey => ({
-  key: {
-    id: 'key_1',
-    agentId: 'agt_1',
-    hash: 'h',
-    prefix: 'pbk_abcd',
-    status: 'ACTIVE',
-    revokedReason: null,
-    createdAt: new Date('2026-01-01T00:00:00Z'),
-    expiresAt: null,
-    revokedAt: null,
-    rolledFromKeyId: null,
-    ...over.key,
-  },
+  key: keyRecord(over.key),
   agent: {
     id: 'agt_1',
     name: 'A',

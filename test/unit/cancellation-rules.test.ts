@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { decideCancellation, requireCancellable, type CancellableOrder } from '../../src/domain/booking/cancellation.js';
-import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
+import { keyRecord } from '../support/builders.js';
 import { reasonOf } from '../support/errors.js';
 
 const startsAt = new Date('2026-08-10T10:00:00.000Z');
@@ -11,19 +11,7 @@ const order = (over: Partial<CancellableOrder> = {}): CancellableOrder => ({
   terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5_000 },
   ...over,
 });
-const key = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
-  id: 'key_1',
-  agentId: 'agt_1',
-  hash: 'h',
-  prefix: 'pbk_abcd',
-  status: 'ACTIVE',
-  revokedReason: null,
-  createdAt: new Date('2026-01-01T00:00:00Z'),
-  expiresAt: null,
-  revokedAt: null,
-  rolledFromKeyId: null,
-  ...over,
-});
+const key = keyRecord;
 const deadline = new Date('2026-08-09T10:00:00.000Z');
 const at = (ms: number) => new Date(deadline.getTime() + ms);
 
