@@ -11,6 +11,7 @@ import * as m0009 from './0009-hostile-input.js';
 import * as m0010 from './0010-agent-self-service.js';
 import * as m0011 from './0011-oauth-revocation.js';
 import * as m0012 from './0012-webhooks.js';
+import * as m0013 from './0013-ledger-account-race.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0010-agent-self-service', m0010],
   ['0011-oauth-revocation', m0011],
   ['0012-webhooks', m0012],
+  ['0013-ledger-account-race', m0013],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
