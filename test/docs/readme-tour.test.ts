@@ -85,7 +85,7 @@ function runBash(script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Pro
   });
 }
 
-describe('README: the five-minute tour runs as written', function () {
+describe('README: the five-minute tour, run as written', function () {
   this.timeout(300_000);
   let store: Store;
   let server: ChildProcess;
@@ -121,7 +121,7 @@ describe('README: the five-minute tour runs as written', function () {
     await store?.dispose();
   });
 
-  it('books an order and pays from the wallet, carrying every id from one step to the next', async function () {
+  it('when its shell blocks run with bash, then an order is booked and paid from the wallet, every id carried by the commands', async function () {
     const blocks = tourBlocks(readme);
     expect(blocks.length, 'shell blocks in the tour').to.be.at.least(3);
     const script = blocks.join('\n');
@@ -174,7 +174,7 @@ describe('README: the five-minute tour runs as written', function () {
     expect(((await user.json()) as { balance: { amount: number } }).balance.amount).to.equal(Number(after?.[2]));
   });
 
-  it("runs the guides' examples that continue the tour (express bus, wallet users, transfers, refunds, totals)", async function () {
+  it("when the guides' examples run after the tour, then the bus order, wallet user, transfer and refund are made", async function () {
     const script = [
       ...tourBlocks(readme),
       ...(await guideBlocks('booking-guide.md', 'Booking express-bus seats')),
@@ -185,5 +185,7 @@ describe('README: the five-minute tour runs as written', function () {
     expect(output).to.match(/"product":"express-bus"/);
     expect(output).to.match(/^TRANSFER$/m);
     expect(output).to.match(/^REFUND$/m);
+    // The user the wallet guide creates signs in with the password it was given.
+    expect(output).to.match(/^Bearer$/m);
   });
 });
