@@ -69,6 +69,9 @@ function print(outcome: CliOutcome): void {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  const message = err instanceof Error ? err.message : String(err);
+  // With --json, even a failure before the command ran is one JSON object (on stderr).
+  const json = process.argv.slice(2).includes('--json');
+  process.stderr.write(json ? `${JSON.stringify({ error: { reason: 'internal-error', message } })}\n` : `error: ${message}\n`);
   process.exitCode = 1;
 });

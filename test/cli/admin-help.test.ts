@@ -57,6 +57,14 @@ describe('admin command line help (separate processes, no database)', function (
     }
   });
 
+  it('when the command table is read, then every list prints a table and every create, show and state change prints field lines', () => {
+    for (const c of ADMIN_COMMANDS) {
+      const verb = c.name.split(' ').at(-1)!;
+      if (verb === 'list') expect(c.output, c.name).to.have.property('table').that.is.not.empty;
+      else if (c.name !== 'demo seed') expect(c.output, c.name).to.equal('fields');
+    }
+  });
+
   it('when help is asked with --json, then stdout is exactly one JSON object naming every flag', async () => {
     const [one, all] = await Promise.all([admin('agent', 'set-channel', '--help', '--json'), admin('--help', '--json')]);
     expect(one.code).to.equal(0);
