@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 
 const noStore = { 'Cache-Control': 'no-store' } as const;
 
@@ -69,6 +70,8 @@ const oauthErrors = {
   },
 } as const;
 
+const tokenParameterExample = { token: EXAMPLE_SECRETS.token, client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret };
+
 /** The published description of the OAuth metadata, revocation and introspection endpoints. */
 export const oauthOperations: readonly OperationSpec[] = [
   {
@@ -102,6 +105,7 @@ export const oauthOperations: readonly OperationSpec[] = [
     oauthErrors: true,
     rateLimited: true,
     request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    examples: () => ({ body: tokenParameterExample }),
     responses: {
       200: { description: 'Revoked, or nothing to revoke (empty body)', headers: noStore },
       ...oauthErrors,
@@ -122,6 +126,7 @@ export const oauthOperations: readonly OperationSpec[] = [
     oauthErrors: true,
     rateLimited: true,
     request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    examples: () => ({ body: tokenParameterExample, response: { active: false } }),
     responses: {
       200: { description: 'What the token is, or `{ "active": false }`', schema: introspectionSchema, headers: noStore },
       ...oauthErrors,
