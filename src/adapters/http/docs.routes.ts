@@ -58,10 +58,11 @@ ${OPENAPI_FILES.map((f) => `    <a href="/openapi/${f}">${f}</a> (${TITLES[f]})`
 `;
 
 /**
- * `GET /openapi/<file>`: the published OpenAPI files, generated once at start. `GET /docs`: an
+ * `GET /openapi/<file>`: the published OpenAPI files, as `files()` gives them (the composition
+ * root generates them again on a new day, so the examples' dates stay ahead). `GET /docs`: an
  * interactive reference over them, from the Swagger UI assets of the installed package (no CDN).
  */
-export function docsRoutes(deps: { files: Readonly<Record<OpenApiFile, string>>; swaggerUiDir: string }): Router {
+export function docsRoutes(deps: { files: () => Readonly<Record<OpenApiFile, string>>; swaggerUiDir: string }): Router {
   const router = Router();
   const html = page();
   const script = initScript();
@@ -72,7 +73,7 @@ export function docsRoutes(deps: { files: Readonly<Record<OpenApiFile, string>>;
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
-    res.type('application/yaml; charset=utf-8').send(deps.files[file]);
+    res.type('application/yaml; charset=utf-8').send(deps.files()[file]);
   });
   router.get('/docs', documentSecurityHeaders, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
