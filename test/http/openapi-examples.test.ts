@@ -161,6 +161,9 @@ async function startService(): Promise<Running> {
     extraModules: [new ContainerModule(({ rebind }) => void rebind(TOKENS.WebhookUrlGuard).toConstantValue(guard))],
   });
   const server = http.createServer(service.app);
+  // Client and server share one busy process here: an idle keep-alive socket the server closes
+  // after its 5 s default while the client is parsing a file would be reused and reset.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -205,7 +208,8 @@ describe('the examples of the published files, sent to a running service on the 
     known.set(EXAMPLE_IDS.client, demo.wallet.clientId);
     known.set(EXAMPLE_SECRETS.clientSecret, demo.wallet.clientSecret);
     known.set(EXAMPLE_SECRETS.password, demoPassword);
-    for (const file of OPENAPI_FILES) docs[file] = parse(await (await fetch(`${app.url}/openapi/${file}`)).text()) as Doc;
+    const texts = await Promise.all(OPENAPI_FILES.map(async (file) => (await fetch(`${app.url}/openapi/${file}`)).text()));
+    OPENAPI_FILES.forEach((file, i) => (docs[file] = parse(texts[i]!) as Doc));
   });
   after(() => app?.stop());
 

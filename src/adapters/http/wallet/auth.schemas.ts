@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import { EXTERNAL_USER_REF } from '../../../domain/identity/tenant.js';
 
 export const externalUserRefSchema = z
@@ -10,8 +11,9 @@ export const externalUserRefSchema = z
 export const tokenRequestSchema = z
   .object({
     grant_type: z.literal('client_credentials'),
-    client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic' }),
-    client_secret: z.string().optional(),
+    client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic', example: EXAMPLE_IDS.client }),
+    // The form's fields carry examples too: the reference page fills a form body from them.
+    client_secret: z.string().optional().meta({ example: EXAMPLE_SECRETS.clientSecret }),
     scope: z.string().optional().meta({ description: 'Accepted and ignored: a machine token carries the tenant’s whole authority' }),
   })
   .meta({ id: 'TokenRequest' });

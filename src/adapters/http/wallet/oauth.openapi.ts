@@ -28,10 +28,14 @@ export const oauthMetadataSchema = z
 
 /** RFC 7009 §2.1 / RFC 7662 §2.1 form body. */
 export const tokenParameterSchema = z.object({
-  token: z.string().min(1).meta({ description: 'The access token (machine or user token); anything else is answered as an unknown token' }),
+  token: z.string().min(1).meta({
+    description: 'The access token (machine or user token); anything else is answered as an unknown token',
+    example: EXAMPLE_SECRETS.token,
+  }),
   token_type_hint: z.string().optional().meta({ description: 'Accepted and ignored: every token here is an access token' }),
-  client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic' }),
-  client_secret: z.string().optional(),
+  client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic', example: EXAMPLE_IDS.client }),
+  // The form's fields carry examples too: the reference page fills a form body from them.
+  client_secret: z.string().optional().meta({ example: EXAMPLE_SECRETS.clientSecret }),
 });
 
 /** RFC 7662 §2.2 answer. */
