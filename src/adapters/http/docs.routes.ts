@@ -49,6 +49,11 @@ const page = (): string => `<!DOCTYPE html>
     OpenAPI 3.1 files:
 ${OPENAPI_FILES.map((f) => `    <a href="/openapi/${f}">${f}</a> (${TITLES[f]})`).join(' ·\n')}
   </nav>
+  <p style="font-family: sans-serif; padding: 0 20px">
+    “Try it out” sends the examples, drawn from the demo data, to this server. Choose “Authorize” first: the booking API takes
+    the demo API key, the wallet a token from <code>POST /oauth/token</code> or <code>POST /auth/login</code> with the demo
+    tenant’s credentials (the first start prints them all). Then put in the ids the service answered (quote, order, user, …).
+  </p>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js" charset="utf-8"></script>
   <script src="/docs/swagger-ui-standalone-preset.js" charset="utf-8"></script>
