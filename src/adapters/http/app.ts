@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors.js';
-import { accessLog, requestId } from './request-context.js';
+import { requestContext } from './request-context.js';
 
 /** The routers of each surface, as the composition root assembled them. */
 export interface HttpSurfaces {
@@ -28,9 +28,9 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId);
-  app.use(accessLog(log));
-  for (const mw of surfaces.before ?? []) app.use(mw);
+  app.use(requestContext(log));
+  // A router of routes only (the public limiter's) joins the application's own list, see `mount`.
+  for (const mw of surfaces.before ?? []) mount(app.router as unknown as Router, mw as Router);
   for (const router of surfaces.root) mount(app.router as unknown as Router, router);
 
   // Booking: the public routes first, then the key check for everything else under /api/v1,

@@ -85,18 +85,29 @@ export function createMetrics(prefixes: readonly string[]): ServiceMetrics {
     const prefix = prefixes.find((p) => p !== '' && req.originalUrl.startsWith(`${p}/`) && !path.startsWith(`${p}/`));
     return prefix === undefined ? path : `${prefix}${path}`;
   };
+  // The histogram's child of each (method, route, status), found by one map lookup: prom-client
+  // would otherwise hash the label object on every observation.
+  const children = new Map<string, { observe(value: number): void }>();
+  const childOf = (method: string, route: string, status: number): { observe(value: number): void } => {
+    const key = `${method} ${status} ${route}`;
+    let child = children.get(key);
+    if (child === undefined) {
+      child = duration.labels(method, route, String(status));
+      children.set(key, child);
+    }
+    return child;
+  };
+  // One listener shared by every response, reading what the request left on it: no closure per request.
   function finished(this: Response): void {
     const start = (this.locals as { startedAt?: number }).startedAt;
     const req = this.req;
     const status = this.statusCode;
-    if (start !== undefined) {
-      duration.observe({ method: req.method, route: routeOf(req), status: String(status) }, (performance.now() - start) / 1000);
-    }
+    if (start !== undefined) childOf(req.method, routeOf(req), status).observe((performance.now() - start) / 1000);
     if (status === 401) authFailures.inc({ reason: (this.locals as { reason?: string }).reason ?? 'unknown' });
   }
   const requests: RequestHandler = (_req, res, next) => {
     (res.locals as { startedAt?: number }).startedAt = performance.now();
-    res.once('finish', finished);
+    res.on('finish', finished);
     next();
   };
 
