@@ -80,7 +80,15 @@ export interface RateLimitSettings {
 
 type KeyOf = (req: Request, res: Response) => string;
 
-const ip = (req: Request): string => `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
+/**
+ * The client address a limit counts: an IPv6 address by its /56 network (express-rate-limit's
+ * `ipKeyGenerator`), an IPv4 address as it is (the helper returns it unchanged; without a colon
+ * it is not IPv6, so its IPv6 pattern test is skipped).
+ */
+const ip = (req: Request): string => {
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return `ip:${address.includes(':') ? ipKeyGenerator(address) : address}`;
+};
 
 /** The client id of HTTP Basic credentials; the secret is never read into the key. */
 const basicClientId = (req: Request): string | null => {
