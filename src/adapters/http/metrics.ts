@@ -12,13 +12,26 @@ export interface CountedCache {
 /** The Prometheus metrics of one service: what an operator watches. */
 export interface ServiceMetrics {
   readonly registry: Registry;
-  /** Records every request: count and latency by route template, method and status. */
-  readonly requests: RequestHandler;
+  /**
+   * Records every request: count and latency by route template, method and status. Mounted as
+   * middleware it times the request itself; an application that already times every request
+   * (`createApp`) calls its `observeResponse` from its own 'finish' listener instead.
+   */
+  readonly requests: RequestHandler & ResponseObserver;
   rateLimitRefused(limiter: string): void;
   rateLimitStoreError(): void;
   ledgerWrite(kind: string): void;
   /** Reports the hit counts of a cache at each scrape. */
   watchCache(name: string, cache: CountedCache): void;
+}
+
+/**
+ * Told of every finished response, by the application's own 'finish' listener, rather than
+ * mounted as a middleware of its own: no extra layer and no extra listener per request. The
+ * request's start is `res.locals.accessLogStart`.
+ */
+export interface ResponseObserver {
+  readonly observeResponse: (res: Response) => void;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -99,17 +112,21 @@ export function createMetrics(prefixes: readonly string[]): ServiceMetrics {
   };
   // One listener shared by every response, reading what the request left on it: no closure per request.
   function finished(this: Response): void {
-    const start = (this.locals as { startedAt?: number }).startedAt;
+    const locals = this.locals as { startedAt?: number; accessLogStart?: number; reason?: string };
+    const start = locals.startedAt ?? locals.accessLogStart;
     const req = this.req;
     const status = this.statusCode;
     if (start !== undefined) childOf(req.method, routeOf(req), status).observe((performance.now() - start) / 1000);
-    if (status === 401) authFailures.inc({ reason: (this.locals as { reason?: string }).reason ?? 'unknown' });
+    if (status === 401) authFailures.inc({ reason: locals.reason ?? 'unknown' });
   }
-  const requests: RequestHandler = (_req, res, next) => {
-    (res.locals as { startedAt?: number }).startedAt = performance.now();
-    res.on('finish', finished);
-    next();
-  };
+  const requests: RequestHandler & ResponseObserver = Object.assign(
+    ((_req, res, next) => {
+      (res.locals as { startedAt?: number }).startedAt = performance.now();
+      res.on('finish', finished);
+      next();
+    }) as RequestHandler,
+    { observeResponse: (res: Response) => finished.call(res) },
+  );
 
   return {
     registry,

@@ -51,9 +51,10 @@ export const requestId: RequestHandler = (req, res, next) => {
  * What every request runs first, in one middleware: the request id (`requestId`) and one
  * structured access-log line per request: id, method, path (no query string), status, latency
  * and the calling principal. Headers are never logged, so keys and tokens cannot leak through here.
+ * `observers` are told of every finished response by the same listener (the request metrics).
  */
-export const requestContext = (log: Logger): RequestHandler => {
-  const logLine = accessLogLine(log);
+export const requestContext = (log: Logger, observers: ReadonlyArray<(res: Response) => void> = []): RequestHandler => {
+  const logLine = accessLogLine(log, observers);
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : newRequestId();
@@ -76,7 +77,7 @@ const startAccessLog = (req: Request, res: Response): void => {
  * The 'finish' listener writing a request's line. One function shared by every response, reading
  * what the request left on it, rather than a closure per request: this runs on every request.
  */
-function accessLogLine(log: Logger): (this: Response) => void {
+function accessLogLine(log: Logger, observers: ReadonlyArray<(res: Response) => void>): (this: Response) => void {
   // The line is built below from fixed fields, none of them secret (no header, no query string,
   // no body), so the logger's redaction pass, which would double its cost, is skipped for it.
   const lines = log.child({}, { redact: [] });
@@ -98,6 +99,7 @@ function accessLogLine(log: Logger): (this: Response) => void {
       line.principal = wallet.kind;
     }
     lines.info(line, 'request');
+    for (const observe of observers) observe(this);
   };
 }
 
