@@ -1,7 +1,8 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors.js';
-import { accessLog, requestId } from './request-context.js';
+import type { ResponseObserver } from './metrics.js';
+import { requestContext } from './request-context.js';
 
 /** The routers of each surface, as the composition root assembled them. */
 export interface HttpSurfaces {
@@ -28,9 +29,13 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId);
-  app.use(accessLog(log));
-  for (const mw of surfaces.before ?? []) app.use(mw);
+  // A middleware that only observes finished responses (the request metrics) is told by the
+  // access log's listener instead of being mounted.
+  const before = surfaces.before ?? [];
+  const observers = before.filter(isObserver).map((o) => o.observeResponse);
+  app.use(requestContext(log, observers));
+  // A router of routes only (the public limiter's) joins the application's own list, see `mount`.
+  for (const mw of before) if (!isObserver(mw)) mount(app.router as unknown as Router, mw as Router);
   for (const router of surfaces.root) mount(app.router as unknown as Router, router);
 
   // Booking: the public routes first, then the key check for everything else under /api/v1,
@@ -53,6 +58,9 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   app.use(errorHandler(log));
   return app;
 }
+
+const isObserver = (mw: RequestHandler): mw is RequestHandler & ResponseObserver =>
+  typeof (mw as Partial<ResponseObserver>).observeResponse === 'function';
 
 /** What `mount` reads of a router: its layers and its `router.param` handlers. */
 interface RouterInternals {
