@@ -1,8 +1,7 @@
 import type { WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { amountIn, idempotencyScopeOf, initiatorOf, type AmountInput } from '../../domain/wallet/ledger.js';
+import { amountIn, idempotencyScopeOf, initiatorOf, requireOtherRecipient, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
@@ -32,9 +31,7 @@ export class MakeTransfer {
     const currency = await tenantCurrency(this.holders, c.principal.tenantId);
     const amount = amountIn(c.amount, currency);
     await requireHolder(this.holders, c.principal.tenantId, c.toUserId);
-    if (c.toUserId === c.principal.userId) {
-      throw new DomainError('same-user-transfer', 'unprocessable', 'A transfer needs a recipient other than the sender.');
-    }
+    requireOtherRecipient(c.principal.userId, c.toUserId);
     const initiatedBy = initiatorOf(c.principal);
     return this.ledger.transfer({
       id: this.ids.next('txn'),

@@ -26,7 +26,7 @@ export class RefundPayment {
 
   async execute(c: RefundPaymentCommand): Promise<Transaction> {
     const currency = await tenantCurrency(this.holders, c.principal.tenantId);
-    const amount = c.amount === null ? null : amountIn(c.amount, currency).amount;
+    const amount = c.amount === null ? null : amountIn(c.amount, currency);
     const initiatedBy = initiatorOf(c.principal);
     return this.ledger.refund({
       id: this.ids.next('txn'),
