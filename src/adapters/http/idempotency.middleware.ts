@@ -87,7 +87,8 @@ export const idempotency =
         void lease.release().catch(() => undefined);
       }
     });
-    next();
+    if (lease.within === undefined) next();
+    else lease.within(next);
   };
 
 /**

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
+import { requestTransaction } from './request-transaction.js';
 import { rows } from './sql.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
@@ -176,7 +177,7 @@ export class KnexLedger implements Ledger, TransactionReader {
       e.tenantId,
       e.idempotency,
       () =>
-        this.knex.transaction(async (trx) => {
+        this.inTransaction(async (trx) => {
           // The payment's row lock orders concurrent refunds of it: each sees what the others gave back.
           const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
           if (payment === null) throw transactionNotFound();
@@ -283,7 +284,7 @@ export class KnexLedger implements Ledger, TransactionReader {
     return this.withKey(
       t.tenantId,
       idem,
-      () => this.write(this.knex, idem, t),
+      () => this.write(requestTransaction() ?? this.knex, idem, t),
       (existing) => this.sameOrReused(existing, wanted),
     );
   }
@@ -292,7 +293,9 @@ export class KnexLedger implements Ledger, TransactionReader {
    * The one write of the ledger: one call of `pbw_ledger_write` (0014) with the transaction, its
    * postings in the domain's lock order and its `transaction.created` event. Called on the pool
    * it is a transaction of its own (one round trip, one commit); a refund calls it inside the
-   * transaction that read and locked its payment.
+   * transaction that read and locked its payment. A request that claimed an idempotency key
+   * runs both in the claim's transaction (`requestTransaction`): the write commits with the
+   * stored response, in one commit, and a failed request or a crash undoes both.
    */
   private async write(db: Knex | Knex.Transaction, idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
@@ -334,8 +337,14 @@ export class KnexLedger implements Ledger, TransactionReader {
     return t;
   }
 
+  /** Runs `work` in the request's transaction when it has one, else in a transaction of its own. */
+  private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const trx = requestTransaction();
+    return trx === null ? this.knex.transaction(work) : work(trx);
+  }
+
   /**
-   * Runs `write` (one database transaction), retrying deadlocks and serialization failures. When a
+   * Runs `write` (one database transaction, or a part of the request's), retrying deadlocks and serialization failures. When a
    * write with the same idempotency key committed first (the unique key refused this one, or the
    * money it moved left too little for this one), returns `onDuplicate` of it.
    */
@@ -354,7 +363,8 @@ export class KnexLedger implements Ledger, TransactionReader {
           const existing = await this.byKey(this.knex, tenantId, idem);
           if (existing !== null) return onDuplicate(existing);
         }
-        if (attempt < RETRIES && isRetryableTransactionError(err)) continue;
+        // A retry needs a transaction of its own: a failed statement ends the request's.
+        if (attempt < RETRIES && isRetryableTransactionError(err) && requestTransaction() === null) continue;
         throw err;
       }
     }

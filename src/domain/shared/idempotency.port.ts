@@ -30,6 +30,12 @@ export interface IdempotencyLease {
   complete(response: StoredResponse, now: Date): Promise<void>;
   /** Ends the claim without a response (the request failed), so that a retry runs again. */
   release(): Promise<void>;
+  /**
+   * Runs the request (`work`, and everything it starts) inside the claim, when the store can hold
+   * the claim and the request's writes in one unit: writes that join it commit together with the
+   * stored response, or not at all. Absent when the store cannot; the request then runs as it is.
+   */
+  within?<T>(work: () => T): T;
 }
 
 /** The outcome of claiming a key. */
