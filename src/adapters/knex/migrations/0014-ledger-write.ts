@@ -12,13 +12,16 @@ import type { Knex } from 'knex';
  * - for a refund, adds the amount to its payment's `refunded_amount`, only while the total stays
  *   within the payment (the caller has read and checked the payment under its row lock; this is
  *   the guard behind that check);
+ * - inserts the transaction (its unique idempotency key makes a concurrent duplicate wait here,
+ *   before it holds any account lock, and then refuses it) and records its events with
+ *   `pbw_webhook_record` (0012);
  * - moves each posting: a checked debit (`checked[i]`, the domain's `mayGoNegative`) is an
  *   `UPDATE … WHERE balance >= amount` decided under the row lock; any other posting is an upsert
  *   that creates the account on its first posting. Both only touch an account of the
- *   transaction's currency;
- * - inserts the transaction (its unique idempotency key refuses a duplicate) and its entries
- *   (the deferred trigger of 0005 still checks that they balance at commit);
- * - records the events with `pbw_webhook_record` (0012), in the same transaction.
+ *   transaction's currency. The accounts' row locks, of which the tenant's settlement and
+ *   funding shards are shared by every write of the tenant, are taken as late as possible and
+ *   held until the commit: after them only the entries are inserted;
+ * - inserts the entries (the deferred trigger of 0005 still checks that they balance at commit).
  * A refused step raises SQLSTATE PB001 with a message saying which (`short:<KIND>`,
  * `currency:<CUR>`, `refund`), which aborts the whole transaction: nothing of it is kept, and no
  * subtransaction is paid for on the path that succeeds. The adapter turns PB001 into the
@@ -47,6 +50,15 @@ export async function up(knex: Knex): Promise<void> {
           RAISE EXCEPTION USING ERRCODE = 'PB001', MESSAGE = 'refund';
         END IF;
       END IF;
+      INSERT INTO ledger_transactions (id, tenant_id, type, amount, currency, user_id, counterparty_user_id, reference,
+          description, refund_of, initiator_kind, initiator_client_id, initiator_user_id, initiator_amr,
+          initiator_act_sub, idempotency_scope, idempotency_key, created_at)
+        VALUES (p_id, p_tenant_id, p_type, p_amount, p_currency, p_user_id, p_counterparty_user_id, p_reference,
+          p_description, p_refund_of, p_initiator_kind, p_initiator_client_id, p_initiator_user_id, p_initiator_amr,
+          p_initiator_act_sub, p_idempotency_scope, p_idempotency_key, p_created_at);
+      IF events IS NOT NULL THEN
+        PERFORM pbw_webhook_record(events);
+      END IF;
       FOR i IN 1 .. cardinality(account_ids) LOOP
         IF checked[i] THEN
           UPDATE ledger_accounts SET balance = balance + amounts[i]
@@ -65,17 +77,8 @@ export async function up(knex: Knex): Promise<void> {
           RAISE EXCEPTION USING ERRCODE = 'PB001', MESSAGE = 'short:' || kinds[i];
         END IF;
       END LOOP;
-      INSERT INTO ledger_transactions (id, tenant_id, type, amount, currency, user_id, counterparty_user_id, reference,
-          description, refund_of, initiator_kind, initiator_client_id, initiator_user_id, initiator_amr,
-          initiator_act_sub, idempotency_scope, idempotency_key, created_at)
-        VALUES (p_id, p_tenant_id, p_type, p_amount, p_currency, p_user_id, p_counterparty_user_id, p_reference,
-          p_description, p_refund_of, p_initiator_kind, p_initiator_client_id, p_initiator_user_id, p_initiator_amr,
-          p_initiator_act_sub, p_idempotency_scope, p_idempotency_key, p_created_at);
       INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
         SELECT p_id, u.account_id, u.amount, p_created_at FROM unnest(account_ids, amounts) AS u(account_id, amount);
-      IF events IS NOT NULL THEN
-        PERFORM pbw_webhook_record(events);
-      END IF;
       RETURN 'ok';
     END $$`);
   await knex.raw('DROP FUNCTION pbw_ledger_record_with_events(jsonb, text[], text[], text[], bigint[], boolean[], jsonb)');
