@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { SESSION_TIMEOUTS } from './database.js';
-import { withRequestTransaction } from './request-transaction.js';
+import { unitOfWorkOf } from './request-transaction.js';
 import { rows } from './sql.js';
 import {
   IDEMPOTENCY_WAIT_MS,
@@ -46,9 +46,9 @@ const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, conte
 /**
  * Idempotency keys in PostgreSQL. Only completed keys are ever committed: a claim is the
  * uncommitted insert of the key's row in a transaction that stays open while the request runs
- * and commits together with the stored response. The request runs with that transaction as its
- * request transaction (`request-transaction.ts`): writes that join it (the ledger's) commit in the
- * same commit as the response. Whichever instance asks, PostgreSQL's unique
+ * and commits together with the stored response. The lease's unit of work is that transaction
+ * (`request-transaction.ts`): writes made through it (the ledger's) commit in the same commit as
+ * the response. Whichever instance asks, PostgreSQL's unique
  * index decides, and a crash releases the claim with its connection.
  */
 export class KnexIdempotencyStore implements IdempotencyStore {
@@ -129,7 +129,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
       release: async () => {
         if (!trx.isCompleted()) await trx.rollback();
       },
-      within: (work) => withRequestTransaction(trx, work),
+      unitOfWork: unitOfWorkOf(trx),
     };
   }
 

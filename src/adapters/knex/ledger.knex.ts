@@ -1,8 +1,9 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
-import { requestTransaction } from './request-transaction.js';
+import { transactionOf } from './request-transaction.js';
 import { rows } from './sql.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
@@ -154,15 +155,15 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   async topUp(e: NewTopUp): Promise<Transaction> {
-    return this.record(e.idempotency, topUpRecord(e));
+    return this.record(e, topUpRecord(e));
   }
 
   async pay(e: NewPayment): Promise<Transaction> {
-    return this.record(e.idempotency, paymentRecord(e));
+    return this.record(e, paymentRecord(e));
   }
 
   async transfer(e: NewTransfer): Promise<Transaction> {
-    return this.record(e.idempotency, transferRecord(e));
+    return this.record(e, transferRecord(e));
   }
 
   async refund(e: NewRefund): Promise<Transaction> {
@@ -176,8 +177,9 @@ export class KnexLedger implements Ledger, TransactionReader {
     return this.withKey(
       e.tenantId,
       e.idempotency,
+      e.unitOfWork,
       () =>
-        this.inTransaction(async (trx) => {
+        this.inTransaction(transactionOf(e.unitOfWork), async (trx) => {
           // The payment's row lock orders concurrent refunds of it: each sees what the others gave back.
           const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
           if (payment === null) throw transactionNotFound();
@@ -273,7 +275,9 @@ export class KnexLedger implements Ledger, TransactionReader {
    * Records a top-up, payment or transfer. A retry under a used key is found by the unique key
    * (or, when the first spent the money, by the refusal), not by a read before every write.
    */
-  private record(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
+  private record(e: NewTopUp | NewPayment | NewTransfer, t: Transaction): Promise<Transaction> {
+    const idem = e.idempotency;
+    const unit = transactionOf(e.unitOfWork);
     const wanted = {
       type: t.type,
       amount: t.amount.amount,
@@ -284,7 +288,8 @@ export class KnexLedger implements Ledger, TransactionReader {
     return this.withKey(
       t.tenantId,
       idem,
-      () => this.write(requestTransaction() ?? this.knex, idem, t),
+      e.unitOfWork,
+      () => this.write(unit ?? this.knex, idem, t),
       (existing) => this.sameOrReused(existing, wanted),
     );
   }
@@ -294,7 +299,7 @@ export class KnexLedger implements Ledger, TransactionReader {
    * postings in the domain's lock order and its `transaction.created` event. Called on the pool
    * it is a transaction of its own (one round trip, one commit); a refund calls it inside the
    * transaction that read and locked its payment. A request that claimed an idempotency key
-   * runs both in the claim's transaction (`requestTransaction`): the write commits with the
+   * runs both in the claim's transaction (its unit of work, `transactionOf`): the write commits with the
    * stored response, in one commit, and a failed request or a crash undoes both.
    */
   private async write(db: Knex | Knex.Transaction, idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
@@ -337,10 +342,9 @@ export class KnexLedger implements Ledger, TransactionReader {
     return t;
   }
 
-  /** Runs `work` in the request's transaction when it has one, else in a transaction of its own. */
-  private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const trx = requestTransaction();
-    return trx === null ? this.knex.transaction(work) : work(trx);
+  /** Runs `work` in `unit` (the request's claim transaction) when there is one, else in a transaction of its own. */
+  private inTransaction<T>(unit: Knex.Transaction | null, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return unit === null ? this.knex.transaction(work) : work(unit);
   }
 
   /**
@@ -351,6 +355,7 @@ export class KnexLedger implements Ledger, TransactionReader {
   private async withKey(
     tenantId: string,
     idem: LedgerIdempotency | null,
+    unit: UnitOfWork | null | undefined,
     write: () => Promise<Transaction>,
     onDuplicate: (existing: Transaction) => Transaction,
   ): Promise<Transaction> {
@@ -364,7 +369,7 @@ export class KnexLedger implements Ledger, TransactionReader {
           if (existing !== null) return onDuplicate(existing);
         }
         // A retry needs a transaction of its own: a failed statement ends the request's.
-        if (attempt < RETRIES && isRetryableTransactionError(err) && requestTransaction() === null) continue;
+        if (attempt < RETRIES && isRetryableTransactionError(err) && transactionOf(unit) === null) continue;
         throw err;
       }
     }

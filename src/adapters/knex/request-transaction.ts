@@ -1,19 +1,23 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 
 /**
- * The database transaction that the running request's writes join: the one holding its
- * idempotency claim. A write made in it commits together with the stored response, or not at
- * all (a failed request, a crash or a lost connection rolls both back), in one commit instead of
- * two. Set only by `KnexIdempotencyStore` for the request it claimed a key for; absent otherwise.
+ * The database transactions behind the units of work that `KnexIdempotencyStore` hands out: the
+ * transaction holding a request's idempotency claim. A write made in it commits together with
+ * the stored response, or not at all (a failed request, a crash or a lost connection rolls both
+ * back), in one commit instead of two.
  */
-const current = new AsyncLocalStorage<Knex.Transaction>();
+const transactions = new WeakMap<UnitOfWork, Knex.Transaction>();
 
-/** Runs `work` (and everything it starts) with `trx` as the request's transaction. */
-export const withRequestTransaction = <T>(trx: Knex.Transaction, work: () => T): T => current.run(trx, work);
+/** The unit of work that writes through `trx`. */
+export const unitOfWorkOf = (trx: Knex.Transaction): UnitOfWork => {
+  const unit: UnitOfWork = { unitOfWork: true };
+  transactions.set(unit, trx);
+  return unit;
+};
 
-/** The request's transaction, while it is still open; null when the request has none. */
-export const requestTransaction = (): Knex.Transaction | null => {
-  const trx = current.getStore();
+/** The open transaction of `unit`; null when there is none, it is another store's, or it has ended. */
+export const transactionOf = (unit: UnitOfWork | null | undefined): Knex.Transaction | null => {
+  const trx = unit === null || unit === undefined ? undefined : transactions.get(unit);
   return trx === undefined || trx.isCompleted() ? null : trx;
 };

@@ -31,11 +31,19 @@ export interface IdempotencyLease {
   /** Ends the claim without a response (the request failed), so that a retry runs again. */
   release(): Promise<void>;
   /**
-   * Runs the request (`work`, and everything it starts) inside the claim, when the store can hold
-   * the claim and the request's writes in one unit: writes that join it commit together with the
-   * stored response, or not at all. Absent when the store cannot; the request then runs as it is.
+   * The claim's unit of work, when the store can hold the claim and the request's writes in one:
+   * a write given it (the ledger's) commits together with the stored response, or not at all.
+   * Absent when the store cannot; the request's writes then commit on their own.
    */
-  within?<T>(work: () => T): T;
+  readonly unitOfWork?: UnitOfWork;
+}
+
+/**
+ * An opaque handle on the unit of work of a running request's idempotency claim. Only the
+ * adapters of the store that made it can write through it; any other store ignores it.
+ */
+export interface UnitOfWork {
+  readonly unitOfWork: true;
 }
 
 /** The outcome of claiming a key. */

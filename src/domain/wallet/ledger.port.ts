@@ -1,3 +1,4 @@
+import type { UnitOfWork } from '../shared/idempotency.port.js';
 import type { Money } from '../shared/money.js';
 import type { LedgerIdempotency } from './ledger.js';
 import type { Initiator, Transaction } from './transaction.js';
@@ -12,6 +13,11 @@ interface NewEntryCommon {
   /** The caller's Idempotency-Key, stored under a unique constraint with the tenant and scope. */
   readonly idempotency: LedgerIdempotency | null;
   readonly createdAt: Date;
+  /**
+   * The unit of work of the request's idempotency claim, if any: an adapter that can write
+   * through it commits the transaction together with the claim's stored response; others ignore it.
+   */
+  readonly unitOfWork?: UnitOfWork | null;
 }
 
 export interface NewTopUp extends NewEntryCommon {
