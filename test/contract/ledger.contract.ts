@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { reasonOf } from '../support/errors.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import type { Money } from '../../src/domain/shared/money.js';
-import { idempotencyScopeOf } from '../../src/domain/wallet/ledger.js';
+import { idempotencyScopeOf, MAX_TRANSACTION_AMOUNT } from '../../src/domain/wallet/ledger.js';
 import type { Ledger } from '../../src/domain/wallet/ledger.port.js';
 import { transactionScope, type TransactionScope } from '../../src/domain/wallet/scope.js';
 import type { TransactionReader } from '../../src/domain/wallet/transaction-reader.port.js';
@@ -39,56 +39,58 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
     });
 
     const thb = (amount: number): Money => ({ amount, currency: t.currency });
-    const topUp = (userId: string, amount: number, over: { key?: string; tenant?: LedgerTenant; at?: Date } = {}) => {
+    const topUp = (userId: string, amount: number | Money, over: { key?: string; tenant?: LedgerTenant; at?: Date } = {}) => {
       const tenant = over.tenant ?? t;
       const by = machineInitiator(tenant);
+      const money = typeof amount === 'number' ? { amount, currency: tenant.currency } : amount;
       return s.ledger.topUp({
         id: testId('txn'),
         tenantId: tenant.tenantId,
         userId,
-        amount: { amount, currency: tenant.currency },
-        reference: `ref-${amount}`,
+        amount: money,
+        reference: `ref-${money.amount}`,
         initiatedBy: by,
         idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
         createdAt: over.at ?? tick(),
       });
     };
-    const pay = (userId: string, amount: number, over: { key?: string; by?: Initiator } = {}) => {
+    const pay = (userId: string, amount: number | Money, over: { key?: string; by?: Initiator } = {}) => {
       const by = over.by ?? userInitiator(t, userId);
+      const money = typeof amount === 'number' ? thb(amount) : amount;
       return s.ledger.pay({
         id: testId('txn'),
         tenantId: t.tenantId,
         userId,
-        amount: thb(amount),
-        reference: `order-${amount}`,
+        amount: money,
+        reference: `order-${money.amount}`,
         description: 'coffee',
         initiatedBy: by,
         idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
         createdAt: tick(),
       });
     };
-    const transfer = (from: string, to: string, amount: number, key?: string) => {
+    const transfer = (from: string, to: string, amount: number | Money, key?: string) => {
       const by = userInitiator(t, from, ['pwd']);
       return s.ledger.transfer({
         id: testId('txn'),
         tenantId: t.tenantId,
         userId: from,
         toUserId: to,
-        amount: thb(amount),
+        amount: typeof amount === 'number' ? thb(amount) : amount,
         note: 'lunch',
         initiatedBy: by,
         idempotency: key === undefined ? null : { scope: idempotencyScopeOf(by), key },
         createdAt: tick(),
       });
     };
-    const refund = (paymentId: string, amount: number | null, over: { key?: string; tenant?: LedgerTenant } = {}) => {
+    const refund = (paymentId: string, amount: number | Money | null, over: { key?: string; tenant?: LedgerTenant } = {}) => {
       const tenant = over.tenant ?? t;
       const by = machineInitiator(tenant);
       return s.ledger.refund({
         id: testId('txn'),
         tenantId: tenant.tenantId,
         paymentId,
-        amount,
+        amount: typeof amount === 'number' ? { amount, currency: tenant.currency } : amount,
         initiatedBy: by,
         idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
         createdAt: tick(),
@@ -199,6 +201,73 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         const pb = await pay(b, 50, { key });
         expect(pa.id).to.not.equal(pb.id);
         expect(await s.ledger.balanceOf(t.tenantId, b)).to.equal(50);
+      });
+    });
+
+    describe('rules checked before anything is written', () => {
+      /** Everything the tenant's users hold and the tenant's listing: what a refused write must leave alone. */
+      const snapshot = async (users: string[]) => ({
+        balances: await Promise.all(users.map((u) => s.ledger.balanceOf(t.tenantId, u))),
+        listed: ids(await s.reader.list(tenantScope(), {}, null, 100)),
+      });
+
+      it('when an amount is 0, negative, fractional or over the maximum, then invalid-request for every kind of write and nothing moves', async () => {
+        const a = t.newUser();
+        const b = t.newUser();
+        await topUp(a, 1_000);
+        const p = await pay(a, 500);
+        const before = await snapshot([a, b]);
+        for (const bad of [0, -5, 1.5, MAX_TRANSACTION_AMOUNT + 1, Number.NaN]) {
+          expect(await reasonOf(topUp(a, bad)), `top-up ${bad}`).to.equal('invalid-request');
+          expect(await reasonOf(pay(a, bad)), `payment ${bad}`).to.equal('invalid-request');
+          expect(await reasonOf(transfer(a, b, bad)), `transfer ${bad}`).to.equal('invalid-request');
+          expect(await reasonOf(refund(p.id, bad)), `refund ${bad}`).to.equal('invalid-request');
+        }
+        expect(await snapshot([a, b])).to.deep.equal(before);
+        expect(await topUp(b, MAX_TRANSACTION_AMOUNT)).to.include({ userId: b });
+      });
+
+      it('when a user transfers to themself, then same-user-transfer and nothing moves', async () => {
+        const a = t.newUser();
+        await topUp(a, 1_000);
+        const before = await snapshot([a]);
+        expect(await reasonOf(transfer(a, a, 100))).to.equal('same-user-transfer');
+        expect(await reasonOf(transfer(a, a, 5_000))).to.equal('same-user-transfer');
+        expect(await snapshot([a])).to.deep.equal(before);
+      });
+
+      it('when money is in another currency than the account holds, then currency-mismatch for a top-up, payment, transfer or refund', async () => {
+        const a = t.newUser();
+        const b = t.newUser();
+        await topUp(a, 1_000);
+        await topUp(b, 1_000);
+        const p = await pay(a, 400);
+        const before = await snapshot([a, b]);
+        const usd = (amount: number): Money => ({ amount, currency: 'USD' });
+        expect(await reasonOf(topUp(a, usd(100)))).to.equal('currency-mismatch');
+        expect(await reasonOf(pay(a, usd(100)))).to.equal('currency-mismatch');
+        expect(await reasonOf(transfer(a, b, usd(100)))).to.equal('currency-mismatch');
+        expect(await reasonOf(refund(p.id, usd(100)))).to.equal('currency-mismatch');
+        // A new user has no account yet, but the tenant's funding or settlement account does.
+        expect(await reasonOf(transfer(a, t.newUser(), usd(100)))).to.equal('currency-mismatch');
+        expect(await snapshot([a, b])).to.deep.equal(before);
+        expect((await s.reader.find(tenantScope(), p.id))?.refundedAmount).to.equal(0);
+      });
+
+      it('when refunds would give back more than the payment, then refund-exceeds-payment; only a payment is refundable', async () => {
+        const a = t.newUser();
+        const b = t.newUser();
+        await topUp(a, 1_000);
+        const p = await pay(a, 300);
+        const x = await transfer(a, b, 100);
+        expect(await reasonOf(refund(p.id, 301))).to.equal('refund-exceeds-payment');
+        await refund(p.id, 300);
+        expect(await reasonOf(refund(p.id, 1))).to.equal('refund-exceeds-payment');
+        const r = (await s.reader.list(tenantScope(), { types: ['REFUND'] }, null, 10))[0]!;
+        expect(await reasonOf(refund(r.id, 1))).to.equal('not-refundable');
+        expect(await reasonOf(refund(x.id, 1))).to.equal('not-refundable');
+        expect(await s.ledger.balanceOf(t.tenantId, a)).to.equal(900);
+        expect(await s.ledger.balanceOf(t.tenantId, b)).to.equal(100);
       });
     });
 

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.js';
 import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
+import type { UnitOfWork } from '../../src/domain/shared/idempotency.port.js';
+import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
 import { ledgerContract } from './ledger.contract.js';
@@ -86,5 +89,49 @@ describe('ledger schema: what the database itself refuses', () => {
         code = e.code ?? '';
       });
     expect(code).to.equal('23514');
+  });
+});
+
+describe('ledger writes under an idempotency claim (PostgreSQL)', () => {
+  it('when a top-up is written through the claim’s unit of work, then it commits with the stored response, and a released claim undoes it', async function () {
+    const db = await testDatabase();
+    if (db.target.kind !== 'postgres') this.skip(); // PGlite holds claims in the process: no unit of work
+    const store = new KnexIdempotencyStore(db.knex, { holding: { kind: 'transaction', claims: db.knex } });
+    const ledger = new KnexLedger(db.knex);
+    const t = ledgerTenant();
+    const u = t.newUser();
+    const topUp = (unitOfWork: UnitOfWork | undefined) =>
+      ledger.topUp({
+        id: testId('txn'),
+        tenantId: t.tenantId,
+        userId: u,
+        amount: { amount: 250, currency: 'THB' },
+        reference: 'r',
+        initiatedBy: machineInitiator(t),
+        idempotency: null,
+        createdAt: new Date(),
+        unitOfWork: unitOfWork ?? null,
+      });
+    const claim = async () => {
+      const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
+      if (c.state !== 'claimed') throw new Error('expected a new claim');
+      expect(c.lease.unitOfWork).to.not.equal(undefined);
+      return c.lease;
+    };
+
+    const failed = await claim();
+    const undone = await topUp(failed.unitOfWork);
+    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(0); // not committed while the request runs
+    await failed.release();
+    expect(await ledger.find(transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }), undone.id)).to.equal(null);
+    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(0);
+
+    const done = await claim();
+    const kept = await topUp(done.unitOfWork);
+    await done.complete({ status: 201, contentType: 'application/json', body: '{}' }, new Date());
+    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(250);
+    expect((await ledger.find(transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }), kept.id))?.id).to.equal(
+      kept.id,
+    );
   });
 });

@@ -151,6 +151,26 @@ describe('wallet money (top-ups, payments, transfers, refunds, balances)', () =>
       expect(await balance(user.token)).to.equal(400);
     });
 
+    it('when a payment, transfer or refund has a bad amount or another currency, then 400 invalid-request or 422 currency-mismatch and nothing moves', async () => {
+      const user = await funded(1_000);
+      const other = await funded(0);
+      const payment = await body<Txn>(await pay(user.token, 300));
+      const refund = (amount: unknown) => app.request(`/transactions/${payment.id}/refunds`, json('POST', { amount }, bearer(machine)));
+      for (const amount of [0, -5, 1.5, 1e15, { amount: 0, currency: 'THB' }]) {
+        for (const res of [await pay(user.token, amount), await transfer(user.token, other.userId, amount), await refund(amount)]) {
+          expect(res.status, JSON.stringify(amount)).to.equal(400);
+          expect(await reason(res)).to.equal('invalid-request');
+        }
+      }
+      const usd = { amount: 100, currency: 'USD' };
+      for (const res of [await pay(user.token, usd), await transfer(user.token, other.userId, usd), await refund(usd)]) {
+        expect(res.status).to.equal(422);
+        expect(await reason(res)).to.equal('currency-mismatch');
+      }
+      expect(await balance(user.token)).to.equal(700);
+      expect(await balance(other.token)).to.equal(0);
+    });
+
     it('when the person logged in with a password, then the payment records amr pwd and no act', async () => {
       const person = await buildPasswordUser(app, machine);
       expect((await topUp(person.userId, 300)).status).to.equal(201);

@@ -56,9 +56,12 @@ describe('a retry after the instance running the first attempt was killed (SIGKI
         (r) => r.status,
         () => 'no answer',
       );
-      // The first attempt has claimed the key and now waits for the account's row lock.
+      // The first attempt has claimed the key and now waits for the account's row lock. (The
+      // locker reads pg_stat_activity inside its transaction, which keeps the first snapshot of
+      // it unless cleared: each look clears it.)
       await eventually(
         async () =>
+          (await locker.query('SELECT pg_stat_clear_snapshot()')) &&
           (
             await locker.query(
               `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name = 'partner-booking-wallet'`,

@@ -130,8 +130,8 @@ describe('wallet ledger rules', () => {
   it('when a refund is asked, then it is bounded by what remains of a payment', () => {
     const payment = { type: 'PAYMENT', amount: { amount: 500, currency: 'THB' }, refundedAmount: 200 } as Transaction;
     expect(refundableAmount(payment, null)).to.equal(300);
-    expect(refundableAmount(payment, 300)).to.equal(300);
-    expect(reason(() => refundableAmount(payment, 301))).to.equal('refund-exceeds-payment');
+    expect(refundableAmount(payment, { amount: 300, currency: 'THB' })).to.equal(300);
+    expect(reason(() => refundableAmount(payment, { amount: 301, currency: 'THB' }))).to.equal('refund-exceeds-payment');
     expect(reason(() => refundableAmount({ ...payment, refundedAmount: 500 }, null))).to.equal('refund-exceeds-payment');
     expect(reason(() => refundableAmount({ ...payment, type: 'TOP_UP' }, null))).to.equal('not-refundable');
   });

@@ -57,6 +57,34 @@ export const isDataException = (err: unknown): boolean => {
 };
 
 /**
+ * A write that a constraint of the database refused (SQLSTATE 23514 check, 23502 not null, 23505
+ * unique, 23503 foreign key). The domain checks every rule before writing and the adapters
+ * handle the unique keys they expect, so reaching here means a rule the checks missed, or a race
+ * the constraint decided: a refusal of this request, never a fault of the service.
+ * - a balance that would go below zero (`ledger_accounts_never_negative`): 422 `insufficient-funds`;
+ * - any other CHECK or NOT NULL: 422 `invalid-request`, the values break a rule of the stored data;
+ * - a unique key or a reference that is missing: 409 `conflict`, the stored data changed
+ *   underneath the request, which may succeed if sent again.
+ * The constraint's name is logged; its SQL and values never leave the service.
+ */
+export const constraintProblemOf = (
+  err: unknown,
+): { status: number; reason: string; message: string; constraint: string | null } | null => {
+  if (typeof err !== 'object' || err === null) return null;
+  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
+  const name = typeof constraint === 'string' && constraint !== '' ? constraint : null;
+  if (code === '23514' || code === '23502') {
+    return name === 'ledger_accounts_never_negative'
+      ? { status: 422, reason: 'insufficient-funds', message: 'The balance is too low for this amount.', constraint: name }
+      : { status: 422, reason: 'invalid-request', message: 'The request breaks a rule of the stored data.', constraint: name };
+  }
+  if (code === '23505' || code === '23503') {
+    return { status: 409, reason: 'conflict', message: 'The request conflicts with data stored meanwhile. Retry it.', constraint: name };
+  }
+  return null;
+};
+
+/**
  * The one place errors become responses. Only errors the service raised on purpose show their
  * message; anything else is logged with the request id and answered without detail.
  */
@@ -124,6 +152,20 @@ export const errorHandler =
         'value refused by the database',
       );
       sendProblem(res, 400, 'invalid-request', 'A value in the request cannot be stored or compared.');
+      return;
+    }
+    const refused = constraintProblemOf(err);
+    if (refused !== null) {
+      log.warn(
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          path: req.path,
+          err: { code: (err as { code?: string }).code, constraint: refused.constraint },
+        },
+        'write refused by a database constraint',
+      );
+      sendProblem(res, refused.status, refused.reason, refused.message);
       return;
     }
     log.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { invalid } from '../../domain/shared/errors.js';
-import type { IdempotencyRequest, IdempotencyStore } from '../../domain/shared/idempotency.port.js';
+import type { IdempotencyRequest, IdempotencyStore, UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import { isValidIdempotencyKey } from '../../domain/shared/idempotency.js';
 
 /** Names the caller an idempotency key belongs to (agent, tenant backend or wallet user). */
@@ -87,8 +87,12 @@ export const idempotency =
         void lease.release().catch(() => undefined);
       }
     });
+    if (lease.unitOfWork !== undefined) res.locals.unitOfWork = lease.unitOfWork;
     next();
   };
+
+/** The unit of work of the request's idempotency claim, for the writes its handler makes; null when none. */
+export const unitOfWorkOf = (res: Response): UnitOfWork | null => (res.locals.unitOfWork as UnitOfWork | undefined) ?? null;
 
 /**
  * JSON with object keys sorted, so the same body in another key order is the same request.

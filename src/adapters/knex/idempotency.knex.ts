@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { SESSION_TIMEOUTS } from './database.js';
+import { unitOfWorkOf } from './request-transaction.js';
 import { rows } from './sql.js';
 import {
   IDEMPOTENCY_WAIT_MS,
@@ -45,7 +46,9 @@ const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, conte
 /**
  * Idempotency keys in PostgreSQL. Only completed keys are ever committed: a claim is the
  * uncommitted insert of the key's row in a transaction that stays open while the request runs
- * and commits together with the stored response. Whichever instance asks, PostgreSQL's unique
+ * and commits together with the stored response. The lease's unit of work is that transaction
+ * (`request-transaction.ts`): writes made through it (the ledger's) commit in the same commit as
+ * the response. Whichever instance asks, PostgreSQL's unique
  * index decides, and a crash releases the claim with its connection.
  */
 export class KnexIdempotencyStore implements IdempotencyStore {
@@ -84,7 +87,11 @@ export class KnexIdempotencyStore implements IdempotencyStore {
         [r.scope, r.key, r.fingerprint, now],
         'idempotency.claim',
       );
-      if (claimed.length > 0) return { state: 'claimed', lease: this.transactionLease(trx, r) };
+      if (claimed.length > 0) {
+        // The request's own writes run in this transaction; they wait for row locks as long as any.
+        if (this.waitMs !== SESSION_TIMEOUTS.lock_timeout) await trx.raw(`SET LOCAL lock_timeout = ${SESSION_TIMEOUTS.lock_timeout}`);
+        return { state: 'claimed', lease: this.transactionLease(trx, r) };
+      }
       const [row] = await rows<Row>(
         trx,
         'SELECT fingerprint, state, status, content_type, body, headers FROM idempotency_keys WHERE scope = $1 AND key = $2',
@@ -122,6 +129,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
       release: async () => {
         if (!trx.isCompleted()) await trx.rollback();
       },
+      unitOfWork: unitOfWorkOf(trx),
     };
   }
 

@@ -1,14 +1,18 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
+import { transactionOf } from './request-transaction.js';
 import { rows } from './sql.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
   accountId,
+  currencyMismatch,
   inLockOrder,
-  insufficientFunds,
   mayGoNegative,
+  shortOf,
+  type AccountRef,
   postingsOf,
   refundableAmount,
   sameRequest,
@@ -25,7 +29,7 @@ import type { TransactionFilter, TransactionReader, TypeSummary } from '../../do
 import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../../domain/wallet/transaction.js';
 import { isRetryableTransactionError, isUniqueViolation } from './pg-errors.js';
 import { transactionCreated } from '../../domain/webhooks/events.js';
-import { eventsJson, recordEvents } from './outbox.knex.js';
+import { eventsJson } from './outbox.knex.js';
 
 interface TransactionRow {
   id: string;
@@ -98,32 +102,30 @@ const toTransaction = (r: TransactionRow): Transaction => ({
   },
 });
 
-const toRow = (t: Transaction, idem: LedgerIdempotency | null): Record<string, unknown> => ({
-  id: t.id,
-  tenant_id: t.tenantId,
-  type: t.type,
-  amount: t.amount.amount,
-  currency: t.amount.currency,
-  user_id: t.userId,
-  counterparty_user_id: t.counterpartyUserId,
-  reference: t.reference,
-  description: t.description,
-  refund_of: t.refundOf,
-  refunded_amount: 0,
-  initiator_kind: t.initiatedBy.kind,
-  initiator_client_id: t.initiatedBy.clientId,
-  initiator_user_id: t.initiatedBy.userId,
-  initiator_amr: t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
-  initiator_act_sub: t.initiatedBy.act?.sub ?? null,
-  idempotency_scope: idem?.scope ?? null,
-  idempotency_key: idem?.key ?? null,
-  created_at: t.createdAt,
-});
-
 const RETRIES = 3;
 
-const tenantAccountShort = (): DomainError =>
-  new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
+/** What `pbw_ledger_write` raises for a step it refused (0014). */
+const REFUSED = 'PB001';
+
+/** The refusal `pbw_ledger_write` reported, as the domain's error; anything else unchanged. */
+const refusalOf = (err: unknown, t: Transaction): unknown => {
+  const e = err as { code?: unknown; message?: unknown };
+  if (e?.code !== REFUSED || typeof e.message !== 'string') return err;
+  const said = /(short|currency|refund)(?::(\w+))?\s*$/.exec(e.message);
+  if (said?.[1] === 'currency') return currencyMismatch(said[2] ?? '', t.amount.currency);
+  if (said?.[1] === 'refund') return refundableAmountGone();
+  if (said?.[1] === 'short' && said[2] !== undefined && isAccountKind(said[2])) return shortOf(said[2]);
+  return err;
+};
+
+const isAccountKind = (kind: string): kind is AccountRef['kind'] => kind === 'USER' || kind === 'FUNDING' || kind === 'SETTLEMENT';
+
+/** The payment changed between its read and the refund's guard: only possible without its row lock. */
+const refundableAmountGone = (): DomainError =>
+  new DomainError('refund-exceeds-payment', 'unprocessable', 'The refund is more than what remains of the payment.');
+
+const WRITE = `SELECT pbw_ledger_write(${Array.from({ length: 18 }, (_, i) => `$${i + 1}`).join(', ')}::timestamptz,
+  $19::text[], $20::text[], $21::text[], $22::bigint[], $23::boolean[], $24::jsonb) AS outcome`;
 
 /**
  * The ledger in PostgreSQL. One database transaction per write: the balances in account-id
@@ -131,8 +133,9 @@ const tenantAccountShort = (): DomainError =>
  * an upsert), then the transaction row (its unique idempotency key makes a concurrent duplicate
  * wait and then fail) and its entries, whose sum per transaction the database checks at commit.
  * Every write records its `transaction.created` event in the same transaction (the outbox).
- * Top-ups, payments and transfers make it one call of `pbw_ledger_record_with_events` (0012);
- * refunds, which also lock and update their payment, run it as statements in a transaction.
+ * All four kinds of write go through one function, `pbw_ledger_write` (0014): top-ups, payments
+ * and transfers as a statement of their own; refunds inside the transaction that reads and locks
+ * their payment first.
  * Works alike on PGlite (one connection: everything inside uses `trx`).
  */
 export class KnexLedger implements Ledger, TransactionReader {
@@ -151,46 +154,40 @@ export class KnexLedger implements Ledger, TransactionReader {
     });
   }
 
-  topUp(e: NewTopUp): Promise<Transaction> {
-    return this.record(e.idempotency, topUpRecord(e));
+  async topUp(e: NewTopUp): Promise<Transaction> {
+    return this.record(e, topUpRecord(e));
   }
 
-  pay(e: NewPayment): Promise<Transaction> {
-    return this.record(e.idempotency, paymentRecord(e));
+  async pay(e: NewPayment): Promise<Transaction> {
+    return this.record(e, paymentRecord(e));
   }
 
-  transfer(e: NewTransfer): Promise<Transaction> {
-    return this.record(e.idempotency, transferRecord(e));
+  async transfer(e: NewTransfer): Promise<Transaction> {
+    return this.record(e, transferRecord(e));
   }
 
-  refund(e: NewRefund): Promise<Transaction> {
+  async refund(e: NewRefund): Promise<Transaction> {
+    const wanted = (payment: Transaction | null) => ({
+      type: 'REFUND' as const,
+      amount: e.amount?.amount ?? null,
+      userId: payment?.userId ?? null,
+      counterpartyUserId: null,
+      refundOf: e.paymentId,
+    });
     return this.withKey(
       e.tenantId,
       e.idempotency,
+      e.unitOfWork,
       () =>
-        this.knex.transaction(async (trx) => {
+        this.inTransaction(transactionOf(e.unitOfWork), async (trx) => {
+          // The payment's row lock orders concurrent refunds of it: each sees what the others gave back.
           const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
           if (payment === null) throw transactionNotFound();
           const existing = await this.byKey(trx, e.tenantId, e.idempotency);
-          if (existing !== null)
-            return this.sameOrReused(existing, {
-              type: 'REFUND',
-              amount: e.amount,
-              userId: payment.userId,
-              counterpartyUserId: null,
-              refundOf: payment.id,
-            });
-          const amount = refundableAmount(payment, e.amount);
-          await trx('ledger_transactions')
-            .where({ id: payment.id })
-            .update({ refunded_amount: payment.refundedAmount + amount })
-            .returning('id');
-          const refund = await this.apply(trx, e.idempotency, refundRecord(e, payment, amount));
-          await recordEvents(trx, [transactionCreated(refund)]);
-          return refund;
+          if (existing !== null) return this.sameOrReused(existing, wanted(payment));
+          return this.write(trx, e.idempotency, refundRecord(e, payment, refundableAmount(payment, e.amount)));
         }),
-      (existing) =>
-        this.sameOrReused(existing, { type: 'REFUND', amount: e.amount, userId: null, counterpartyUserId: null, refundOf: e.paymentId }),
+      (existing) => this.sameOrReused(existing, wanted(null)),
     );
   }
 
@@ -278,7 +275,9 @@ export class KnexLedger implements Ledger, TransactionReader {
    * Records a top-up, payment or transfer. A retry under a used key is found by the unique key
    * (or, when the first spent the money, by the refusal), not by a read before every write.
    */
-  private record(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
+  private record(e: NewTopUp | NewPayment | NewTransfer, t: Transaction): Promise<Transaction> {
+    const idem = e.idempotency;
+    const unit = transactionOf(e.unitOfWork);
     const wanted = {
       type: t.type,
       amount: t.amount.amount,
@@ -289,47 +288,74 @@ export class KnexLedger implements Ledger, TransactionReader {
     return this.withKey(
       t.tenantId,
       idem,
-      () => this.recordInOneStatement(idem, t),
+      e.unitOfWork,
+      () => this.write(unit ?? this.knex, idem, t),
       (existing) => this.sameOrReused(existing, wanted),
     );
   }
 
   /**
-   * One call of `pbw_ledger_record_with_events` (migration 0012: `pbw_ledger_record` of 0008, then
-   * the `transaction.created` event into the outbox), its own transaction: the same steps as
-   * `apply`, in one round trip and one commit.
+   * The one write of the ledger: one call of `pbw_ledger_write` (0014) with the transaction, its
+   * postings in the domain's lock order and its `transaction.created` event. Called on the pool
+   * it is a transaction of its own (one round trip, one commit); a refund calls it inside the
+   * transaction that read and locked its payment. A request that claimed an idempotency key
+   * runs both in the claim's transaction (its unit of work, `transactionOf`): the write commits with the
+   * stored response, in one commit, and a failed request or a crash undoes both.
    */
-  private async recordInOneStatement(idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
+  private async write(db: Knex | Knex.Transaction, idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
-    const [result] = await rows<{ outcome: string }>(
-      this.knex,
-      'SELECT pbw_ledger_record_with_events($1::jsonb, $2::text[], $3::text[], $4::text[], $5::bigint[], $6::boolean[], $7::jsonb) AS outcome',
-      [
-        JSON.stringify(toRow(t, idem)),
-        postings.map((p) => accountId(t.tenantId, p.account)),
-        postings.map((p) => p.account.kind),
-        postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
-        postings.map((p) => p.amount),
-        postings.map((p) => p.amount < 0 && !mayGoNegative(p.account)),
-        eventsJson([transactionCreated(t)]),
-      ],
-      'ledger.record.events',
-    );
-    const outcome = result?.outcome;
-    if (outcome === 'ok') return t;
-    if (outcome === 'short:USER') throw insufficientFunds();
-    if (outcome?.startsWith('short:')) throw tenantAccountShort();
-    throw new Error(`pbw_ledger_record answered ${String(outcome)}`);
+    try {
+      await rows(
+        db,
+        WRITE,
+        [
+          t.id,
+          t.tenantId,
+          t.type,
+          t.amount.amount,
+          t.amount.currency,
+          t.userId,
+          t.counterpartyUserId,
+          t.reference,
+          t.description,
+          t.refundOf,
+          t.initiatedBy.kind,
+          t.initiatedBy.clientId,
+          t.initiatedBy.userId,
+          t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
+          t.initiatedBy.act?.sub ?? null,
+          idem?.scope ?? null,
+          idem?.key ?? null,
+          t.createdAt,
+          postings.map((p) => accountId(t.tenantId, p.account)),
+          postings.map((p) => p.account.kind),
+          postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
+          postings.map((p) => p.amount),
+          postings.map((p) => p.amount < 0 && !mayGoNegative(p.account)),
+          eventsJson([transactionCreated(t)]),
+        ],
+        'ledger.write',
+      );
+    } catch (err) {
+      throw refusalOf(err, t);
+    }
+    return t;
+  }
+
+  /** Runs `work` in `unit` (the request's claim transaction) when there is one, else in a transaction of its own. */
+  private inTransaction<T>(unit: Knex.Transaction | null, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return unit === null ? this.knex.transaction(work) : work(unit);
   }
 
   /**
-   * Runs `write` (one database transaction), retrying deadlocks and serialization failures. When a
+   * Runs `write` (one database transaction, or a part of the request's), retrying deadlocks and serialization failures. When a
    * write with the same idempotency key committed first (the unique key refused this one, or the
    * money it moved left too little for this one), returns `onDuplicate` of it.
    */
   private async withKey(
     tenantId: string,
     idem: LedgerIdempotency | null,
+    unit: UnitOfWork | null | undefined,
     write: () => Promise<Transaction>,
     onDuplicate: (existing: Transaction) => Transaction,
   ): Promise<Transaction> {
@@ -342,55 +368,11 @@ export class KnexLedger implements Ledger, TransactionReader {
           const existing = await this.byKey(this.knex, tenantId, idem);
           if (existing !== null) return onDuplicate(existing);
         }
-        if (attempt < RETRIES && isRetryableTransactionError(err)) continue;
+        // A retry needs a transaction of its own: a failed statement ends the request's.
+        if (attempt < RETRIES && isRetryableTransactionError(err) && transactionOf(unit) === null) continue;
         throw err;
       }
     }
-  }
-
-  /**
-   * Inside a refund's transaction: moves the balances in lock order, then inserts the
-   * transaction (its unique idempotency key refuses a duplicate) and its entries in one statement.
-   */
-  private async apply(trx: Knex.Transaction, idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
-    const postings = inLockOrder(t.tenantId, postingsOf(t));
-    for (const p of postings) {
-      const id = accountId(t.tenantId, p.account);
-      if (p.amount < 0 && !mayGoNegative(p.account)) {
-        const moved = await rows(
-          trx,
-          'UPDATE ledger_accounts SET balance = balance + $1 WHERE id = $2 AND balance >= $3 RETURNING id',
-          [p.amount, id, -p.amount],
-          'ledger.debit',
-        );
-        if (moved.length === 0) {
-          if (p.account.kind === 'USER') throw insufficientFunds();
-          throw tenantAccountShort();
-        }
-      } else {
-        await rows(
-          trx,
-          `INSERT INTO ledger_accounts (id, tenant_id, kind, user_id, currency, balance, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (id) DO UPDATE SET balance = ledger_accounts.balance + EXCLUDED.balance`,
-          [id, t.tenantId, p.account.kind, p.account.kind === 'USER' ? p.account.userId : null, t.amount.currency, p.amount, t.createdAt],
-          'ledger.credit',
-        );
-      }
-    }
-    const row = toRow(t, idem);
-    const columns = Object.keys(row);
-    const entries = postings.map((p) => [accountId(t.tenantId, p.account), p.amount]);
-    const n = columns.length;
-    await rows(
-      trx,
-      `WITH txn AS (INSERT INTO ledger_transactions (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id, created_at)
-       INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
-       SELECT txn.id, e.account_id, e.amount, txn.created_at FROM txn,
-         (VALUES ${entries.map((_, i) => `($${n + 2 * i + 1}::text, $${n + 2 * i + 2}::bigint)`).join(', ')}) AS e(account_id, amount)`,
-      [...Object.values(row), ...entries.flat()],
-      `ledger.insert.${n}.${entries.length}`,
-    );
-    return t;
   }
 
   private sameOrReused(existing: Transaction, wanted: Parameters<typeof sameRequest>[1]): Transaction {

@@ -1,13 +1,13 @@
 import { transactionCreated } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
-import { DomainError } from '../../domain/shared/errors.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
   accountId,
   inLockOrder,
-  insufficientFunds,
   mayGoNegative,
+  requireAccountCurrency,
+  shortOf,
   postingsOf,
   refundableAmount,
   sameRequest,
@@ -68,7 +68,7 @@ export class MemoryLedger implements Ledger, TransactionReader {
     if (payment === undefined || payment.tenantId !== e.tenantId) throw transactionNotFound();
     const replay = this.replay(e.tenantId, e.idempotency, {
       type: 'REFUND',
-      amount: e.amount,
+      amount: e.amount?.amount ?? null,
       userId: payment.userId,
       counterpartyUserId: null,
       refundOf: payment.id,
@@ -152,13 +152,11 @@ export class MemoryLedger implements Ledger, TransactionReader {
     });
     if (replay !== null) return replay;
     const postings = inLockOrder(t.tenantId, postingsOf(t));
-    // Check every debit before applying any, as the database transaction's rollback would.
+    // Check every posting before applying any, as the database transaction's rollback would.
     for (const p of postings) {
       const account = this.accounts.get(accountId(t.tenantId, p.account));
-      if (p.amount < 0 && !mayGoNegative(p.account) && (account?.balance ?? 0) < -p.amount) {
-        if (p.account.kind === 'USER') throw insufficientFunds();
-        throw new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
-      }
+      requireAccountCurrency(account?.currency ?? null, t.amount);
+      if (p.amount < 0 && !mayGoNegative(p.account) && (account?.balance ?? 0) < -p.amount) throw shortOf(p.account.kind);
     }
     for (const p of postings) {
       const id = accountId(t.tenantId, p.account);

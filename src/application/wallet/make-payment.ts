@@ -1,5 +1,6 @@
 import type { WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { amountIn, idempotencyScopeOf, initiatorOf, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
@@ -13,6 +14,8 @@ export interface MakePaymentCommand {
   readonly reference: string;
   readonly description: string | null;
   readonly idempotencyKey: string | null;
+  /** The unit of work of the request's idempotency claim: the write commits with its stored response. */
+  readonly unitOfWork?: UnitOfWork | null;
 }
 
 /** The person in the token pays the tenant from their balance; `insufficient-funds` when short. */
@@ -36,6 +39,7 @@ export class MakePayment {
       description: c.description,
       initiatedBy,
       idempotency: c.idempotencyKey === null ? null : { scope: idempotencyScopeOf(initiatedBy), key: c.idempotencyKey },
+      unitOfWork: c.unitOfWork ?? null,
       createdAt: this.clock.now(),
     });
   }

@@ -1,8 +1,8 @@
 import type { WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError } from '../../domain/shared/errors.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { amountIn, idempotencyScopeOf, initiatorOf, type AmountInput } from '../../domain/wallet/ledger.js';
+import { amountIn, idempotencyScopeOf, initiatorOf, requireOtherRecipient, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
@@ -14,6 +14,8 @@ export interface MakeTransferCommand {
   readonly amount: AmountInput;
   readonly note: string | null;
   readonly idempotencyKey: string | null;
+  /** The unit of work of the request's idempotency claim: the write commits with its stored response. */
+  readonly unitOfWork?: UnitOfWork | null;
 }
 
 /**
@@ -32,9 +34,7 @@ export class MakeTransfer {
     const currency = await tenantCurrency(this.holders, c.principal.tenantId);
     const amount = amountIn(c.amount, currency);
     await requireHolder(this.holders, c.principal.tenantId, c.toUserId);
-    if (c.toUserId === c.principal.userId) {
-      throw new DomainError('same-user-transfer', 'unprocessable', 'A transfer needs a recipient other than the sender.');
-    }
+    requireOtherRecipient(c.principal.userId, c.toUserId);
     const initiatedBy = initiatorOf(c.principal);
     return this.ledger.transfer({
       id: this.ids.next('txn'),
@@ -45,6 +45,7 @@ export class MakeTransfer {
       note: c.note,
       initiatedBy,
       idempotency: c.idempotencyKey === null ? null : { scope: idempotencyScopeOf(initiatedBy), key: c.idempotencyKey },
+      unitOfWork: c.unitOfWork ?? null,
       createdAt: this.clock.now(),
     });
   }

@@ -1,5 +1,6 @@
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { amountIn, idempotencyScopeOf, initiatorOf, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
@@ -13,6 +14,8 @@ export interface RefundPaymentCommand {
   /** How much to give back; null refunds all that remains. */
   readonly amount: AmountInput | null;
   readonly idempotencyKey: string | null;
+  /** The unit of work of the request's idempotency claim: the write commits with its stored response. */
+  readonly unitOfWork?: UnitOfWork | null;
 }
 
 /** A tenant's backend gives back all or part of one of its payments to the payer. */
@@ -26,7 +29,7 @@ export class RefundPayment {
 
   async execute(c: RefundPaymentCommand): Promise<Transaction> {
     const currency = await tenantCurrency(this.holders, c.principal.tenantId);
-    const amount = c.amount === null ? null : amountIn(c.amount, currency).amount;
+    const amount = c.amount === null ? null : amountIn(c.amount, currency);
     const initiatedBy = initiatorOf(c.principal);
     return this.ledger.refund({
       id: this.ids.next('txn'),
@@ -35,6 +38,7 @@ export class RefundPayment {
       amount,
       initiatedBy,
       idempotency: c.idempotencyKey === null ? null : { scope: idempotencyScopeOf(initiatedBy), key: c.idempotencyKey },
+      unitOfWork: c.unitOfWork ?? null,
       createdAt: this.clock.now(),
     });
   }

@@ -30,6 +30,20 @@ export interface IdempotencyLease {
   complete(response: StoredResponse, now: Date): Promise<void>;
   /** Ends the claim without a response (the request failed), so that a retry runs again. */
   release(): Promise<void>;
+  /**
+   * The claim's unit of work, when the store can hold the claim and the request's writes in one:
+   * a write given it (the ledger's) commits together with the stored response, or not at all.
+   * Absent when the store cannot; the request's writes then commit on their own.
+   */
+  readonly unitOfWork?: UnitOfWork;
+}
+
+/**
+ * An opaque handle on the unit of work of a running request's idempotency claim. Only the
+ * adapters of the store that made it can write through it; any other store ignores it.
+ */
+export interface UnitOfWork {
+  readonly unitOfWork: true;
 }
 
 /** The outcome of claiming a key. */

@@ -1,3 +1,4 @@
+import type { UnitOfWork } from '../shared/idempotency.port.js';
 import type { Money } from '../shared/money.js';
 import type { LedgerIdempotency } from './ledger.js';
 import type { Initiator, Transaction } from './transaction.js';
@@ -12,6 +13,11 @@ interface NewEntryCommon {
   /** The caller's Idempotency-Key, stored under a unique constraint with the tenant and scope. */
   readonly idempotency: LedgerIdempotency | null;
   readonly createdAt: Date;
+  /**
+   * The unit of work of the request's idempotency claim, if any: an adapter that can write
+   * through it commits the transaction together with the claim's stored response; others ignore it.
+   */
+  readonly unitOfWork?: UnitOfWork | null;
 }
 
 export interface NewTopUp extends NewEntryCommon {
@@ -33,12 +39,20 @@ export interface NewTransfer extends NewEntryCommon {
 
 export interface NewRefund extends Omit<NewEntryCommon, 'amount'> {
   readonly paymentId: string;
-  /** How much to refund, in minor units; null refunds everything that remains. */
-  readonly amount: number | null;
+  /** How much to refund, in the payment's currency; null refunds everything that remains. */
+  readonly amount: Money | null;
 }
 
 /**
- * The double-entry ledger: each write records one transaction and its balanced entries in one
+ * The double-entry ledger. Every write is checked by the domain before anything is written, the
+ * same whichever adapter stores it: an amount of 1..MAX_TRANSACTION_AMOUNT minor units
+ * (`invalid-request`), a transfer to someone else (`same-user-transfer`), money in the currency of
+ * every account it moves (`currency-mismatch`: an account keeps the currency of its first
+ * posting), refunds of payments only (`not-refundable`), in the payment's currency, never more
+ * in total than the payment (`refund-exceeds-payment`). The database's CHECK constraints stay
+ * behind these rules as a backstop.
+ *
+ * The ledger: each write records one transaction and its balanced entries in one
  * database transaction, and moves the account balances with them, so the sum of entries always
  * equals the balances. A user's balance never goes below zero, whatever runs concurrently: the
  * database decides (conditional update under the row lock, and a CHECK behind it), never a lock

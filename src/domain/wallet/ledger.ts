@@ -96,6 +96,19 @@ export const inLockOrder = (tenantId: string, postings: readonly Posting[]): Pos
 /** What a request may say an amount is: minor units of the tenant's currency, or money. */
 export type AmountInput = number | { readonly amount: number; readonly currency: string };
 
+/** `invalid-request`: an amount outside 1..MAX_TRANSACTION_AMOUNT whole minor units. */
+const invalidAmount = (): DomainError =>
+  new DomainError('invalid-request', 'invalid', `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`, {
+    errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
+  });
+
+/** Is this a positive whole number of minor units that one transaction may move? */
+const isTransactionAmount = (value: number): boolean => Number.isSafeInteger(value) && value > 0 && value <= MAX_TRANSACTION_AMOUNT;
+
+/** `currency-mismatch`: money in another currency than the wallet (or account) holds. */
+export const currencyMismatch = (expected: string, got: string): DomainError =>
+  new DomainError('currency-mismatch', 'unprocessable', `This wallet holds ${expected}; the amount is in ${got}.`, { expected });
+
 /**
  * Checks an amount for a transaction in a tenant whose currency is `currency`: a positive
  * integer up to MAX_TRANSACTION_AMOUNT (else `invalid-request`), in that currency (else
@@ -103,22 +116,40 @@ export type AmountInput = number | { readonly amount: number; readonly currency:
  */
 export const amountIn = (input: AmountInput, currency: string): Money => {
   const value = typeof input === 'number' ? input : input.amount;
-  if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_TRANSACTION_AMOUNT) {
-    throw new DomainError(
-      'invalid-request',
-      'invalid',
-      `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`,
-      {
-        errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
-      },
-    );
+  if (!isTransactionAmount(value)) throw invalidAmount();
+  if (typeof input !== 'number' && input.currency !== currency) throw currencyMismatch(currency, input.currency);
+  return { amount: value, currency };
+};
+
+/** `same-user-transfer`: a transfer whose recipient is its sender. */
+export const requireOtherRecipient = (fromUserId: string, toUserId: string): void => {
+  if (fromUserId === toUserId) {
+    throw new DomainError('same-user-transfer', 'unprocessable', 'A transfer needs a recipient other than the sender.');
   }
-  if (typeof input !== 'number' && input.currency !== currency) {
-    throw new DomainError('currency-mismatch', 'unprocessable', `This wallet holds ${currency}; the amount is in ${input.currency}.`, {
-      expected: currency,
+};
+
+/**
+ * The rules every entry obeys before anything is written, whichever adapter stores it: an amount
+ * of 1..MAX_TRANSACTION_AMOUNT whole minor units (`invalid-request`) in a three-letter currency
+ * code, and a transfer to someone else (`same-user-transfer`).
+ */
+const checkedEntry = <E extends { readonly amount: Money }>(e: E): E => {
+  if (!isTransactionAmount(e.amount.amount)) throw invalidAmount();
+  if (!/^[A-Z]{3}$/.test(e.amount.currency)) {
+    throw new DomainError('invalid-request', 'invalid', 'currency must be a three-letter ISO 4217 code.', {
+      errors: [{ path: 'amount.currency', message: 'must be three capital letters' }],
     });
   }
-  return { amount: value, currency };
+  return e;
+};
+
+/**
+ * Every posting moves money in the currency of its account: an account that exists in another
+ * currency refuses the transaction (`currency-mismatch`) before anything is written. `existing`
+ * is the currency of the posting's account, or null when it has none yet.
+ */
+export const requireAccountCurrency = (existing: string | null, amount: Money): void => {
+  if (existing !== null && existing !== amount.currency) throw currencyMismatch(existing, amount.currency);
 };
 
 /** The initiator record of a call, copied from its principal. */
@@ -167,13 +198,22 @@ export const sameRequest = (
   existing.counterpartyUserId === wanted.counterpartyUserId &&
   existing.refundOf === wanted.refundOf;
 
-/** What remains refundable of a payment, or a DomainError when `requested` cannot be refunded. */
-export const refundableAmount = (payment: Transaction, requested: number | null): number => {
+/**
+ * What a refund of `requested` (null: all that remains) gives back of `payment`, or a
+ * DomainError: only a payment is refundable (`not-refundable`), in its own currency
+ * (`currency-mismatch`), by a valid amount (`invalid-request`), and refunds never total more than
+ * the payment (`refund-exceeds-payment`).
+ */
+export const refundableAmount = (payment: Transaction, requested: Money | null): number => {
   if (payment.type !== 'PAYMENT') {
     throw new DomainError('not-refundable', 'unprocessable', `Only payments can be refunded; this is a ${payment.type}.`);
   }
+  if (requested !== null) {
+    if (!isTransactionAmount(requested.amount)) throw invalidAmount();
+    if (requested.currency !== payment.amount.currency) throw currencyMismatch(payment.amount.currency, requested.currency);
+  }
   const remaining = payment.amount.amount - payment.refundedAmount;
-  const amount = requested ?? remaining;
+  const amount = requested?.amount ?? remaining;
   if (remaining <= 0 || amount > remaining) {
     throw new DomainError('refund-exceeds-payment', 'unprocessable', 'The refund is more than what remains of the payment.', {
       remaining: { amount: remaining, currency: payment.amount.currency },
@@ -184,6 +224,13 @@ export const refundableAmount = (payment: Transaction, requested: number | null)
 
 export const insufficientFunds = (): DomainError =>
   new DomainError('insufficient-funds', 'unprocessable', 'The balance is too low for this amount.');
+
+/** A checked debit of a tenant's own account (settlement, when refunding) found too little. */
+export const tenantAccountShort = (): DomainError =>
+  new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
+
+/** The refusal of a checked debit of `account`: the user's funds, or the tenant's account. */
+export const shortOf = (account: AccountRef['kind']): DomainError => (account === 'USER' ? insufficientFunds() : tenantAccountShort());
 
 export const transactionNotFound = (): DomainError => new DomainError('transaction-not-found', 'not-found', 'No such transaction.');
 
@@ -198,37 +245,47 @@ const fresh = (e: { id: string; tenantId: string; createdAt: Date; initiatedBy: 
 });
 
 /** The transaction a top-up records (every adapter stores exactly this). */
-export const topUpRecord = (e: NewTopUp): Transaction => ({
-  ...fresh(e),
-  type: 'TOP_UP',
-  amount: e.amount,
-  userId: e.userId,
-  counterpartyUserId: null,
-  reference: e.reference,
-  description: null,
-});
+export const topUpRecord = (entry: NewTopUp): Transaction => {
+  const e = checkedEntry(entry);
+  return {
+    ...fresh(e),
+    type: 'TOP_UP',
+    amount: e.amount,
+    userId: e.userId,
+    counterpartyUserId: null,
+    reference: e.reference,
+    description: null,
+  };
+};
 
 /** The transaction a payment records. */
-export const paymentRecord = (e: NewPayment): Transaction => ({
-  ...fresh(e),
-  type: 'PAYMENT',
-  amount: e.amount,
-  userId: e.userId,
-  counterpartyUserId: null,
-  reference: e.reference,
-  description: e.description,
-});
+export const paymentRecord = (entry: NewPayment): Transaction => {
+  const e = checkedEntry(entry);
+  return {
+    ...fresh(e),
+    type: 'PAYMENT',
+    amount: e.amount,
+    userId: e.userId,
+    counterpartyUserId: null,
+    reference: e.reference,
+    description: e.description,
+  };
+};
 
 /** The transaction a transfer records: the payer is `userId`, the payee the counterparty. */
-export const transferRecord = (e: NewTransfer): Transaction => ({
-  ...fresh(e),
-  type: 'TRANSFER',
-  amount: e.amount,
-  userId: e.userId,
-  counterpartyUserId: e.toUserId,
-  reference: null,
-  description: e.note,
-});
+export const transferRecord = (entry: NewTransfer): Transaction => {
+  const e = checkedEntry(entry);
+  requireOtherRecipient(e.userId, e.toUserId);
+  return {
+    ...fresh(e),
+    type: 'TRANSFER',
+    amount: e.amount,
+    userId: e.userId,
+    counterpartyUserId: e.toUserId,
+    reference: null,
+    description: e.note,
+  };
+};
 
 /** The transaction a refund of `amount` (already bounded by `refundableAmount`) records. */
 export const refundRecord = (e: NewRefund, payment: Transaction, amount: number): Transaction => ({

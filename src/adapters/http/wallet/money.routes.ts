@@ -7,7 +7,7 @@ import type { TopUp } from '../../../application/wallet/top-up.js';
 import type { WalletPrincipal } from '../../../domain/identity/principal.js';
 import { machineOf, userOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
-import type { Idempotent } from '../idempotency.middleware.js';
+import { unitOfWorkOf, type Idempotent } from '../idempotency.middleware.js';
 import { parseBody, parseParams } from '../validate.js';
 import {
   paymentBody,
@@ -62,6 +62,7 @@ export function moneyRoutes(deps: {
       amount: body.amount,
       reference: body.reference,
       idempotencyKey: keyOf(req),
+      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
@@ -73,6 +74,7 @@ export function moneyRoutes(deps: {
       transactionId,
       amount: body.amount ?? null,
       idempotencyKey: keyOf(req),
+      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
@@ -84,6 +86,7 @@ export function moneyRoutes(deps: {
       reference: body.reference,
       description: body.description ?? null,
       idempotencyKey: keyOf(req),
+      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
@@ -95,6 +98,7 @@ export function moneyRoutes(deps: {
       amount: body.amount,
       note: body.note ?? null,
       idempotencyKey: keyOf(req),
+      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
