@@ -151,7 +151,7 @@ export interface PortOptions {
     /** A private JWK or JWK Set that signs tokens; absent: keys are generated and stored with the other state. */
     readonly signingKey?: string | null;
   };
-  /** The key, tenant and user caches of the PostgreSQL set (ignored in memory, where nothing is cached). */
+  /** Bounds of the key cache (and, on PostgreSQL, the tenant and user cache). */
   readonly cache?: { readonly maxEntries: number; readonly ttlMs: number };
   /** How often key uses are written (default 30 s). */
   readonly keyUsageFlushMs?: number;
@@ -176,6 +176,8 @@ export type PostgresPortOptions = PortOptions &
 
 /** The one ring of signing keys the service uses. */
 export const WALLET_KEY_RING = 'wallet';
+/** The key, tenant and user caches' bounds unless given. */
+const DEFAULT_CACHE = { maxEntries: 10_000, ttlMs: 60_000 };
 /** How many verified tokens each instance remembers. */
 const VERIFIED_TOKEN_CACHE = 10_000;
 /** How often expired login-attempt keys are deleted. */
@@ -283,7 +285,9 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const webhooks = new MemoryWebhookStore(clock);
   const signal = new ChangeSignal();
   const identity = new MemoryIdentityStore(signal, webhooks);
-  // Nothing is cached in memory: the directory and the resolver are one store.
+  // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.
+  const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_CACHE);
+  signal.subscribe(() => agentResolver.clear());
   const catalogue = new MemoryCatalogue();
   const orders = new MemoryOrderRepo(webhooks);
   const ledger = new MemoryLedger(webhooks);
@@ -309,7 +313,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     orders,
     inventory: orders,
     agentDirectory: identity,
-    agentResolver: identity,
+    agentResolver,
     keyUsage,
     tenants: new MemoryTenantDirectory(webhooks),
     loginThrottle,
@@ -352,7 +356,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   const clock = options.clock ?? new SystemClock();
   const steps = new Steps();
   const log = options.log;
-  const cache = options.cache ?? { maxEntries: 10_000, ttlMs: 60_000 };
+  const cache = options.cache ?? DEFAULT_CACHE;
   const feed = db === null ? null : new IdentityChangeFeed(db, log);
   const health: CacheHealth = feed ?? { trusted: false };
   const subscribe = (tables: ReadonlySet<string>, onChange: (detail: string | null) => void): void => {

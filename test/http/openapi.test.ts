@@ -7,7 +7,6 @@ import { parse } from 'yaml';
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import { OPERATIONS } from '../../src/adapters/http/operations.js';
 import { FILE_MEMBERSHIP, OPENAPI_FILES, renderOpenApiFiles } from '../../src/adapters/http/openapi/documents.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { silentLog, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, type TestAgent } from '../support/builders.js';
 import { expectMatchesSpec, expectResponseMatchesSpec, mountedRoutes, routeCoverage } from '../support/openapi.js';
@@ -196,7 +195,7 @@ describe('real responses match the published schemas', () => {
   let agent: TestAgent;
   before(async () => {
     app = await startTestApp();
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
     agent = await buildAgent(app.service);
   });
   after(() => app.stop());
@@ -225,7 +224,7 @@ describe('real responses match the published schemas', () => {
     await expectResponseMatchesSpec('getAgentAccount', missing);
     await expectResponseMatchesSpec('getAgentAccount', await app.request('/api/v1/agent/account', withKey('pbk_nope')));
     const suspended = await buildAgent(app.service);
-    await app.service.container.get(TOKENS.SetAgentStatus).execute(suspended.agentId, 'SUSPENDED');
+    await app.service.core.admin.setAgentStatus.execute(suspended.agentId, 'SUSPENDED');
     const res = await app.request('/api/v1/agent/account', withKey(suspended.apiKey));
     expect(res.status).to.equal(403);
     await expectResponseMatchesSpec('getAgentAccount', res);
