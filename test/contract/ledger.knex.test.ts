@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
-import { ledgerContract } from './ledger.contract.js';
+import { ledgerContract } from 'partner-booking-wallet/testing';
 import { ledgerTenant, machineInitiator, testId } from '../support/ledger-builders.js';
 
 ledgerContract(

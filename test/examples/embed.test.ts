@@ -7,9 +7,9 @@ const run = promisify(execFile);
 describe('embedding example (examples/embed.ts, importing the package by its own name)', () => {
   it('when the example runs, then it prints one JSON object: a confirmed order, a payment and the balance left', async function () {
     this.timeout(60_000);
-    // The "source" condition resolves the package to src/ so the example runs without a build;
+    // The "pbw-source" condition resolves the package to src/ so the example runs without a build;
     // CI also runs it on the compiled package (npm run example:embed).
-    const { stdout } = await run(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/embed.ts'], {
+    const { stdout } = await run(process.execPath, ['--conditions=pbw-source', '--import', 'tsx', 'examples/embed.ts'], {
       env: { ...process.env, LOG_LEVEL: 'silent' },
     });
     const lines = stdout.trim().split('\n');

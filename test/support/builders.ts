@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { Product } from '../../src/domain/identity/agent.js';
 import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
 import type { Service } from '../../src/bootstrap/service.js';
 
-/** A short unique suffix so tests on one database never collide. */
-export const unique = (): string => randomBytes(5).toString('hex').toUpperCase();
+import { unique } from '../../src/testing/fixtures.js';
+
+export { unique };
 
 export interface TestAgent {
   readonly agentId: string;
