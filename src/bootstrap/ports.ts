@@ -187,12 +187,16 @@ const IDEMPOTENCY_PURGE_EVERY_MS = 3_600_000;
 /** How many requests of one instance may hold an idempotency claim at once (others wait for a connection). */
 const CLAIM_POOL_MAX = 10;
 
-const tokenSettings = (options: PortOptions): TokenSettings => ({
-  issuer: options.tokens?.issuer ?? 'http://localhost:3000',
-  audience: options.tokens?.audience ?? 'wallet-api',
-  machineTokenTtlSeconds: options.tokens?.machineTokenTtlSeconds ?? 900,
-  userTokenTtlSeconds: options.tokens?.userTokenTtlSeconds ?? 900,
-});
+/** The service's defaults (TOKEN_ISSUER, TOKEN_AUDIENCE, MACHINE_ and USER_TOKEN_TTL_SECONDS). */
+function tokenSettings(options: PortOptions): TokenSettings {
+  const issuer = options.tokens?.issuer ?? 'https://pbw.local';
+  return {
+    issuer,
+    audience: options.tokens?.audience ?? `${issuer.replace(/\/+$/, '')}/wallet`,
+    machineTokenTtlSeconds: options.tokens?.machineTokenTtlSeconds ?? 3600,
+    userTokenTtlSeconds: options.tokens?.userTokenTtlSeconds ?? 900,
+  };
+}
 
 /** Start and stop steps, run in order (stops in reverse); each runs once. */
 class Steps {
