@@ -9,8 +9,11 @@ import {
   RotateSigningKey,
   SetWalletUserDisabled,
 } from '../application/admin/manage-tenants.js';
+import { ListAgents } from '../application/admin/list-agents.js';
 import { SeedDemo } from '../application/admin/seed-demo.js';
 import { SeedWalletDemo } from '../application/admin/seed-wallet-demo.js';
+import { SetAgentChannel } from '../application/admin/set-agent-channel.js';
+import { ShowAgent } from '../application/admin/show-agent.js';
 import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../application/booking/create-quote.js';
 import { GetAgentAccount } from '../application/booking/get-agent-account.js';
 import { ListTrips } from '../application/booking/list-trips.js';
@@ -165,6 +168,9 @@ export const adminUseCases = (ports: Ports, areas: { readonly catalogue: Catalog
     listAgentKeys,
     createAgent,
     setAgentStatus: new SetAgentStatus(agentDirectory),
+    listAgents: new ListAgents(agentDirectory),
+    showAgent: new ShowAgent(agentDirectory, clock),
+    setAgentChannel: new SetAgentChannel(agentDirectory),
     issueApiKey,
     revokeApiKey,
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, [walletDemo]),
