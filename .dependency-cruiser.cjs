@@ -41,6 +41,13 @@ module.exports = {
       to: { path: '^node_modules/(inversify|reflect-metadata)/' },
     },
     {
+      name: 'the-service-never-runs-test-code',
+      comment: "The contract suites (src/testing, the package's ./testing entry) are for tests; chai and mocha only for them.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: ['^src/testing/', '^node_modules/(chai|mocha)/'] },
+    },
+    {
       name: 'no-circular',
       comment: 'Runtime import cycles make initialisation order fragile (a type-only cycle is erased at compile time).',
       severity: 'error',

@@ -15,7 +15,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/bootstrap/config.js';
 import { openService, type Service } from '../src/bootstrap/service.js';
 import { TOKENS } from '../src/bootstrap/tokens.js';
-import type { KeyUsageBuffer } from '../src/adapters/cache/key-usage-buffer.js';
+import type { PortSet } from '../src/bootstrap/ports.js';
 
 const rounds = Number(process.env.KEY_USAGE_ROUNDS ?? 4);
 const seconds = Number(process.env.KEY_USAGE_SECONDS ?? 5);
@@ -30,7 +30,7 @@ async function database(): Promise<string> {
   return 'postgres://postgres@127.0.0.1:5432/pbw_bench_keys';
 }
 
-const noRecorder = new ContainerModule(({ rebind }) => {
+const noRecorder = new ContainerModule(({ onActivation }) => {
   const none = {
     noteUse: () => undefined,
     lastNoted: () => null,
@@ -38,7 +38,7 @@ const noRecorder = new ContainerModule(({ rebind }) => {
     flush: async () => undefined,
     stop: async () => undefined,
   };
-  void rebind(TOKENS.KeyUsage).toConstantValue(none as unknown as KeyUsageBuffer);
+  onActivation(TOKENS.Ports, (_ctx, ports: PortSet): PortSet => ({ ...ports, keyUsage: none }));
 });
 
 async function serve(url: string, recording: boolean): Promise<{ service: Service; base: string; server: http.Server }> {
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const url = await database();
   const shipped = await serve(url, true);
   const bare = await serve(url, false);
-  const { apiKey } = await shipped.service.container.get(TOKENS.SeedDemo).execute();
+  const { apiKey } = await shipped.service.core.admin.seedDemo.execute();
   const run = async (base: string): Promise<number> => {
     const result = await autocannon({
       url: `${base}/api/v1/agent/account`,
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     without.push(await run(bare.base));
     withUse.push(await run(shipped.base));
   }
-  await shipped.service.container.get(TOKENS.KeyUsage).flush();
+  await shipped.service.ports.keyUsage.flush();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`account read req/s without recording: ${without.map(Math.round).join(', ')} (median ${Math.round(median(without))})`);
   console.log(`account read req/s with recording:    ${withUse.map(Math.round).join(', ')} (median ${Math.round(median(withUse))})`);

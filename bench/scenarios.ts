@@ -6,7 +6,6 @@ import { quoteToRow } from '../src/adapters/knex/booking-rows.js';
 import { TimeSortableIds } from '../src/adapters/crypto/node-crypto.js';
 import { loadConfig } from '../src/bootstrap/config.js';
 import { openService, type Service } from '../src/bootstrap/service.js';
-import { TOKENS } from '../src/bootstrap/tokens.js';
 import type { Quote } from '../src/domain/booking/quote.js';
 import { OIDC_CLIENT } from './oidc-server.js';
 
@@ -58,14 +57,14 @@ const basic = (id: string, secret: string): string =>
 const agentKey = (ctx: BenchContext): Promise<string> =>
   memo(ctx, 'agentKey', () =>
     withService(ctx, async (s) => {
-      const demo = await s.container.get(TOKENS.SeedDemo).execute();
-      return (await s.container.get(TOKENS.IssueApiKey).execute({ agentId: demo.agentId })).apiKey;
+      const demo = await s.core.admin.seedDemo.execute();
+      return (await s.core.admin.issueApiKey.execute({ agentId: demo.agentId })).apiKey;
     }),
   );
 
 /** A wallet tenant with its client credentials. */
 const tenant = (ctx: BenchContext): Promise<{ tenantId: string; clientId: string; clientSecret: string }> =>
-  memo(ctx, 'tenant', () => withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench-${Date.now()}` })));
+  memo(ctx, 'tenant', () => withService(ctx, (s) => s.core.admin.createTenant.execute({ name: `bench-${Date.now()}` })));
 
 async function post(url: string, headers: Record<string, string>, body: string): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: 'POST', headers, body });
@@ -138,8 +137,8 @@ const transferBody = (): string =>
 async function quotePool(ctx: BenchContext, size: number): Promise<string[]> {
   const apiKey = await agentKey(ctx);
   return withService(ctx, async (s) => {
-    const principal = await s.container.get(TOKENS.AuthenticateAgent).execute(apiKey);
-    const template: Quote = await s.container.get(TOKENS.QuoteTransfer).execute(principal, {
+    const principal = await s.core.identity.authenticateAgent.execute(apiKey);
+    const template: Quote = await s.core.booking.quoteTransfer.execute(principal, {
       fromLocationId: 'loc_bkk',
       toLocationId: 'loc_bkk_silom',
       pickupAt: new Date(pickupAt()),
@@ -170,7 +169,7 @@ const WRITE_CONNECTIONS = Number(process.env.BENCH_WRITE_CONNECTIONS ?? 20);
  */
 const walletTenant = (ctx: BenchContext, users = 200): Promise<{ machine: string; userTokens: string[] }> =>
   memo(ctx, `walletTenant:${users}`, async () => {
-    const t = await withService(ctx, (s) => s.container.get(TOKENS.CreateTenant).execute({ name: `bench wallet ${Date.now()}` }));
+    const t = await withService(ctx, (s) => s.core.admin.createTenant.execute({ name: `bench wallet ${Date.now()}` }));
     const machine = (
       await post(`${ctx.base}/oauth/token`, { ...form, authorization: basic(t.clientId, t.clientSecret) }, 'grant_type=client_credentials')
     ).access_token as string;

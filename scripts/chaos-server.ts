@@ -3,6 +3,8 @@ import { Router } from 'express';
 import { jsonBody } from '../src/adapters/http/body.js';
 import { runServer } from '../src/bootstrap/run.js';
 import { TOKENS } from '../src/bootstrap/tokens.js';
+import type { Core } from '../src/bootstrap/core.js';
+import type { PortSet } from '../src/bootstrap/ports.js';
 
 /**
  * The service as `npm start` runs it, plus operator routes the chaos scenarios use to prepare and
@@ -20,7 +22,9 @@ if (process.env.CHAOS_ROUTES !== 'on') {
 
 const chaosRoutes = new ContainerModule(({ bind }) => {
   bind(TOKENS.RootRouters).toResolvedValue(
-    (createAgent, issueKey, seedCatalogue, catalogue, createTenant) => {
+    (core: Core, ports: PortSet) => {
+      const { createAgent, issueApiKey: issueKey, seedCatalogue, createTenant } = core.admin;
+      const catalogue = ports.catalogue;
       const router = Router();
       router.post('/chaos/agents', jsonBody, async (req, res) => {
         const body = req.body as { channelCode?: unknown; name?: unknown };
@@ -62,7 +66,7 @@ const chaosRoutes = new ContainerModule(({ bind }) => {
       });
       return router;
     },
-    [TOKENS.CreateAgent, TOKENS.IssueApiKey, TOKENS.SeedCatalogue, TOKENS.CatalogueWriter, TOKENS.CreateTenant],
+    [TOKENS.Core, TOKENS.Ports],
   );
 });
 

@@ -8,7 +8,6 @@ import { ADMIN_COMMANDS, adminUseCases } from './admin-commands.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { listen, listenUrl, openService } from './service.js';
-import { TOKENS } from './tokens.js';
 import type { Logger } from 'pino';
 
 /** What an entry point adds to the standard composition (a test or chaos server's extra routes). */
@@ -66,8 +65,10 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
   const seedDemo = !inCluster && (process.env.SEED_DEMO === 'on' || (process.env.SEED_DEMO !== 'off' && embedded));
   let demo: DemoCredentials | 'present' | null = null;
   if (seedDemo) {
-    const directory = service.container.get(TOKENS.AgentDirectory);
-    demo = (await directory.findChannel(DEMO_CHANNEL.code)) === null ? await service.container.get(TOKENS.SeedDemo).execute() : 'present';
+    demo =
+      (await service.ports.agentDirectory.findChannel(DEMO_CHANNEL.code)) === null
+        ? await service.core.admin.seedDemo.execute()
+        : 'present';
   }
   const running = await listen(service, config, log);
   const opened = service;

@@ -8,10 +8,17 @@ import type { Config } from './config.js';
 import { buildApp, buildContainer } from './container.js';
 import { writeClientError } from '../adapters/http/client-error.js';
 import { TOKENS } from './tokens.js';
+import type { Core } from './core.js';
+import type { Ports, PortSet } from './ports.js';
+import type { Clock } from '../domain/shared/clock.port.js';
 
-/** A composed service: container, app and the database it owns. */
+/** A composed service: container, port set, core, app and the database it owns. */
 export interface Service {
   readonly container: Container;
+  /** The ports the service runs on (started with it). */
+  readonly ports: PortSet;
+  /** The use cases the HTTP app and the admin commands call. */
+  readonly core: Core;
   readonly app: Express;
   readonly db: Database | null;
   /** Stops change feeds and timers, then closes the database (when the service opened it). */
@@ -29,6 +36,10 @@ export async function openService(
     db?: Database;
     /** Skip migrations (a cluster's primary applied them before forking). */
     skipMigrations?: boolean;
+    /** The clock of every part of the service (tests that control time). */
+    clock?: Clock;
+    /** Single ports replacing those of the set (test compositions only). */
+    ports?: Partial<Ports>;
     /** Extra modules loaded after the service's own (test and chaos compositions only). */
     extraModules?: readonly ContainerModule[];
   } = {},
@@ -38,7 +49,7 @@ export async function openService(
     options.db ?? (config.persistence.kind === 'database' ? await openDatabase(config.persistence.target, databaseEvents(log)) : null);
   try {
     if (db !== null && ownsDb && options.skipMigrations !== true) await migrate(db);
-    const container = buildContainer(config, db, log);
+    const container = buildContainer(config, db, log, options.clock, options.ports);
     if (options.extraModules !== undefined && options.extraModules.length > 0) container.load(...options.extraModules);
     const app = buildApp(container);
     // Behind a load balancer the client address (login throttling, logs) comes from X-Forwarded-For.
@@ -47,6 +58,8 @@ export async function openService(
     await lifecycle.start();
     return {
       container,
+      ports: container.get(TOKENS.Ports),
+      core: container.get(TOKENS.Core),
       app,
       db,
       close: async () => {

@@ -5,7 +5,6 @@ import { buildAgent, eventually, unique, type TestAgent } from '../support/build
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { runAdmin } from '../../src/adapters/cli/admin.js';
 import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-commands.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 const pickupAt = (): string => new Date(Date.now() + 3 * 86_400_000).toISOString();
 
@@ -26,7 +25,7 @@ async function quote(app: TestApp, apiKey: string): Promise<{ id: string; channe
 /** A second channel in the same currency, 20 % dearer than the agent's own (which has no markup). */
 async function dearerChannel(app: TestApp): Promise<string> {
   const code = `DEAR-${unique()}`;
-  await app.service.container.get(TOKENS.CreateChannel).execute({ code, name: `Dear ${code}`, currency: 'THB', markupBps: 2_000 });
+  await app.service.core.admin.createChannel.execute({ code, name: `Dear ${code}`, currency: 'THB', markupBps: 2_000 });
   return code;
 }
 
@@ -51,7 +50,7 @@ describe('agent admin commands (separate processes on PostgreSQL)', function () 
     // The embedded PGlite of a test run lives in this process; another process cannot open it.
     if (url === null) this.skip();
     app = await startTestApp();
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
   });
   after(async () => {
     if (app) await app.stop();
@@ -136,16 +135,18 @@ describe('agent admin commands (separate processes on PostgreSQL)', function () 
     expect(noChannelText.code).to.equal(1);
     expect(noChannelText.stdout).to.equal('');
     expect(noChannelText.stderr).to.equal('error: No channel NOPE-X.\n');
-    expect((await app.service.container.get(TOKENS.AgentDirectory).findAgent(agent.agentId))?.channelCode).to.equal(agent.channelCode);
+    expect((await app.service.ports.agentDirectory.findAgent(agent.agentId))?.channelCode).to.equal(agent.channelCode);
   });
 
   it('when any list command runs, then --json is exactly { data: [...] } without secrets, and the text is an aligned table with a header row', async () => {
     const agent = await buildAgent(app.service, { channelCode: `LST-${unique()}` });
-    const tenant = await app.service.container.get(TOKENS.CreateTenant).execute({ name: `Lst ${unique()}` });
+    const tenant = await app.service.core.admin.createTenant.execute({ name: `Lst ${unique()}` });
     const password = `a long password ${unique()}`;
-    const user = await app.service.container
-      .get(TOKENS.CreateWalletUser)
-      .execute(tenant.tenantId, { email: `lst-${unique()}@example.com`, password, externalUserRef: `lst-${unique()}` });
+    const user = await app.service.core.admin.createWalletUser.execute(tenant.tenantId, {
+      email: `lst-${unique()}@example.com`,
+      password,
+      externalUserRef: `lst-${unique()}`,
+    });
     const secrets = [agent.apiKey, tenant.clientSecret, password];
     const lists: Array<{ args: string[]; mine: (r: Record<string, unknown>) => boolean }> = [
       { args: ['agent', 'list'], mine: (r) => r.agentId === agent.agentId },
@@ -194,7 +195,7 @@ describe('agent admin commands (in process; on the test database and in memory)'
       let app: TestApp;
       before(async () => {
         app = await startTestApp(memory ? { memory: true } : {});
-        await app.service.container.get(TOKENS.SeedCatalogue).execute();
+        await app.service.core.catalogue.seed.execute();
       });
       after(async () => {
         await app?.stop();

@@ -6,7 +6,7 @@ import { KnexTariffReader } from '../../src/adapters/knex/tariff.knex.js';
 import { KnexTripInventory } from '../../src/adapters/knex/trip-inventory.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { dropTestSchedules } from '../support/booking-builders.js';
-import { bookingContract } from './booking.contract.js';
+import { bookingContract } from 'partner-booking-wallet/testing';
 
 bookingContract(
   'PostgreSQL (Knex)',

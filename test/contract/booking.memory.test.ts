@@ -2,7 +2,7 @@ import { MemoryOrderRepo, MemoryQuoteRepo } from '../../src/adapters/memory/book
 import { MemoryCatalogue } from '../../src/adapters/memory/catalogue.memory.js';
 import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.js';
 import { MemoryTariffReader } from '../../src/adapters/memory/tariff.memory.js';
-import { bookingContract } from './booking.contract.js';
+import { bookingContract } from 'partner-booking-wallet/testing';
 
 bookingContract(
   'memory',

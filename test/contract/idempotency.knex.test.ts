@@ -1,6 +1,6 @@
 import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
-import { idempotencyContract } from './idempotency.contract.js';
+import { idempotencyContract } from 'partner-booking-wallet/testing';
 
 idempotencyContract(
   'PostgreSQL (Knex)',

@@ -1,4 +1,4 @@
 import { MemoryIdempotencyStore } from '../../src/adapters/memory/idempotency.memory.js';
-import { idempotencyContract } from './idempotency.contract.js';
+import { idempotencyContract } from 'partner-booking-wallet/testing';
 
 idempotencyContract('memory', async ({ waitMs }) => new MemoryIdempotencyStore({ waitMs }), { concurrent: async () => true });

@@ -2,7 +2,7 @@ import { KnexKeyUsageStore } from '../../src/adapters/knex/key-usage.knex.js';
 import { KnexAgentDirectory } from '../../src/adapters/knex/agent-directory.knex.js';
 import { KnexAgentResolver } from '../../src/adapters/knex/agent-resolver.knex.js';
 import { testDatabase } from '../support/database.js';
-import { identityContract } from './identity.contract.js';
+import { identityContract } from 'partner-booking-wallet/testing';
 
 identityContract('PostgreSQL (Knex)', async () => {
   const db = await testDatabase();

@@ -1,5 +1,5 @@
 import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.js';
-import { identityContract } from './identity.contract.js';
+import { identityContract } from 'partner-booking-wallet/testing';
 
 identityContract('memory', async () => {
   const store = new MemoryIdentityStore();

@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../src/domain/shared/idempotency.port.js';
 import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
-import { ledgerContract } from './ledger.contract.js';
+import { ledgerContract } from 'partner-booking-wallet/testing';
 import { ledgerTenant, machineInitiator, testId } from '../support/ledger-builders.js';
 
 ledgerContract(

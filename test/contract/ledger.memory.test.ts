@@ -1,6 +1,6 @@
 import { MemoryLedger } from '../../src/adapters/memory/ledger.memory.js';
 import { assertMemoryLedgerBalanced } from '../support/ledger-balance.js';
-import { ledgerContract } from './ledger.contract.js';
+import { ledgerContract } from 'partner-booking-wallet/testing';
 
 ledgerContract(
   'memory',

@@ -1,6 +1,6 @@
 import { KnexTenantDirectory } from '../../src/adapters/knex/tenant-directory.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
-import { tenantDirectoryContract } from './tenant-directory.contract.js';
+import { tenantDirectoryContract } from 'partner-booking-wallet/testing';
 
 tenantDirectoryContract('PostgreSQL (Knex)', async () => new KnexTenantDirectory((await testDatabase()).knex), {
   concurrent: async () => (await databaseKind()) === 'postgres',

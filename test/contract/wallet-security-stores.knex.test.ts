@@ -1,7 +1,7 @@
 import { KnexLoginThrottle } from '../../src/adapters/knex/login-throttle.knex.js';
 import { KnexSigningKeyStore } from '../../src/adapters/knex/signing-key-store.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
-import { walletSecurityStoresContract } from './wallet-security-stores.contract.js';
+import { walletSecurityStoresContract } from 'partner-booking-wallet/testing';
 
 walletSecurityStoresContract(
   'PostgreSQL (Knex)',

@@ -1,7 +1,7 @@
 import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { recordEvents } from '../../src/adapters/knex/outbox.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
-import { webhookStoreContract } from './webhook-store.contract.js';
+import { webhookStoreContract } from 'partner-booking-wallet/testing';
 
 webhookStoreContract(
   'PostgreSQL (Knex)',

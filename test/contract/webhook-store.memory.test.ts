@@ -1,6 +1,6 @@
 import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import { MemoryWebhookStore } from '../../src/adapters/memory/webhooks.memory.js';
-import { webhookStoreContract } from './webhook-store.contract.js';
+import { webhookStoreContract } from 'partner-booking-wallet/testing';
 
 webhookStoreContract(
   'memory',

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, issueKey, unique, type TestAgent } from '../support/builders.js';
 import { ShiftedClock, buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 
 type Body = Record<string, any>;
@@ -50,8 +49,8 @@ for (const mode of ['database', 'memory'] as const) {
 
     before(async () => {
       app = await startTestApp({ clock, ...(mode === 'memory' ? { memory: true } : {}) });
-      await app.service.container.get(TOKENS.SeedCatalogue).execute();
-      schedule = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 40, baseAmount: 12_345 });
+      await app.service.core.catalogue.seed.execute();
+      schedule = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 40, baseAmount: 12_345 });
     });
     afterEach(() => clock.reset());
     after(async () => {
@@ -88,12 +87,12 @@ for (const mode of ['database', 'memory'] as const) {
         const unused = await issueKey(app.service, agent.agentId);
         const before = Date.now();
         expect(await status(agent.apiKey)).to.equal(200);
-        await app.service.container.get(TOKENS.KeyUsage).flush();
+        await app.service.ports.keyUsage.flush();
         const listed = await keysOf(agent.apiKey);
         expect(Date.parse(listed.find((k) => k.id === agent.keyId)!.lastUsedAt)).to.be.at.least(before - 1);
         expect(listed.find((k) => k.id === unused.keyId)).to.include({ lastUsedAt: null });
         // Written to storage, not only held by this instance.
-        const stored = await app.service.container.get(TOKENS.AgentDirectory).listKeys(agent.agentId);
+        const stored = await app.service.ports.agentDirectory.listKeys(agent.agentId);
         expect(stored.find((k) => k.key.id === agent.keyId)!.lastUsedAt!.getTime()).to.be.at.least(before - 1);
       });
     });
@@ -109,7 +108,7 @@ for (const mode of ['database', 'memory'] as const) {
         // The old key shows when it stops; the new key keeps the old one's expiry.
         expect(listed[0]).to.include({ id: agent.keyId, status: 'ACTIVE', expiresAt: rolled.previousKeyValidUntil });
         expect(listed[1]!.expiresAt).to.equal(
-          listed[0] && (await app.service.container.get(TOKENS.AgentDirectory).findKey(agent.keyId))!.expiresAt!.toISOString(),
+          listed[0] && (await app.service.ports.agentDirectory.findKey(agent.keyId))!.expiresAt!.toISOString(),
         );
         expect(await status(agent.apiKey)).to.equal(200);
         expect(await status(rolled.apiKey)).to.equal(200);
@@ -161,7 +160,7 @@ for (const mode of ['database', 'memory'] as const) {
         expect([again.status, again.body.reason]).to.deep.equal([409, 'key-already-rolled']);
         expect((await keysOf(rolled.apiKey)).length).to.equal(2);
         const revoked = await buildAgent(app.service);
-        await app.service.container.get(TOKENS.RevokeApiKey).execute(revoked.keyId, 'operator');
+        await app.service.core.admin.revokeApiKey.execute(revoked.keyId, 'operator');
         const refused = await post('/api/v1/keys/current/roll', {}, revoked.apiKey);
         expect([refused.status, refused.body.reason]).to.deep.equal([401, 'invalid-api-key']);
       });
@@ -298,9 +297,7 @@ for (const mode of ['database', 'memory'] as const) {
       it('when the channel’s terms change, then new orders take them and orders already booked keep theirs', async () => {
         const agent = await buildAgent(app.service);
         const before = await book(agent.apiKey);
-        await app.service.container
-          .get(TOKENS.UpdateChannel)
-          .execute(agent.channelCode, { freeCancellationHours: 48, lateCancellationFeeBps: 2_000 });
+        await app.service.core.admin.updateChannel.execute(agent.channelCode, { freeCancellationHours: 48, lateCancellationFeeBps: 2_000 });
         let afterOrder: Body = {};
         // The key cache is cleared by the change; book until the new terms are seen.
         for (let i = 0; i < 50 && afterOrder.cancellationTerms?.lateCancellationFeeBps !== 2_000; i++)

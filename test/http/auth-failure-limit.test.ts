@@ -6,7 +6,6 @@ import { reasonIn } from '../support/errors.js';
 import { basicAuth, bearer, buildTenant, formPost } from '../support/wallet-builders.js';
 import { generateApiKey } from '../../src/domain/identity/api-key.js';
 import { DEFAULT_AUTH_FAILURE_RULE } from '../../src/bootstrap/config.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 /** A key of the right shape and checksum that nobody was ever given: each try costs a lookup. */
 const unknownKey = (): string => generateApiKey({ bytes: (n: number) => randomBytes(n) });
@@ -127,7 +126,7 @@ describe('failed authentication, counted per client address', () => {
     const app = await startTestApp({ env: { RATE_LIMITS: 'on', TRUST_PROXY: '1' } });
     try {
       const agent = await buildAgent(app.service);
-      await app.service.container.get(TOKENS.RevokeApiKey).execute(agent.keyId, 'rotated');
+      await app.service.core.admin.revokeApiKey.execute(agent.keyId, 'rotated');
       const from = testAddress();
       // The default rule allows more failures a minute than a job retrying every second makes.
       expect(DEFAULT_AUTH_FAILURE_RULE.windowSeconds).to.equal(60);

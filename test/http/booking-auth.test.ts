@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually, issueKey, type TestAgent } from '../support/builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { generateApiKey } from '../../src/domain/identity/api-key.js';
 import { randomBytes } from 'node:crypto';
 
@@ -76,7 +75,7 @@ describe('booking authentication (X-API-KEY)', () => {
     const a = await buildAgent(app.service);
     const second = await issueKey(app.service, a.agentId);
     expect((await account({ 'X-API-KEY': a.apiKey })).status).to.equal(200);
-    await app.service.container.get(TOKENS.RevokeApiKey).execute(a.keyId, 'rotated');
+    await app.service.core.admin.revokeApiKey.execute(a.keyId, 'rotated');
     const res = await account({ 'X-API-KEY': a.apiKey });
     expect(res.status).to.equal(401);
     expect((await problem(res)).reason).to.equal('invalid-api-key');
@@ -87,7 +86,7 @@ describe('booking authentication (X-API-KEY)', () => {
     const a = await buildAgent(app.service, { expiresInDays: 1 });
     expect((await account({ 'X-API-KEY': a.apiKey })).status).to.equal(200);
     // Move the stored expiry into the past, as time would.
-    const knex = app.service.container.get(TOKENS.Knex);
+    const knex = app.service.db!.knex;
     await knex('api_keys')
       .where({ id: a.keyId })
       .update({ expires_at: new Date(Date.now() - 1000) });
@@ -98,7 +97,7 @@ describe('booking authentication (X-API-KEY)', () => {
 
   it('when the agent is suspended, then 403 agent-suspended; when re-activated, then 200 again', async () => {
     const a = await buildAgent(app.service);
-    const status = app.service.container.get(TOKENS.SetAgentStatus);
+    const status = app.service.core.admin.setAgentStatus;
     expect((await account({ 'X-API-KEY': a.apiKey })).status).to.equal(200);
     await status.execute(a.agentId, 'SUSPENDED');
     const res = await account({ 'X-API-KEY': a.apiKey });
@@ -142,8 +141,8 @@ describe('booking authentication (X-API-KEY)', () => {
 
   it('when the suspended agent’s key is also revoked, then 401 invalid-api-key', async () => {
     const a = await buildAgent(app.service);
-    await app.service.container.get(TOKENS.SetAgentStatus).execute(a.agentId, 'SUSPENDED');
-    await app.service.container.get(TOKENS.RevokeApiKey).execute(a.keyId, 'leaked');
+    await app.service.core.admin.setAgentStatus.execute(a.agentId, 'SUSPENDED');
+    await app.service.core.admin.revokeApiKey.execute(a.keyId, 'leaked');
     expect((await problem(await account({ 'X-API-KEY': a.apiKey }))).reason).to.equal('invalid-api-key');
   });
 });

@@ -3,7 +3,6 @@ import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually, issueKey, unique, type TestAgent } from '../support/builders.js';
 import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
 import { databaseKind } from '../support/database.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 
 type Body = Record<string, any>;
@@ -44,8 +43,8 @@ for (const mode of ['database', 'memory'] as const) {
 
     before(async () => {
       app = await startTestApp(mode === 'memory' ? { memory: true } : {});
-      await app.service.container.get(TOKENS.SeedCatalogue).execute();
-      schedule = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 30, baseAmount: 20_000 });
+      await app.service.core.catalogue.seed.execute();
+      schedule = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 30, baseAmount: 20_000 });
       agent = await buildAgent(app.service, { markupBps: 1_000, discountBps: 500 });
     });
     after(async () => {
@@ -193,7 +192,7 @@ for (const mode of ['database', 'memory'] as const) {
 
     describe('POST /api/v1/orders', () => {
       it('when a quote is booked, then 201 CONFIRMED with the contract fields, and the trip has fewer seats', async () => {
-        const s = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 5 });
+        const s = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 5 });
         const q = await busQuote(agent, 2, s);
         const r = await post('/api/v1/orders', {
           quoteId: q.id,
@@ -298,7 +297,7 @@ for (const mode of ['database', 'memory'] as const) {
       });
 
       it('when the trip has fewer seats left than the quote needs, then 409 sold-out', async () => {
-        const s = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 3 });
+        const s = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 3 });
         const a = await busQuote(agent, 2, s);
         const b = await busQuote(agent, 2, s);
         expect((await book(a.id)).status).to.equal(201);
@@ -319,7 +318,7 @@ for (const mode of ['database', 'memory'] as const) {
       it('when N+10 one-seat orders hit a trip with N seats at once, then N orders and 10 sold-out', async function () {
         await needsPostgres.call(this);
         const n = 8;
-        const s = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: n });
+        const s = await buildSchedule(app.service.ports.catalogue, { seatCapacity: n });
         const quotes = [];
         for (let i = 0; i < n + 10; i++) quotes.push(await busQuote(agent, 1, s));
         const all = await Promise.all(quotes.map((q) => book(q.id)));
@@ -371,7 +370,7 @@ for (const mode of ['database', 'memory'] as const) {
       const cancel = (id: string, a: TestAgent = agent) => call(`/api/v1/orders/${id}/cancel`, { method: 'POST', headers: as(a) });
 
       it('when an order is cancelled, then 200 CANCELLED, the seats come back, and a second cancel is 409 order-already-cancelled', async () => {
-        const s = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 4 });
+        const s = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 4 });
         const order = (await book((await busQuote(agent, 3, s)).id)).body;
         const r = await cancel(order.id);
         expect(r.status).to.equal(200);
@@ -398,7 +397,7 @@ for (const mode of ['database', 'memory'] as const) {
         const secondAgent = { ...owner, ...second };
         const rotatedOrder = (await book((await busQuote(secondAgent)).id, secondAgent)).body;
         const third = { ...owner, ...(await issueKey(app.service, owner.agentId)) };
-        const revoke = app.service.container.get(TOKENS.RevokeApiKey);
+        const revoke = app.service.core.admin.revokeApiKey;
         await revoke.execute(owner.keyId, 'leaked');
         await revoke.execute(second.keyId, 'rotated');
         const refused = await cancel(leakedOrder.id, third);

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 describe('public autocomplete', () => {
   let app: TestApp;
   before(async () => {
     app = await startTestApp();
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
   });
   after(() => app.stop());
 

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, unique, type TestAgent } from '../support/builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { bearer, buildTenant, delegatedToken, machineToken } from '../support/wallet-builders.js';
 
 /** What a replay must repeat of the first answer: status, body and the headers that describe the resource. */
@@ -20,7 +19,7 @@ describe('replayed answers (Idempotent-Replayed: true) on the real routes', () =
   let userId: string;
   before(async () => {
     app = await startTestApp();
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
     agent = await buildAgent(app.service);
     machine = await machineToken(app, await buildTenant(app.service));
     userId = (await delegatedToken(app, machine)).userId;

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { json, twoInstances, type TestApp } from '../support/app.js';
 import { buildAgent, eventually, issueKey } from '../support/builders.js';
 import { ShiftedClock, buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 
 type Body = Record<string, any>;
@@ -18,8 +17,8 @@ describe('rolled and leaked keys across two instances', () => {
   const date = dateAhead(21);
 
   before(async () => {
-    await apps.a.service.container.get(TOKENS.SeedCatalogue).execute();
-    schedule = await buildSchedule(apps.a.service.container.get(TOKENS.CatalogueWriter));
+    await apps.a.service.core.catalogue.seed.execute();
+    schedule = await buildSchedule(apps.a.service.ports.catalogue);
   });
   afterEach(() => clock.reset());
   after(async () => {
@@ -79,7 +78,7 @@ describe('rolled and leaked keys across two instances', () => {
     expect(ms).to.be.below(1000);
     for (const key of keys) expect(await status(apps.a, key)).to.equal(401);
 
-    const fresh = await apps.b.service.container.get(TOKENS.IssueApiKey).execute({ agentId: agent.agentId });
+    const fresh = await apps.b.service.core.admin.issueApiKey.execute({ agentId: agent.agentId });
     for (const orderId of orders) {
       const r = await post(apps.b, `/api/v1/orders/${orderId}/cancel`, {}, fresh.apiKey);
       expect([r.status, r.body.reason]).to.deep.equal([409, 'booked-with-leaked-key']);
@@ -98,7 +97,7 @@ describe('rolled and leaked keys across two instances', () => {
     const before = Date.now();
     expect(await status(apps.b, agent.apiKey)).to.equal(200);
     expect(await lastUsedOnA()).to.equal(null);
-    await apps.b.service.container.get(TOKENS.KeyUsage).flush();
+    await apps.b.service.ports.keyUsage.flush();
     expect(Date.parse((await lastUsedOnA())!)).to.be.at.least(before - 1);
   });
 });

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { twoInstances, type TestApp } from '../support/app.js';
 import { buildAgent, eventually } from '../support/builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 /**
  * Two instances of the service on one database, each with its own key cache and change feed.
@@ -19,7 +18,7 @@ describe('key cache across two instances', () => {
     expect(await status(apps.a, agent.apiKey)).to.equal(200);
     expect(await status(apps.b, agent.apiKey)).to.equal(200);
     expect(await status(apps.b, agent.apiKey)).to.equal(200);
-    await apps.a.service.container.get(TOKENS.RevokeApiKey).execute(agent.keyId, 'leaked');
+    await apps.a.service.core.admin.revokeApiKey.execute(agent.keyId, 'leaked');
     const ms = await eventually(async () => (await status(apps.b, agent.apiKey)) === 401, 1000, 'B refuses the revoked key');
     expect(ms).to.be.below(1000);
     expect(await status(apps.a, agent.apiKey)).to.equal(401);
@@ -28,9 +27,9 @@ describe('key cache across two instances', () => {
   it('when an agent is suspended on A, then B answers 403 within one second, and 200 after re-activation', async () => {
     const agent = await buildAgent(apps.a.service);
     expect(await status(apps.b, agent.apiKey)).to.equal(200);
-    await apps.a.service.container.get(TOKENS.SetAgentStatus).execute(agent.agentId, 'SUSPENDED');
+    await apps.a.service.core.admin.setAgentStatus.execute(agent.agentId, 'SUSPENDED');
     await eventually(async () => (await status(apps.b, agent.apiKey)) === 403, 1000, 'B sees the suspension');
-    await apps.a.service.container.get(TOKENS.SetAgentStatus).execute(agent.agentId, 'ACTIVE');
+    await apps.a.service.core.admin.setAgentStatus.execute(agent.agentId, 'ACTIVE');
     await eventually(async () => (await status(apps.b, agent.apiKey)) === 200, 1000, 'B sees the re-activation');
   });
 
@@ -38,7 +37,7 @@ describe('key cache across two instances', () => {
     const agent = await buildAgent(apps.a.service);
     expect(await status(apps.a, agent.apiKey)).to.equal(200);
     expect(await status(apps.b, agent.apiKey)).to.equal(200);
-    const knex = apps.a.service.container.get(TOKENS.Knex);
+    const knex = apps.a.service.db!.knex;
     await knex('api_keys')
       .where({ id: agent.keyId })
       .update({ expires_at: new Date(Date.now() - 1000) });

@@ -13,7 +13,6 @@ import {
   machineToken,
   testAddress,
 } from '../support/wallet-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 /**
  * Walks both surfaces as an integrator would and checks every real answer, success and error,
@@ -24,7 +23,7 @@ describe('real responses match the published interface', () => {
   let agent: TestAgent;
   before(async () => {
     app = await startTestApp({ env: { TRUST_PROXY: '1' } });
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
     agent = await buildAgent(app.service, { markupBps: 500, discountBps: 100 });
   });
   after(() => app.stop());

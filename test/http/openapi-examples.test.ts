@@ -2,10 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { ContainerModule } from 'inversify';
 import { parse } from 'yaml';
 import { openService, type Service } from '../../src/bootstrap/service.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { OPENAPI_FILES, type OpenApiFile } from '../../src/adapters/http/openapi/documents.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../../src/adapters/http/openapi/examples.js';
 import { DnsWebhookUrlGuard } from '../../src/adapters/webhooks/url-guard.js';
@@ -158,7 +156,7 @@ async function startService(): Promise<Running> {
   );
   const service = await openService(testConfig(), silentLog, {
     db: await testDatabase(),
-    extraModules: [new ContainerModule(({ rebind }) => void rebind(TOKENS.WebhookUrlGuard).toConstantValue(guard))],
+    ports: { webhookUrlGuard: guard },
   });
   const server = http.createServer(service.app);
   // Client and server share one busy process here: an idle keep-alive socket the server closes
@@ -198,7 +196,7 @@ describe('the examples of the published files, sent to a running service on the 
   before(async () => {
     app = await startService();
     // As the first start does; `reset` issues fresh secrets on a database that already has the demo.
-    const demo = (await app.service.container.get(TOKENS.SeedDemo).execute({ reset: true })) as unknown as {
+    const demo = (await app.service.core.admin.seedDemo.execute({ reset: true })) as unknown as {
       apiKey: string;
       wallet: { tenantId: string; clientId: string; clientSecret: string; user: { userId: string; password: string } };
     };
@@ -337,7 +335,7 @@ describe('the examples of the published files, sent to a running service on the 
       if (operationId === 'createWalletUser' && res.status === 409) {
         // A database that kept an earlier run has the example user already: the transfer goes to it.
         const email = (JSON.parse(body!) as { email: string }).email;
-        const existing = await app.service.container.get(TOKENS.TenantDirectory).findUserByEmail(demoTenant, email);
+        const existing = await app.service.ports.tenants.findUserByEmail(demoTenant, email);
         known.set(EXAMPLE_IDS.otherUser, existing!.id);
       }
       if (res.status < 200 || res.status > 299) continue;

@@ -14,7 +14,6 @@ import {
   TAG_DESCRIPTIONS,
 } from '../../src/adapters/http/openapi/documents.js';
 import { exampleDayOf } from '../../src/adapters/http/openapi/examples.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { silentLog, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, type TestAgent } from '../support/builders.js';
 import { expectMatchesSpec, expectResponseMatchesSpec, mountedRoutes, routeCoverage } from '../support/openapi.js';
@@ -239,7 +238,7 @@ describe('real responses match the published schemas', () => {
   let agent: TestAgent;
   before(async () => {
     app = await startTestApp();
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
     agent = await buildAgent(app.service);
   });
   after(() => app.stop());
@@ -268,7 +267,7 @@ describe('real responses match the published schemas', () => {
     await expectResponseMatchesSpec('getAgentAccount', missing);
     await expectResponseMatchesSpec('getAgentAccount', await app.request('/api/v1/agent/account', withKey('pbk_nope')));
     const suspended = await buildAgent(app.service);
-    await app.service.container.get(TOKENS.SetAgentStatus).execute(suspended.agentId, 'SUSPENDED');
+    await app.service.core.admin.setAgentStatus.execute(suspended.agentId, 'SUSPENDED');
     const res = await app.request('/api/v1/agent/account', withKey(suspended.apiKey));
     expect(res.status).to.equal(403);
     await expectResponseMatchesSpec('getAgentAccount', res);

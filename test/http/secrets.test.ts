@@ -3,7 +3,6 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../src/bootstrap/logger.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, type TestAgent } from '../support/builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 describe('the plaintext key is kept nowhere', () => {
   let app: TestApp;
@@ -53,7 +52,7 @@ describe('the plaintext key is kept nowhere', () => {
   });
 
   it('when the key tables are read, then no column holds the plaintext key', async () => {
-    const knex = app.service.container.get(TOKENS.Knex);
+    const knex = app.service.db!.knex;
     const rows = await knex('api_keys').where({ agent_id: agent.agentId });
     expect(rows).to.have.length(1);
     const stored = JSON.stringify(rows);

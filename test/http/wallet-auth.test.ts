@@ -4,7 +4,6 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
 import { databaseKind } from '../support/database.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { LOGIN_THROTTLE_WINDOW_SECONDS } from '../../src/domain/identity/login-throttle.js';
 import {
   bearer,
@@ -192,7 +191,7 @@ describe('wallet user tokens: delegated and password login', () => {
       await knex('login_throttle')
         .whereIn('key', [...keys, lockedKey])
         .update({ window_started_at: new Date(Date.now() - 16 * 60_000) });
-      const purged = await app.service.container.get(TOKENS.LoginThrottle).purgeExpired(new Date(), LOGIN_THROTTLE_WINDOW_SECONDS);
+      const purged = await app.service.ports.loginThrottle.purgeExpired(new Date(), LOGIN_THROTTLE_WINDOW_SECONDS);
       expect(purged).to.be.greaterThanOrEqual(5);
       expect(await count(keys)).to.equal(0);
       expect(await count([lockedKey])).to.equal(1);

@@ -1,11 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { ContainerModule } from 'inversify';
 import type { Knex } from 'knex';
 import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
 import { openService, type Service } from '../../src/bootstrap/service.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { accountId } from '../../src/domain/wallet/ledger.js';
 import type { NewPayment, NewRefund, NewTopUp, NewTransfer } from '../../src/domain/wallet/ledger.port.js';
 import type { Transaction } from '../../src/domain/wallet/transaction.js';
@@ -78,8 +76,8 @@ describe('wallet writes a database constraint refuses', () => {
   let base: string;
   before(async () => {
     const db = await testDatabase();
-    const past = new ContainerModule(({ rebind }) => void rebind(TOKENS.Ledger).toConstantValue(new LedgerPastTheRules(db.knex)));
-    service = await openService(testConfig(), silentLog, { db, extraModules: [past] });
+    const past = new LedgerPastTheRules(db.knex);
+    service = await openService(testConfig(), silentLog, { db, ports: { ledger: past, transactions: past } });
     server = http.createServer(service.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

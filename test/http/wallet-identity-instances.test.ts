@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { twoInstances, type TestApp } from '../support/app.js';
 import { eventually } from '../support/builders.js';
 import { basicAuth, bearer, buildTenant, delegatedToken, formPost, machineToken } from '../support/wallet-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 /**
  * Two instances on one database, each caching tenants and wallet users. A change made through
@@ -20,7 +19,7 @@ describe('wallet identity cache across two instances', () => {
     // Warm both caches with the tenant and its secret hash.
     expect(await tokenStatus(apps.a, tenant.clientId, tenant.clientSecret)).to.equal(200);
     expect(await tokenStatus(apps.b, tenant.clientId, tenant.clientSecret)).to.equal(200);
-    const { clientSecret } = await apps.a.service.container.get(TOKENS.ResetClientSecret).execute(tenant.tenantId);
+    const { clientSecret } = await apps.a.service.core.admin.resetClientSecret.execute(tenant.tenantId);
     expect(await tokenStatus(apps.a, tenant.clientId, tenant.clientSecret)).to.equal(401);
     expect(await tokenStatus(apps.a, tenant.clientId, clientSecret)).to.equal(200);
     const ms = await eventually(
@@ -39,7 +38,7 @@ describe('wallet identity cache across two instances', () => {
     const me = (app: TestApp) => app.request('/me/balance', { headers: bearer(user.token) });
     expect((await me(apps.a)).status).to.equal(200);
     expect((await me(apps.b)).status).to.equal(200);
-    await apps.a.service.container.get(TOKENS.Knex)('wallet_users').where({ id: user.userId }).delete();
+    await apps.a.service.db!.knex('wallet_users').where({ id: user.userId }).delete();
     await eventually(
       async () => (await me(apps.a)).status === 401 && (await me(apps.b)).status === 401,
       1000,
@@ -53,7 +52,7 @@ describe('wallet identity cache across two instances', () => {
     const users = (app: TestApp) => app.request('/users', { headers: bearer(machine) });
     expect((await users(apps.a)).status).to.equal(200);
     expect((await users(apps.b)).status).to.equal(200);
-    await apps.a.service.container.get(TOKENS.Knex)('tenants').where({ id: tenant.tenantId }).delete();
+    await apps.a.service.db!.knex('tenants').where({ id: tenant.tenantId }).delete();
     await eventually(
       async () => (await users(apps.a)).status === 401 && (await users(apps.b)).status === 401,
       1000,

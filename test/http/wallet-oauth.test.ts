@@ -118,7 +118,7 @@ describe('POST /oauth/token (client credentials)', () => {
   });
 
   it('when the client secret is stored, then only its SHA-256 is kept, never the secret', async () => {
-    const knex = app.service.container.get((await import('../../src/bootstrap/tokens.js')).TOKENS.Knex);
+    const knex = app.service.db!.knex;
     const row = await knex('tenants').where({ id: tenant.tenantId }).first();
     expect(JSON.stringify(row)).not.to.include(tenant.clientSecret.slice(5));
     expect(row.client_secret_hash).to.match(/^[0-9a-f]{64}$/);

@@ -14,7 +14,6 @@ import {
   testAddress,
   type TestTenant,
 } from '../support/wallet-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { databaseKind } from '../support/database.js';
 import type { TokenRevocationList } from '../../src/domain/identity/token-revocation.port.js';
 
@@ -43,8 +42,7 @@ describe('token revocation and disabled users across two instances', () => {
     ).json()) as {
       active: boolean;
     };
-  const disable = (app: TestApp, userId: string, disabled = true) =>
-    app.service.container.get(TOKENS.SetWalletUserDisabled).execute(userId, disabled);
+  const disable = (app: TestApp, userId: string, disabled = true) => app.service.core.admin.setWalletUserDisabled.execute(userId, disabled);
 
   it('when a token is revoked on A, then A refuses it at once and B within a second', async () => {
     const user = await delegatedToken(apps.a, machine);
@@ -76,10 +74,10 @@ describe('token revocation and disabled users across two instances', () => {
     if ((await databaseKind()) !== 'postgres') this.skip();
     const { startTestApp } = await import('../support/app.js');
     const user = await delegatedToken(apps.a, machine);
-    await apps.a.service.container.get(TOKENS.LogOut).execute(await apps.a.service.container.get(TOKENS.TokenVerifier).inspect(user.token));
+    await apps.a.service.core.identity.logOut.execute(await apps.a.service.ports.tokenVerifier.inspect(user.token));
     const late = await startTestApp();
     try {
-      const revocations = late.service.container.get(TOKENS.TokenRevocations) as TokenRevocationList;
+      const revocations = late.service.ports.tokenRevocations as TokenRevocationList;
       expect(revocations.isRevoked(decodeJti(user.token))).to.equal(true);
       expect(await refusedOn(late, user.token)).to.equal(true);
     } finally {
@@ -96,7 +94,7 @@ describe('token revocation and disabled users across two instances', () => {
     try {
       const user = await delegatedToken(apps.a, machine);
       expect((await balance(deaf, user.token)).status).to.equal(200);
-      await deaf.service.container.get(TOKENS.IdentityChangeFeed).stop();
+      await deaf.service.ports.changes!.stop();
       await apps.a.request(
         '/oauth/revoke',
         formPost({ token: user.token }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
@@ -109,7 +107,7 @@ describe('token revocation and disabled users across two instances', () => {
 
   it('when a token was never revoked, then checking it needs no database read on a healthy instance', async () => {
     const user = await delegatedToken(apps.a, machine);
-    const revocations = apps.b.service.container.get(TOKENS.TokenRevocations);
+    const revocations = apps.b.service.ports.tokenRevocations;
     // Synchronously false: the answer came from memory, not from a query.
     expect(revocations.isRevoked(decodeJti(user.token))).to.equal(false);
   });

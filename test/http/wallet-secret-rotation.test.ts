@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { twoInstances, type TestApp } from '../support/app.js';
 import { eventually } from '../support/builders.js';
 import { basicAuth, buildTenant, formPost, type TestTenant } from '../support/wallet-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 /** A tenant rotates its client secret; its backend switches during the overlap, on any instance. */
 describe('client secret rotation (two secrets during the overlap)', () => {
@@ -25,8 +24,7 @@ describe('client secret rotation (two secrets during the overlap)', () => {
           );
     return { status: res.status, body: (await res.json()) as { error?: string; access_token?: string } };
   };
-  const rotate = (overlapSeconds: number) =>
-    apps.a.service.container.get(TOKENS.RotateClientSecret).execute(tenant.tenantId, overlapSeconds);
+  const rotate = (overlapSeconds: number) => apps.a.service.core.admin.rotateClientSecret.execute(tenant.tenantId, overlapSeconds);
   const introspectWith = async (app: TestApp, secret: string) =>
     (await app.request('/oauth/introspect', formPost({ token: 'x' }, { authorization: basicAuth(tenant.clientId, secret) }))).status;
 
@@ -79,7 +77,7 @@ describe('client secret rotation (two secrets during the overlap)', () => {
   });
 
   it('when the overlap is out of range or the tenant unknown, then the rotation is refused and nothing changes', async () => {
-    const use = apps.a.service.container.get(TOKENS.RotateClientSecret);
+    const use = apps.a.service.core.admin.rotateClientSecret;
     for (const overlap of [-1, 1.5, 31 * 24 * 3600]) {
       const err = await use.execute(tenant.tenantId, overlap).catch((e: { reason: string }) => e);
       expect((err as { reason: string }).reason).to.equal('invalid-request');

@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startTestApp, twoInstances, type TestApp } from '../support/app.js';
 import { bearer, buildTenant, delegatedToken, machineToken, testSigningKey } from '../support/wallet-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
-import { WALLET_KEY_RING } from '../../src/bootstrap/modules/wallet-identity.module.js';
+import { WALLET_KEY_RING } from '../../src/bootstrap/ports.js';
 
 describe('token signing keys and GET /.well-known/jwks.json', () => {
   // Two instances on the same database: they must sign and verify alike.
@@ -22,7 +21,7 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
       expect(k).to.include({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
       expect(k).not.to.have.property('d');
     }
-    const knex = apps.a.service.container.get(TOKENS.Knex);
+    const knex = apps.a.service.db!.knex;
     const active = await knex('token_signing_keys').where({ ring: WALLET_KEY_RING, status: 'ACTIVE' });
     expect(active).to.have.length(1);
     expect(set.keys.map((k) => k.kid)).to.include(active[0].kid);
@@ -44,7 +43,7 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
     const machine = await machineToken(apps.a, t);
     const oldUser = await delegatedToken(apps.a, machine);
     const oldKid = decodeProtectedHeader(machine).kid;
-    const rotated = await apps.a.service.container.get(TOKENS.RotateSigningKey).execute();
+    const rotated = await apps.a.service.core.admin.rotateSigningKey.execute();
     expect(rotated.previousKid).to.equal(oldKid);
     const fresh = await machineToken(apps.a, t);
     expect(decodeProtectedHeader(fresh).kid).to.equal(rotated.kid);
@@ -60,9 +59,9 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
     const t = await buildTenant(apps.a.service);
     const oldToken = await machineToken(apps.a, t);
     const oldKid = decodeProtectedHeader(oldToken).kid as string;
-    await apps.a.service.container.get(TOKENS.RotateSigningKey).execute();
+    await apps.a.service.core.admin.rotateSigningKey.execute();
     // Age the retirement beyond every token lifetime, as time would.
-    const knex = apps.a.service.container.get(TOKENS.Knex);
+    const knex = apps.a.service.db!.knex;
     await knex('token_signing_keys')
       .where({ kid: oldKid })
       .update({ retired_at: new Date(Date.now() - 3 * 3600_000) });
@@ -85,13 +84,10 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
       const token = await machineToken(c, t);
       expect(decodeProtectedHeader(token).kid).to.equal(current.kid);
       expect((await jwks(c)).keys.map((k) => k.kid)).to.have.members([current.kid, previous.kid]);
-      const refused = await c.service.container
-        .get(TOKENS.RotateSigningKey)
-        .execute()
-        .then(
-          () => 'rotated',
-          (e: { reason?: string }) => e.reason,
-        );
+      const refused = await c.service.core.admin.rotateSigningKey.execute().then(
+        () => 'rotated',
+        (e: { reason?: string }) => e.reason,
+      );
       expect(refused).to.equal('invalid-request');
     } finally {
       await c.stop();

@@ -3,7 +3,6 @@ import { createPublicKey } from 'node:crypto';
 import { SignJWT, base64url, decodeJwt, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { bearer, buildTenant, delegatedToken, machineToken, testSigningKey, type TestTenant } from '../support/wallet-builders.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { eventually } from '../support/builders.js';
 
 /**
@@ -152,7 +151,7 @@ describe('wallet token verification (attacks)', () => {
     // Both are now in the instance's identity cache: the database's change feed must clear them.
     expect((await app.request('/me', { headers: bearer(u.token) })).status).to.equal(200);
     expect((await app.request('/users', { headers: bearer(m) })).status).to.equal(200);
-    const knex = app.service.container.get(TOKENS.Knex);
+    const knex = app.service.db!.knex;
     await knex('wallet_users').where({ id: u.userId }).delete();
     await eventually(async () => (await app.request('/me', { headers: bearer(u.token) })).status === 401, 1000, 'deleted user refused');
     await expectRefused(u.token, 'deleted user');

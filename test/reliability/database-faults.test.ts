@@ -4,7 +4,6 @@ import { buildAgent, eventually, unique } from '../support/builders.js';
 import { adminQuery, startAppOnOwnPool, terminateServiceConnections } from '../support/reliability.js';
 import type { TestApp } from '../support/app.js';
 import { withTransactionRetry } from '../../src/adapters/knex/transaction.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { freePort, privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from '../../scripts/private-postgres.js';
 
 const sqlstate = (code: string): Error => Object.assign(new Error(`simulated ${code}`), { code });
@@ -162,7 +161,7 @@ describe('an exhausted pool', () => {
 
   it('when every connection is busy, then requests answer 503 service-unavailable quickly, and 200 once one is free', async () => {
     const agent = await buildAgent(app.service);
-    const knex = app.service.container.get(TOKENS.Knex);
+    const knex = app.service.db!.knex;
     const hold = await knex.transaction();
     try {
       const started = Date.now();

@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { OPERATIONS } from '../../src/adapters/http/operations.js';
 import type { OperationSpec } from '../../src/adapters/http/operation.js';
 import type { Knex } from 'knex';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
@@ -294,8 +293,8 @@ describe('fuzzing the write operations with a valid credential', function () {
     if (app.service.db === null) this.skip();
     knex = app.service.db.knex;
     agent = await buildAgent(app.service);
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
-    schedule = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 1_000 });
+    await app.service.core.catalogue.seed.execute();
+    schedule = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 1_000 });
     tenant = await buildTenant(app.service);
     machine = await machineToken(app, tenant);
     payer = await delegatedToken(app, machine);

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { Product } from '../../src/domain/identity/agent.js';
 import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
 import type { Service } from '../../src/bootstrap/service.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
-/** A short unique suffix so tests on one database never collide. */
-export const unique = (): string => randomBytes(5).toString('hex').toUpperCase();
+import { unique } from '../../src/testing/fixtures.js';
+
+export { unique };
 
 export interface TestAgent {
   readonly agentId: string;
@@ -27,23 +26,23 @@ export async function buildAgent(
     name?: string;
   } = {},
 ): Promise<TestAgent> {
-  const c = service.container;
+  const { core, ports } = service;
   const channelCode = overrides.channelCode ?? `CH-${unique()}`;
-  if ((await c.get(TOKENS.AgentDirectory).findChannel(channelCode)) === null) {
-    await c.get(TOKENS.CreateChannel).execute({
+  if ((await ports.agentDirectory.findChannel(channelCode)) === null) {
+    await core.admin.createChannel.execute({
       code: channelCode,
       name: `Channel ${channelCode}`,
       currency: overrides.currency ?? 'THB',
       markupBps: overrides.markupBps ?? 0,
     });
   }
-  const agent = await c.get(TOKENS.CreateAgent).execute({
+  const agent = await core.admin.createAgent.execute({
     name: overrides.name ?? `Agent ${unique()}`,
     channelCode,
     ...(overrides.products ? { products: overrides.products } : {}),
     discountBps: overrides.discountBps ?? 0,
   });
-  const key = await c.get(TOKENS.IssueApiKey).execute({
+  const key = await core.admin.issueApiKey.execute({
     agentId: agent.id,
     ...(overrides.expiresInDays === undefined ? {} : { expiresInDays: overrides.expiresInDays }),
   });
@@ -52,7 +51,7 @@ export async function buildAgent(
 
 /** Issues another key to an agent. */
 export async function issueKey(service: Service, agentId: string): Promise<{ apiKey: string; keyId: string }> {
-  const key = await service.container.get(TOKENS.IssueApiKey).execute({ agentId });
+  const key = await service.core.admin.issueApiKey.execute({ agentId });
   return { apiKey: key.apiKey, keyId: key.keyId };
 }
 

@@ -1,6 +1,5 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Service } from '../../src/bootstrap/service.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { startTestApp, type TestApp } from './app.js';
 import { unique } from './builders.js';
 
@@ -12,9 +11,10 @@ export interface TestTenant {
 
 /** Creates a tenant through the operator use case. */
 export async function buildTenant(service: Service, overrides: { name?: string; currency?: string } = {}): Promise<TestTenant> {
-  return service.container
-    .get(TOKENS.CreateTenant)
-    .execute({ name: overrides.name ?? `Tenant ${unique()}`, ...(overrides.currency ? { currency: overrides.currency } : {}) });
+  return service.core.admin.createTenant.execute({
+    name: overrides.name ?? `Tenant ${unique()}`,
+    ...(overrides.currency ? { currency: overrides.currency } : {}),
+  });
 }
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });

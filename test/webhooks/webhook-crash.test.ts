@@ -5,7 +5,6 @@ import { buildAgent, eventually } from '../support/builders.js';
 import { databaseUrl } from '../support/database.js';
 import { spawnServer, type ServerProcess } from '../support/reliability.js';
 import { startReceiver, verified, type Receiver } from '../support/webhook-receiver.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 
 const ENTRY = 'src/bootstrap/main.ts';
 const DEV_ENV = { WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_ALLOW_PRIVATE: 'on', RATE_LIMITS: 'off' };
@@ -22,7 +21,7 @@ describe('webhooks across a crash (child processes, PostgreSQL)', function () {
     if (url === null) this.skip(); // the service processes need a PostgreSQL they can reach
     // The in-process app only creates the agent: its worker is off, so only the child processes send.
     app = await startTestApp({ env: { ...DEV_ENV, WEBHOOK_WORKER: 'off' } });
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
     receiver = await startReceiver();
   });
   after(async () => {

@@ -7,7 +7,6 @@ import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../suppor
 import { databaseKind } from '../support/database.js';
 import { bearer, buildTenant, delegatedToken, machineToken } from '../support/wallet-builders.js';
 import { startReceiver, verified, type Receiver } from '../support/webhook-receiver.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 
 type Body = Record<string, any>;
@@ -39,8 +38,8 @@ for (const mode of ['database', 'memory'] as const) {
 
     before(async () => {
       app = await startTestApp({ env: DEV_ENV, ...(mode === 'memory' ? { memory: true } : {}) });
-      await app.service.container.get(TOKENS.SeedCatalogue).execute();
-      schedule = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 50 });
+      await app.service.core.catalogue.seed.execute();
+      schedule = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 50 });
     });
     beforeEach(async () => {
       receiver = await startReceiver();
@@ -112,9 +111,9 @@ for (const mode of ['database', 'memory'] as const) {
         expect(placed.status).to.equal(201);
         const cancelled = await call(`/api/v1/orders/${placed.body.id}/cancel`, json('POST', {}, asAgent(agent)));
         expect(cancelled.status).to.equal(200);
-        await app.service.container.get(TOKENS.RevokeApiKey).execute(other.keyId, 'operator');
+        await app.service.core.admin.revokeApiKey.execute(other.keyId, 'operator');
         // Revoking again changes nothing: no second event.
-        await app.service.container.get(TOKENS.RevokeApiKey).execute(other.keyId, 'operator');
+        await app.service.core.admin.revokeApiKey.execute(other.keyId, 'operator');
         await eventually(async () => receiver.received.length >= 3, 10_000, 'three deliveries');
         await new Promise((r) => setTimeout(r, 300));
         const events = receiver.received.map((w) => verified(ep.secret, w));
@@ -153,7 +152,7 @@ for (const mode of ['database', 'memory'] as const) {
 
       it('when an order rolls back (the seats ran out), then no event is sent for it', async () => {
         const agent = await buildAgent(app.service);
-        const tight = await buildSchedule(app.service.container.get(TOKENS.CatalogueWriter), { seatCapacity: 1 });
+        const tight = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 1 });
         const { body: ep } = await register(agent, { url: receiver.url, events: ['order.confirmed'] });
         const q1 = await call('/api/v1/express-bus/quotes', json('POST', { tripId: tripIdOf(tight, date), passengers: 1 }, asAgent(agent)));
         const q2 = await call('/api/v1/express-bus/quotes', json('POST', { tripId: tripIdOf(tight, date), passengers: 1 }, asAgent(agent)));
@@ -411,7 +410,7 @@ describe('webhook secrets in logs', () => {
       },
     });
     app = await startTestApp({ env: DEV_ENV, log: createLogger('trace', sink) });
-    await app.service.container.get(TOKENS.SeedCatalogue).execute();
+    await app.service.core.catalogue.seed.execute();
     receiver = await startReceiver();
   });
   after(async () => {

@@ -6,6 +6,7 @@ import type { Database } from '../../adapters/knex/database.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
+import type { PortSet } from '../ports.js';
 import { TOKENS } from '../tokens.js';
 
 const counted = (x: unknown): x is CountedCache => typeof x === 'object' && x !== null && 'counts' in x;
@@ -25,7 +26,9 @@ export const metricsModule = (
     const metrics = createMetrics(['/api/v1', config.walletBasePath]);
     bind(TOKENS.Metrics).toConstantValue(metrics);
     bind(TOKENS.BeforeMiddleware).toConstantValue(metrics.requests);
-    onActivation(TOKENS.Ledger, (_ctx, ledger: Ledger): Ledger => {
+    // Ledger writes are counted on the one ledger of the port set.
+    onActivation(TOKENS.Ports, (_ctx, ports: PortSet): PortSet => {
+      const ledger = ports.ledger;
       const count =
         <A extends unknown[], R>(kind: string, fn: (...args: A) => Promise<R>) =>
         async (...args: A): Promise<R> => {
@@ -33,15 +36,18 @@ export const metricsModule = (
           metrics.ledgerWrite(kind);
           return out;
         };
-      return Object.assign(Object.create(ledger) as Ledger, {
+      const countedLedger: Ledger = Object.assign(Object.create(ledger) as Ledger, {
         topUp: count('top-up', ledger.topUp),
         pay: count('payment', ledger.pay),
         transfer: count('transfer', ledger.transfer),
         refund: count('refund', ledger.refund),
       });
+      return { ...ports, ledger: countedLedger };
     });
     bind(TOKENS.MetricsServer).toResolvedValue(
-      (lifecycle: Lifecycle, log: Logger, resolver: unknown, tenants: unknown, verifier: unknown) => {
+      (lifecycle: Lifecycle, log: Logger, ports: PortSet) => {
+        // The caches that count their hits (the PostgreSQL set's; nothing is cached in memory).
+        const { agentResolver: resolver, tenants, tokenVerifier: verifier } = ports;
         if (counted(resolver)) metrics.watchCache('api-keys', resolver);
         if (counted(tenants)) metrics.watchCache('tenants', tenants);
         if (counted(verifier)) metrics.watchCache('tokens', verifier);
@@ -60,6 +66,6 @@ export const metricsModule = (
           },
         };
       },
-      [TOKENS.Lifecycle, TOKENS.Logger, TOKENS.AgentResolver, TOKENS.TenantDirectory, TOKENS.TokenVerifier],
+      [TOKENS.Lifecycle, TOKENS.Logger, TOKENS.Ports],
     );
   });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { CatalogueReader, CatalogueWriter } from '../../src/domain/catalogue/catalogue.port.js';
-import { THAILAND_CATALOGUE } from '../../src/adapters/catalogue/thailand.js';
-import { foldForSearch } from '../../src/domain/shared/text.js';
+import type { CatalogueReader, CatalogueWriter } from '../../domain/catalogue/catalogue.port.js';
+import { THAILAND_CATALOGUE } from '../../adapters/catalogue/thailand.js';
+import { foldForSearch } from '../../domain/shared/text.js';
 
 /** Search and loading behaviour every catalogue store must show. */
 export function catalogueContract(name: string, make: () => Promise<CatalogueReader & CatalogueWriter>): void {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { orderRecord } from '../support/booking-builders.js';
+import { orderRecord } from '../fixtures.js';
 import { randomBytes } from 'node:crypto';
-import type { StoredWebhookEndpoint } from '../../src/domain/webhooks/endpoint.js';
-import { orderConfirmed, walletUserCreated, type DomainEvent, type EventOwner } from '../../src/domain/webhooks/events.js';
-import type { ClaimedDelivery, WebhookStore } from '../../src/domain/webhooks/webhook-store.port.js';
+import type { StoredWebhookEndpoint } from '../../domain/webhooks/endpoint.js';
+import { orderConfirmed, walletUserCreated, type DomainEvent, type EventOwner } from '../../domain/webhooks/events.js';
+import type { ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 
 /** A store and the outbox write of the same adapter. */
 export interface WebhookStoreSubject {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { reasonOf } from '../support/errors.js';
-import type { TenantDirectory } from '../../src/domain/identity/tenant-directory.port.js';
-import type { Tenant, WalletUser } from '../../src/domain/identity/tenant.js';
-import { unique } from '../support/builders.js';
+import { reasonOf } from '../fixtures.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
+import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
+import { unique } from '../fixtures.js';
 
 const tenant = (over: Partial<Tenant> = {}): Tenant => ({
   id: `tnt_${unique()}`,

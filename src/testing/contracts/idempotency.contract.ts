@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { reasonOf } from '../support/errors.js';
-import type { DomainError } from '../../src/domain/shared/errors.js';
-import type { IdempotencyClaim, IdempotencyLease, IdempotencyStore } from '../../src/domain/shared/idempotency.port.js';
-import { unique } from '../support/builders.js';
+import { reasonOf } from '../fixtures.js';
+import type { DomainError } from '../../domain/shared/errors.js';
+import type { IdempotencyClaim, IdempotencyLease, IdempotencyStore } from '../../domain/shared/idempotency.port.js';
+import { unique } from '../fixtures.js';
 
 /** The lease of a claim that must have been granted. */
 const leaseOf = (claim: IdempotencyClaim): IdempotencyLease => {

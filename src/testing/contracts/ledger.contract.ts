@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { reasonOf } from '../support/errors.js';
-import { DomainError } from '../../src/domain/shared/errors.js';
-import type { Money } from '../../src/domain/shared/money.js';
-import { idempotencyScopeOf, MAX_TRANSACTION_AMOUNT } from '../../src/domain/wallet/ledger.js';
-import type { Ledger } from '../../src/domain/wallet/ledger.port.js';
-import { transactionScope, type TransactionScope } from '../../src/domain/wallet/scope.js';
-import type { TransactionReader } from '../../src/domain/wallet/transaction-reader.port.js';
-import type { Initiator, Transaction } from '../../src/domain/wallet/transaction.js';
-import { idemKey, ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../support/ledger-builders.js';
+import { reasonOf } from '../fixtures.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { Money } from '../../domain/shared/money.js';
+import { idempotencyScopeOf, MAX_TRANSACTION_AMOUNT } from '../../domain/wallet/ledger.js';
+import type { Ledger } from '../../domain/wallet/ledger.port.js';
+import { transactionScope, type TransactionScope } from '../../domain/wallet/scope.js';
+import type { TransactionReader } from '../../domain/wallet/transaction-reader.port.js';
+import type { Initiator, Transaction } from '../../domain/wallet/transaction.js';
+import { idemKey, ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../fixtures.js';
 
 export interface LedgerStores {
   readonly ledger: Ledger;

@@ -1,20 +1,20 @@
 import { expect } from 'chai';
-import { THAILAND_CATALOGUE } from '../../src/adapters/catalogue/thailand.js';
-import { TimeSortableIds } from '../../src/adapters/crypto/node-crypto.js';
-import { ListTrips } from '../../src/application/booking/list-trips.js';
-import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../../src/application/booking/create-quote.js';
-import { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../../src/application/booking/manage-orders.js';
-import type { OrderRepo } from '../../src/domain/booking/order-repo.port.js';
-import type { Quote } from '../../src/domain/booking/quote.js';
-import type { QuoteRepo } from '../../src/domain/booking/quote-repo.port.js';
-import type { TripInventory } from '../../src/domain/booking/trip-inventory.port.js';
-import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
-import type { CatalogueWriter } from '../../src/domain/catalogue/catalogue.port.js';
-import type { TariffReader } from '../../src/domain/catalogue/tariff.port.js';
-import type { AgentDirectory } from '../../src/domain/identity/agent-directory.port.js';
-import type { AgentPrincipal } from '../../src/domain/identity/principal.js';
-import { unique } from '../support/builders.js';
-import { TestClock, buildSchedule, dateAhead, reasonOf, tripIdOf } from '../support/booking-builders.js';
+import { THAILAND_CATALOGUE } from '../../adapters/catalogue/thailand.js';
+import { TimeSortableIds } from '../../adapters/crypto/node-crypto.js';
+import { ListTrips } from '../../application/booking/list-trips.js';
+import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../../application/booking/create-quote.js';
+import { CancelOrder, GetOrder, ListOrders, PlaceOrder } from '../../application/booking/manage-orders.js';
+import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
+import type { Quote } from '../../domain/booking/quote.js';
+import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
+import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
+import type { BusSchedule } from '../../domain/catalogue/catalogue.js';
+import type { CatalogueWriter } from '../../domain/catalogue/catalogue.port.js';
+import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
+import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import type { AgentPrincipal } from '../../domain/identity/principal.js';
+import { unique } from '../fixtures.js';
+import { TestClock, buildSchedule, dateAhead, reasonOf, tripIdOf } from '../fixtures.js';
 
 /** The storage the booking flow runs on: one adapter family (memory, or PostgreSQL). */
 export interface BookingStores {

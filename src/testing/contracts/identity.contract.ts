@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { reasonOf } from '../support/errors.js';
-import type { AgentDirectory } from '../../src/domain/identity/agent-directory.port.js';
-import type { AgentResolver } from '../../src/domain/identity/agent-resolver.port.js';
-import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
-import type { KeyUsageStore } from '../../src/domain/identity/key-usage.port.js';
-import { unique } from '../support/builders.js';
+import { reasonOf } from '../fixtures.js';
+import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import type { AgentResolver } from '../../domain/identity/agent-resolver.port.js';
+import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
+import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
+import { unique } from '../fixtures.js';
 
 export interface IdentityStores {
   readonly directory: AgentDirectory;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { LoginThrottleStore } from '../../src/domain/identity/login-throttle.port.js';
-import type { SigningKeyStore, StoredSigningKey } from '../../src/domain/identity/signing-key-store.port.js';
-import { unique } from '../support/builders.js';
+import type { LoginThrottleStore } from '../../domain/identity/login-throttle.port.js';
+import type { SigningKeyStore, StoredSigningKey } from '../../domain/identity/signing-key-store.port.js';
+import { unique } from '../fixtures.js';
 
 const policy = { maxAttempts: 3, windowSeconds: 60, lockSeconds: 120 };
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));

@@ -1,0 +1,220 @@
+import { CreateAgent, CreateChannel, ListChannels, SetAgentStatus, UpdateChannel } from '../application/admin/manage-agents.js';
+import { IssueApiKey, RevokeApiKey } from '../application/admin/manage-keys.js';
+import {
+  CreateTenant,
+  ListTenants,
+  ListTenantUsers,
+  ResetClientSecret,
+  RotateClientSecret,
+  RotateSigningKey,
+  SetWalletUserDisabled,
+} from '../application/admin/manage-tenants.js';
+import { ListAgents } from '../application/admin/list-agents.js';
+import { SeedDemo } from '../application/admin/seed-demo.js';
+import { SeedWalletDemo } from '../application/admin/seed-wallet-demo.js';
+import { SetAgentChannel } from '../application/admin/set-agent-channel.js';
+import { ShowAgent } from '../application/admin/show-agent.js';
+import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../application/booking/create-quote.js';
+import { GetAgentAccount } from '../application/booking/get-agent-account.js';
+import { ListTrips } from '../application/booking/list-trips.js';
+import { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../application/booking/manage-orders.js';
+import { SearchCities, SearchLocations } from '../application/catalogue/search-catalogue.js';
+import { SeedCatalogue } from '../application/catalogue/seed-catalogue.js';
+import { AuthenticateAgent } from '../application/identity/authenticate-agent.js';
+import { ListAgentKeys, ListOwnKeys, ReportOwnKeyLeaked, RollOwnKey } from '../application/identity/own-keys.js';
+import { AuthenticateClient } from '../application/wallet/authenticate-client.js';
+import { DirectoryWalletHolders } from '../application/wallet/directory-wallet-holders.js';
+import { IntrospectToken } from '../application/wallet/introspect-token.js';
+import { IssueDelegatedToken } from '../application/wallet/issue-delegated-token.js';
+import { IssueMachineToken } from '../application/wallet/issue-machine-token.js';
+import { LogIn } from '../application/wallet/log-in.js';
+import { MakePayment } from '../application/wallet/make-payment.js';
+import { MakeTransfer } from '../application/wallet/make-transfer.js';
+import { CreateWalletUser, GetCurrentWalletUser, GetWalletUser, ListWalletUsers } from '../application/wallet/manage-wallet-users.js';
+import { GetMyBalance, GetUserBalances } from '../application/wallet/read-balances.js';
+import { GetTransaction, ListTransactions, SummarizeTransactions } from '../application/wallet/read-transactions.js';
+import { RefundPayment } from '../application/wallet/refund-payment.js';
+import { LogOut, RevokeToken } from '../application/wallet/revoke-token.js';
+import { TopUp } from '../application/wallet/top-up.js';
+import { VerifyWalletToken } from '../application/wallet/verify-wallet-token.js';
+import {
+  DeleteWebhookEndpoint,
+  GetWebhookEndpoint,
+  ListWebhookDeliveries,
+  ListWebhookEndpoints,
+  RegisterWebhookEndpoint,
+  RetryWebhookDelivery,
+} from '../application/webhooks/manage-webhooks.js';
+import type { Ports } from './ports.js';
+
+/** What the core takes besides its ports. */
+export interface CoreOptions {
+  /** How long a quote can be ordered (default 15 minutes, never past the trip's start). */
+  readonly quoteTtlSeconds?: number;
+  /** Called when an operator retries a delivery, so a delivery worker can send it at once. */
+  readonly wakeDeliveries?: () => void;
+}
+
+const DEFAULT_QUOTE_TTL_SECONDS = 900;
+
+/** The public catalogue: search and the shipped demo data. */
+export const catalogueUseCases = (ports: Ports) => ({
+  searchLocations: new SearchLocations(ports.catalogue),
+  searchCities: new SearchCities(ports.catalogue),
+  seed: new SeedCatalogue(ports.catalogue, ports.catalogueData),
+});
+
+/** The booking flow of an authenticated agent: trips, quotes, orders and cancellation. */
+export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
+  const { tariffs, inventory, quotes, orders, agentDirectory, ids, clock } = ports;
+  const policy = { ttlSeconds: options.quoteTtlSeconds ?? DEFAULT_QUOTE_TTL_SECONDS };
+  return {
+    getAgentAccount: new GetAgentAccount(),
+    listTrips: new ListTrips(tariffs, inventory, clock),
+    quoteTransfer: new QuoteTransfer(tariffs, quotes, ids, clock, policy),
+    quoteBusTrip: new QuoteBusTrip(tariffs, inventory, quotes, ids, clock, policy),
+    getQuote: new GetQuote(quotes),
+    placeOrder: new PlaceOrder(quotes, orders, ids, clock),
+    getOrder: new GetOrder(orders),
+    listOrders: new ListOrders(orders),
+    cancelOrder: new CancelOrder(orders, agentDirectory, clock),
+    previewCancellation: new PreviewCancellation(orders, agentDirectory, clock),
+  };
+};
+
+/**
+ * Who is calling: agents by API key (and their own keys), wallet tenants by client credentials,
+ * wallet users by password or delegation; tokens issued, verified, revoked; wallet users.
+ */
+export const identityUseCases = (ports: Ports) => {
+  const { agentDirectory, agentResolver, keyUsage, tenants, secretHasher, passwordHasher, ids, random, clock } = ports;
+  const { tokenIssuer, tokenVerifier, tokenRevocations, loginThrottle, commonPasswords } = ports;
+  const listAgentKeys = new ListAgentKeys(agentDirectory, clock, keyUsage);
+  const revokeApiKey = new RevokeApiKey(agentDirectory, clock);
+  const verifyWalletToken = new VerifyWalletToken(tokenVerifier, tenants, tokenRevocations);
+  const authenticateClient = new AuthenticateClient(tenants, secretHasher, clock);
+  return {
+    authenticateAgent: new AuthenticateAgent(agentResolver, secretHasher, clock, keyUsage),
+    listAgentKeys,
+    revokeApiKey,
+    listOwnKeys: new ListOwnKeys(listAgentKeys),
+    rollOwnKey: new RollOwnKey(agentDirectory, ids, random, secretHasher, clock),
+    reportOwnKeyLeaked: new ReportOwnKeyLeaked(revokeApiKey, clock),
+    verifyWalletToken,
+    authenticateClient,
+    issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer),
+    issueDelegatedToken: new IssueDelegatedToken(tenants, tokenIssuer, ids, clock),
+    logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock),
+    logOut: new LogOut(tokenRevocations),
+    revokeToken: new RevokeToken(tokenVerifier, tokenRevocations),
+    introspectToken: new IntrospectToken(verifyWalletToken),
+    createWalletUser: new CreateWalletUser(tenants, passwordHasher, ids, clock, commonPasswords),
+    listWalletUsers: new ListWalletUsers(tenants),
+    getWalletUser: new GetWalletUser(tenants),
+    getCurrentWalletUser: new GetCurrentWalletUser(tenants),
+  };
+};
+
+/** Wallet money: top-ups, payments, transfers, refunds, balances and the transaction history. */
+export const walletUseCases = (ports: Ports) => {
+  const { ledger, transactions, ids, clock } = ports;
+  const holders = new DirectoryWalletHolders(ports.tenants);
+  return {
+    topUp: new TopUp(ledger, holders, ids, clock),
+    makePayment: new MakePayment(ledger, holders, ids, clock),
+    makeTransfer: new MakeTransfer(ledger, holders, ids, clock),
+    refundPayment: new RefundPayment(ledger, holders, ids, clock),
+    getMyBalance: new GetMyBalance(ledger, holders),
+    getUserBalances: new GetUserBalances(ledger, holders),
+    listTransactions: new ListTransactions(transactions),
+    getTransaction: new GetTransaction(transactions),
+    summarizeTransactions: new SummarizeTransactions(transactions),
+  };
+};
+
+/** Webhook endpoints of agents and tenants, and their deliveries. */
+export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
+  const { webhooks, webhookUrlGuard, webhookSealer, random, ids, clock } = ports;
+  const wake = options.wakeDeliveries ?? (() => undefined);
+  return {
+    register: new RegisterWebhookEndpoint(webhooks, webhookUrlGuard, webhookSealer, random, ids, clock),
+    list: new ListWebhookEndpoints(webhooks),
+    get: new GetWebhookEndpoint(webhooks),
+    remove: new DeleteWebhookEndpoint(webhooks),
+    deliveries: new ListWebhookDeliveries(webhooks),
+    retry: new RetryWebhookDelivery(webhooks, wake),
+  };
+};
+
+/**
+ * What an operator does: channels, agents and their keys, tenants and their users, signing keys
+ * and the demo data. Shares the key listing and revocation, the catalogue seed and the wallet
+ * user creation with the other areas.
+ */
+export const adminUseCases = (ports: Ports, areas: { readonly catalogue: CatalogueUseCases; readonly identity: IdentityUseCases }) => {
+  const { agentDirectory, tenants, ids, random, secretHasher, passwordHasher, clock } = ports;
+  const createChannel = new CreateChannel(agentDirectory);
+  const createAgent = new CreateAgent(agentDirectory, ids, clock);
+  const issueApiKey = new IssueApiKey(agentDirectory, ids, random, secretHasher, clock);
+  const createTenant = new CreateTenant(tenants, ids, random, secretHasher, clock);
+  const resetClientSecret = new ResetClientSecret(tenants, random, secretHasher);
+  const { createWalletUser, listAgentKeys, revokeApiKey } = areas.identity;
+  const walletDemo = new SeedWalletDemo(tenants, createTenant, resetClientSecret, createWalletUser, passwordHasher, random);
+  return {
+    seedCatalogue: areas.catalogue.seed,
+    createChannel,
+    updateChannel: new UpdateChannel(agentDirectory),
+    listChannels: new ListChannels(agentDirectory),
+    listAgentKeys,
+    createAgent,
+    setAgentStatus: new SetAgentStatus(agentDirectory),
+    listAgents: new ListAgents(agentDirectory),
+    showAgent: new ShowAgent(agentDirectory, clock),
+    setAgentChannel: new SetAgentChannel(agentDirectory),
+    issueApiKey,
+    revokeApiKey,
+    seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, [walletDemo]),
+    createTenant,
+    resetClientSecret,
+    createWalletUser,
+    rotateSigningKey: new RotateSigningKey(ports.signingKeys),
+    listTenants: new ListTenants(tenants, clock),
+    rotateClientSecret: new RotateClientSecret(tenants, random, secretHasher, clock),
+    listTenantUsers: new ListTenantUsers(tenants),
+    setWalletUserDisabled: new SetWalletUserDisabled(tenants, clock),
+  };
+};
+
+export type CatalogueUseCases = ReturnType<typeof catalogueUseCases>;
+export type BookingUseCases = ReturnType<typeof bookingUseCases>;
+export type IdentityUseCases = ReturnType<typeof identityUseCases>;
+export type WalletUseCases = ReturnType<typeof walletUseCases>;
+export type WebhookUseCases = ReturnType<typeof webhookUseCases>;
+export type AdminUseCases = ReturnType<typeof adminUseCases>;
+
+/** Every use case of the service, grouped by area. */
+export interface Core {
+  readonly catalogue: CatalogueUseCases;
+  readonly booking: BookingUseCases;
+  readonly identity: IdentityUseCases;
+  readonly wallet: WalletUseCases;
+  readonly webhooks: WebhookUseCases;
+  readonly admin: AdminUseCases;
+}
+
+/**
+ * The use cases on one set of ports, by plain construction. Build the ports with
+ * `createMemoryPorts()` or `createPostgresPorts(…)` and start them before the first call.
+ */
+export function createCore(ports: Ports, options: CoreOptions = {}): Core {
+  const catalogue = catalogueUseCases(ports);
+  const identity = identityUseCases(ports);
+  return {
+    catalogue,
+    booking: bookingUseCases(ports, options),
+    identity,
+    wallet: walletUseCases(ports),
+    webhooks: webhookUseCases(ports, options),
+    admin: adminUseCases(ports, { catalogue, identity }),
+  };
+}

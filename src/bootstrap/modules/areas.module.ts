@@ -1,0 +1,109 @@
+import { ContainerModule } from 'inversify';
+import type { Logger } from 'pino';
+import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
+import type { Config } from '../config.js';
+import {
+  adminUseCases,
+  bookingUseCases,
+  catalogueUseCases,
+  identityUseCases,
+  walletUseCases,
+  webhookUseCases,
+  type AdminUseCases,
+  type BookingUseCases,
+  type CatalogueUseCases,
+  type IdentityUseCases,
+  type WalletUseCases,
+  type WebhookUseCases,
+} from '../core.js';
+import type { Lifecycle } from '../lifecycle.js';
+import type { PortSet } from '../ports.js';
+import { TOKENS } from '../tokens.js';
+
+/** A receiver has this long to answer an attempt. */
+const DELIVERY_TIMEOUT_MS = 10_000;
+/** A claim hides a delivery from other instances this long: well past the timeout. */
+const LEASE_SECONDS = 60;
+
+/** The public catalogue: search and the shipped demo data. */
+export const catalogueModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Catalogue).toResolvedValue((ports: PortSet) => catalogueUseCases(ports), [TOKENS.Ports]);
+});
+
+/** The booking flow: trips, quotes, orders and cancellation. */
+export const bookingModule = (config: Config): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.Booking).toResolvedValue(
+      (ports: PortSet) => bookingUseCases(ports, { quoteTtlSeconds: config.quoteTtlSeconds }),
+      [TOKENS.Ports],
+    );
+  });
+
+/** Agents' keys, wallet tokens and wallet users. */
+export const identityModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Identity).toResolvedValue((ports: PortSet) => identityUseCases(ports), [TOKENS.Ports]);
+});
+
+/** Wallet money. */
+export const walletModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Wallet).toResolvedValue((ports: PortSet) => walletUseCases(ports), [TOKENS.Ports]);
+});
+
+/** Operator commands, sharing the catalogue seed and the identity use cases. */
+export const adminModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Admin).toResolvedValue(
+    (ports: PortSet, catalogue: CatalogueUseCases, identity: IdentityUseCases) => adminUseCases(ports, { catalogue, identity }),
+    [TOKENS.Ports, TOKENS.Catalogue, TOKENS.Identity],
+  );
+});
+
+/**
+ * Webhooks: the endpoint use cases, and the delivery worker that every serving instance runs
+ * (`WEBHOOK_WORKER=off` leaves sending to other instances). A retried delivery wakes the worker.
+ */
+export const webhooksModule = (config: Config): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    const settings = config.webhooks;
+    bind(TOKENS.WebhookWorker).toResolvedValue(
+      (ports: PortSet, lifecycle: Lifecycle, log: Logger) => {
+        const worker = new WebhookDeliveryWorker(
+          ports.webhooks,
+          ports.webhookSealer,
+          ports.webhookUrlGuard,
+          {
+            schedule: settings.retrySchedule,
+            pollMs: settings.pollMs,
+            concurrency: settings.concurrency,
+            timeoutMs: DELIVERY_TIMEOUT_MS,
+            leaseSeconds: LEASE_SECONDS,
+          },
+          log,
+        );
+        if (settings.worker) {
+          lifecycle.onStart(async () => worker.start());
+          lifecycle.onStop(() => worker.stop());
+        }
+        return worker;
+      },
+      [TOKENS.Ports, TOKENS.Lifecycle, TOKENS.Logger],
+    );
+    bind(TOKENS.Webhooks).toResolvedValue(
+      (ports: PortSet, worker: WebhookDeliveryWorker) => webhookUseCases(ports, { wakeDeliveries: () => worker.wake() }),
+      [TOKENS.Ports, TOKENS.WebhookWorker],
+    );
+  });
+
+/** Every area together. */
+export const coreModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Core).toResolvedValue(
+    (
+      catalogue: CatalogueUseCases,
+      booking: BookingUseCases,
+      identity: IdentityUseCases,
+      wallet: WalletUseCases,
+      webhooks: WebhookUseCases,
+      admin: AdminUseCases,
+    ) => ({ catalogue, booking, identity, wallet, webhooks, admin }),
+    [TOKENS.Catalogue, TOKENS.Booking, TOKENS.Identity, TOKENS.Wallet, TOKENS.Webhooks, TOKENS.Admin],
+  );
+});

@@ -1,0 +1,175 @@
+import { ContainerModule } from 'inversify';
+import type { RequestHandler, Response } from 'express';
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
+import { walletAuth, machineOf } from '../../adapters/http/bearer.middleware.js';
+import { accountRoutes } from '../../adapters/http/booking/account.routes.js';
+import { catalogueRoutes } from '../../adapters/http/booking/catalogue.routes.js';
+import { keyRoutes } from '../../adapters/http/booking/keys.routes.js';
+import { orderRoutes } from '../../adapters/http/booking/orders.routes.js';
+import { quoteRoutes } from '../../adapters/http/booking/quotes.routes.js';
+import { tripRoutes } from '../../adapters/http/booking/trips.routes.js';
+import { docsRoutes } from '../../adapters/http/docs.routes.js';
+import { healthRoutes } from '../../adapters/http/health.routes.js';
+import { idempotency, type Idempotent } from '../../adapters/http/idempotency.middleware.js';
+import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
+import { renderOpenApiFiles } from '../../adapters/http/openapi/documents.js';
+import { exampleDayOf } from '../../adapters/http/openapi/examples.js';
+import { OPERATIONS } from '../../adapters/http/operations.js';
+import type { RateLimits } from '../../adapters/http/rate-limits.js';
+import { agentOf } from '../../adapters/http/request-context.js';
+import { authRoutes } from '../../adapters/http/wallet/auth.routes.js';
+import { moneyRoutes } from '../../adapters/http/wallet/money.routes.js';
+import { oauthMetadataRoutes } from '../../adapters/http/wallet/oauth-metadata.routes.js';
+import { oauthRoutes } from '../../adapters/http/wallet/oauth.routes.js';
+import { transactionsRoutes } from '../../adapters/http/wallet/transactions.routes.js';
+import { usersRoutes } from '../../adapters/http/wallet/users.routes.js';
+import { webhookRoutes } from '../../adapters/http/webhooks/webhooks.routes.js';
+import type { Database } from '../../adapters/knex/database.js';
+import type { Config } from '../config.js';
+import type { Core } from '../core.js';
+import type { Lifecycle } from '../lifecycle.js';
+import type { PortSet } from '../ports.js';
+import { TOKENS } from '../tokens.js';
+
+/**
+ * The files per wallet base path and day: OPERATIONS is fixed at build time, and the examples'
+ * dates are relative to the day, so one generation per process and day (about 0.3 s).
+ */
+const rendered = new Map<string, { day: string; files: ReturnType<typeof renderOpenApiFiles> }>();
+const filesFor = (walletBasePath: string, now: Date): ReturnType<typeof renderOpenApiFiles> => {
+  const day = exampleDayOf(now);
+  let entry = rendered.get(walletBasePath);
+  if (entry === undefined || entry.day !== day) {
+    entry = { day, files: renderOpenApiFiles(OPERATIONS, { walletBasePath, asOf: day }) };
+    rendered.set(walletBasePath, entry);
+  }
+  return entry.files;
+};
+
+type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
+
+/**
+ * The HTTP surface on top of the core: readiness, the published interface (`/docs`), the booking
+ * routes (public, then behind the API key) and the wallet routes (behind bearer tokens), each
+ * router taking the use cases of its area. Routers are collected in binding order.
+ */
+export const httpModule = (config: Config): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.Readiness).toResolvedValue(
+      (lifecycle: Lifecycle, db: Database | null) => ({
+        accepting: () => lifecycle.accepting,
+        pingDatabase: async () => {
+          if (db !== null) await db.knex.raw('SELECT 1');
+        },
+      }),
+      [TOKENS.Lifecycle, TOKENS.Database],
+    );
+    bind(TOKENS.Idempotent).toResolvedValue((ports: PortSet) => idempotency(ports.idempotency, ports.clock), [TOKENS.Ports]);
+    bind(TOKENS.WalletAuth).toResolvedValue(
+      (core: Core, limits: RateLimits): Auth => walletAuth(core.identity.verifyWalletToken, limits.authFailures),
+      [TOKENS.Core, TOKENS.RateLimits],
+    );
+    const agentScope = (idempotent: Idempotent) => idempotent((res) => `agent:${agentOf(res.locals).agentId}`);
+
+    // root
+    bind(TOKENS.RootRouters).toResolvedValue((readiness) => healthRoutes(readiness), [TOKENS.Readiness]);
+    // the published interface, generated at start and again on the first request of each new day
+    bind(TOKENS.RootRouters).toResolvedValue(
+      ({ clock }: PortSet) => {
+        filesFor(config.walletBasePath, clock.now());
+        return docsRoutes({ files: () => filesFor(config.walletBasePath, clock.now()), swaggerUiDir: getAbsoluteFSPath() });
+      },
+      [TOKENS.Ports],
+    );
+    bind(TOKENS.RootRouters).toResolvedValue((ports: PortSet) => jwksRoutes(ports.signingKeys), [TOKENS.Ports]);
+    bind(TOKENS.RootRouters).toConstantValue(oauthMetadataRoutes({ issuer: config.issuer, walletBasePath: config.walletBasePath }));
+
+    // booking: public, then behind the API key
+    bind(TOKENS.BookingPublicRouters).toResolvedValue((core: Core) => catalogueRoutes(core.catalogue), [TOKENS.Core]);
+    bind(TOKENS.BookingRouters).toResolvedValue((core: Core) => accountRoutes(core.booking), [TOKENS.Core]);
+    bind(TOKENS.BookingRouters).toResolvedValue(
+      ({ identity }: Core, idempotent: Idempotent) =>
+        keyRoutes({
+          listOwnKeys: identity.listOwnKeys,
+          rollOwnKey: identity.rollOwnKey,
+          reportOwnKeyLeaked: identity.reportOwnKeyLeaked,
+          idempotent: agentScope(idempotent),
+        }),
+      [TOKENS.Core, TOKENS.Idempotent],
+    );
+    bind(TOKENS.BookingRouters).toResolvedValue((core: Core) => tripRoutes(core.booking), [TOKENS.Core]);
+    bind(TOKENS.BookingRouters).toResolvedValue((core: Core) => quoteRoutes(core.booking), [TOKENS.Core]);
+    bind(TOKENS.BookingRouters).toResolvedValue(
+      ({ booking }: Core, idempotent: Idempotent) => orderRoutes({ ...booking, idempotent: agentScope(idempotent) }),
+      [TOKENS.Core, TOKENS.Idempotent],
+    );
+    bind(TOKENS.BookingRouters).toResolvedValue(
+      (core: Core) =>
+        webhookRoutes({
+          surface: 'agent',
+          ownerOf: (res: Response) => ({ kind: 'agent', id: agentOf(res.locals).agentId }),
+          useCases: core.webhooks,
+        }),
+      [TOKENS.Core],
+    );
+
+    // wallet: behind bearer tokens
+    bind(TOKENS.WalletRouters).toResolvedValue(
+      ({ identity }: Core, limits: RateLimits) =>
+        oauthRoutes({
+          issueMachineToken: identity.issueMachineToken,
+          authenticateClient: identity.authenticateClient,
+          revokeToken: identity.revokeToken,
+          introspectToken: identity.introspectToken,
+          limit: limits.token,
+          failures: limits.authFailures,
+        }),
+      [TOKENS.Core, TOKENS.RateLimits],
+    );
+    bind(TOKENS.WalletRouters).toResolvedValue(
+      (auth: Auth, { identity }: Core, limits: RateLimits) =>
+        authRoutes({ auth, issueDelegatedToken: identity.issueDelegatedToken, logIn: identity.logIn, logOut: identity.logOut, limits }),
+      [TOKENS.WalletAuth, TOKENS.Core, TOKENS.RateLimits],
+    );
+    bind(TOKENS.WalletRouters).toResolvedValue(
+      (auth: Auth, { identity, wallet }: Core) =>
+        usersRoutes({
+          auth,
+          createUser: identity.createWalletUser,
+          listUsers: identity.listWalletUsers,
+          getUser: identity.getWalletUser,
+          getCurrentUser: identity.getCurrentWalletUser,
+          balances: wallet.getUserBalances,
+        }),
+      [TOKENS.WalletAuth, TOKENS.Core],
+    );
+    bind(TOKENS.WalletRouters).toResolvedValue(
+      (auth: Auth, idempotent: Idempotent, { wallet }: Core, limits: RateLimits) =>
+        moneyRoutes({
+          auth,
+          idempotent,
+          topUp: wallet.topUp,
+          refund: wallet.refundPayment,
+          pay: wallet.makePayment,
+          transfer: wallet.makeTransfer,
+          balance: wallet.getMyBalance,
+          limitPayments: limits.payments,
+        }),
+      [TOKENS.WalletAuth, TOKENS.Idempotent, TOKENS.Core, TOKENS.RateLimits],
+    );
+    bind(TOKENS.WalletRouters).toResolvedValue(
+      (auth: Auth, { wallet }: Core) =>
+        transactionsRoutes({ auth, list: wallet.listTransactions, get: wallet.getTransaction, summarize: wallet.summarizeTransactions }),
+      [TOKENS.WalletAuth, TOKENS.Core],
+    );
+    bind(TOKENS.WalletRouters).toResolvedValue(
+      (auth: Auth, core: Core) =>
+        webhookRoutes({
+          surface: 'tenant',
+          auth: auth('machine'),
+          ownerOf: (res: Response) => ({ kind: 'tenant', id: machineOf(res.locals).tenantId }),
+          useCases: core.webhooks,
+        }),
+      [TOKENS.WalletAuth, TOKENS.Core],
+    );
+  });

@@ -1,0 +1,51 @@
+import { ContainerModule } from 'inversify';
+import type { Logger } from 'pino';
+import type { Database } from '../../adapters/knex/database.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import type { Config } from '../config.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { createMemoryPorts, postgresPorts, type PortOptions, type Ports } from '../ports.js';
+import { TOKENS } from '../tokens.js';
+
+/**
+ * The one persistence switch: every port, in memory (`db` null) or on the database, built as
+ * one consistent set and started and stopped with the service. `overrides` replaces single ports
+ * of the set (test compositions only, such as a ledger that writes past the domain's rules).
+ */
+export const persistenceModule = (
+  config: Config,
+  db: Database | null,
+  clock?: Clock,
+  overrides: Partial<Ports> = {},
+): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.Ports).toResolvedValue(
+      (lifecycle: Lifecycle, log: Logger) => {
+        const options: PortOptions = {
+          ...(clock !== undefined ? { clock } : {}),
+          tokens: {
+            issuer: config.issuer,
+            audience: config.tokenAudience,
+            machineTokenTtlSeconds: config.machineTokenTtlSeconds,
+            userTokenTtlSeconds: config.userTokenTtlSeconds,
+            signingKey: config.tokenSigningKey,
+          },
+          cache: config.keyCache,
+          keyUsageFlushMs: config.keyUsageFlushMs,
+          webhooks: {
+            allowInsecure: config.webhooks.allowInsecure,
+            allowPrivate: config.webhooks.allowPrivate,
+            secretKey: config.webhooks.secretKey,
+            // Said by serving instances; the admin command (no worker) keeps stderr for its own output.
+            warnGeneratedKey: config.webhooks.worker,
+          },
+          log,
+        };
+        const set = db === null ? createMemoryPorts(options) : postgresPorts(db.knex, db, options);
+        lifecycle.onStart(() => set.start());
+        lifecycle.onStop(() => set.stop());
+        return Object.keys(overrides).length === 0 ? set : { ...set, ...overrides };
+      },
+      [TOKENS.Lifecycle, TOKENS.Logger],
+    );
+  });

@@ -1,0 +1,468 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { AGENT_IDENTITY_TABLES, CachedAgentResolver, type CacheHealth } from '../adapters/cache/agent-resolver.cached.js';
+import { ChangeSignal } from '../adapters/cache/change-signal.js';
+import { KeyUsageBuffer } from '../adapters/cache/key-usage-buffer.js';
+import { CachedTariffReader } from '../adapters/cache/tariff.cached.js';
+import { CachedTenantDirectory, WALLET_IDENTITY_TABLES } from '../adapters/cache/tenant-directory.cached.js';
+import { FeedTokenRevocationList } from '../adapters/cache/token-revocation-list.cached.js';
+import { THAILAND_CATALOGUE } from '../adapters/catalogue/thailand.js';
+import { NodeRandomSource, Sha256Hasher, SystemClock, TimeSortableIds } from '../adapters/crypto/node-crypto.js';
+import { ScryptPasswordHasher } from '../adapters/crypto/scrypt-password-hasher.js';
+import { AesGcmSecretSealer, DeferredSecretSealer } from '../adapters/crypto/secret-sealer.js';
+import { SigningKeyRing, type SigningKeySource } from '../adapters/jose/signing-keys.js';
+import { JoseTokenIssuer, type TokenSettings } from '../adapters/jose/token-issuer.jose.js';
+import { CLOCK_TOLERANCE_SECONDS, JoseTokenVerifier } from '../adapters/jose/token-verifier.jose.js';
+import { KnexAgentDirectory } from '../adapters/knex/agent-directory.knex.js';
+import { KnexAgentResolver } from '../adapters/knex/agent-resolver.knex.js';
+import { KnexCatalogue } from '../adapters/knex/catalogue.knex.js';
+import { migrate, openDatabase, postgresKnex, type Database } from '../adapters/knex/database.js';
+import { KnexIdempotencyStore } from '../adapters/knex/idempotency.knex.js';
+import { IdentityChangeFeed } from '../adapters/knex/identity-change-feed.js';
+import { KnexKeyUsageStore } from '../adapters/knex/key-usage.knex.js';
+import { KnexLedger } from '../adapters/knex/ledger.knex.js';
+import { KnexLoginThrottle } from '../adapters/knex/login-throttle.knex.js';
+import { REVOKED_TOKENS_TABLE } from '../adapters/knex/migrations/0011-oauth-revocation.js';
+import { KnexOrderRepo } from '../adapters/knex/order-repo.knex.js';
+import { KnexQuoteRepo } from '../adapters/knex/quote-repo.knex.js';
+import { KnexSigningKeyStore } from '../adapters/knex/signing-key-store.knex.js';
+import { KnexTariffReader } from '../adapters/knex/tariff.knex.js';
+import { KnexTenantDirectory } from '../adapters/knex/tenant-directory.knex.js';
+import { KnexRevokedTokenStore } from '../adapters/knex/token-revocation.knex.js';
+import { KnexTripInventory } from '../adapters/knex/trip-inventory.knex.js';
+import { storedWebhookSecretKey } from '../adapters/knex/webhook-secret-key.knex.js';
+import { KnexWebhookStore } from '../adapters/knex/webhook-store.knex.js';
+import { MemoryOrderRepo, MemoryQuoteRepo } from '../adapters/memory/booking.memory.js';
+import { MemoryCatalogue } from '../adapters/memory/catalogue.memory.js';
+import { MemoryIdempotencyStore } from '../adapters/memory/idempotency.memory.js';
+import { MemoryIdentityStore } from '../adapters/memory/identity.memory.js';
+import { MemoryLedger } from '../adapters/memory/ledger.memory.js';
+import { MemoryLoginThrottle } from '../adapters/memory/login-throttle.memory.js';
+import { MemorySigningKeyStore } from '../adapters/memory/signing-key-store.memory.js';
+import { MemoryTariffReader } from '../adapters/memory/tariff.memory.js';
+import { MemoryTenantDirectory } from '../adapters/memory/tenant-directory.memory.js';
+import { MemoryRevokedTokenStore } from '../adapters/memory/token-revocation.memory.js';
+import { MemoryWebhookStore } from '../adapters/memory/webhooks.memory.js';
+import { ZxcvbnCommonPasswords } from '../adapters/passwords/common-passwords.zxcvbn.js';
+import { DnsWebhookUrlGuard } from '../adapters/webhooks/url-guard.js';
+import type { OrderRepo } from '../domain/booking/order-repo.port.js';
+import type { QuoteRepo } from '../domain/booking/quote-repo.port.js';
+import type { TripInventory } from '../domain/booking/trip-inventory.port.js';
+import type { Catalogue } from '../domain/catalogue/catalogue.js';
+import type { CatalogueReader, CatalogueWriter } from '../domain/catalogue/catalogue.port.js';
+import type { TariffReader } from '../domain/catalogue/tariff.port.js';
+import type { AgentDirectory } from '../domain/identity/agent-directory.port.js';
+import type { AgentResolver } from '../domain/identity/agent-resolver.port.js';
+import type { CommonPasswords } from '../domain/identity/common-passwords.port.js';
+import type { KeyUseRecorder } from '../domain/identity/key-usage.port.js';
+import { LOGIN_THROTTLE_WINDOW_SECONDS } from '../domain/identity/login-throttle.js';
+import type { LoginThrottleStore } from '../domain/identity/login-throttle.port.js';
+import type { PasswordHasher } from '../domain/identity/password-hasher.port.js';
+import type { SigningKeyRotation } from '../domain/identity/signing-key-rotation.port.js';
+import type { SigningKeyStore } from '../domain/identity/signing-key-store.port.js';
+import type { TenantDirectory } from '../domain/identity/tenant-directory.port.js';
+import type { TokenIssuer } from '../domain/identity/token-issuer.port.js';
+import type { TokenRevocationList } from '../domain/identity/token-revocation.port.js';
+import type { TokenVerifier } from '../domain/identity/token-verifier.port.js';
+import type { Clock } from '../domain/shared/clock.port.js';
+import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from '../domain/shared/idempotency.port.js';
+import type { IdGenerator } from '../domain/shared/ids.port.js';
+import type { RandomSource, SecretHasher } from '../domain/shared/secrets.port.js';
+import type { Ledger } from '../domain/wallet/ledger.port.js';
+import type { TransactionReader } from '../domain/wallet/transaction-reader.port.js';
+import type { SecretSealer, WebhookUrlGuard } from '../domain/webhooks/webhook-ports.port.js';
+import type { WebhookStore } from '../domain/webhooks/webhook-store.port.js';
+
+/** Key uses noted on the request path and written in batches; `flush` writes what is pending now. */
+export interface KeyUsagePort extends KeyUseRecorder {
+  flush(): Promise<void>;
+}
+
+/** The keys that sign wallet tokens: rotated by an operator, published as a JWK Set. */
+export interface SigningKeysPort extends SigningKeyRotation {
+  jwks(): Promise<{ keys: readonly object[] }>;
+}
+
+/**
+ * Every port the use cases need, built as one consistent set by `createMemoryPorts` or
+ * `createPostgresPorts`. Several ports are faces of one object, and must never be replaced one
+ * at a time:
+ * - `orders` and `inventory`: the order store is also the seat stock (seats taken are the
+ *   orders held);
+ * - `catalogue` and `tariffs`: tariffs are read from the catalogue that `catalogue` writes;
+ * - `ledger` and `transactions`: one ledger records and reads;
+ * - `agentDirectory` and `agentResolver`: the resolver's cache is cleared by the directory's
+ *   writes (and, on PostgreSQL, by the change feed of every instance);
+ * - `tokenIssuer`, `tokenVerifier` and `signingKeys`: one ring of signing keys, hidden inside
+ *   the set; rotating it changes what the issuer signs with and the verifier accepts;
+ * - in memory, every store records its events in `webhooks` (the outbox of deliveries).
+ */
+export interface Ports {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly random: RandomSource;
+  readonly secretHasher: SecretHasher;
+  readonly passwordHasher: PasswordHasher;
+  readonly commonPasswords: CommonPasswords;
+  readonly idempotency: IdempotencyStore;
+  /** The shipped demo catalogue that `catalogue.seed` writes. */
+  readonly catalogueData: Catalogue;
+  readonly catalogue: CatalogueReader & CatalogueWriter;
+  readonly tariffs: TariffReader;
+  readonly quotes: QuoteRepo;
+  readonly orders: OrderRepo;
+  readonly inventory: TripInventory;
+  readonly agentDirectory: AgentDirectory;
+  readonly agentResolver: AgentResolver;
+  readonly keyUsage: KeyUsagePort;
+  readonly tenants: TenantDirectory;
+  readonly loginThrottle: LoginThrottleStore;
+  readonly signingKeys: SigningKeysPort;
+  readonly tokenIssuer: TokenIssuer;
+  readonly tokenVerifier: TokenVerifier;
+  readonly tokenRevocations: TokenRevocationList;
+  readonly ledger: Ledger;
+  readonly transactions: TransactionReader;
+  readonly webhooks: WebhookStore;
+  readonly webhookUrlGuard: WebhookUrlGuard;
+  readonly webhookSealer: SecretSealer;
+}
+
+/** A port set with what keeps it running: start before use, stop when done (both idempotent). */
+export interface PortSet extends Ports {
+  /** Loads signing keys and revoked tokens, starts change feeds and timers. */
+  start(): Promise<void>;
+  /** Writes pending key uses, stops feeds and timers; closes the database only if the set opened it. */
+  stop(): Promise<void>;
+  /** The database's change notifications (null in memory, or on a bare Knex handle). */
+  readonly changes: { stop(): Promise<void> } | null;
+}
+
+/** What both port sets take; every field has a default fit for development. */
+export interface PortOptions {
+  /** The clock of every port (default: the system clock). */
+  readonly clock?: Clock;
+  readonly tokens?: {
+    readonly issuer?: string;
+    readonly audience?: string;
+    readonly machineTokenTtlSeconds?: number;
+    readonly userTokenTtlSeconds?: number;
+    /** A private JWK or JWK Set that signs tokens; absent: keys are generated and stored with the other state. */
+    readonly signingKey?: string | null;
+  };
+  /** Bounds of the key cache (and, on PostgreSQL, the tenant and user cache). */
+  readonly cache?: { readonly maxEntries: number; readonly ttlMs: number };
+  /** How often key uses are written (default 30 s). */
+  readonly keyUsageFlushMs?: number;
+  readonly webhooks?: {
+    readonly allowInsecure?: boolean;
+    readonly allowPrivate?: boolean;
+    /** 32 bytes that seal endpoint secrets; absent: generated (in memory) or generated once and kept in the database. */
+    readonly secretKey?: Buffer | null;
+    /** Warn that the sealing key is generated (a serving instance says it; a command keeps quiet). */
+    readonly warnGeneratedKey?: boolean;
+  };
+  readonly log?: Logger;
+}
+
+/** Where the PostgreSQL set keeps its state: exactly one of the three. */
+export type PostgresPortOptions = PortOptions &
+  (
+    | { readonly database: Database; readonly connectionString?: never; readonly knex?: never }
+    | { readonly connectionString: string; readonly database?: never; readonly knex?: never }
+    | { readonly knex: Knex; readonly database?: never; readonly connectionString?: never }
+  );
+
+/** The one ring of signing keys the service uses. */
+export const WALLET_KEY_RING = 'wallet';
+/** The key, tenant and user caches' bounds unless given. */
+const DEFAULT_CACHE = { maxEntries: 10_000, ttlMs: 60_000 };
+/** How many verified tokens each instance remembers. */
+const VERIFIED_TOKEN_CACHE = 10_000;
+/** How often expired login-attempt keys are deleted. */
+const LOGIN_THROTTLE_PURGE_EVERY_MS = 5 * 60_000;
+/** How often idempotency records past their retention are deleted. */
+const IDEMPOTENCY_PURGE_EVERY_MS = 3_600_000;
+/** How many requests of one instance may hold an idempotency claim at once (others wait for a connection). */
+const CLAIM_POOL_MAX = 10;
+
+/** The service's defaults (TOKEN_ISSUER, TOKEN_AUDIENCE, MACHINE_ and USER_TOKEN_TTL_SECONDS). */
+function tokenSettings(options: PortOptions): TokenSettings {
+  const issuer = options.tokens?.issuer ?? 'https://pbw.local';
+  return {
+    issuer,
+    audience: options.tokens?.audience ?? `${issuer.replace(/\/+$/, '')}/wallet`,
+    machineTokenTtlSeconds: options.tokens?.machineTokenTtlSeconds ?? 3600,
+    userTokenTtlSeconds: options.tokens?.userTokenTtlSeconds ?? 900,
+  };
+}
+
+/** Start and stop steps, run in order (stops in reverse); each runs once. */
+class Steps {
+  private readonly starts: Array<() => Promise<void> | void> = [];
+  private readonly stops: Array<() => Promise<void> | void> = [];
+  private started: Promise<void> | null = null;
+  private stopped: Promise<void> | null = null;
+
+  add(start: (() => Promise<void> | void) | null, stop?: () => Promise<void> | void): void {
+    if (start !== null) this.starts.push(start);
+    if (stop !== undefined) this.stops.unshift(stop);
+  }
+
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      for (const step of this.starts) await step();
+    })();
+    return this.started;
+  }
+
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      for (const step of this.stops) {
+        try {
+          await step();
+        } catch {
+          // Keep stopping the rest: a failing step must not leave the pool open.
+        }
+      }
+    })();
+    return this.stopped;
+  }
+}
+
+/** A timer that runs `tick` every `everyMs` between start and stop, never holding the process open. */
+function every(steps: Steps, everyMs: number, tick: () => Promise<unknown>, onError: (err: unknown) => void): void {
+  let timer: NodeJS.Timeout | null = null;
+  steps.add(
+    () => {
+      timer = setInterval(() => void tick().catch(onError), everyMs);
+      timer.unref();
+    },
+    () => {
+      if (timer !== null) clearInterval(timer);
+    },
+  );
+}
+
+const warnWith = (log: Logger | undefined, what: string) => (err: unknown) =>
+  log?.warn({ err: { message: (err as Error)?.message } }, what);
+
+/** The parts both sets build the same way around their stores. */
+function commonParts(options: PortOptions, clock: Clock, steps: Steps, stores: { signingKeys: SigningKeySource }) {
+  const settings = tokenSettings(options);
+  const ring = new SigningKeyRing(stores.signingKeys, clock, {
+    retentionSeconds: Math.max(settings.machineTokenTtlSeconds, settings.userTokenTtlSeconds) + CLOCK_TOLERANCE_SECONDS + 60,
+  });
+  steps.add(() => ring.start());
+  return {
+    ids: new TimeSortableIds(),
+    random: new NodeRandomSource(),
+    secretHasher: new Sha256Hasher(),
+    passwordHasher: new ScryptPasswordHasher(),
+    commonPasswords: new ZxcvbnCommonPasswords(),
+    catalogueData: THAILAND_CATALOGUE,
+    signingKeys: ring,
+    tokenIssuer: new JoseTokenIssuer(ring, clock, settings),
+    tokenVerifier: new JoseTokenVerifier(ring, clock, settings, { cacheEntries: VERIFIED_TOKEN_CACHE }),
+    webhookUrlGuard: new DnsWebhookUrlGuard({
+      allowInsecure: options.webhooks?.allowInsecure ?? false,
+      allowPrivate: options.webhooks?.allowPrivate ?? false,
+    }),
+  };
+}
+
+function signingKeySource(options: PortOptions, store: SigningKeyStore): SigningKeySource {
+  const jwks = options.tokens?.signingKey ?? null;
+  return jwks !== null ? { kind: 'configured', jwks } : { kind: 'stored', store, ring: WALLET_KEY_RING };
+}
+
+/**
+ * Every port in process memory: nothing survives the process, nothing is shared with another.
+ * The order store is the seat stock, the tariff reader reads the catalogue, every store records
+ * its events in the webhook store, and the token issuer and verifier share one key ring.
+ */
+export function createMemoryPorts(options: PortOptions = {}): PortSet {
+  const clock = options.clock ?? new SystemClock();
+  const steps = new Steps();
+  const log = options.log;
+  const webhooks = new MemoryWebhookStore(clock);
+  const signal = new ChangeSignal();
+  const identity = new MemoryIdentityStore(signal, webhooks);
+  // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.
+  const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_CACHE);
+  signal.subscribe(() => agentResolver.clear());
+  const catalogue = new MemoryCatalogue();
+  const orders = new MemoryOrderRepo(webhooks);
+  const ledger = new MemoryLedger(webhooks);
+  const keyUsage = new KeyUsageBuffer(identity, options.keyUsageFlushMs ?? 30_000, warnWith(log, 'writing key usage failed'));
+  const tokenRevocations = new FeedTokenRevocationList(new MemoryRevokedTokenStore(), { trusted: true }, clock);
+  const loginThrottle = new MemoryLoginThrottle();
+  const idempotency = new MemoryIdempotencyStore();
+  const sealer = sealerOf(options, steps, async () => randomBytes(32));
+  const common = commonParts(options, clock, steps, { signingKeys: signingKeySource(options, new MemorySigningKeyStore()) });
+  steps.add(() => tokenRevocations.start());
+  steps.add(
+    () => keyUsage.start(),
+    () => keyUsage.stop(),
+  );
+  purges(steps, { loginThrottle, idempotency, clock, log });
+  return {
+    ...common,
+    clock,
+    idempotency,
+    catalogue,
+    tariffs: new MemoryTariffReader(catalogue),
+    quotes: new MemoryQuoteRepo(),
+    orders,
+    inventory: orders,
+    agentDirectory: identity,
+    agentResolver,
+    keyUsage,
+    tenants: new MemoryTenantDirectory(webhooks),
+    loginThrottle,
+    tokenRevocations,
+    ledger,
+    transactions: ledger,
+    webhooks,
+    webhookSealer: sealer,
+    changes: null,
+    start: () => steps.start(),
+    stop: () => steps.stop(),
+  };
+}
+
+/**
+ * Every port on PostgreSQL (or embedded PGlite): the state every instance shares. Agents, keys,
+ * tenants, users and revoked tokens are cached in each instance and kept fresh by the database's
+ * change notifications (LISTEN/NOTIFY); on a bare Knex handle there is no feed and the caches
+ * are bypassed. With `connectionString` the set opens the database, applies pending migrations
+ * and closes it on `stop()`; a given `database` or `knex` is left open.
+ */
+export async function createPostgresPorts(options: PostgresPortOptions): Promise<PortSet> {
+  if (options.connectionString !== undefined) {
+    const db = await openDatabase({ kind: 'postgres', url: options.connectionString });
+    try {
+      await migrate(db);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    const set = postgresPorts(db.knex, db, options);
+    return { ...set, stop: async () => void (await set.stop(), await db.close()) };
+  }
+  if (options.database !== undefined) return postgresPorts(options.database.knex, options.database, options);
+  return postgresPorts(options.knex, null, options);
+}
+
+/** The PostgreSQL set on an open database (`db` null: a bare Knex handle, without change feed). */
+export function postgresPorts(knex: Knex, db: Database | null, options: PortOptions): PortSet {
+  const clock = options.clock ?? new SystemClock();
+  const steps = new Steps();
+  const log = options.log;
+  const cache = options.cache ?? DEFAULT_CACHE;
+  const feed = db === null ? null : new IdentityChangeFeed(db, log);
+  const health: CacheHealth = feed ?? { trusted: false };
+  const subscribe = (tables: ReadonlySet<string>, onChange: (detail: string | null) => void): void => {
+    feed?.subscribe(tables, onChange);
+  };
+  if (feed !== null)
+    steps.add(
+      () => feed.start(),
+      () => feed.stop(),
+    );
+  const agentResolver = new CachedAgentResolver(new KnexAgentResolver(knex), health, cache);
+  subscribe(AGENT_IDENTITY_TABLES, () => agentResolver.clear());
+  // Writes through this instance clear its own cache at once; other instances hear the trigger.
+  const agentDirectory = new KnexAgentDirectory(knex, () => agentResolver.clear());
+  const tokenRevocations = new FeedTokenRevocationList(new KnexRevokedTokenStore(knex), health, clock);
+  subscribe(new Set([REVOKED_TOKENS_TABLE]), (detail) => tokenRevocations.heard(detail));
+  steps.add(() => tokenRevocations.start());
+  const tenants = new CachedTenantDirectory(new KnexTenantDirectory(knex), health, cache);
+  subscribe(WALLET_IDENTITY_TABLES, () => tenants.clear());
+  const keyUsage = new KeyUsageBuffer(
+    new KnexKeyUsageStore(knex),
+    options.keyUsageFlushMs ?? 30_000,
+    warnWith(log, 'writing key usage failed; kept for the next write'),
+  );
+  steps.add(
+    () => keyUsage.start(),
+    () => keyUsage.stop(),
+  );
+  // Running claims each hold a connection of a pool of their own, so that requests holding
+  // claims can never take every connection their own writes need.
+  const claims = db?.target.kind === 'postgres' ? postgresKnex({ ...db.target, poolMax: CLAIM_POOL_MAX }) : null;
+  if (claims !== null) steps.add(null, () => claims.destroy());
+  const idempotency = new KnexIdempotencyStore(knex, { holding: claims === null ? { kind: 'process' } : { kind: 'transaction', claims } });
+  const loginThrottle = new KnexLoginThrottle(knex);
+  purges(steps, { loginThrottle, idempotency, clock, log });
+  const catalogue = new KnexCatalogue(knex);
+  const orders = new KnexOrderRepo(knex);
+  const ledger = new KnexLedger(knex);
+  const sealer = sealerOf(options, steps, async () => {
+    const key = await storedWebhookSecretKey(knex);
+    if (options.webhooks?.warnGeneratedKey === true)
+      log?.warn(
+        'WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with a key generated and kept in the database; set it in production',
+      );
+    return key;
+  });
+  const common = commonParts(options, clock, steps, { signingKeys: signingKeySource(options, new KnexSigningKeyStore(knex)) });
+  return {
+    ...common,
+    clock,
+    idempotency,
+    catalogue,
+    // Seconds of lag after a catalogue reload, for no catalogue round trip per quote.
+    tariffs: new CachedTariffReader(new KnexTariffReader(knex), { ttlMs: 10_000, maxEntries: 10_000 }),
+    quotes: new KnexQuoteRepo(knex),
+    orders,
+    inventory: new KnexTripInventory(knex),
+    agentDirectory,
+    agentResolver,
+    keyUsage,
+    tenants,
+    loginThrottle,
+    tokenRevocations,
+    ledger,
+    transactions: ledger,
+    webhooks: new KnexWebhookStore(knex),
+    webhookSealer: sealer,
+    changes: feed,
+    start: () => steps.start(),
+    stop: () => steps.stop(),
+  };
+}
+
+/** The configured sealer, or one whose key is generated (or read) at start. */
+function sealerOf(options: PortOptions, steps: Steps, generatedKey: () => Promise<Buffer>): SecretSealer {
+  const configured = options.webhooks?.secretKey;
+  if (configured !== undefined && configured !== null) return new AesGcmSecretSealer(configured);
+  const sealer = new DeferredSecretSealer();
+  steps.add(async () => sealer.setKey(await generatedKey()));
+  return sealer;
+}
+
+/**
+ * Deletes expired login-attempt keys every few minutes (anyone can add a key by trying a made-up
+ * email, so the store stays bounded by the attempts of the last window) and idempotency records
+ * past their retention every hour.
+ */
+function purges(
+  steps: Steps,
+  parts: { loginThrottle: LoginThrottleStore; idempotency: IdempotencyStore; clock: Clock; log: Logger | undefined },
+): void {
+  const { loginThrottle, idempotency, clock, log } = parts;
+  every(
+    steps,
+    LOGIN_THROTTLE_PURGE_EVERY_MS,
+    () => loginThrottle.purgeExpired(clock.now(), LOGIN_THROTTLE_WINDOW_SECONDS),
+    warnWith(log, 'login-attempt purge failed'),
+  );
+  every(
+    steps,
+    IDEMPOTENCY_PURGE_EVERY_MS,
+    () => idempotency.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)),
+    () => undefined,
+  );
+}
