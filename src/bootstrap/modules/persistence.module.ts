@@ -12,12 +12,7 @@ import { TOKENS } from '../tokens.js';
  * one consistent set and started and stopped with the service. `overrides` replaces single ports
  * of the set (test compositions only, such as a ledger that writes past the domain's rules).
  */
-export const persistenceModule = (
-  config: Config,
-  db: Database | null,
-  clock?: Clock,
-  overrides: Partial<Ports> = {},
-): ContainerModule =>
+export const persistenceModule = (config: Config, db: Database | null, clock?: Clock, overrides: Partial<Ports> = {}): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Ports).toResolvedValue(
       (lifecycle: Lifecycle, log: Logger) => {
