@@ -14,12 +14,21 @@ import type { CatalogueReader, CatalogueWriter } from '../domain/catalogue/catal
 import type { Catalogue } from '../domain/catalogue/catalogue.js';
 import type { AuthenticateAgent } from '../application/identity/authenticate-agent.js';
 import type { GetAgentAccount } from '../application/booking/get-agent-account.js';
-import type { SearchCities, SearchLocations } from '../application/catalogue/search-catalogue.js';
+import type { SearchCities } from '../application/catalogue/search-cities.js';
+import type { SearchLocations } from '../application/catalogue/search-locations.js';
 import type { SeedCatalogue } from '../application/catalogue/seed-catalogue.js';
-import type { CreateAgent, CreateChannel, ListChannels, SetAgentStatus, UpdateChannel } from '../application/admin/manage-agents.js';
-import type { ListAgentKeys, ListOwnKeys, ReportOwnKeyLeaked, RollOwnKey } from '../application/identity/own-keys.js';
+import type { CreateAgent } from '../application/admin/create-agent.js';
+import type { CreateChannel } from '../application/admin/create-channel.js';
+import type { ListChannels } from '../application/admin/list-channels.js';
+import type { SetAgentStatus } from '../application/admin/set-agent-status.js';
+import type { UpdateChannel } from '../application/admin/update-channel.js';
+import type { ListAgentKeys } from '../application/identity/list-agent-keys.js';
+import type { ListOwnKeys } from '../application/identity/list-own-keys.js';
+import type { ReportOwnKeyLeaked } from '../application/identity/report-own-key-leaked.js';
+import type { RollOwnKey } from '../application/identity/roll-own-key.js';
 import type { KeyUsageBuffer } from '../adapters/cache/key-usage-buffer.js';
-import type { IssueApiKey, RevokeApiKey } from '../application/admin/manage-keys.js';
+import type { IssueApiKey } from '../application/admin/issue-api-key.js';
+import type { RevokeApiKey } from '../application/admin/revoke-api-key.js';
 import type { DemoContribution, SeedDemo } from '../application/admin/seed-demo.js';
 import type { Readiness } from '../adapters/http/health.routes.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -30,8 +39,14 @@ import type { QuoteRepo } from '../domain/booking/quote-repo.port.js';
 import type { OrderRepo } from '../domain/booking/order-repo.port.js';
 import type { TripInventory } from '../domain/booking/trip-inventory.port.js';
 import type { ListTrips } from '../application/booking/list-trips.js';
-import type { GetQuote, QuoteBusTrip, QuoteTransfer } from '../application/booking/create-quote.js';
-import type { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../application/booking/manage-orders.js';
+import type { GetQuote } from '../application/booking/get-quote.js';
+import type { QuoteBusTrip } from '../application/booking/quote-bus-trip.js';
+import type { QuoteTransfer } from '../application/booking/quote-transfer.js';
+import type { CancelOrder } from '../application/booking/cancel-order.js';
+import type { GetOrder } from '../application/booking/get-order.js';
+import type { ListOrders } from '../application/booking/list-orders.js';
+import type { PlaceOrder } from '../application/booking/place-order.js';
+import type { PreviewCancellation } from '../application/booking/preview-cancellation.js';
 import type { TenantDirectory } from '../domain/identity/tenant-directory.port.js';
 import type { PasswordHasher } from '../domain/identity/password-hasher.port.js';
 import type { LoginThrottleStore } from '../domain/identity/login-throttle.port.js';
@@ -43,19 +58,21 @@ import type { VerifyWalletToken } from '../application/wallet/verify-wallet-toke
 import type { IssueMachineToken } from '../application/wallet/issue-machine-token.js';
 import type { IssueDelegatedToken } from '../application/wallet/issue-delegated-token.js';
 import type { LogIn } from '../application/wallet/log-in.js';
-import type { CreateWalletUser, GetCurrentWalletUser, GetWalletUser, ListWalletUsers } from '../application/wallet/manage-wallet-users.js';
-import type {
-  CreateTenant,
-  ListTenants,
-  ListTenantUsers,
-  ResetClientSecret,
-  RotateClientSecret,
-  RotateSigningKey,
-  SetWalletUserDisabled,
-} from '../application/admin/manage-tenants.js';
+import type { CreateWalletUser } from '../application/wallet/create-wallet-user.js';
+import type { GetCurrentWalletUser } from '../application/wallet/get-current-wallet-user.js';
+import type { GetWalletUser } from '../application/wallet/get-wallet-user.js';
+import type { ListWalletUsers } from '../application/wallet/list-wallet-users.js';
+import type { CreateTenant } from '../application/admin/create-tenant.js';
+import type { ListTenants } from '../application/admin/list-tenants.js';
+import type { ListTenantUsers } from '../application/admin/list-tenant-users.js';
+import type { ResetClientSecret } from '../application/admin/reset-client-secret.js';
+import type { RotateClientSecret } from '../application/admin/rotate-client-secret.js';
+import type { RotateSigningKey } from '../application/admin/rotate-signing-key.js';
+import type { SetWalletUserDisabled } from '../application/admin/set-wallet-user-disabled.js';
 import type { TokenRevocationList } from '../domain/identity/token-revocation.port.js';
 import type { AuthenticateClient } from '../application/wallet/authenticate-client.js';
-import type { LogOut, RevokeToken } from '../application/wallet/revoke-token.js';
+import type { LogOut } from '../application/wallet/log-out.js';
+import type { RevokeToken } from '../application/wallet/revoke-token.js';
 import type { IntrospectToken } from '../application/wallet/introspect-token.js';
 import type { RateLimits } from '../adapters/http/rate-limits.js';
 import type { ServiceMetrics } from '../adapters/http/metrics.js';
@@ -66,8 +83,11 @@ import type { TopUp } from '../application/wallet/top-up.js';
 import type { MakePayment } from '../application/wallet/make-payment.js';
 import type { MakeTransfer } from '../application/wallet/make-transfer.js';
 import type { RefundPayment } from '../application/wallet/refund-payment.js';
-import type { GetMyBalance, GetUserBalances } from '../application/wallet/read-balances.js';
-import type { GetTransaction, ListTransactions, SummarizeTransactions } from '../application/wallet/read-transactions.js';
+import type { GetMyBalance } from '../application/wallet/get-my-balance.js';
+import type { GetUserBalances } from '../application/wallet/get-user-balances.js';
+import type { GetTransaction } from '../application/wallet/get-transaction.js';
+import type { ListTransactions } from '../application/wallet/list-transactions.js';
+import type { SummarizeTransactions } from '../application/wallet/summarize-transactions.js';
 
 import type { WebhookStore } from '../domain/webhooks/webhook-store.port.js';
 import type { SecretSealer, WebhookUrlGuard } from '../domain/webhooks/webhook-ports.port.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chooseFare } from '../../src/application/booking/create-quote.js';
+import { chooseFare } from '../../src/application/booking/quote-transfer.js';
 import { checkCancellable, type Order } from '../../src/domain/booking/order.js';
 import { isOwnedBy, requireOwned } from '../../src/domain/booking/ownership.js';
 import { roundHalfAwayFromZero, termsOf, totalPrice, unitPrice } from '../../src/domain/booking/pricing.js';

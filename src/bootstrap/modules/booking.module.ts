@@ -1,8 +1,14 @@
 import { ContainerModule } from 'inversify';
 import { CachedTariffReader } from '../../adapters/cache/tariff.cached.js';
 import { ListTrips } from '../../application/booking/list-trips.js';
-import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../../application/booking/create-quote.js';
-import { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../../application/booking/manage-orders.js';
+import { GetQuote } from '../../application/booking/get-quote.js';
+import { QuoteBusTrip } from '../../application/booking/quote-bus-trip.js';
+import { QuoteTransfer } from '../../application/booking/quote-transfer.js';
+import { CancelOrder } from '../../application/booking/cancel-order.js';
+import { GetOrder } from '../../application/booking/get-order.js';
+import { ListOrders } from '../../application/booking/list-orders.js';
+import { PlaceOrder } from '../../application/booking/place-order.js';
+import { PreviewCancellation } from '../../application/booking/preview-cancellation.js';
 import { orderRoutes } from '../../adapters/http/booking/orders.routes.js';
 import { quoteRoutes } from '../../adapters/http/booking/quotes.routes.js';
 import { tripRoutes } from '../../adapters/http/booking/trips.routes.js';

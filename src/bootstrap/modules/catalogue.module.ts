@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
-import { SearchCities, SearchLocations } from '../../application/catalogue/search-catalogue.js';
+import { SearchCities } from '../../application/catalogue/search-cities.js';
+import { SearchLocations } from '../../application/catalogue/search-locations.js';
 import { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import { THAILAND_CATALOGUE } from '../../adapters/catalogue/thailand.js';
 import { catalogueRoutes } from '../../adapters/http/booking/catalogue.routes.js';

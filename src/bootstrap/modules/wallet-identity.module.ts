@@ -1,18 +1,17 @@
 import { ContainerModule, type ContainerModuleLoadOptions } from 'inversify';
 import type { RequestHandler } from 'express';
 import type { RateLimits } from '../../adapters/http/rate-limits.js';
-import {
-  CreateTenant,
-  ListTenants,
-  ListTenantUsers,
-  ResetClientSecret,
-  RotateClientSecret,
-  RotateSigningKey,
-  SetWalletUserDisabled,
-} from '../../application/admin/manage-tenants.js';
+import { CreateTenant } from '../../application/admin/create-tenant.js';
+import { ListTenants } from '../../application/admin/list-tenants.js';
+import { ListTenantUsers } from '../../application/admin/list-tenant-users.js';
+import { ResetClientSecret } from '../../application/admin/reset-client-secret.js';
+import { RotateClientSecret } from '../../application/admin/rotate-client-secret.js';
+import { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
+import { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
 import { AuthenticateClient } from '../../application/wallet/authenticate-client.js';
 import { IntrospectToken } from '../../application/wallet/introspect-token.js';
-import { LogOut, RevokeToken } from '../../application/wallet/revoke-token.js';
+import { LogOut } from '../../application/wallet/log-out.js';
+import { RevokeToken } from '../../application/wallet/revoke-token.js';
 import { FeedTokenRevocationList } from '../../adapters/cache/token-revocation-list.cached.js';
 import { KnexRevokedTokenStore } from '../../adapters/knex/token-revocation.knex.js';
 import { REVOKED_TOKENS_TABLE } from '../../adapters/knex/migrations/0011-oauth-revocation.js';
@@ -22,7 +21,10 @@ import { SeedWalletDemo } from '../../application/admin/seed-wallet-demo.js';
 import { IssueDelegatedToken } from '../../application/wallet/issue-delegated-token.js';
 import { IssueMachineToken } from '../../application/wallet/issue-machine-token.js';
 import { LogIn } from '../../application/wallet/log-in.js';
-import { CreateWalletUser, GetCurrentWalletUser, GetWalletUser, ListWalletUsers } from '../../application/wallet/manage-wallet-users.js';
+import { CreateWalletUser } from '../../application/wallet/create-wallet-user.js';
+import { GetCurrentWalletUser } from '../../application/wallet/get-current-wallet-user.js';
+import { GetWalletUser } from '../../application/wallet/get-wallet-user.js';
+import { ListWalletUsers } from '../../application/wallet/list-wallet-users.js';
 import { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.js';
 import { ZxcvbnCommonPasswords } from '../../adapters/passwords/common-passwords.zxcvbn.js';
@@ -31,7 +33,7 @@ import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
 import { authRoutes } from '../../adapters/http/wallet/auth.routes.js';
 import { oauthRoutes } from '../../adapters/http/wallet/oauth.routes.js';
 import { usersRoutes } from '../../adapters/http/wallet/users.routes.js';
-import type { GetUserBalances } from '../../application/wallet/read-balances.js';
+import type { GetUserBalances } from '../../application/wallet/get-user-balances.js';
 import { SigningKeyRing } from '../../adapters/jose/signing-keys.js';
 import { JoseTokenIssuer, type TokenSettings } from '../../adapters/jose/token-issuer.jose.js';
 import { CLOCK_TOLERANCE_SECONDS, JoseTokenVerifier } from '../../adapters/jose/token-verifier.jose.js';

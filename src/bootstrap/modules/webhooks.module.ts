@@ -2,14 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { ContainerModule } from 'inversify';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import {
-  DeleteWebhookEndpoint,
-  GetWebhookEndpoint,
-  ListWebhookDeliveries,
-  ListWebhookEndpoints,
-  RegisterWebhookEndpoint,
-  RetryWebhookDelivery,
-} from '../../application/webhooks/manage-webhooks.js';
+import { DeleteWebhookEndpoint } from '../../application/webhooks/delete-webhook-endpoint.js';
+import { GetWebhookEndpoint } from '../../application/webhooks/get-webhook-endpoint.js';
+import { ListWebhookDeliveries } from '../../application/webhooks/list-webhook-deliveries.js';
+import { ListWebhookEndpoints } from '../../application/webhooks/list-webhook-endpoints.js';
+import { RegisterWebhookEndpoint } from '../../application/webhooks/register-webhook-endpoint.js';
+import { RetryWebhookDelivery } from '../../application/webhooks/retry-webhook-delivery.js';
 import { AesGcmSecretSealer, DeferredSecretSealer } from '../../adapters/crypto/secret-sealer.js';
 import { machineOf } from '../../adapters/http/bearer.middleware.js';
 import { agentOf } from '../../adapters/http/request-context.js';

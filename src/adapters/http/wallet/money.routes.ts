@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { MakePayment } from '../../../application/wallet/make-payment.js';
 import type { MakeTransfer } from '../../../application/wallet/make-transfer.js';
-import type { GetMyBalance } from '../../../application/wallet/read-balances.js';
+import type { GetMyBalance } from '../../../application/wallet/get-my-balance.js';
 import type { RefundPayment } from '../../../application/wallet/refund-payment.js';
 import type { TopUp } from '../../../application/wallet/top-up.js';
 import type { WalletPrincipal } from '../../../domain/identity/principal.js';

@@ -2,24 +2,14 @@ import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
-import { termsOf, totalPrice, unitPrice } from '../../domain/booking/pricing.js';
-import { requireOwned } from '../../domain/booking/ownership.js';
+import { termsOf, unitPrice } from '../../domain/booking/pricing.js';
 import { requireFuture, type Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
-import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
-import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking/trip.js';
+import { withinHorizon } from '../../domain/booking/trip.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError, invalid, notFound } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-
-/** How long a quote stays bookable. */
-export interface QuotePolicy {
-  readonly ttlSeconds: number;
-}
-
-/** A quote expires after the TTL, and never after the service it prices has started. */
-const expiryOf = (now: Date, startsAt: Date, policy: QuotePolicy): Date =>
-  new Date(Math.min(now.getTime() + policy.ttlSeconds * 1000, startsAt.getTime()));
+import { type QuotePolicy, expiryOf } from './quote-policy.js';
 
 /** What an airport-transfer quote asks for. */
 export interface TransferQuoteRequest {
@@ -126,71 +116,3 @@ export const chooseFare = (
   }
   throw new DomainError('no-fare', 'unprocessable', `No vehicle with a fare on this route carries ${passengers} passengers.`);
 };
-
-/** What an express-bus quote asks for. */
-export interface BusQuoteRequest {
-  readonly tripId: string;
-  readonly passengers: number;
-}
-
-/** Prices seats on one express-bus trip for the caller. */
-export class QuoteBusTrip {
-  constructor(
-    private readonly tariffs: TariffReader,
-    private readonly inventory: TripInventory,
-    private readonly quotes: QuoteRepo,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly policy: QuotePolicy,
-  ) {}
-
-  async execute(principal: AgentPrincipal, input: BusQuoteRequest): Promise<Quote> {
-    requireEntitlement(principal, 'express-bus');
-    const now = this.clock.now();
-    const ref = parseTripId(input.tripId);
-    const schedule = ref === null ? null : await this.tariffs.findSchedule(ref.scheduleId);
-    const trip = ref === null || schedule === null ? null : tripOfSchedule(schedule, ref.departsAt);
-    if (schedule === null || trip === null || !withinHorizon(trip.departsAt, now)) {
-      throw notFound('trip-not-found', `No trip ${input.tripId}.`);
-    }
-    requireFuture(trip.departsAt, now, 'departure');
-    const left = (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }])).get(trip.id) ?? trip.seatCapacity;
-    if (left < input.passengers) {
-      throw new DomainError('sold-out', 'conflict', `Only ${left} seats are left on this trip.`, { seatsLeft: left });
-    }
-    const unit = unitPrice(schedule.baseFare, termsOf(principal));
-    const quote: Quote = {
-      id: this.ids.next('qte'),
-      agentId: principal.agentId,
-      channelCode: principal.channel.code,
-      keyId: principal.keyId,
-      product: 'express-bus',
-      price: totalPrice(unit, input.passengers),
-      startsAt: trip.departsAt,
-      expiresAt: expiryOf(now, trip.departsAt, this.policy),
-      createdAt: now,
-      details: {
-        tripId: trip.id,
-        fromCityId: trip.fromCityId,
-        toCityId: trip.toCityId,
-        operator: trip.operator,
-        departsAt: trip.departsAt.toISOString(),
-        arrivesAt: trip.arrivesAt.toISOString(),
-        passengers: input.passengers,
-        unitPrice: unit,
-      },
-      seats: { tripId: trip.id, scheduleId: schedule.id, departsAt: trip.departsAt, capacity: trip.seatCapacity, seats: input.passengers },
-    };
-    await this.quotes.insert(quote);
-    return quote;
-  }
-}
-
-/** One of the caller's own quotes. */
-export class GetQuote {
-  constructor(private readonly quotes: QuoteRepo) {}
-
-  async execute(principal: AgentPrincipal, quoteId: string): Promise<Quote> {
-    return requireOwned(await this.quotes.findForAgent(principal.agentId, quoteId), principal.agentId, 'quote-not-found');
-  }
-}

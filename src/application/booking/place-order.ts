@@ -1,8 +1,6 @@
-import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
-import { decideCancellation, requireCancellable, type CancellationDecision } from '../../domain/booking/cancellation.js';
-import type { Order, OrderStatus } from '../../domain/booking/order.js';
+import type { Order } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { requireOwned } from '../../domain/booking/ownership.js';
 import { checkQuoteBookable } from '../../domain/booking/quote.js';
@@ -11,7 +9,6 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import { invalid } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
-import { decodeCursor, type Page } from '../../domain/shared/page.js';
 
 /** What placing an order asks for. */
 export interface PlaceOrderRequest {
@@ -89,82 +86,3 @@ const sameQuote = (order: Order, quoteId: string): Order => {
   if (order.quoteId !== quoteId) throw keyReused();
   return order;
 };
-
-/** One of the caller's own orders. */
-export class GetOrder {
-  constructor(private readonly orders: OrderRepo) {}
-
-  async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
-    return requireOwned(await this.orders.findForAgent(principal.agentId, orderId), principal.agentId, 'order-not-found');
-  }
-}
-
-/** The caller's orders, newest first, one keyset page at a time. */
-export class ListOrders {
-  constructor(private readonly orders: OrderRepo) {}
-
-  async execute(
-    principal: AgentPrincipal,
-    input: { status?: OrderStatus | undefined; agentReference?: string | undefined; cursor?: string | undefined; limit: number },
-  ): Promise<Page<Order>> {
-    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-    if (after === null) {
-      throw invalid('invalid-request', 'The cursor is not valid.', {
-        errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
-      });
-    }
-    return this.orders.listForAgent(principal.agentId, {
-      limit: input.limit,
-      ...(input.status === undefined ? {} : { status: input.status }),
-      ...(input.agentReference === undefined ? {} : { agentReference: input.agentReference }),
-      ...(after === undefined ? {} : { after }),
-    });
-  }
-}
-
-/**
- * What cancelling one of the caller's orders would do now: the same decision the cancel makes
- * (`decideCancellation`), on the order as stored and the same clock.
- */
-export class PreviewCancellation {
-  constructor(
-    private readonly orders: OrderRepo,
-    private readonly directory: AgentDirectory,
-    private readonly clock: Clock,
-  ) {}
-
-  async execute(principal: AgentPrincipal, orderId: string): Promise<CancellationDecision> {
-    const { agentId } = principal;
-    const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
-    const bookingKey = await this.directory.findKey(order.keyId);
-    return decideCancellation(order, bookingKey, this.clock.now());
-  }
-}
-
-/**
- * Cancels one of the caller's orders, refunding the price less the fee the terms set, and gives
- * its seats back. The decision (`decideCancellation`, shared with the preview) is made on the
- * order as locked by storage, so two concurrent cancels cannot both succeed. The one path every
- * cancellation takes.
- */
-export class CancelOrder {
-  constructor(
-    private readonly orders: OrderRepo,
-    private readonly directory: AgentDirectory,
-    private readonly clock: Clock,
-  ) {}
-
-  async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
-    const { agentId } = principal;
-    const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
-    const bookingKey = await this.directory.findKey(order.keyId);
-    const now = this.clock.now();
-    const cancelled = await this.orders.cancel(
-      agentId,
-      orderId,
-      (locked) => requireCancellable(decideCancellation(locked, bookingKey, now)),
-      now,
-    );
-    return requireOwned(cancelled, agentId, 'order-not-found');
-  }
-}
