@@ -123,7 +123,7 @@ const toRow = (t: Transaction, idem: LedgerIdempotency | null): Record<string, u
 const RETRIES = 3;
 
 const tenantAccountShort = (): DomainError =>
-  new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
+  new DomainError('insufficient-funds', { message: 'The tenant account is too low for this amount.' });
 
 /**
  * The ledger in PostgreSQL. One database transaction per write: the balances in account-id

@@ -9,7 +9,7 @@ import { isUniqueViolation } from './pg-errors.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
 
-const alreadyBooked = (): DomainError => new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
+const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
 
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
@@ -56,7 +56,7 @@ export class KnexOrderRepo implements OrderRepo {
             .decrement('seats_left', seats.seats)
             .returning('seats_left');
           if (taken.length === 0) {
-            throw new DomainError('sold-out', 'conflict', 'Not enough seats are left on this trip.');
+            throw new DomainError('sold-out');
           }
         }
       });

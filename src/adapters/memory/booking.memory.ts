@@ -48,12 +48,12 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
       return this.orders.get(this.orderByIdempotencyKey.get(idemKey)!)!;
     }
     if (this.orderByQuote.has(order.quoteId)) {
-      throw new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
+      throw new DomainError('quote-already-booked');
     }
     const claim = order.seats;
     if (claim !== null) {
       const left = this.seats.get(claim.tripId) ?? claim.capacity;
-      if (left < claim.seats) throw new DomainError('sold-out', 'conflict', 'Not enough seats are left on this trip.');
+      if (left < claim.seats) throw new DomainError('sold-out');
       this.seats.set(claim.tripId, left - claim.seats);
     }
     this.orders.set(order.id, order);

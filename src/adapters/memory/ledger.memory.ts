@@ -157,7 +157,7 @@ export class MemoryLedger implements Ledger, TransactionReader {
       const account = this.accounts.get(accountId(t.tenantId, p.account));
       if (p.amount < 0 && !mayGoNegative(p.account) && (account?.balance ?? 0) < -p.amount) {
         if (p.account.kind === 'USER') throw insufficientFunds();
-        throw new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
+        throw new DomainError('insufficient-funds', { message: 'The tenant account is too low for this amount.' });
       }
     }
     for (const p of postings) {

@@ -1,6 +1,6 @@
 import { PRODUCTS, type Agent, type Product } from '../../domain/identity/agent.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { MAX_BPS, nameOk } from './agent-directory-rules.js';
@@ -16,13 +16,13 @@ export class CreateAgent {
   async execute(input: { name: string; channelCode: string; products?: readonly string[]; discountBps?: number }): Promise<Agent> {
     const products = input.products ?? PRODUCTS;
     const discountBps = input.discountBps ?? 0;
-    if (!nameOk(input.name)) throw invalid('invalid-request', 'Agent name must be 1-200 characters.');
+    if (!nameOk(input.name)) throw new DomainError('invalid-request', { message: 'Agent name must be 1-200 characters.' });
     const unknown = products.filter((p) => !(PRODUCTS as readonly string[]).includes(p));
     if (unknown.length > 0 || products.length === 0) {
-      throw invalid('invalid-request', `Products must be a non-empty list of: ${PRODUCTS.join(', ')}.`);
+      throw new DomainError('invalid-request', { message: `Products must be a non-empty list of: ${PRODUCTS.join(', ')}.` });
     }
     if (!Number.isInteger(discountBps) || discountBps < 0 || discountBps > MAX_BPS) {
-      throw invalid('invalid-request', 'Discount must be an integer number of basis points between 0 and 10000.');
+      throw new DomainError('invalid-request', { message: 'Discount must be an integer number of basis points between 0 and 10000.' });
     }
     return this.directory.createAgent({
       id: this.ids.next('agt'),

@@ -1,7 +1,7 @@
 import { DEFAULT_TENANT_CURRENCY, generateClientSecret } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { isCurrencyCode } from '../../domain/shared/money.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
@@ -18,8 +18,9 @@ export class CreateTenant {
 
   async execute(input: { name: string; currency?: string }): Promise<{ tenantId: string; clientId: string; clientSecret: string }> {
     const currency = input.currency ?? DEFAULT_TENANT_CURRENCY;
-    if (input.name.trim().length < 1 || input.name.length > 200) throw invalid('invalid-request', 'Tenant name must be 1-200 characters.');
-    if (!isCurrencyCode(currency)) throw invalid('invalid-request', 'Currency must be an ISO 4217 code such as THB.');
+    if (input.name.trim().length < 1 || input.name.length > 200)
+      throw new DomainError('invalid-request', { message: 'Tenant name must be 1-200 characters.' });
+    if (!isCurrencyCode(currency)) throw new DomainError('invalid-request', { message: 'Currency must be an ISO 4217 code such as THB.' });
     const clientSecret = generateClientSecret(this.random);
     const tenant = {
       id: this.ids.next('tnt'),

@@ -1,5 +1,5 @@
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { type WalletUserSummary, summaryOf } from './wallet-user-summary.js';
 
 /** Every wallet user of a tenant, in creation order; `tenant-not-found` for an unknown tenant. */
@@ -7,7 +7,7 @@ export class ListTenantUsers {
   constructor(private readonly tenants: TenantDirectory) {}
 
   async execute(tenantId: string): Promise<WalletUserSummary[]> {
-    if ((await this.tenants.findTenant(tenantId)) === null) throw notFound('tenant-not-found', `No tenant ${tenantId}.`);
+    if ((await this.tenants.findTenant(tenantId)) === null) throw new DomainError('tenant-not-found');
     const out: WalletUserSummary[] = [];
     for (;;) {
       const last = out[out.length - 1];

@@ -1,6 +1,6 @@
 import { generateClientSecret } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
 
 /** Gives a tenant a new client secret (shown once); the old one stops working at once. */
@@ -14,7 +14,7 @@ export class ResetClientSecret {
   async execute(tenantId: string): Promise<{ tenantId: string; clientSecret: string }> {
     const clientSecret = generateClientSecret(this.random);
     if (!(await this.tenants.replaceClientSecret(tenantId, this.hasher.hash(clientSecret)))) {
-      throw notFound('tenant-not-found', `No tenant ${tenantId}.`);
+      throw new DomainError('tenant-not-found');
     }
     return { tenantId, clientSecret };
   }

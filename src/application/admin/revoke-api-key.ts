@@ -1,7 +1,7 @@
 import type { AgentDirectory, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import type { RevokedReason } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 
 /**
  * Revokes a key; `leaked` also revokes every key rolled from it, directly or not, and freezes
@@ -16,7 +16,7 @@ export class RevokeApiKey {
 
   async execute(keyId: string, reason: RevokedReason): Promise<RevokedKeys> {
     const revoked = await this.directory.revokeKey(keyId, reason, this.clock.now());
-    if (revoked === null) throw notFound('key-not-found', `No key ${keyId}.`);
+    if (revoked === null) throw new DomainError('key-not-found');
     return revoked;
   }
 }

@@ -1,7 +1,7 @@
 import { generateClientSecret } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
 
 /** The longest overlap a secret rotation may keep the old secret for: 30 days. */
@@ -25,12 +25,12 @@ export class RotateClientSecret {
     overlapSeconds: number,
   ): Promise<{ tenantId: string; clientId: string; clientSecret: string; previousSecretValidUntil: Date | null }> {
     if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_SECRET_OVERLAP_SECONDS) {
-      throw invalid('invalid-request', `The overlap must be 0-${MAX_SECRET_OVERLAP_SECONDS / 3600} hours.`);
+      throw new DomainError('invalid-request', { message: `The overlap must be 0-${MAX_SECRET_OVERLAP_SECONDS / 3600} hours.` });
     }
     const clientSecret = generateClientSecret(this.random);
     const until = overlapSeconds === 0 ? null : new Date(this.clock.now().getTime() + overlapSeconds * 1000);
     const tenant = await this.tenants.rotateClientSecret(tenantId, this.hasher.hash(clientSecret), until);
-    if (tenant === null) throw notFound('tenant-not-found', `No tenant ${tenantId}.`);
+    if (tenant === null) throw new DomainError('tenant-not-found');
     return { tenantId: tenant.id, clientId: tenant.clientId, clientSecret, previousSecretValidUntil: until };
   }
 }

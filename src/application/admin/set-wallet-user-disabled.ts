@@ -1,6 +1,6 @@
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { type WalletUserSummary, summaryOf } from './wallet-user-summary.js';
 
 /**
@@ -16,7 +16,7 @@ export class SetWalletUserDisabled {
 
   async execute(userId: string, disabled: boolean): Promise<WalletUserSummary> {
     const user = await this.tenants.setUserDisabled(userId, disabled ? this.clock.now() : null);
-    if (user === null) throw notFound('user-not-found', `No wallet user ${userId}.`);
+    if (user === null) throw new DomainError('user-not-found');
     return summaryOf(user);
   }
 }

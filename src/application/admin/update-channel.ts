@@ -1,6 +1,6 @@
 import type { Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges } from '../../domain/identity/agent-directory.port.js';
-import { invalid, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { MAX_BPS, checkMarkup } from './agent-directory-rules.js';
 
 /** Changes a channel's markup and cancellation terms; every instance prices with them within a second. */
@@ -11,14 +11,18 @@ export class UpdateChannel {
     if (changes.markupBps !== undefined) checkMarkup(changes.markupBps);
     const hours = changes.freeCancellationHours;
     if (hours !== undefined && (!Number.isInteger(hours) || hours < 0 || hours > MAX_FREE_CANCELLATION_HOURS)) {
-      throw invalid('invalid-request', `Free cancellation must be a whole number of hours from 0 to ${MAX_FREE_CANCELLATION_HOURS}.`);
+      throw new DomainError('invalid-request', {
+        message: `Free cancellation must be a whole number of hours from 0 to ${MAX_FREE_CANCELLATION_HOURS}.`,
+      });
     }
     const fee = changes.lateCancellationFeeBps;
     if (fee !== undefined && (!Number.isInteger(fee) || fee < 0 || fee > MAX_BPS)) {
-      throw invalid('invalid-request', 'The late cancellation fee must be an integer number of basis points between 0 and 10000.');
+      throw new DomainError('invalid-request', {
+        message: 'The late cancellation fee must be an integer number of basis points between 0 and 10000.',
+      });
     }
     const channel = await this.directory.updateChannel(code, changes);
-    if (channel === null) throw notFound('channel-not-found', `No channel ${code}.`);
+    if (channel === null) throw new DomainError('channel-not-found');
     return channel;
   }
 }

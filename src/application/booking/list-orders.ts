@@ -1,7 +1,7 @@
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import type { Order, OrderStatus } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { decodeCursor, type Page } from '../../domain/shared/page.js';
 
 /** The caller's orders, newest first, one keyset page at a time. */
@@ -14,8 +14,11 @@ export class ListOrders {
   ): Promise<Page<Order>> {
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
     if (after === null) {
-      throw invalid('invalid-request', 'The cursor is not valid.', {
-        errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+      throw new DomainError('invalid-request', {
+        message: 'The cursor is not valid.',
+        details: {
+          errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+        },
       });
     }
     return this.orders.listForAgent(principal.agentId, {

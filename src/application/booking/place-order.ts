@@ -6,7 +6,7 @@ import { requireOwned } from '../../domain/booking/ownership.js';
 import { checkQuoteBookable } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
 
@@ -47,8 +47,11 @@ export class PlaceOrder {
     const passengers = input.passengers ?? [];
     const expected = quote.details.passengers;
     if (passengers.length > 0 && passengers.length !== expected) {
-      throw invalid('invalid-request', `The quote is for ${expected} passengers; list all of them or none.`, {
-        errors: [{ path: 'passengers', message: `must list ${expected} passengers` }],
+      throw new DomainError('invalid-request', {
+        message: `The quote is for ${expected} passengers; list all of them or none.`,
+        details: {
+          errors: [{ path: 'passengers', message: `must list ${expected} passengers` }],
+        },
       });
     }
     const placed = await this.orders.place({

@@ -7,7 +7,7 @@ import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking/trip.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { type QuotePolicy, expiryOf } from './quote-policy.js';
 
@@ -35,12 +35,12 @@ export class QuoteBusTrip {
     const schedule = ref === null ? null : await this.tariffs.findSchedule(ref.scheduleId);
     const trip = ref === null || schedule === null ? null : tripOfSchedule(schedule, ref.departsAt);
     if (schedule === null || trip === null || !withinHorizon(trip.departsAt, now)) {
-      throw notFound('trip-not-found', `No trip ${input.tripId}.`);
+      throw new DomainError('trip-not-found');
     }
     requireFuture(trip.departsAt, now, 'departure');
     const left = (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }])).get(trip.id) ?? trip.seatCapacity;
     if (left < input.passengers) {
-      throw new DomainError('sold-out', 'conflict', `Only ${left} seats are left on this trip.`, { seatsLeft: left });
+      throw new DomainError('sold-out', { details: { seatsLeft: left } });
     }
     const unit = unitPrice(schedule.baseFare, termsOf(principal));
     const quote: Quote = {

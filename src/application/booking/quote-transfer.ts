@@ -7,7 +7,7 @@ import { requireFuture, type Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import { withinHorizon } from '../../domain/booking/trip.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError, invalid, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { type QuotePolicy, expiryOf } from './quote-policy.js';
 
@@ -39,20 +39,28 @@ export class QuoteTransfer {
     const now = this.clock.now();
     requireFuture(input.pickupAt, now, 'pickup');
     if (!withinHorizon(input.pickupAt, now)) {
-      throw invalid('invalid-request', 'pickupAt is too far ahead.', {
-        errors: [{ path: 'pickupAt', message: 'must be within 365 days' }],
+      throw new DomainError('invalid-request', {
+        message: 'pickupAt is too far ahead.',
+        details: {
+          errors: [{ path: 'pickupAt', message: 'must be within 365 days' }],
+        },
       });
     }
     if (input.fromLocationId === input.toLocationId) {
-      throw invalid('invalid-request', 'Pick-up and drop-off must differ.', {
-        errors: [{ path: 'toLocationId', message: 'must differ from fromLocationId' }],
+      throw new DomainError('invalid-request', {
+        message: 'Pick-up and drop-off must differ.',
+        details: {
+          errors: [{ path: 'toLocationId', message: 'must differ from fromLocationId' }],
+        },
       });
     }
     const found = await this.tariffs.findLocations([input.fromLocationId, input.toLocationId]);
     const from = found.find((l) => l.id === input.fromLocationId);
     const to = found.find((l) => l.id === input.toLocationId);
     if (from === undefined || to === undefined) {
-      throw notFound('location-not-found', `No location ${from === undefined ? input.fromLocationId : input.toLocationId}.`);
+      throw new DomainError('location-not-found', {
+        message: `No location ${from === undefined ? input.fromLocationId : input.toLocationId}.`,
+      });
     }
     const [fares, classes] = await Promise.all([this.tariffs.transferFares(from.zone, to.zone), this.tariffs.vehicleClasses()]);
     const { fare, vehicle } = chooseFare(fares, classes, input.passengers, input.vehicleClass);
@@ -92,21 +100,27 @@ export const chooseFare = (
   passengers: number,
   requested: string | undefined,
 ): { fare: TransferFare; vehicle: VehicleClass } => {
-  if (fares.length === 0) throw new DomainError('no-fare', 'unprocessable', 'There is no transfer fare between these locations.');
+  if (fares.length === 0) throw new DomainError('no-fare');
   if (requested !== undefined) {
     const vehicle = classes.find((v) => v.code === requested);
     if (vehicle === undefined) {
-      throw invalid('invalid-request', `Unknown vehicle class ${requested}.`, {
-        errors: [{ path: 'vehicleClass', message: `must be one of: ${classes.map((v) => v.code).join(', ')}` }],
+      throw new DomainError('invalid-request', {
+        message: `Unknown vehicle class ${requested}.`,
+        details: {
+          errors: [{ path: 'vehicleClass', message: `must be one of: ${classes.map((v) => v.code).join(', ')}` }],
+        },
       });
     }
     if (vehicle.maxPassengers < passengers) {
-      throw invalid('invalid-request', `A ${vehicle.code} carries at most ${vehicle.maxPassengers} passengers.`, {
-        errors: [{ path: 'passengers', message: `a ${vehicle.code} carries at most ${vehicle.maxPassengers}` }],
+      throw new DomainError('invalid-request', {
+        message: `A ${vehicle.code} carries at most ${vehicle.maxPassengers} passengers.`,
+        details: {
+          errors: [{ path: 'passengers', message: `a ${vehicle.code} carries at most ${vehicle.maxPassengers}` }],
+        },
       });
     }
     const fare = fares.find((f) => f.vehicleClass === vehicle.code);
-    if (fare === undefined) throw new DomainError('no-fare', 'unprocessable', `There is no ${vehicle.code} fare between these locations.`);
+    if (fare === undefined) throw new DomainError('no-fare', { message: `There is no ${vehicle.code} fare between these locations.` });
     return { fare, vehicle };
   }
   const sorted = [...classes].sort((a, b) => a.maxPassengers - b.maxPassengers || (a.code < b.code ? -1 : 1));
@@ -114,5 +128,5 @@ export const chooseFare = (
     const fare = fares.find((f) => f.vehicleClass === vehicle.code);
     if (vehicle.maxPassengers >= passengers && fare !== undefined) return { fare, vehicle };
   }
-  throw new DomainError('no-fare', 'unprocessable', `No vehicle with a fare on this route carries ${passengers} passengers.`);
+  throw new DomainError('no-fare', { message: `No vehicle with a fare on this route carries ${passengers} passengers.` });
 };

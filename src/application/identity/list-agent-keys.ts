@@ -2,7 +2,7 @@ import type { AgentDirectory } from '../../domain/identity/agent-directory.port.
 import { keyViewAt, type KeyView } from '../../domain/identity/api-key.js';
 import type { KeyUseRecorder } from '../../domain/identity/key-usage.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 
 /** An agent's keys as they stand now, with the most recent use known (stored or noted here). */
 export class ListAgentKeys {
@@ -16,7 +16,7 @@ export class ListAgentKeys {
   async execute(agentId: string): Promise<KeyView[]> {
     const keys = await this.directory.listKeys(agentId);
     if (keys.length === 0 && (await this.directory.findAgent(agentId)) === null) {
-      throw notFound('agent-not-found', `No agent ${agentId}.`);
+      throw new DomainError('agent-not-found');
     }
     const now = this.clock.now();
     return keys.map(({ key, lastUsedAt }) => keyViewAt(key, latest(lastUsedAt, this.usage?.lastNoted(key.id) ?? null), now));

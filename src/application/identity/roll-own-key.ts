@@ -8,7 +8,7 @@ import {
 } from '../../domain/identity/api-key.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { conflict, invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
 
@@ -37,8 +37,11 @@ export class RollOwnKey {
   async execute(principal: AgentPrincipal, input: { overlapSeconds?: number | undefined }): Promise<RolledKey> {
     const overlap = input.overlapSeconds ?? DEFAULT_ROLL_OVERLAP_SECONDS;
     if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_ROLL_OVERLAP_SECONDS) {
-      throw invalid('invalid-request', `overlapSeconds must be a whole number from 0 to ${MAX_ROLL_OVERLAP_SECONDS}.`, {
-        errors: [{ path: 'overlapSeconds', message: `must be an integer from 0 to ${MAX_ROLL_OVERLAP_SECONDS}` }],
+      throw new DomainError('invalid-request', {
+        message: `overlapSeconds must be a whole number from 0 to ${MAX_ROLL_OVERLAP_SECONDS}.`,
+        details: {
+          errors: [{ path: 'overlapSeconds', message: `must be an integer from 0 to ${MAX_ROLL_OVERLAP_SECONDS}` }],
+        },
       });
     }
     const now = this.clock.now();
@@ -52,7 +55,7 @@ export class RollOwnKey {
     const until = new Date(now.getTime() + overlap * 1000);
     const stored = await this.directory.rollKey(principal.keyId, next, until);
     if (stored === null) {
-      throw conflict('key-already-rolled', 'This key has already been rolled; use the key it was rolled to.');
+      throw new DomainError('key-already-rolled');
     }
     return { apiKey, key: keyViewAt(stored, null, now), previousKeyValidUntil: until };
   }

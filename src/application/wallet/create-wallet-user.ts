@@ -4,7 +4,7 @@ import { checkNewPassword } from '../../domain/identity/password-policy.js';
 import { isExternalUserRef } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { toWalletUserView, type WalletUserView } from './wallet-user-view.js';
 
@@ -23,12 +23,13 @@ export class CreateWalletUser {
   async execute(tenantId: string, input: { externalUserRef?: string; email?: string; password?: string }): Promise<WalletUserView> {
     const id = this.ids.next('usr');
     const externalUserRef = input.externalUserRef ?? id;
-    if (!isExternalUserRef(externalUserRef)) throw invalid('invalid-request', 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.');
+    if (!isExternalUserRef(externalUserRef))
+      throw new DomainError('invalid-request', { message: 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.' });
     const email = input.email?.trim();
     if (email !== undefined && (email.length > 254 || !EMAIL.test(email)))
-      throw invalid('invalid-request', 'email is not a valid address.');
+      throw new DomainError('invalid-request', { message: 'email is not a valid address.' });
     if (input.password !== undefined) {
-      if (email === undefined) throw invalid('invalid-request', 'A password needs an email to log in with.');
+      if (email === undefined) throw new DomainError('invalid-request', { message: 'A password needs an email to log in with.' });
       await checkNewPassword(input.password, this.commonPasswords);
     }
     const user = await this.tenants.createUser({

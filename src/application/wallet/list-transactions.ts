@@ -1,5 +1,5 @@
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { PAGE_LIMITS, decodeCursor, encodeCursor, type Page } from '../../domain/shared/page.js';
 import { transactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionReader } from '../../domain/wallet/transaction-reader.port.js';
@@ -14,8 +14,11 @@ export class ListTransactions {
     const filter = filterOf(q);
     const after = q.cursor === undefined || q.cursor === null ? null : decodeCursor(q.cursor);
     if (q.cursor !== undefined && q.cursor !== null && after === null) {
-      throw invalid('invalid-request', 'The cursor is not one this service issued.', {
-        errors: [{ path: 'cursor', message: 'unknown cursor' }],
+      throw new DomainError('invalid-request', {
+        message: 'The cursor is not one this service issued.',
+        details: {
+          errors: [{ path: 'cursor', message: 'unknown cursor' }],
+        },
       });
     }
     const limit = q.limit ?? PAGE_LIMITS.default;

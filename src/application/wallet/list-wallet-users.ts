@@ -1,6 +1,6 @@
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { PAGE_LIMITS, decodeCursor, encodeCursor, type Page } from '../../domain/shared/page.js';
 import { toWalletUserView, type WalletUserView } from './wallet-user-view.js';
 
@@ -11,10 +11,10 @@ export class ListWalletUsers {
   async execute(machine: MachinePrincipal, query: { cursor?: string; limit?: number }): Promise<Page<WalletUserView>> {
     const limit = query.limit ?? PAGE_LIMITS.default;
     if (!Number.isInteger(limit) || limit < PAGE_LIMITS.min || limit > PAGE_LIMITS.max) {
-      throw invalid('invalid-request', `limit must be ${PAGE_LIMITS.min}-${PAGE_LIMITS.max}.`);
+      throw new DomainError('invalid-request', { message: `limit must be ${PAGE_LIMITS.min}-${PAGE_LIMITS.max}.` });
     }
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
-    if (query.cursor !== undefined && after === null) throw invalid('invalid-request', 'cursor is not valid.');
+    if (query.cursor !== undefined && after === null) throw new DomainError('invalid-request', { message: 'cursor is not valid.' });
     const rows = await this.tenants.listUsers(machine.tenantId, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];

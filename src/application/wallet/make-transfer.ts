@@ -33,7 +33,7 @@ export class MakeTransfer {
     const amount = amountIn(c.amount, currency);
     await requireHolder(this.holders, c.principal.tenantId, c.toUserId);
     if (c.toUserId === c.principal.userId) {
-      throw new DomainError('same-user-transfer', 'unprocessable', 'A transfer needs a recipient other than the sender.');
+      throw new DomainError('same-user-transfer');
     }
     const initiatedBy = initiatorOf(c.principal);
     return this.ledger.transfer({

@@ -1,6 +1,6 @@
 // The filter of a transaction listing or summary, checked once for both use cases.
 
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { TransactionFilter } from '../../domain/wallet/transaction-reader.port.js';
 import type { TransactionType } from '../../domain/wallet/transaction.js';
 
@@ -15,7 +15,10 @@ export interface TransactionQuery {
 
 export const filterOf = (q: TransactionQuery): TransactionFilter => {
   if (q.from !== undefined && q.to !== undefined && q.from.getTime() > q.to.getTime()) {
-    throw invalid('invalid-request', '`from` must not be after `to`.', { errors: [{ path: 'from', message: 'must not be after to' }] });
+    throw new DomainError('invalid-request', {
+      message: '`from` must not be after `to`.',
+      details: { errors: [{ path: 'from', message: 'must not be after to' }] },
+    });
   }
   return {
     ...(q.types === undefined ? {} : { types: q.types }),

@@ -1,5 +1,5 @@
 // The one "no such user" error of the wallet-user reads.
 
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 
-export const userNotFound = () => notFound('user-not-found', 'No such user.');
+export const userNotFound = () => new DomainError('user-not-found');

@@ -1,5 +1,5 @@
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { conflict } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource } from '../../domain/shared/secrets.port.js';
 import { checkSubscribedEvents, WEBHOOK_LIMITS, WEBHOOK_SECRET_PREFIX, type WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
@@ -43,7 +43,9 @@ export class RegisterWebhookEndpoint {
       WEBHOOK_LIMITS.endpointsPerOwner,
     );
     if (created === null) {
-      throw conflict('too-many-webhook-endpoints', `At most ${WEBHOOK_LIMITS.endpointsPerOwner} webhook endpoints; delete one first.`);
+      throw new DomainError('too-many-webhook-endpoints', {
+        message: `At most ${WEBHOOK_LIMITS.endpointsPerOwner} webhook endpoints; delete one first.`,
+      });
     }
     return { ...created, secret };
   }

@@ -1,4 +1,4 @@
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { WebhookDelivery } from '../../domain/webhooks/endpoint.js';
 import type { EventOwner } from '../../domain/webhooks/events.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
@@ -14,7 +14,7 @@ export class RetryWebhookDelivery {
   async execute(owner: EventOwner, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
     if ((await this.store.findEndpoint(owner, endpointId)) === null) throw endpointNotFound();
     const delivery = await this.store.retryNow(owner, endpointId, deliveryId);
-    if (delivery === null) throw notFound('webhook-delivery-not-found', 'No such delivery of this endpoint.');
+    if (delivery === null) throw new DomainError('webhook-delivery-not-found');
     this.wake();
     return delivery;
   }

@@ -1,16 +1,19 @@
 // Lookup and paging helpers shared by the webhook endpoint and delivery use cases.
 
-import { invalid, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { decodeCursor, encodeCursor, type Cursor, type Page } from '../../domain/shared/page.js';
 
-export const endpointNotFound = () => notFound('webhook-endpoint-not-found', 'No such webhook endpoint.');
+export const endpointNotFound = () => new DomainError('webhook-endpoint-not-found');
 
 export const cursorOf = (cursor: string | undefined): Cursor | null => {
   if (cursor === undefined) return null;
   const after = decodeCursor(cursor);
   if (after === null)
-    throw invalid('invalid-request', 'The cursor is not valid.', {
-      errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+    throw new DomainError('invalid-request', {
+      message: 'The cursor is not valid.',
+      details: {
+        errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+      },
     });
   return after;
 };

@@ -77,18 +77,11 @@ export const decideCancellation = (order: CancellableOrder, bookingKey: ApiKeyRe
   };
 };
 
-const REFUSALS: Readonly<Record<CancellationRefusal, string>> = {
-  'order-already-cancelled': 'The order is already cancelled.',
-  'booked-with-leaked-key':
-    'The order was placed with an API key that was revoked as leaked; it cannot be cancelled through the API. Contact support.',
-  'cancellation-window-closed': 'The pickup or departure has passed; the order can no longer be cancelled.',
-};
-
 /** The refund and fee of a cancel that the decision allows, or the DomainError it refuses with. */
 export const requireCancellable = (decision: CancellationDecision): { refund: Money; fee: Money } => {
   if (!decision.cancellable || decision.refund === null || decision.fee === null) {
     const reason = decision.reason ?? 'cancellation-window-closed';
-    throw new DomainError(reason, 'conflict', REFUSALS[reason]);
+    throw new DomainError(reason);
   }
   return { refund: decision.refund, fee: decision.fee };
 };

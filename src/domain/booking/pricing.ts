@@ -22,7 +22,7 @@ const BP = 10_000n;
  */
 export const unitPrice = (baseFare: Money, terms: PricingTerms): Money => {
   if (baseFare.currency !== terms.currency) {
-    throw new DomainError('no-fare', 'unprocessable', `No fare in the channel's currency ${terms.currency}.`);
+    throw new DomainError('no-fare', { message: `No fare in the channel's currency ${terms.currency}.` });
   }
   const scaled = BigInt(baseFare.amount) * (BP + BigInt(terms.markupBps)) * (BP - BigInt(terms.discountBps));
   return money(Number(roundHalfAwayFromZero(scaled, BP * BP)), terms.currency);

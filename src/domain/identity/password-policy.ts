@@ -1,4 +1,4 @@
-import { DomainError, invalid } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { CommonPasswords } from './common-passwords.port.js';
 
 /** Password length bounds: long enough to matter, short enough to hash cheaply. */
@@ -15,13 +15,9 @@ const REPETITIVE = /^([\s\S]{1,3})\1+$/u;
  */
 export async function checkNewPassword(password: string, common: CommonPasswords): Promise<void> {
   if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
-    throw invalid('invalid-request', `password must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters.`);
+    throw new DomainError('invalid-request', { message: `password must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters.` });
   }
   if (REPETITIVE.test(password) || (await common.includes(password))) {
-    throw new DomainError(
-      'password-too-common',
-      'invalid',
-      'This password is too common (it is on a list of commonly used or breached passwords, or repeats a short run); choose another.',
-    );
+    throw new DomainError('password-too-common');
   }
 }

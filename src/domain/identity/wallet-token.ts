@@ -78,8 +78,7 @@ export const principalFromToken = (typ: unknown, claims: Readonly<Record<string,
 };
 
 /** The one refusal for every token problem; no hint which check failed. */
-export const invalidToken = (): DomainError =>
-  new DomainError('invalid-token', 'unauthenticated', 'The bearer token is missing or not valid.');
+export const invalidToken = (): DomainError => new DomainError('invalid-token');
 
 /** Extracts the token of an `Authorization: Bearer <token>` header, or refuses. */
 export const bearerToken = (authorization: string | undefined): string => {

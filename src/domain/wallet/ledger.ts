@@ -104,18 +104,19 @@ export type AmountInput = number | { readonly amount: number; readonly currency:
 export const amountIn = (input: AmountInput, currency: string): Money => {
   const value = typeof input === 'number' ? input : input.amount;
   if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_TRANSACTION_AMOUNT) {
-    throw new DomainError(
-      'invalid-request',
-      'invalid',
-      `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`,
-      {
+    throw new DomainError('invalid-request', {
+      message: `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`,
+      details: {
         errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
       },
-    );
+    });
   }
   if (typeof input !== 'number' && input.currency !== currency) {
-    throw new DomainError('currency-mismatch', 'unprocessable', `This wallet holds ${currency}; the amount is in ${input.currency}.`, {
-      expected: currency,
+    throw new DomainError('currency-mismatch', {
+      message: `This wallet holds ${currency}; the amount is in ${input.currency}.`,
+      details: {
+        expected: currency,
+      },
     });
   }
   return { amount: value, currency };
@@ -170,22 +171,23 @@ export const sameRequest = (
 /** What remains refundable of a payment, or a DomainError when `requested` cannot be refunded. */
 export const refundableAmount = (payment: Transaction, requested: number | null): number => {
   if (payment.type !== 'PAYMENT') {
-    throw new DomainError('not-refundable', 'unprocessable', `Only payments can be refunded; this is a ${payment.type}.`);
+    throw new DomainError('not-refundable', { message: `Only payments can be refunded; this is a ${payment.type}.` });
   }
   const remaining = payment.amount.amount - payment.refundedAmount;
   const amount = requested ?? remaining;
   if (remaining <= 0 || amount > remaining) {
-    throw new DomainError('refund-exceeds-payment', 'unprocessable', 'The refund is more than what remains of the payment.', {
-      remaining: { amount: remaining, currency: payment.amount.currency },
+    throw new DomainError('refund-exceeds-payment', {
+      details: {
+        remaining: { amount: remaining, currency: payment.amount.currency },
+      },
     });
   }
   return amount;
 };
 
-export const insufficientFunds = (): DomainError =>
-  new DomainError('insufficient-funds', 'unprocessable', 'The balance is too low for this amount.');
+export const insufficientFunds = (): DomainError => new DomainError('insufficient-funds');
 
-export const transactionNotFound = (): DomainError => new DomainError('transaction-not-found', 'not-found', 'No such transaction.');
+export const transactionNotFound = (): DomainError => new DomainError('transaction-not-found');
 
 /** The fields every new transaction starts with: nothing refunded, no refund link. */
 const fresh = (e: { id: string; tenantId: string; createdAt: Date; initiatedBy: Initiator }) => ({
