@@ -1,6 +1,6 @@
 import type { EventOwner } from '../../domain/webhooks/events.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
-import { endpointNotFound } from './webhook-queries.js';
+import { endpointNotFound } from './webhook-endpoint-lookup.js';
 
 /** Deletes one of the owner's endpoints: nothing more is sent to it. */
 export class DeleteWebhookEndpoint {

@@ -1,7 +1,7 @@
 import type { WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
 import type { EventOwner } from '../../domain/webhooks/events.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
-import { endpointNotFound } from './webhook-queries.js';
+import { endpointNotFound } from './webhook-endpoint-lookup.js';
 
 /** One of the owner's endpoints (without its secret). */
 export class GetWebhookEndpoint {

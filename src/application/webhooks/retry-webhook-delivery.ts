@@ -2,7 +2,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { WebhookDelivery } from '../../domain/webhooks/endpoint.js';
 import type { EventOwner } from '../../domain/webhooks/events.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
-import { endpointNotFound } from './webhook-queries.js';
+import { endpointNotFound } from './webhook-endpoint-lookup.js';
 
 /** Makes one of the owner's deliveries due now, whatever its status, and wakes the worker. */
 export class RetryWebhookDelivery {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { pageQueryFields } from '../page.schemas.js';
 import { externalUserRefSchema } from './auth.schemas.js';
 import { moneySchema } from './transactions.schemas.js';
 
@@ -10,8 +10,7 @@ export const createUserSchema = z.object({
 });
 
 export const listUsersQuery = z.object({
-  cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+  ...pageQueryFields,
 });
 
 export const userParams = z.object({ userId: z.string().min(1).max(128) });
