@@ -12,7 +12,7 @@ import { PreviewCancellation } from '../../application/booking/preview-cancellat
 import { orderRoutes } from '../../adapters/http/booking/orders.routes.js';
 import { quoteRoutes } from '../../adapters/http/booking/quotes.routes.js';
 import { tripRoutes } from '../../adapters/http/booking/trips.routes.js';
-import { agentOf } from '../../adapters/http/request-context.js';
+import { agentScopeOf } from '../../adapters/http/idempotency-scopes.js';
 import type { Idempotent } from '../../adapters/http/idempotency.middleware.js';
 import type { Database } from '../../adapters/knex/database.js';
 import { KnexOrderRepo } from '../../adapters/knex/order-repo.knex.js';
@@ -108,7 +108,7 @@ export const bookingModule = (config: Config, db: Database | null, outbox?: Memo
           listOrders,
           cancelOrder,
           previewCancellation,
-          idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`),
+          idempotent: idempotent(agentScopeOf),
         }),
       [TOKENS.PlaceOrder, TOKENS.GetOrder, TOKENS.ListOrders, TOKENS.CancelOrder, TOKENS.PreviewCancellation, TOKENS.Idempotent],
     );

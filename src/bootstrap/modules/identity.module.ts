@@ -13,7 +13,7 @@ import { RollOwnKey } from '../../application/identity/roll-own-key.js';
 import { KeyUsageBuffer } from '../../adapters/cache/key-usage-buffer.js';
 import { KnexKeyUsageStore } from '../../adapters/knex/key-usage.knex.js';
 import { keyRoutes } from '../../adapters/http/booking/keys.routes.js';
-import { agentOf } from '../../adapters/http/request-context.js';
+import { agentScopeOf } from '../../adapters/http/idempotency-scopes.js';
 import type { Idempotent } from '../../adapters/http/idempotency.middleware.js';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { IssueApiKey } from '../../application/admin/issue-api-key.js';
@@ -137,7 +137,7 @@ export const identityModule = (config: Config, db: Database | null, outbox?: Mem
     bind(TOKENS.BookingRouters).toResolvedValue((getAgentAccount) => accountRoutes({ getAgentAccount }), [TOKENS.GetAgentAccount]);
     bind(TOKENS.BookingRouters).toResolvedValue(
       (listOwnKeys: ListOwnKeys, rollOwnKey: RollOwnKey, reportOwnKeyLeaked: ReportOwnKeyLeaked, idempotent: Idempotent) =>
-        keyRoutes({ listOwnKeys, rollOwnKey, reportOwnKeyLeaked, idempotent: idempotent((res) => `agent:${agentOf(res.locals).agentId}`) }),
+        keyRoutes({ listOwnKeys, rollOwnKey, reportOwnKeyLeaked, idempotent: idempotent(agentScopeOf) }),
       [TOKENS.ListOwnKeys, TOKENS.RollOwnKey, TOKENS.ReportOwnKeyLeaked, TOKENS.Idempotent],
     );
   });

@@ -1,5 +1,6 @@
 import type { WalletPrincipal } from '../identity/principal.js';
 import { DomainError } from '../shared/errors.js';
+import { idempotencyScope } from '../shared/idempotency.js';
 import type { Money } from '../shared/money.js';
 import type { NewPayment, NewRefund, NewTopUp, NewTransfer } from './ledger.port.js';
 import type { Initiator, Transaction, TransactionType } from './transaction.js';
@@ -140,7 +141,12 @@ export const initiatorOf = (principal: WalletPrincipal): Initiator =>
  * The same key from two callers names two different requests.
  */
 export const idempotencyScopeOf = (initiator: Initiator): string =>
-  initiator.kind === 'machine' ? `machine:${initiator.clientId}` : `user:${initiator.userId}`;
+  idempotencyScope(
+    initiator.kind === 'machine'
+      ? { kind: 'machine', tenantId: initiator.tenantId, clientId: initiator.clientId }
+      : { kind: 'user', tenantId: initiator.tenantId, userId: initiator.userId ?? '' },
+    'tenant',
+  );
 
 /** An idempotency key presented with a ledger write. */
 export interface LedgerIdempotency {
