@@ -1,3 +1,4 @@
+import { checkEmailAddress } from '../../domain/identity/email-address.js';
 import type { CommonPasswords } from '../../domain/identity/common-passwords.port.js';
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
 import { checkNewPassword } from '../../domain/identity/password-policy.js';
@@ -7,8 +8,6 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { toWalletUserView, type WalletUserView } from './wallet-user-view.js';
-
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/;
 
 /** Creates a wallet user of a tenant, with an optional email and password (not a common one) for `/auth/login`. */
 export class CreateWalletUser {
@@ -25,11 +24,13 @@ export class CreateWalletUser {
     const externalUserRef = input.externalUserRef ?? id;
     if (!isExternalUserRef(externalUserRef))
       throw new DomainError('invalid-request', { message: 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.' });
-    const email = input.email?.trim();
-    if (email !== undefined && (email.length > 254 || !EMAIL.test(email)))
-      throw new DomainError('invalid-request', { message: 'email is not a valid address.' });
+    const email = input.email === undefined ? undefined : checkEmailAddress(input.email);
     if (input.password !== undefined) {
-      if (email === undefined) throw new DomainError('invalid-request', { message: 'A password needs an email to log in with.' });
+      if (email === undefined)
+        throw new DomainError('invalid-request', {
+          message: 'A password needs an email to log in with.',
+          details: { errors: [{ path: 'email', message: 'is required with a password' }] },
+        });
       await checkNewPassword(input.password, this.commonPasswords);
     }
     const user = await this.tenants.createUser({

@@ -1,12 +1,19 @@
 import { z } from 'zod';
+import { EMAIL_MAX_LENGTH } from '../../../domain/identity/email-address.js';
+import { PASSWORD_LENGTH } from '../../../domain/identity/password-policy.js';
 import { pageQueryFields } from '../page.schemas.js';
 import { externalUserRefSchema } from './auth.schemas.js';
 import { moneySchema } from './transactions.schemas.js';
 
 export const createUserSchema = z.object({
   externalUserRef: externalUserRefSchema,
-  email: z.email().max(254).optional(),
-  password: z.string().min(8).max(256).optional().meta({ description: 'Lets the person use /auth/login; needs email' }),
+  // The email and password rules are the domain's (checkEmailAddress, checkNewPassword); the
+  // schema only takes strings and documents those rules.
+  email: z.string().optional().meta({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
+  password: z
+    .string()
+    .optional()
+    .meta({ description: 'Lets the person use /auth/login; needs email', minLength: PASSWORD_LENGTH.min, maxLength: PASSWORD_LENGTH.max }),
 });
 
 export const listUsersQuery = z.object({
