@@ -5,7 +5,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
 
 /** The longest overlap a secret rotation may keep the old secret for: 30 days. */
-export const MAX_SECRET_OVERLAP_SECONDS = 30 * 24 * 3600;
+const MAX_SECRET_OVERLAP_SECONDS = 30 * 24 * 3600;
 
 /**
  * Gives a tenant a new client secret (shown once) and keeps the current one valid for

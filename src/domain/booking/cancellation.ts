@@ -1,8 +1,7 @@
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import { isLeaked } from '../identity/api-key.js';
 import { DomainError, type Reason } from '../shared/errors.js';
-import { money, type Money } from '../shared/money.js';
-import { roundHalfAwayFromZero } from './pricing.js';
+import { money, roundHalfAwayFromZero, type Money } from '../shared/money.js';
 
 /** A channel's cancellation terms, fixed on an order when it is booked. */
 export interface CancellationTerms {
@@ -38,8 +37,7 @@ const HOUR_MS = 3_600_000;
 const BP = 10_000n;
 
 /** The last moment an order can be cancelled free of charge: `freeCancellationHours` before it starts. */
-export const freeUntilOf = (order: CancellableOrder): Date =>
-  new Date(order.startsAt.getTime() - order.terms.freeCancellationHours * HOUR_MS);
+const freeUntilOf = (order: CancellableOrder): Date => new Date(order.startsAt.getTime() - order.terms.freeCancellationHours * HOUR_MS);
 
 /**
  * The one rule of cancellation, used by both the preview and the cancel so they cannot disagree.

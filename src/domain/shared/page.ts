@@ -28,7 +28,7 @@ export interface PageRequest {
 }
 
 /** The one answer to a cursor this service did not issue (or that was altered). */
-export const invalidCursor = (): DomainError =>
+const invalidCursor = (): DomainError =>
   new DomainError('invalid-request', {
     message: 'The cursor is not valid.',
     details: { errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }] },
@@ -66,7 +66,7 @@ export const pageOf = <T extends Cursor>(rows: readonly T[], limit: number): Pag
 export const encodeCursor = (c: Cursor): string => base64url(`${c.createdAt.toISOString()}|${c.id}`);
 
 /** Decodes a token from `encodeCursor`; returns null for anything else. */
-export const decodeCursor = (token: string): Cursor | null => {
+const decodeCursor = (token: string): Cursor | null => {
   const raw = unbase64url(token);
   if (raw === null) return null;
   const sep = raw.indexOf('|');

@@ -29,8 +29,6 @@ export const walletUserSchema = z.object({
   createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
 });
 
-export const userPageSchema = z.object({ data: z.array(walletUserSchema), nextCursor: z.string().nullable() });
-
 /** What the tenant's own reads of its users show: the user and its available balance. */
 export const userWithBalanceSchema = walletUserSchema.extend({ balance: moneySchema });
 export const userWithBalancePageSchema = z.object({ data: z.array(userWithBalanceSchema), nextCursor: z.string().nullable() });
