@@ -31,6 +31,9 @@ Options (environment):`;
  *   BENCH_REDIS_URL          count the limits in this Redis (a key prefix of the run's own); default in memory
  *   BENCH_LIMITS_COMPARISON  on (default) | off: the account read again on a service with RATE_LIMITS=off
  *   BENCH_METRICS            on (default) | off: the service exposes Prometheus metrics on a loopback port
+ *   BENCH_ROUNDS             rounds of the account read's comparison (default 2): the account read, the
+ *                            same read with limits off and with metrics off, and bare Express, measured
+ *                            in turns, the order rotated each round; each row sums its rounds
  *   BENCH_BUILD              on (default) | off: run npm run build first (off: use dist/ as it is)
  *   BENCH_DATABASE_SOCKET    a directory: the service reaches that fresh database over PostgreSQL's
  *                            Unix socket there (e.g. /var/run/postgresql) instead of TCP
@@ -60,6 +63,7 @@ const resultsFile = process.env.BENCH_RESULTS ?? 'bench/results.md';
 const rateLimits = process.env.BENCH_RATE_LIMITS ?? 'on';
 const limitsComparison = process.env.BENCH_LIMITS_COMPARISON !== 'off' && rateLimits === 'on';
 const metrics = process.env.BENCH_METRICS !== 'off';
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Every limit raised so that none trips: the bench measures what counting costs, not refusals. */
@@ -144,9 +148,10 @@ function start(
  * CPU time (user + system, ms) of a process and its direct children (cluster workers), and of the
  * PostgreSQL backends serving the bench database (their process title names it).
  */
-function cpuMs(pid: number, database: string): { service: number; db: number } {
+function cpuMs(pid: number, database: string): { service: number; serviceSystem: number; db: number } {
   const tick = 10; // USER_HZ is 100 on Linux
   let service = 0;
+  let serviceSystem = 0;
   let db = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -154,19 +159,25 @@ function cpuMs(pid: number, database: string): { service: number; db: number } {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ms = (Number(fields[11]) + Number(fields[12])) * tick;
-      if (Number(entry) === pid || Number(fields[1]) === pid) service += ms;
-      else if (stat.includes('(postgres)') && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) db += ms;
+      if (Number(entry) === pid || Number(fields[1]) === pid) {
+        service += ms;
+        serviceSystem += Number(fields[12]) * tick;
+      } else if (stat.includes('(postgres)') && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) db += ms;
     } catch {
       // The process ended while we looked.
     }
   }
-  return { service, db };
+  return { service, serviceSystem, db };
 }
 
 interface Row {
   name: string;
+  /** Requests answered in the measured seconds. */
+  requests: number;
   /** Server CPU per request, µs. */
   cpuUs: number | null;
+  /** The part of it spent in the kernel (system time: socket reads and writes, other calls), µs. */
+  systemUs: number | null;
   /** PostgreSQL CPU per request, µs (backends of the bench database). */
   dbUs: number | null;
   connections: number;
@@ -266,6 +277,28 @@ async function probe(opts: autocannon.Options): Promise<void> {
 
 let database = 'pbw_bench';
 
+/** Runs of one service merged: requests and CPU summed over them, the median p50, the worst p99. */
+function merged(name: string, runs: readonly Row[]): Row {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const weighted = (k: 'cpuUs' | 'systemUs' | 'dbUs'): number | null =>
+    runs.some((r) => r[k] === null) || requests === 0 ? null : runs.reduce((n, r) => n + r[k]! * r.requests, 0) / requests;
+  const p50s = runs.map((r) => r.p50).sort((a, b) => a - b);
+  return {
+    name,
+    requests,
+    cpuUs: weighted('cpuUs'),
+    systemUs: weighted('systemUs'),
+    dbUs: weighted('dbUs'),
+    connections: runs[0]!.connections,
+    rps: runs.reduce((n, r) => n + r.rps, 0) / runs.length,
+    p50: p50s[Math.floor(p50s.length / 2)]!,
+    p99: Math.max(...runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    dbWork: null,
+  };
+}
+
 async function load(name: string, conns: number, opts: autocannon.Options, servicePid: number | null): Promise<Row> {
   await probe(opts);
   if (warmup > 0) await autocannon({ ...opts, connections: conns, duration: warmup });
@@ -278,7 +311,9 @@ async function load(name: string, conns: number, opts: autocannon.Options, servi
   const per = (ms: number): number | null => (result.requests.total === 0 ? null : (ms * 1000) / result.requests.total);
   return {
     name,
+    requests: result.requests.total,
     cpuUs: servicePid === null ? null : per(after.service - before.service),
+    systemUs: servicePid === null ? null : per(after.serviceSystem - before.serviceSystem),
     dbUs: per(after.db - before.db),
     connections: conns,
     rps: result.requests.average,
@@ -375,37 +410,56 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
       seconds,
       memo: new Map(),
     };
-    rows.push(await load('bare Express (same JSON)', connections, { url: `http://127.0.0.1:${bare.port}/bare` }, bare.child.pid!));
+    const bareOpts = { url: `http://127.0.0.1:${bare.port}/bare` };
+    const bareRuns = [await load('bare Express (same JSON)', connections, bareOpts, bare.child.pid!)];
+    rows.push(bareRuns[0]!);
     for (const scenario of SCENARIOS) {
       if (only && !only.some((o) => scenario.name === o || scenario.name.includes(o))) continue;
       try {
         const opts = await scenario.prepare(ctx);
         if (opts === null) continue;
         const pid = opts.url?.startsWith(ctx.base) ? service.child.pid! : (provider?.child.pid ?? null);
-        rows.push(await load(scenario.name, scenario.connections ?? connections, opts, pid));
-        process.stderr.write(`done: ${scenario.name}\n`);
-        if (unlimited !== null && scenario.name === 'GET /api/v1/agent/account') {
-          const other = `http://127.0.0.1:${unlimited.port}`;
-          rows.push(
-            await load(
-              `${scenario.name} (RATE_LIMITS=off, same run)`,
-              connections,
-              { ...opts, url: String(opts.url).replace(ctx.base, other) },
-              unlimited.child.pid!,
-            ),
-          );
+        const compared = scenario.name === 'GET /api/v1/agent/account' && (unlimited !== null || unmeasured !== null);
+        if (!compared) {
+          rows.push(await load(scenario.name, scenario.connections ?? connections, opts, pid));
+          process.stderr.write(`done: ${scenario.name}\n`);
+          continue;
         }
-        if (unmeasured !== null && scenario.name === 'GET /api/v1/agent/account') {
-          const other = `http://127.0.0.1:${unmeasured.port}`;
-          rows.push(
-            await load(
-              `${scenario.name} (limits on, metrics off, same run)`,
-              connections,
-              { ...opts, url: String(opts.url).replace(ctx.base, other) },
-              unmeasured.child.pid!,
-            ),
-          );
+        // The account read and the services it is compared with (bare Express, limits off,
+        // metrics off) are measured in turns, the order rotated each round, so that a change in the
+        // machine's load during the run falls on all of them alike.
+        const at = (child: { port: number }) => ({ ...opts, url: String(opts.url).replace(ctx.base, `http://127.0.0.1:${child.port}`) });
+        const contenders: Array<{ name: string; run: () => Promise<Row> }> = [
+          { name: scenario.name, run: () => load(scenario.name, connections, opts, pid) },
+          ...(unlimited === null
+            ? []
+            : [
+                {
+                  name: `${scenario.name} (RATE_LIMITS=off, same run)`,
+                  run: () => load('', connections, at(unlimited), unlimited.child.pid!),
+                },
+              ]),
+          ...(unmeasured === null
+            ? []
+            : [
+                {
+                  name: `${scenario.name} (limits on, metrics off, same run)`,
+                  run: () => load('', connections, at(unmeasured), unmeasured.child.pid!),
+                },
+              ]),
+          { name: 'bare Express (same JSON)', run: () => load('', connections, bareOpts, bare.child.pid!) },
+        ];
+        const runs = new Map<string, Row[]>(contenders.map((c) => [c.name, []]));
+        for (let round = 0; round < rounds; round += 1) {
+          for (let i = 0; i < contenders.length; i += 1) {
+            const c = contenders[(i + round) % contenders.length]!;
+            runs.get(c.name)!.push(await c.run());
+          }
         }
+        bareRuns.push(...runs.get('bare Express (same JSON)')!);
+        rows[0] = merged('bare Express (same JSON)', bareRuns);
+        for (const c of contenders.slice(0, -1)) rows.push(merged(c.name, runs.get(c.name)!));
+        process.stderr.write(`done: ${scenario.name} (${rounds} rounds)\n`);
       } catch (err) {
         failed.push(`${scenario.name}: ${err instanceof Error ? err.message : String(err)}`);
         process.stderr.write(`FAILED ${scenario.name}: ${err instanceof Error ? err.stack : String(err)}\n`);
@@ -439,6 +493,10 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           `Account read with metrics on: ${(limited.rps / noMetrics.rps).toFixed(2)} of the same service without metrics (${Math.round(limited.cpuUs ?? 0)} against ${Math.round(noMetrics.cpuUs ?? 0)} µs of server CPU a request).`,
         ]
       : []),
+    `Server CPU per request spent in the kernel (system time: socket reads and writes, other system calls), of the total: ${rows
+      .filter((r) => r.cpuUs !== null && r.systemUs !== null)
+      .map((r) => `${r.name} ${Math.round(r.systemUs!)} of ${Math.round(r.cpuUs!)} µs`)
+      .join('; ')}.`,
     ...rows.filter((r) => r.dbWork !== null).map((r) => `PostgreSQL per request, ${r.name}: ${r.dbWork}.`),
     ...failed.map((f) => `FAILED ${f}`),
   ];
@@ -446,7 +504,7 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const fmt = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
   const setup =
     `autocannon in this process; the compiled service${workers ? ` (${workers} cluster workers)` : ''}, bare Express and oidc-provider each in its own process; ` +
-    `${seconds} s per scenario after ${warmup} s of warm-up; service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=${rateLimits}` +
+    `${seconds} s per scenario after ${warmup} s of warm-up (the account read, its comparisons and bare Express in ${rounds} rounds, in turns); service LOG_LEVEL=${serviceEnv.LOG_LEVEL}, RATE_LIMITS=${rateLimits}` +
     `${rateLimits === 'on' ? ` (limits raised, counted ${redis ? 'in Redis' : 'in process memory'})` : ''}, metrics ${metrics ? 'on' : 'off'}, database ${database}, ` +
     `PostgreSQL over ${new URL(url).searchParams.get('host')?.startsWith('/') ? 'its Unix socket' : 'TCP'}` +
     `${serviceEnv.DB_POOL_MAX ? `, DB_POOL_MAX=${serviceEnv.DB_POOL_MAX}` : ''}. Load average before ${fmt(loadBefore)}, after ${fmt(loadAfter)}.`;

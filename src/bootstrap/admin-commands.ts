@@ -1,10 +1,10 @@
-import { BOOKING_COMMANDS, type AdminCommand, type AdminUseCases } from '../adapters/cli/admin.js';
+import { BOOKING_COMMANDS, type AdminUseCases, type ServiceCommand } from '../adapters/cli/admin.js';
 import { WALLET_IDENTITY_COMMANDS } from '../adapters/cli/wallet-commands.js';
 import type { Service } from './service.js';
 import { TOKENS } from './tokens.js';
 
 /** Every admin command, booking and wallet. */
-export const ADMIN_COMMANDS: readonly AdminCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS];
+export const ADMIN_COMMANDS: readonly ServiceCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS];
 
 /** Resolves the admin use cases from a composed service. */
 export const adminUseCases = (service: Service): AdminUseCases => {
@@ -17,6 +17,9 @@ export const adminUseCases = (service: Service): AdminUseCases => {
     listAgentKeys: c.get(TOKENS.ListAgentKeys),
     createAgent: c.get(TOKENS.CreateAgent),
     setAgentStatus: c.get(TOKENS.SetAgentStatus),
+    listAgents: c.get(TOKENS.ListAgents),
+    showAgent: c.get(TOKENS.ShowAgent),
+    setAgentChannel: c.get(TOKENS.SetAgentChannel),
     issueApiKey: c.get(TOKENS.IssueApiKey),
     revokeApiKey: c.get(TOKENS.RevokeApiKey),
     seedDemo: c.get(TOKENS.SeedDemo),

@@ -1,9 +1,7 @@
-import { runAdmin, type CliOutcome } from '../adapters/cli/admin.js';
-import { askOwner, claimFolder, FolderInUse, type FolderOwnership } from '../adapters/knex/pglite-owner.js';
+import { parseInvocation, runAdmin, type CliOutcome } from '../adapters/cli/admin.js';
+import type { FolderOwnership } from '../adapters/knex/pglite-owner.js';
 import { ADMIN_COMMANDS, adminUseCases } from './admin-commands.js';
-import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { openService, type Service } from './service.js';
+import type { Service } from './service.js';
 
 /**
  * Process entry point: `npm run --silent admin -- <command> [flags] [--json]`. On the embedded
@@ -12,6 +10,19 @@ import { openService, type Service } from './service.js';
  */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  // Help and mistakes in the call are answered before any configuration, database or service
+  // code is loaded: they work anywhere, at once.
+  const invocation = parseInvocation(argv, ADMIN_COMMANDS);
+  if (invocation.kind === 'answer') {
+    print(invocation.outcome);
+    return;
+  }
+  const [{ askOwner, claimFolder, FolderInUse }, { loadConfig }, { createLogger }, { openService }] = await Promise.all([
+    import('../adapters/knex/pglite-owner.js'),
+    import('./config.js'),
+    import('./logger.js'),
+    import('./service.js'),
+  ]);
   // Only serving instances deliver webhooks.
   const config = loadConfig({ ...process.env, WEBHOOK_WORKER: 'off' });
   const target = config.persistence.kind === 'database' ? config.persistence.target : null;
@@ -58,6 +69,9 @@ function print(outcome: CliOutcome): void {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  const message = err instanceof Error ? err.message : String(err);
+  // With --json, even a failure before the command ran is one JSON object (on stderr).
+  const json = process.argv.slice(2).includes('--json');
+  process.stderr.write(json ? `${JSON.stringify({ error: { reason: 'internal-error', message } })}\n` : `error: ${message}\n`);
   process.exitCode = 1;
 });

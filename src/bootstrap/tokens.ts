@@ -30,6 +30,9 @@ import type { KeyUsageBuffer } from '../adapters/cache/key-usage-buffer.js';
 import type { IssueApiKey } from '../application/admin/issue-api-key.js';
 import type { RevokeApiKey } from '../application/admin/revoke-api-key.js';
 import type { DemoContribution, SeedDemo } from '../application/admin/seed-demo.js';
+import type { ListAgents } from '../application/admin/list-agents.js';
+import type { ShowAgent } from '../application/admin/show-agent.js';
+import type { SetAgentChannel } from '../application/admin/set-agent-channel.js';
 import type { Readiness } from '../adapters/http/health.routes.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { IdempotencyStore } from '../domain/shared/idempotency.port.js';
@@ -122,6 +125,9 @@ export const TOKENS = {
   CreateChannel: token<CreateChannel>('CreateChannel'),
   CreateAgent: token<CreateAgent>('CreateAgent'),
   SetAgentStatus: token<SetAgentStatus>('SetAgentStatus'),
+  ListAgents: token<ListAgents>('ListAgents'),
+  ShowAgent: token<ShowAgent>('ShowAgent'),
+  SetAgentChannel: token<SetAgentChannel>('SetAgentChannel'),
   IssueApiKey: token<IssueApiKey>('IssueApiKey'),
   RevokeApiKey: token<RevokeApiKey>('RevokeApiKey'),
   UpdateChannel: token<UpdateChannel>('UpdateChannel'),

@@ -140,6 +140,35 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       expect(ids).to.have.length(2);
     });
 
+    it('when every agent is listed, then the ones created here come back once each, oldest first', async () => {
+      const a = await agentOn();
+      const b = await agentOn();
+      const listed = await s.directory.listAgents();
+      const mine = listed.filter((x) => x.id === a.id || x.id === b.id);
+      expect(mine).to.deep.equal([a, b].sort((x, y) => (x.id < y.id ? -1 : 1)));
+      const times = listed.map((x) => x.createdAt.getTime());
+      expect(times).to.deep.equal([...times].sort((x, y) => x - y));
+    });
+
+    it('when an agent is moved to another channel, then its key resolves to that channel; an unknown channel changes nothing', async () => {
+      const agent = await agentOn();
+      const k = key(agent.id);
+      await s.directory.insertKey(k);
+      const target = `C-${unique()}`;
+      await s.directory.createChannel({ code: target, name: 'Target', currency: 'USD', markupBps: 900, ...TERMS });
+      const moved = await s.directory.setAgentChannel(agent.id, target);
+      expect(moved).to.deep.equal({ ...agent, channelCode: target });
+      const resolved = await s.resolver.findByKeyHash(k.hash);
+      expect(resolved?.channel).to.include({ code: target, currency: 'USD', markupBps: 900 });
+      expect(resolved?.agent.channelCode).to.equal(target);
+      expect(await s.directory.findAgentsByChannel(target)).to.deep.equal([moved]);
+      expect(await s.directory.findAgentsByChannel(agent.channelCode)).to.deep.equal([]);
+
+      expect(await reasonOf(s.directory.setAgentChannel(agent.id, `C-${unique()}`))).to.equal('channel-not-found');
+      expect((await s.directory.findAgent(agent.id))?.channelCode).to.equal(target);
+      expect(await s.directory.setAgentChannel(`agt_${unique()}`, target)).to.equal(null);
+    });
+
     it('when a channel is updated, then only the given settings change and resolution shows them', async () => {
       const agent = await agentOn();
       const k = key(agent.id);

@@ -54,7 +54,8 @@ describe('what the published files say about formats and enums, against what the
   });
 
   it('when a vehicle class is named, then the file lists the server’s classes as an enum and another class is 400', async () => {
-    const body = booking.paths['/api/v1/airport-transfer/quotes']!.post.requestBody.content['application/json'].schema;
+    const ref = booking.paths['/api/v1/airport-transfer/quotes']!.post.requestBody.content['application/json'].schema;
+    const body = ref.$ref === undefined ? ref : booking.components!.schemas![ref.$ref.split('/').pop()];
     expect(body.properties.vehicleClass.enum).to.deep.equal(['sedan', 'suv', 'van']);
     const res = await app.request(
       '/api/v1/airport-transfer/quotes',

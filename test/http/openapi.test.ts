@@ -6,7 +6,14 @@ import express from 'express';
 import { parse } from 'yaml';
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import { OPERATIONS } from '../../src/adapters/http/operations.js';
-import { FILE_MEMBERSHIP, OPENAPI_FILES, renderOpenApiFiles } from '../../src/adapters/http/openapi/documents.js';
+import {
+  committedExamplesDay,
+  FILE_MEMBERSHIP,
+  OPENAPI_FILES,
+  renderOpenApiFiles,
+  TAG_DESCRIPTIONS,
+} from '../../src/adapters/http/openapi/documents.js';
+import { exampleDayOf } from '../../src/adapters/http/openapi/examples.js';
 import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { silentLog, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, type TestAgent } from '../support/builders.js';
@@ -27,11 +34,47 @@ const operationsOf = (doc: { paths: Record<string, Record<string, Operation>> })
   Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ path: p, method, ...op })));
 
 describe('published interface (OpenAPI files)', () => {
-  it('when the files are generated from the code, then they equal the committed files under openapi/ (else: npm run openapi)', async () => {
-    const generated = renderOpenApiFiles(OPERATIONS);
+  it('when the files are generated from the code for the day they record, then they equal the committed files under openapi/ (else: npm run openapi)', async () => {
     for (const file of OPENAPI_FILES) {
       const onDisk = await committed(file).catch(() => '(missing)');
+      const day = committedExamplesDay(onDisk);
+      expect(day, `openapi/${file}: info.x-examples-as-of`).to.match(/^\d{4}-\d{2}-\d{2}$/);
+      const generated = renderOpenApiFiles(OPERATIONS, { asOf: day! });
       expect(onDisk === generated[file], `openapi/${file} differs from the code: run npm run openapi and commit`).to.equal(true);
+    }
+  });
+
+  it('when the files are generated on two days, then they differ only in dates and the day they record', () => {
+    const a = renderOpenApiFiles(OPERATIONS, { asOf: '2026-11-26' });
+    const b = renderOpenApiFiles(OPERATIONS, { asOf: '2027-03-01' });
+    const undated = (text: string) => text.replace(/\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?/g, 'D').replace(/_\d{12}\b/g, '_T');
+    for (const file of OPENAPI_FILES) {
+      expect(a[file], file).not.to.equal(b[file]);
+      expect(undated(a[file]), file).to.equal(undated(b[file]));
+      expect(committedExamplesDay(b[file]), file).to.equal('2027-03-01');
+    }
+  });
+
+  it('when an operation is published, then it is under exactly one tag, and every tag is described', () => {
+    const generated = renderOpenApiFiles(OPERATIONS);
+    for (const file of OPENAPI_FILES) {
+      const doc = parse(generated[file]) as { tags: Array<{ name: string; description?: string }>; paths: any };
+      for (const op of operationsOf(doc) as Array<Operation & { tags?: string[] }>) {
+        expect(op.tags, `${file} ${op.operationId}: tags`).to.have.length(1);
+        expect(Object.keys(TAG_DESCRIPTIONS), `${file} ${op.operationId}`).to.include(op.tags![0]);
+      }
+      for (const tag of doc.tags) expect(tag.description, `${file} tag ${tag.name}`).to.be.a('string');
+    }
+  });
+
+  it('when the servers are read, then there is one, relative to where the file is served (no localhost)', () => {
+    const generated = renderOpenApiFiles(OPERATIONS, { walletBasePath: '/wallet' });
+    for (const file of OPENAPI_FILES) {
+      expect(
+        (parse(generated[file]) as { servers: Array<{ url: string }> }).servers.map((s) => s.url),
+        file,
+      ).to.deep.equal(['/']);
+      expect(generated[file], file).not.to.match(/localhost|127\.0\.0\.1/);
     }
   });
 
@@ -274,12 +317,18 @@ describe('GET /openapi/<file> and GET /docs', () => {
   });
   after(() => app.stop());
 
-  it('when each file is fetched, then it is served as application/yaml and equals the committed file', async () => {
+  it('when each file is fetched, then it is served as application/yaml and is the file generated for today', async () => {
     for (const file of OPENAPI_FILES) {
+      const before = exampleDayOf(new Date());
       const res = await app.request(`/openapi/${file}`);
+      const after = exampleDayOf(new Date());
       expect(res.status, file).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^application\/yaml/);
-      expect(await res.text()).to.equal(await committed(file));
+      const text = await res.text();
+      const day = committedExamplesDay(text);
+      // Generated again on the first request of a day: the day of the request.
+      expect(day, file).to.be.oneOf([before, after]);
+      expect(text).to.equal(renderOpenApiFiles(OPERATIONS, { asOf: day! })[file]);
     }
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { ScryptPasswordHasher } from '../../src/adapters/crypto/scrypt-password-hasher.js';
 import { MemorySigningKeyStore } from '../../src/adapters/memory/signing-key-store.memory.js';
 import { SigningKeyRing } from '../../src/adapters/jose/signing-keys.js';
@@ -40,6 +41,55 @@ describe('jose token adapters', () => {
     const err = await verifier.verify(accessToken).catch((e: unknown) => e);
     expect((err as DomainError).reason).to.equal('invalid-token');
   });
+
+  for (const alg of ['ES256', 'EdDSA'] as const) {
+    it(`when an ${alg} token is issued, then jose verifies it against the published keys and it reads like SignJWT's`, async () => {
+      const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
+      const jwk = { ...(await exportJWK(privateKey)), kid: `k-${alg}` };
+      const configured = new SigningKeyRing({ kind: 'configured', jwks: JSON.stringify(jwk) }, clock, { retentionSeconds: 200 });
+      await configured.start();
+      const issuer = new JoseTokenIssuer(configured, clock, settings);
+      const principal = {
+        kind: 'user',
+        tenantId: 'tnt_1',
+        clientId: 'cli_1',
+        userId: 'usr_1',
+        amr: ['pwd'],
+        act: { sub: 'cli_1' },
+      } as const;
+      const { accessToken, expiresIn } = await issuer.issue(principal);
+      expect(expiresIn).to.equal(60);
+      const { payload, protectedHeader } = await jwtVerify(accessToken, createLocalJWKSet(await configured.jwks()), {
+        issuer: settings.issuer,
+        audience: settings.audience,
+        algorithms: [alg],
+      });
+      expect(protectedHeader).to.deep.equal({ alg, kid: `k-${alg}`, typ: 'wallet-user+jwt' });
+      expect(Object.keys(decodeProtectedHeader(accessToken))).to.deep.equal(['alg', 'kid', 'typ']);
+      const iat = Math.floor(clock.t / 1000);
+      const reference = await new SignJWT({
+        sub: 'usr_1',
+        tid: 'tnt_1',
+        client_id: 'cli_1',
+        token_use: 'wallet-user',
+        amr: ['pwd'],
+        act: { sub: 'cli_1' },
+      })
+        .setProtectedHeader({ alg, kid: `k-${alg}`, typ: 'wallet-user+jwt' })
+        .setIssuer(settings.issuer)
+        .setAudience(settings.audience)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 60)
+        .setJti(String(payload.jti))
+        .sign(privateKey);
+      // Same header and payload, byte for byte, as jose's SignJWT (ECDSA signatures differ at each signing).
+      expect(accessToken.split('.').slice(0, 2)).to.deep.equal(reference.split('.').slice(0, 2));
+      expect(payload.jti).to.match(/^[A-Za-z0-9_-]{22}$/);
+      const tampered = `${accessToken.split('.').slice(0, 2).join('.')}.${reference.split('.')[2]!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`;
+      const refused = await jwtVerify(tampered, createLocalJWKSet(await configured.jwks())).catch((e: unknown) => e);
+      expect(refused).to.be.instanceOf(Error);
+    });
+  }
 
   it('when the cache is full, then the least recently used token is verified afresh', async () => {
     const issuer = new JoseTokenIssuer(ring, clock, settings);

@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { DomainError } from '../../domain/shared/errors.js';
 import { REVOKED_REASONS } from '../../domain/identity/api-key.js';
 import type { CreateAgent } from '../../application/admin/create-agent.js';
@@ -8,6 +8,9 @@ import type { SetAgentStatus } from '../../application/admin/set-agent-status.js
 import type { UpdateChannel } from '../../application/admin/update-channel.js';
 import type { IssueApiKey } from '../../application/admin/issue-api-key.js';
 import type { RevokeApiKey } from '../../application/admin/revoke-api-key.js';
+import type { ListAgents } from '../../application/admin/list-agents.js';
+import type { ShowAgent } from '../../application/admin/show-agent.js';
+import type { SetAgentChannel } from '../../application/admin/set-agent-channel.js';
 import type { ListAgentKeys } from '../../application/identity/list-agent-keys.js';
 import type { KeyView } from '../../domain/identity/api-key.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
@@ -19,6 +22,9 @@ import type { RotateClientSecret } from '../../application/admin/rotate-client-s
 import type { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
 import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
 import type { CreateWalletUser } from '../../application/wallet/create-wallet-user.js';
+import { optional, optionalInt, PROGRAM, required, usageOf, UsageError, type AdminCommand, type Values } from './command.js';
+import { commandHelp, findCommand, groupHelp, commandsUnder } from './help.js';
+import { fields, table } from './output.js';
 
 /** The use cases the admin commands drive, resolved lazily so a command builds only what it uses. */
 export interface AdminUseCases {
@@ -29,6 +35,9 @@ export interface AdminUseCases {
   readonly listAgentKeys: ListAgentKeys;
   readonly createAgent: CreateAgent;
   readonly setAgentStatus: SetAgentStatus;
+  readonly listAgents: ListAgents;
+  readonly showAgent: ShowAgent;
+  readonly setAgentChannel: SetAgentChannel;
   readonly issueApiKey: IssueApiKey;
   readonly revokeApiKey: RevokeApiKey;
   readonly seedDemo: SeedDemo;
@@ -41,63 +50,29 @@ export interface AdminUseCases {
   readonly setWalletUserDisabled: SetWalletUserDisabled;
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | undefined>;
+/** An admin command of this service. */
+export type ServiceCommand = AdminCommand<AdminUseCases>;
 
-/** One admin command: its flags, what it does and how it reads for a person. */
-export interface AdminCommand<U = AdminUseCases> {
-  readonly name: string;
-  readonly summary: string;
-  readonly usage: string;
-  readonly options: Options;
-  run(values: Values, useCases: U): Promise<Record<string, unknown>>;
-  text?(result: Record<string, unknown>): string;
-}
-
-/** A mistake in how the command was called (exit code 2). */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** A string flag. */
-export const str = { type: 'string' } as const;
-
-/** The value of a flag that must be given, or a usage error. */
-export const required = (values: Values, flag: string): string => {
-  const v = values[flag];
-  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${flag} is required`);
-  return v;
-};
-
-/** The value of a string flag, if given. */
-export const optional = (values: Values, flag: string): string | undefined => {
-  const v = values[flag];
-  return typeof v === 'string' ? v : undefined;
-};
-
-/** The value of a whole-number flag, if given; anything else is a usage error. */
-export const optionalInt = (values: Values, flag: string): number | undefined => {
-  const v = values[flag];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !/^-?\d+$/.test(v)) throw new UsageError(`--${flag} must be a whole number`);
-  return Number.parseInt(v, 10);
-};
+const bps = (what: string, range: string): string => `${what} in basis points (100 = 1 %), ${range}`;
 
 /** The booking-side commands of the contract. */
-export const BOOKING_COMMANDS: readonly AdminCommand[] = [
+export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
   {
     name: 'catalogue seed',
     summary: 'load the shipped demo catalogue (idempotent)',
-    usage: 'catalogue seed',
-    options: {},
+    flags: {},
     run: async (_v, u) => ({ ...(await u.seedCatalogue.execute()) }),
-    text: (r) => `catalogue: ${String(r.locations)} locations, ${String(r.cities)} cities, ${String(r.schedules)} schedules`,
+    output: 'fields',
   },
   {
     name: 'channel create',
     summary: 'create a sales channel',
-    usage: 'channel create --code C --name N --currency CUR [--markup-bps N]',
-    options: { code: str, name: str, currency: str, 'markup-bps': str },
+    flags: {
+      code: { value: 'C', required: true, description: 'the channel code: 1-32 of A-Z, 0-9, _ and -' },
+      name: { value: 'N', required: true, description: 'the channel name, 1-200 characters' },
+      currency: { value: 'CUR', required: true, description: 'the ISO 4217 currency of its prices, such as THB' },
+      'markup-bps': { value: 'N', description: bps('markup over the base fares', '-10000..10000, default 0') },
+    },
     run: async (v, u) => {
       const markupBps = optionalInt(v, 'markup-bps');
       return u.createChannel.execute({
@@ -107,13 +82,17 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
         ...(markupBps === undefined ? {} : { markupBps }),
       });
     },
-    text: (r) => `channel ${String(r.code)} created`,
+    output: 'fields',
   },
   {
     name: 'channel update',
-    summary: "change a channel's markup and cancellation terms",
-    usage: 'channel update --code C [--markup-bps N] [--free-cancellation-hours N] [--late-cancellation-fee-bps N]',
-    options: { code: str, 'markup-bps': str, 'free-cancellation-hours': str, 'late-cancellation-fee-bps': str },
+    summary: "change a channel's markup and cancellation terms (only the flags given)",
+    flags: {
+      code: { value: 'C', required: true, description: 'the channel to change' },
+      'markup-bps': { value: 'N', description: bps('markup over the base fares', '-10000..10000') },
+      'free-cancellation-hours': { value: 'N', description: 'hours before the start until which a cancellation is free, 0..8760' },
+      'late-cancellation-fee-bps': { value: 'N', description: bps('fee of a later cancellation', '0..10000') },
+    },
     run: async (v, u) => {
       const markupBps = optionalInt(v, 'markup-bps');
       const freeCancellationHours = optionalInt(v, 'free-cancellation-hours');
@@ -126,28 +105,24 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
         })),
       };
     },
-    text: (r) =>
-      `channel ${String(r.code)}: markup ${String(r.markupBps)} bps, free cancellation until ${String(r.freeCancellationHours)} h before, then a fee of ${String(r.lateCancellationFeeBps)} bps`,
+    output: 'fields',
   },
   {
     name: 'channel list',
     summary: 'list the channels with their pricing and cancellation terms',
-    usage: 'channel list',
-    options: {},
+    flags: {},
     run: async (_v, u) => ({ data: (await u.listChannels.execute()).map((c) => ({ ...c })) }),
-    text: (r) =>
-      (r.data as Array<Record<string, unknown>>)
-        .map(
-          (c) =>
-            `${String(c.code)}  ${String(c.currency)}  markup ${String(c.markupBps)} bps  free ${String(c.freeCancellationHours)} h  fee ${String(c.lateCancellationFeeBps)} bps  ${String(c.name)}`,
-        )
-        .join('\n') || '(no channels)',
+    output: { table: ['code', 'name', 'currency', 'markupBps', 'freeCancellationHours', 'lateCancellationFeeBps'] },
   },
   {
     name: 'agent create',
     summary: 'create an agent under a channel',
-    usage: 'agent create --name N --channel C [--products airport-transfer,express-bus] [--discount-bps N]',
-    options: { name: str, channel: str, products: str, 'discount-bps': str },
+    flags: {
+      name: { value: 'N', required: true, description: 'the agent name, 1-200 characters' },
+      channel: { value: 'C', required: true, description: 'the code of the channel whose prices it gets' },
+      products: { value: 'P,P', description: 'what it may book: airport-transfer, express-bus (default both)' },
+      'discount-bps': { value: 'N', description: bps('its discount off the channel price', '0..10000, default 0') },
+    },
     run: async (v, u) => {
       const discountBps = optionalInt(v, 'discount-bps');
       const products =
@@ -165,36 +140,65 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
       });
       return { agentId: agent.id };
     },
-    text: (r) => `agent ${String(r.agentId)} created`,
+    output: 'fields',
   },
-  ...(['suspend', 'activate'] as const).map((verb): AdminCommand => ({
+  {
+    name: 'agent list',
+    summary: 'list the agents, oldest first (never a key)',
+    flags: { channel: { value: 'C', description: 'only the agents of this channel' } },
+    run: async (v, u) => ({ data: await u.listAgents.execute({ channelCode: optional(v, 'channel') }) }),
+    output: { table: ['agentId', 'status', 'channel', 'discountBps', 'entitlements', 'createdAt', 'name'] },
+  },
+  {
+    name: 'agent show',
+    summary: "show an agent: its contract, its channel's terms and how many of its keys work",
+    flags: { agent: { value: 'ID', required: true, description: 'the agent (agt_…)' } },
+    run: async (v, u) => ({ ...(await u.showAgent.execute(required(v, 'agent'))) }),
+    output: 'fields',
+  },
+  {
+    name: 'agent set-channel',
+    summary: "move an agent to another channel: its later quotes get that channel's prices",
+    flags: {
+      agent: { value: 'ID', required: true, description: 'the agent (agt_…)' },
+      channel: { value: 'C', required: true, description: 'the code of the channel to move it to' },
+    },
+    run: async (v, u) => ({ ...(await u.setAgentChannel.execute(required(v, 'agent'), required(v, 'channel'))) }),
+    output: 'fields',
+  },
+  ...(['suspend', 'activate'] as const).map((verb): ServiceCommand => ({
     name: `agent ${verb}`,
     summary: verb === 'suspend' ? 'suspend an agent (its keys stop working)' : 're-activate an agent',
-    usage: `agent ${verb} --agent ID`,
-    options: { agent: str },
+    flags: { agent: { value: 'ID', required: true, description: 'the agent (agt_…)' } },
     run: async (v, u) => {
       const agent = await u.setAgentStatus.execute(required(v, 'agent'), verb === 'suspend' ? 'SUSPENDED' : 'ACTIVE');
       return { agentId: agent.id, status: agent.status };
     },
-    text: (r) => `agent ${String(r.agentId)} is ${String(r.status)}`,
+    output: 'fields',
   })),
   {
     name: 'key issue',
     summary: 'issue an API key to an agent (shown once)',
-    usage: 'key issue --agent ID [--expires-in-days N]',
-    options: { agent: str, 'expires-in-days': str },
+    flags: {
+      agent: { value: 'ID', required: true, description: 'the agent (agt_…)' },
+      'expires-in-days': { value: 'N', description: 'the key stops working after this many days (default: never)' },
+    },
     run: async (v, u) => {
       const days = optionalInt(v, 'expires-in-days');
       const issued = await u.issueApiKey.execute({ agentId: required(v, 'agent'), ...(days === undefined ? {} : { expiresInDays: days }) });
       return { keyId: issued.keyId, apiKey: issued.apiKey };
     },
-    text: (r) => `key ${String(r.keyId)} issued. Store it now, it is not shown again:\n${String(r.apiKey)}`,
+    output: 'fields',
+    note: 'the API key is shown this once (only its hash is stored): store it now.',
   },
   {
     name: 'key revoke',
-    summary: 'revoke an API key; --leaked also blocks cancelling its bookings',
-    usage: `key revoke --key ID [--leaked] [--reason ${REVOKED_REASONS.join('|')}]`,
-    options: { key: str, leaked: { type: 'boolean' }, reason: str },
+    summary: 'revoke an API key; --leaked also revokes the keys rolled from it and blocks cancelling its bookings',
+    flags: {
+      key: { value: 'ID', required: true, description: 'the key (key_…)' },
+      leaked: { description: 'the key leaked (the same as --reason leaked)' },
+      reason: { value: REVOKED_REASONS.join('|'), description: 'why it is revoked (default operator)' },
+    },
     run: async (v, u) => {
       const reasonFlag = v.reason;
       if (reasonFlag !== undefined && !(REVOKED_REASONS as readonly unknown[]).includes(reasonFlag)) {
@@ -207,33 +211,21 @@ export const BOOKING_COMMANDS: readonly AdminCommand[] = [
       const { key, rolled } = await u.revokeApiKey.execute(required(v, 'key'), reason);
       return { keyId: key.id, status: key.status, revokedReason: key.revokedReason, rolledKeysRevoked: rolled.map((k) => k.id) };
     },
-    text: (r) => {
-      const rolled = r.rolledKeysRevoked as string[];
-      const also = rolled.length === 0 ? '' : `; keys rolled from it, revoked too: ${rolled.join(', ')}`;
-      return `key ${String(r.keyId)} is ${String(r.status)} (${String(r.revokedReason)})${also}`;
-    },
+    output: 'fields',
   },
   {
     name: 'key list',
-    summary: "list an agent's keys (metadata only, never the key)",
-    usage: 'key list --agent ID',
-    options: { agent: str },
+    summary: "list an agent's keys, oldest first (metadata only, never the key)",
+    flags: { agent: { value: 'ID', required: true, description: 'the agent (agt_…)' } },
     run: async (v, u) => ({ data: (await u.listAgentKeys.execute(required(v, 'agent'))).map(keyJson) }),
-    text: (r) =>
-      (r.data as Array<Record<string, unknown>>)
-        .map(
-          (k) =>
-            `${String(k.id)}  ${String(k.prefix)}…  ${String(k.status)}${k.revokedReason === null ? '' : ` (${String(k.revokedReason)})`}  created ${String(k.createdAt)}  last used ${String(k.lastUsedAt ?? 'never')}${k.rolledFromKeyId === null ? '' : `  rolled from ${String(k.rolledFromKeyId)}`}`,
-        )
-        .join('\n') || '(no keys)',
+    output: { table: ['id', 'prefix', 'status', 'revokedReason', 'createdAt', 'expiresAt', 'lastUsedAt', 'rolledFromKeyId'] },
   },
   {
     name: 'demo seed',
     summary: 'seed the demo (catalogue, channel, agent with a key, tenant with a user); --reset issues new secrets',
-    usage: 'demo seed [--reset]',
-    options: { reset: { type: 'boolean' } },
+    flags: { reset: { description: "issue new demo secrets (the demo key, the tenant's secret, the user's password)" } },
     run: async (v, u) => ({ ...(await u.seedDemo.execute({ reset: v.reset === true })) }),
-    text: (r) => demoText(r),
+    output: (r) => demoText(r),
   },
 ];
 
@@ -279,6 +271,77 @@ export interface CliOutcome {
   readonly stderr: string;
 }
 
+/** What an invocation asks for: an answer that needs no database (help, a usage error), or a command to run. */
+export type Invocation<U> =
+  | { readonly kind: 'answer'; readonly outcome: CliOutcome }
+  | { readonly kind: 'run'; readonly command: AdminCommand<U>; readonly values: Values; readonly json: boolean };
+
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/**
+ * Reads the command line without touching any database: help (`--help`, `-h`, `help …`, or a
+ * command group alone) and mistakes in the call are answered here.
+ */
+export function parseInvocation<U>(argv: readonly string[], commands: readonly AdminCommand<U>[]): Invocation<U> {
+  const json = argv.includes('--json');
+  let args = argv.filter((a) => a !== '--json' && !HELP_FLAGS.has(a));
+  let wantsHelp = argv.some((a) => HELP_FLAGS.has(a));
+  if (args[0] === 'help') {
+    wantsHelp = true;
+    args = args.slice(1);
+  }
+  const answer = (help: { text: string; json: Record<string, unknown> }): Invocation<U> => ({
+    kind: 'answer',
+    outcome: { exitCode: 0, stdout: json ? `${JSON.stringify(help.json)}\n` : help.text, stderr: '' },
+  });
+  const refuse = (exitCode: number, reason: string, message: string, help = ''): Invocation<U> => ({
+    kind: 'answer',
+    outcome: {
+      exitCode,
+      stdout: '',
+      stderr: json ? `${JSON.stringify({ error: { reason, message } })}\n` : `error: ${message}\n${help === '' ? '' : `\n${help}`}`,
+    },
+  });
+  const command = findCommand(commands, args);
+  if (command !== undefined) {
+    if (wantsHelp) return answer(commandHelp(command));
+    return parseFlags(command, args.slice(command.name.split(' ').length), json, refuse);
+  }
+  const words: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-') || commandsUnder(commands, [...words, a]).length === 0) break;
+    words.push(a);
+  }
+  if (words.length === args.length) return answer(groupHelp(commands, words));
+  const named = args.slice(0, words.length + 1).join(' ');
+  return refuse(2, 'unknown-command', `unknown command: ${named}`, groupHelp(commands, words).text);
+}
+
+function parseFlags<U>(
+  command: AdminCommand<U>,
+  args: readonly string[],
+  json: boolean,
+  refuse: (exitCode: number, reason: string, message: string) => Invocation<U>,
+): Invocation<U> {
+  const usage = `usage: ${usageOf(command)}\nits flags: ${PROGRAM} ${command.name} --help`;
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      options: Object.fromEntries(
+        Object.entries(command.flags).map(([name, flag]) => [name, { type: flag.value === undefined ? 'boolean' : 'string' } as const]),
+      ),
+      strict: true,
+      allowPositionals: false,
+    });
+    for (const [name, flag] of Object.entries(command.flags)) {
+      if (flag.required === true) required(values, name);
+    }
+    return { kind: 'run', command, values, json };
+  } catch (err) {
+    return refuse(2, 'usage', `${(err as Error).message}\n${usage}`);
+  }
+}
+
 /**
  * Runs one admin command. With `--json`, stdout holds exactly one JSON object; errors always go
  * to stderr with a non-zero exit code (2 for usage, 1 for a refused or failed operation).
@@ -288,48 +351,28 @@ export async function runAdmin<U>(
   commands: readonly AdminCommand<U>[],
   useCases: () => Promise<U>,
 ): Promise<CliOutcome> {
-  const json = argv.includes('--json');
-  const args = argv.filter((a) => a !== '--json');
+  const invocation = parseInvocation(argv, commands);
+  if (invocation.kind === 'answer') return invocation.outcome;
+  const { command, values, json } = invocation;
   const fail = (exitCode: number, reason: string, message: string): CliOutcome => ({
     exitCode,
     stdout: '',
     stderr: json ? `${JSON.stringify({ error: { reason, message } })}\n` : `error: ${message}\n`,
   });
-  const command = commands.find((c) => {
-    const words = c.name.split(' ');
-    return words.every((w, i) => args[i] === w);
-  });
-  if (args.length === 0 || args[0] === 'help' || args[0] === '--help') {
-    return { exitCode: 0, stdout: help(commands), stderr: '' };
-  }
-  if (command === undefined) {
-    const refused = fail(2, 'unknown-command', `unknown command: ${args.slice(0, 2).join(' ')}`);
-    return json ? refused : { ...refused, stderr: refused.stderr + help(commands) };
-  }
-  let values: Values;
-  try {
-    const parsed = parseArgs({
-      args: args.slice(command.name.split(' ').length),
-      options: command.options,
-      strict: true,
-      allowPositionals: false,
-    });
-    values = parsed.values as Values;
-  } catch (err) {
-    return fail(2, 'usage', `${(err as Error).message}\nusage: ${command.usage}`);
-  }
   try {
     const result = await command.run(values, await useCases());
-    const stdout = json ? `${JSON.stringify(result)}\n` : `${command.text ? command.text(result) : JSON.stringify(result, null, 2)}\n`;
-    return { exitCode: 0, stdout, stderr: '' };
+    if (json) return { exitCode: 0, stdout: `${JSON.stringify(result)}\n`, stderr: '' };
+    return { exitCode: 0, stdout: `${render(command, result)}\n`, stderr: command.note === undefined ? '' : `note: ${command.note}\n` };
   } catch (err) {
-    if (err instanceof UsageError) return fail(2, 'usage', `${err.message}\nusage: ${command.usage}`);
+    if (err instanceof UsageError) return fail(2, 'usage', `${err.message}\nusage: ${usageOf(command)}`);
     if (err instanceof DomainError) return fail(1, err.reason, err.message);
     return fail(1, 'internal-error', err instanceof Error ? err.message : String(err));
   }
 }
 
-function help(commands: readonly AdminCommand<unknown>[]): string {
-  const lines = commands.map((c) => `  ${c.usage.padEnd(80)} ${c.summary}`);
-  return `usage: npm run --silent admin -- <command> [flags] [--json]\n\ncommands:\n${lines.join('\n')}\n`;
+function render<U>(command: AdminCommand<U>, result: Record<string, unknown>): string {
+  const output = command.output;
+  if (output === 'fields') return fields(result);
+  if (typeof output === 'function') return output(result);
+  return table(result.data as Record<string, unknown>[], output.table);
 }

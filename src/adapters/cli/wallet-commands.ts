@@ -1,28 +1,59 @@
-import { optional, optionalInt, required, str, UsageError, type AdminCommand } from './admin.js';
+import type { ServiceCommand } from './admin.js';
+import { optional, optionalInt, required, UsageError } from './command.js';
 
 /** How long the old client secret keeps working after `tenant rotate-secret` unless told. */
 const DEFAULT_OVERLAP_HOURS = 24;
 
 /** The wallet identity commands: tenants, users and token signing keys. */
-export const WALLET_IDENTITY_COMMANDS: readonly AdminCommand[] = [
+export const WALLET_IDENTITY_COMMANDS: readonly ServiceCommand[] = [
   {
     name: 'tenant create',
     summary: 'create a wallet tenant with its OAuth client (secret shown once)',
-    usage: 'tenant create --name N [--currency CUR]',
-    options: { name: str, currency: str },
+    flags: {
+      name: { value: 'N', required: true, description: 'the tenant name, 1-200 characters' },
+      currency: { value: 'CUR', description: "the ISO 4217 currency of its users' balances (default THB)" },
+    },
     run: async (v, u) => {
       const currency = optional(v, 'currency');
       return { ...(await u.createTenant.execute({ name: required(v, 'name'), ...(currency === undefined ? {} : { currency }) })) };
     },
-    text: (r) =>
-      `tenant ${String(r.tenantId)} created. Client id: ${String(r.clientId)}\n` +
-      `Client secret (store it now, it is not shown again):\n${String(r.clientSecret)}`,
+    output: 'fields',
+    note: 'the client secret is shown this once (only its hash is stored): store it now.',
+  },
+  {
+    name: 'tenant list',
+    summary: 'list the wallet tenants, oldest first (never a secret)',
+    flags: {},
+    run: async (_v, u) => ({ data: await u.listTenants.execute() }),
+    output: { table: ['tenantId', 'clientId', 'currency', 'createdAt', 'previousSecretValidUntil', 'name'] },
+  },
+  {
+    name: 'tenant rotate-secret',
+    summary: 'issue a new client secret (shown once); the old one keeps working for the overlap',
+    flags: {
+      tenant: { value: 'ID', required: true, description: 'the tenant (tnt_…)' },
+      'overlap-hours': {
+        value: 'N',
+        description: `hours the previous secret keeps working, 0..720 (default ${DEFAULT_OVERLAP_HOURS}; 0 ends it now)`,
+      },
+    },
+    run: async (v, u) => {
+      const hours = optionalInt(v, 'overlap-hours') ?? DEFAULT_OVERLAP_HOURS;
+      if (hours < 0) throw new UsageError('--overlap-hours must be 0 or more');
+      return { ...(await u.rotateClientSecret.execute(required(v, 'tenant'), hours * 3600)) };
+    },
+    output: 'fields',
+    note: 'the new client secret is shown this once (only its hash is stored): store it now.',
   },
   {
     name: 'user create',
     summary: 'create a wallet user of a tenant',
-    usage: 'user create --tenant ID [--email E --password P] [--external-ref R]',
-    options: { tenant: str, email: str, password: str, 'external-ref': str },
+    flags: {
+      tenant: { value: 'ID', required: true, description: 'the tenant (tnt_…)' },
+      email: { value: 'E', description: 'the e-mail address the user signs in with' },
+      password: { value: 'P', description: 'the password the user signs in with (needs --email)' },
+      'external-ref': { value: 'R', description: "the tenant's own reference for the user (default: the user's id)" },
+    },
     run: async (v, u) => {
       const email = optional(v, 'email');
       const password = optional(v, 'password');
@@ -35,67 +66,33 @@ export const WALLET_IDENTITY_COMMANDS: readonly AdminCommand[] = [
       });
       return { userId: user.id };
     },
-    text: (r) => `user ${String(r.userId)} created`,
-  },
-  {
-    name: 'signing-key rotate',
-    summary: 'sign wallet tokens with a new key; the old one verifies until its tokens expire',
-    usage: 'signing-key rotate',
-    options: {},
-    run: async (_v, u) => ({ ...(await u.rotateSigningKey.execute()) }),
-    text: (r) => `signing key ${String(r.kid)} is active (previous: ${String(r.previousKid)})`,
-  },
-  {
-    name: 'tenant list',
-    summary: 'list the wallet tenants (never a secret)',
-    usage: 'tenant list',
-    options: {},
-    run: async (_v, u) => ({ data: await u.listTenants.execute() }),
-    text: (r) =>
-      (r.data as Array<Record<string, unknown>>)
-        .map((t) => `${String(t.tenantId)}  ${String(t.clientId)}  ${String(t.currency)}  ${String(t.name)}`)
-        .join('\n') || 'no tenants',
-  },
-  {
-    name: 'tenant rotate-secret',
-    summary: `issue a new client secret (shown once); the old one works for the overlap (default ${DEFAULT_OVERLAP_HOURS} h, 0: ends now)`,
-    usage: 'tenant rotate-secret --tenant ID [--overlap-hours N]',
-    options: { tenant: str, 'overlap-hours': str },
-    run: async (v, u) => {
-      const hours = optionalInt(v, 'overlap-hours') ?? DEFAULT_OVERLAP_HOURS;
-      if (hours < 0) throw new UsageError('--overlap-hours must be 0 or more');
-      return { ...(await u.rotateClientSecret.execute(required(v, 'tenant'), hours * 3600)) };
-    },
-    text: (r) =>
-      `tenant ${String(r.tenantId)} (client ${String(r.clientId)}) has a new client secret (store it now, it is not shown again):\n` +
-      `${String(r.clientSecret)}\n` +
-      (r.previousSecretValidUntil === null
-        ? 'The previous secret no longer works.'
-        : `The previous secret works until ${new Date(r.previousSecretValidUntil as string | Date).toISOString()}.`),
+    output: 'fields',
   },
   {
     name: 'user list',
-    summary: 'list the wallet users of a tenant',
-    usage: 'user list --tenant ID',
-    options: { tenant: str },
+    summary: 'list the wallet users of a tenant, oldest first (never a password)',
+    flags: { tenant: { value: 'ID', required: true, description: 'the tenant (tnt_…)' } },
     run: async (v, u) => ({ data: await u.listTenantUsers.execute(required(v, 'tenant')) }),
-    text: (r) =>
-      (r.data as Array<Record<string, unknown>>)
-        .map((x) => `${String(x.userId)}  ${String(x.status)}  ${String(x.externalUserRef)}  ${String(x.email ?? '')}`)
-        .join('\n') || 'no users',
+    output: { table: ['userId', 'status', 'externalUserRef', 'email', 'createdAt', 'disabledAt'] },
   },
-  ...(['disable', 'enable'] as const).map((verb): AdminCommand => ({
+  ...(['disable', 'enable'] as const).map((verb): ServiceCommand => ({
     name: `user ${verb}`,
     summary:
       verb === 'disable'
         ? 'disable a wallet user: its tokens stop working at once, login and delegation are refused; balance and history stay'
         : 'enable a wallet user again (tokens issued before stay invalid: the person signs in again)',
-    usage: `user ${verb} --user ID`,
-    options: { user: str },
+    flags: { user: { value: 'ID', required: true, description: 'the wallet user (usr_…)' } },
     run: async (v, u) => {
       const user = await u.setWalletUserDisabled.execute(required(v, 'user'), verb === 'disable');
       return { userId: user.userId, status: user.status, disabledAt: user.disabledAt };
     },
-    text: (r) => `user ${String(r.userId)} is ${String(r.status)}`,
+    output: 'fields',
   })),
+  {
+    name: 'signing-key rotate',
+    summary: 'sign wallet tokens with a new key; the old one verifies until its tokens expire',
+    flags: {},
+    run: async (_v, u) => ({ ...(await u.rotateSigningKey.execute()) }),
+    output: 'fields',
+  },
 ];

@@ -2,7 +2,8 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { appRouter, inlineRoutes } from './express-internals.js';
-import { accessLog, requestId } from './request-context.js';
+import type { ResponseObserver } from './metrics.js';
+import { requestContext } from './request-context.js';
 
 /** The routers of each surface, as the composition root assembled them. */
 export interface HttpSurfaces {
@@ -29,9 +30,13 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId);
-  app.use(accessLog(log));
-  for (const mw of surfaces.before ?? []) app.use(mw);
+  // A middleware that only observes finished responses (the request metrics) is told by the
+  // access log's listener instead of being mounted.
+  const before = surfaces.before ?? [];
+  const observers = before.filter(isObserver).map((o) => o.observeResponse);
+  app.use(requestContext(log, observers));
+  // A router of routes only (the public limiter's) joins the application's own list, see `mount`.
+  for (const mw of before) if (!isObserver(mw)) mount(appRouter(app), mw as Router);
   for (const router of surfaces.root) mount(appRouter(app), router);
 
   // Booking: the public routes first, then the key check for everything else under /api/v1,
@@ -54,6 +59,9 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   app.use(errorHandler(log));
   return app;
 }
+
+const isObserver = (mw: RequestHandler): mw is RequestHandler & ResponseObserver =>
+  typeof (mw as Partial<ResponseObserver>).observeResponse === 'function';
 
 /**
  * Mounts `router` at the root of `parent`. A router that holds only routes is merged into

@@ -49,6 +49,11 @@ const page = (): string => `<!DOCTYPE html>
     OpenAPI 3.1 files:
 ${OPENAPI_FILES.map((f) => `    <a href="/openapi/${f}">${f}</a> (${TITLES[f]})`).join(' ·\n')}
   </nav>
+  <p style="font-family: sans-serif; padding: 0 20px">
+    “Try it out” sends the examples, drawn from the demo data, to this server. Choose “Authorize” first: the booking API takes
+    the demo API key, the wallet a token from <code>POST /oauth/token</code> or <code>POST /auth/login</code> with the demo
+    tenant’s credentials (the first start prints them all). Then put in the ids the service answered (quote, order, user, …).
+  </p>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js" charset="utf-8"></script>
   <script src="/docs/swagger-ui-standalone-preset.js" charset="utf-8"></script>
@@ -58,10 +63,11 @@ ${OPENAPI_FILES.map((f) => `    <a href="/openapi/${f}">${f}</a> (${TITLES[f]})`
 `;
 
 /**
- * `GET /openapi/<file>`: the published OpenAPI files, generated once at start. `GET /docs`: an
+ * `GET /openapi/<file>`: the published OpenAPI files, as `files()` gives them (the composition
+ * root generates them again on a new day, so the examples' dates stay ahead). `GET /docs`: an
  * interactive reference over them, from the Swagger UI assets of the installed package (no CDN).
  */
-export function docsRoutes(deps: { files: Readonly<Record<OpenApiFile, string>>; swaggerUiDir: string }): Router {
+export function docsRoutes(deps: { files: () => Readonly<Record<OpenApiFile, string>>; swaggerUiDir: string }): Router {
   const router = Router();
   const html = page();
   const script = initScript();
@@ -72,7 +78,7 @@ export function docsRoutes(deps: { files: Readonly<Record<OpenApiFile, string>>;
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
-    res.type('application/yaml; charset=utf-8').send(deps.files[file]);
+    res.type('application/yaml; charset=utf-8').send(deps.files()[file]);
   });
   router.get('/docs', documentSecurityHeaders, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { CacheCounts } from '../cache/bounded-cache.js';
 
 /** A cache whose hits and misses the metrics report. */
@@ -12,13 +12,26 @@ export interface CountedCache {
 /** The Prometheus metrics of one service: what an operator watches. */
 export interface ServiceMetrics {
   readonly registry: Registry;
-  /** Records every request: count and latency by route template, method and status. */
-  readonly requests: RequestHandler;
+  /**
+   * Records every request: count and latency by route template, method and status. Mounted as
+   * middleware it times the request itself; an application that already times every request
+   * (`createApp`) calls its `observeResponse` from its own 'finish' listener instead.
+   */
+  readonly requests: RequestHandler & ResponseObserver;
   rateLimitRefused(limiter: string): void;
   rateLimitStoreError(): void;
   ledgerWrite(kind: string): void;
   /** Reports the hit counts of a cache at each scrape. */
   watchCache(name: string, cache: CountedCache): void;
+}
+
+/**
+ * Told of every finished response, by the application's own 'finish' listener, rather than
+ * mounted as a middleware of its own: no extra layer and no extra listener per request. The
+ * request's start is `res.locals.accessLogStart`.
+ */
+export interface ResponseObserver {
+  readonly observeResponse: (res: Response) => void;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -33,13 +46,12 @@ export function createMetrics(prefixes: readonly string[]): ServiceMetrics {
   // prom-client's default process collectors are left out: with them the account read spent
   // about 110 µs more CPU a request than without metrics (455 against 345 µs); without them,
   // 23 µs (406 against 383).
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Requests by route template, method and status, with their latency (the _count is the request count)',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  const duration = new RequestHistogram(
+    'http_request_duration_seconds',
+    'Requests by route template, method and status, with their latency (the _count is the request count)',
+    LATENCY_BUCKETS,
+  );
+  registry.registerMetric(duration as unknown as Parameters<Registry['registerMetric']>[0]);
   const authFailures = new Counter({
     name: 'auth_failures_total',
     help: 'Refused credentials (401 answers) by reason: API keys, bearer tokens, client credentials, passwords',
@@ -85,20 +97,24 @@ export function createMetrics(prefixes: readonly string[]): ServiceMetrics {
     const prefix = prefixes.find((p) => p !== '' && req.originalUrl.startsWith(`${p}/`) && !path.startsWith(`${p}/`));
     return prefix === undefined ? path : `${prefix}${path}`;
   };
+  const childOf = (method: string, route: string, status: number): Series => duration.series(method, route, status);
+  // One listener shared by every response, reading what the request left on it: no closure per request.
   function finished(this: Response): void {
-    const start = (this.locals as { startedAt?: number }).startedAt;
+    const locals = this.locals as { startedAt?: number; accessLogStart?: number; reason?: string };
+    const start = locals.startedAt ?? locals.accessLogStart;
     const req = this.req;
     const status = this.statusCode;
-    if (start !== undefined) {
-      duration.observe({ method: req.method, route: routeOf(req), status: String(status) }, (performance.now() - start) / 1000);
-    }
-    if (status === 401) authFailures.inc({ reason: (this.locals as { reason?: string }).reason ?? 'unknown' });
+    if (start !== undefined) childOf(req.method, routeOf(req), status).observe((performance.now() - start) / 1000);
+    if (status === 401) authFailures.inc({ reason: locals.reason ?? 'unknown' });
   }
-  const requests: RequestHandler = (_req, res, next) => {
-    (res.locals as { startedAt?: number }).startedAt = performance.now();
-    res.once('finish', finished);
-    next();
-  };
+  const requests: RequestHandler & ResponseObserver = Object.assign(
+    ((_req, res, next) => {
+      (res.locals as { startedAt?: number }).startedAt = performance.now();
+      res.on('finish', finished);
+      next();
+    }) as RequestHandler,
+    { observeResponse: (res: Response) => finished.call(res) },
+  );
 
   return {
     registry,
@@ -110,6 +126,78 @@ export function createMetrics(prefixes: readonly string[]): ServiceMetrics {
       caches.set(name, cache);
     },
   };
+}
+
+/** The counts of one (method, route, status): per bucket (not cumulative), sum and count. */
+interface Series {
+  readonly labels: { readonly method: string; readonly route: string; readonly status: string };
+  readonly buckets: Float64Array;
+  sum: number;
+  count: number;
+  observe(seconds: number): void;
+}
+
+/**
+ * The request latency histogram, exposed as prom-client's Histogram exposes one (the same
+ * `_bucket`, `_sum` and `_count` lines) but recorded for a fraction of its cost: each series is
+ * found by one map lookup on a string key, and an observation is a bucket search and three
+ * additions, where prom-client validates and hashes the label object on every observation.
+ */
+class RequestHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly byKey = new Map<string, Series>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly bounds: readonly number[],
+  ) {}
+
+  series(method: string, route: string, status: number): Series {
+    const key = `${method} ${status} ${route}`;
+    let found = this.byKey.get(key);
+    if (found === undefined) {
+      const bounds = this.bounds;
+      const created: Series = {
+        labels: { method, route, status: String(status) },
+        buckets: new Float64Array(bounds.length),
+        sum: 0,
+        count: 0,
+        observe(seconds: number): void {
+          let i = 0;
+          while (i < bounds.length && seconds > bounds[i]!) i += 1;
+          if (i < bounds.length) this.buckets[i]! += 1;
+          this.sum += seconds;
+          this.count += 1;
+        },
+      };
+      this.byKey.set(key, created);
+      found = created;
+    }
+    return found;
+  }
+
+  /** What prom-client's registry prints, in the shape of its own histograms. */
+  async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: object[] }> {
+    const values: object[] = [];
+    const bucket = `${this.name}_bucket`;
+    for (const s of this.byKey.values()) {
+      let cumulative = 0;
+      this.bounds.forEach((le, i) => {
+        cumulative += s.buckets[i]!;
+        values.push({ labels: { ...s.labels, le }, value: cumulative, metricName: bucket });
+      });
+      values.push({ labels: { ...s.labels, le: '+Inf' }, value: s.count, metricName: bucket });
+      values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  reset(): void {
+    this.byKey.clear();
+  }
 }
 
 /** Serves `GET /metrics` on its own listener (loopback by default), apart from the public port. */

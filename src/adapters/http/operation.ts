@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { DemoExamples, OperationExamples } from './openapi/examples.js';
 
 /**
  * Which credential an operation takes. Booking: `api-key` or `none`; wallet: the token kinds.
@@ -72,4 +73,10 @@ export interface OperationSpec {
    * `.openapi()`, which needs a global zod extension this project does not install).
    */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /**
+   * Examples of every parameter, header and body the operation takes (and of its success answer),
+   * drawn from the demo data, for the day the file is generated: the reference page's "Try it
+   * out" sends them as they are.
+   */
+  readonly examples?: (demo: DemoExamples) => OperationExamples;
 }

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, MemoryStore, rateLimit, type Options, type Store } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type Options, type Store } from 'express-rate-limit';
 import { DomainError } from '../../domain/shared/errors.js';
 import { HttpProblem, sendProblem } from './problem.js';
 
@@ -67,7 +67,10 @@ export interface RateLimitSettings {
   readonly rules: Readonly<Record<LimiterName, LimiterRule>>;
   /** Failed authentications allowed per address and window. */
   readonly authFailureRule?: LimiterRule;
-  /** A fresh store for one limiter (shared state across instances), or undefined for memory. */
+  /**
+   * A fresh store for one limiter (shared state across instances), or undefined to count in this
+   * process's memory (`WindowCounter`).
+   */
   readonly store: (name: StoreName) => Store | undefined;
   /** Told of every store failure (a request then passes unlimited). */
   readonly onStoreError?: (err: unknown) => void;
@@ -77,7 +80,15 @@ export interface RateLimitSettings {
 
 type KeyOf = (req: Request, res: Response) => string;
 
-const ip = (req: Request): string => `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
+/**
+ * The client address a limit counts: an IPv6 address by its /56 network (express-rate-limit's
+ * `ipKeyGenerator`), an IPv4 address as it is (the helper returns it unchanged; without a colon
+ * it is not IPv6, so its IPv6 pattern test is skipped).
+ */
+const ip = (req: Request): string => {
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return `ip:${address.includes(':') ? ipKeyGenerator(address) : address}`;
+};
 
 /** The client id of HTTP Basic credentials; the secret is never read into the key. */
 const basicClientId = (req: Request): string | null => {
@@ -125,6 +136,104 @@ const noAuthFailureLimit: AuthFailureLimit = {
 /** Is this error a refused credential (as opposed to a fault, or a valid one used on the wrong route)? */
 const isAuthenticationFailure = (err: unknown): boolean => err instanceof DomainError && err.kind === 'unauthenticated';
 
+/**
+ * Fixed windows counted in this process's memory, as express-rate-limit's MemoryStore counts
+ * them (a key's window opens with its first request and lasts `windowMs`), but synchronously:
+ * no promise, no store call, a map lookup per request. Windows are kept in two generations that
+ * rotate every `windowMs`, so a key unseen for two rotations is forgotten without a timer (its
+ * window had ended: see `find`).
+ */
+export class WindowCounter {
+  private current = new Map<string, CountWindow>();
+  private previous = new Map<string, CountWindow>();
+  private rotateAt: number;
+
+  constructor(private readonly windowMs: number) {
+    this.rotateAt = Date.now() + windowMs;
+  }
+
+  /** Counts one request of `key`; the window it counted in. */
+  increment(key: string, now: number): CountWindow {
+    let w = this.find(key, now);
+    if (w === undefined || w.resetAt <= now) {
+      w = { hits: 0, resetAt: now + this.windowMs };
+      this.current.set(key, w);
+    }
+    w.hits += 1;
+    return w;
+  }
+
+  /** The window `key` is counting in, if one is open. */
+  get(key: string, now: number): CountWindow | undefined {
+    const w = this.find(key, now);
+    return w !== undefined && w.resetAt > now ? w : undefined;
+  }
+
+  /**
+   * A window found in the older generation moves to the current one. A window is dropped only
+   * after two rotations without a request, at least `windowMs` after its last request, so it had
+   * ended.
+   */
+  private find(key: string, now: number): CountWindow | undefined {
+    if (now >= this.rotateAt) {
+      this.previous = this.current;
+      this.current = new Map();
+      this.rotateAt = now + this.windowMs;
+    }
+    let w = this.current.get(key);
+    if (w === undefined) {
+      w = this.previous.get(key);
+      if (w !== undefined) {
+        this.previous.delete(key);
+        this.current.set(key, w);
+      }
+    }
+    return w;
+  }
+}
+
+/** One key's window: requests counted in it, and when it ends (epoch ms). */
+export interface CountWindow {
+  hits: number;
+  resetAt: number;
+}
+
+/** Answers 429 rate-limited with `Retry-After` (the seconds until the window ends). */
+const refuse = (res: Response, retryAfter: string): void => {
+  res.setHeader('Retry-After', retryAfter);
+  sendProblem(res, 429, 'rate-limited', `Too many requests. Retry after ${retryAfter} seconds.`);
+};
+
+/**
+ * A limiter counting in this process: the same answers as express-rate-limit with
+ * `standardHeaders: 'draft-6'` (`RateLimit-Policy`, `RateLimit-Limit`, `RateLimit-Remaining`,
+ * `RateLimit-Reset` on every answer; `Retry-After` and the 429 problem when over) for about a
+ * tenth of its CPU: no promise chain, the fixed header values built once.
+ */
+function memoryLimiter(name: LimiterName, rule: LimiterRule, keyOf: KeyOf, onRefused?: (name: StoreName) => void): RequestHandler {
+  const windowMs = rule.windowSeconds * 1000;
+  const counter = new WindowCounter(windowMs);
+  const policy = `${rule.limit};w=${Math.ceil(windowMs / 1000)}`;
+  const limit = String(rule.limit);
+  return (req, res, next) => {
+    const now = Date.now();
+    const w = counter.increment(keyOf(req, res), now);
+    const reset = String(Math.max(0, Math.ceil((w.resetAt - now) / 1000)));
+    if (!res.headersSent) {
+      res.setHeader('RateLimit-Policy', policy);
+      res.setHeader('RateLimit-Limit', limit);
+      res.setHeader('RateLimit-Remaining', String(Math.max(rule.limit - w.hits, 0)));
+      res.setHeader('RateLimit-Reset', reset);
+    }
+    if (w.hits > rule.limit) {
+      onRefused?.(name);
+      refuse(res, reset);
+      return;
+    }
+    next();
+  };
+}
+
 /** Builds every named limiter once (express-rate-limit wants them created at start). */
 export function createRateLimits(settings: RateLimitSettings): RateLimits {
   const storeError = settings.onStoreError ?? (() => undefined);
@@ -132,13 +241,14 @@ export function createRateLimits(settings: RateLimitSettings): RateLimits {
     if (!settings.enabled) return passThrough;
     const rule = settings.rules[name];
     const store = settings.store(name);
+    if (store === undefined) return memoryLimiter(name, rule, KEYS[name], settings.onRefused);
     return rateLimit({
       windowMs: rule.windowSeconds * 1000,
       limit: rule.limit,
       standardHeaders: 'draft-6',
       legacyHeaders: false,
       keyGenerator: KEYS[name],
-      ...(store ? { store } : {}),
+      store,
       // Fail open: an unreachable store lets the request through (see RateLimitSettings).
       passOnStoreError: true,
       logger: { error: storeError, warn: () => undefined },
@@ -146,9 +256,7 @@ export function createRateLimits(settings: RateLimitSettings): RateLimits {
       validate: { trustProxy: false, xForwardedForHeader: false, ip: false, keyGeneratorIpFallback: false },
       handler: (_req, res, _next, options) => {
         settings.onRefused?.(name);
-        const retry = res.getHeader('Retry-After') ?? String(Math.ceil(options.windowMs / 1000));
-        res.setHeader('Retry-After', String(retry));
-        sendProblem(res, 429, 'rate-limited', `Too many requests. Retry after ${String(retry)} seconds.`);
+        refuse(res, String(res.getHeader('Retry-After') ?? Math.ceil(options.windowMs / 1000)));
       },
     });
   };
@@ -163,10 +271,46 @@ export function createRateLimits(settings: RateLimitSettings): RateLimits {
   };
 }
 
+/** Counts in the shared store when there is one, else in this process (synchronously). */
 function authFailureLimit(settings: RateLimitSettings, storeError: (err: unknown) => void): AuthFailureLimit {
   const rule = settings.authFailureRule ?? DEFAULT_AUTH_FAILURE_RULE;
   const windowMs = rule.windowSeconds * 1000;
-  const store = settings.store('authFailures') ?? new MemoryStore();
+  const tooMany = (resetAt: number | undefined, now: number): HttpProblem => {
+    settings.onRefused?.('authFailures');
+    const retry = Math.max(1, Math.ceil(((resetAt ?? now + windowMs) - now) / 1000));
+    return new HttpProblem(
+      429,
+      'rate-limited',
+      `Too many failed authentications from this address. Retry after ${retry} seconds.`,
+      {},
+      { 'Retry-After': String(retry) },
+    );
+  };
+  const store = settings.store('authFailures');
+  if (store === undefined) {
+    const counter = new WindowCounter(windowMs);
+    const checkNow = (req: Request): void => {
+      const now = Date.now();
+      const seen = counter.get(ip(req), now);
+      if (seen !== undefined && seen.hits >= rule.limit) throw tooMany(seen.resetAt, now);
+    };
+    const recordNow = (req: Request): void => {
+      counter.increment(ip(req), Date.now());
+    };
+    return {
+      check: async (req) => checkNow(req),
+      record: async (req) => recordNow(req),
+      guard: async (req, authenticate) => {
+        checkNow(req);
+        try {
+          return await authenticate();
+        } catch (err) {
+          if (isAuthenticationFailure(err)) recordNow(req);
+          throw err;
+        }
+      },
+    };
+  }
   Promise.resolve(store.init?.({ windowMs } as Options)).catch(storeError);
   const check = async (req: Request): Promise<void> => {
     let seen;
@@ -177,15 +321,7 @@ function authFailureLimit(settings: RateLimitSettings, storeError: (err: unknown
       return;
     }
     if (seen === undefined || !(seen.totalHits >= rule.limit)) return;
-    settings.onRefused?.('authFailures');
-    const retry = Math.max(1, Math.ceil(((seen.resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
-    throw new HttpProblem(
-      429,
-      'rate-limited',
-      `Too many failed authentications from this address. Retry after ${retry} seconds.`,
-      {},
-      { 'Retry-After': String(retry) },
-    );
+    throw tooMany(seen.resetTime?.getTime(), Date.now());
   };
   const record = async (req: Request): Promise<void> => {
     try {

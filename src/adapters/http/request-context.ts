@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { AgentPrincipal, WalletPrincipal } from '../../domain/identity/principal.js';
 import type { WalletUser } from '../../domain/identity/tenant.js';
@@ -48,16 +48,40 @@ export const requestId: RequestHandler = (req, res, next) => {
 };
 
 /**
- * One structured line per request: id, method, path (no query string), status, latency and the
- * calling principal. Headers are never logged, so keys and tokens cannot leak through here.
+ * What every request runs first, in one middleware: the request id (`requestId`) and one
+ * structured access-log line per request: id, method, path (no query string), status, latency
+ * and the calling principal. Headers are never logged, so keys and tokens cannot leak through here.
+ * `observers` are told of every finished response by the same listener (the request metrics).
  */
-export const accessLog = (log: Logger): RequestHandler => {
+export const requestContext = (log: Logger, observers: ReadonlyArray<(res: Response) => void> = []): RequestHandler => {
+  const logLine = accessLogLine(log, observers);
+  return (req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : newRequestId();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    startAccessLog(req, res);
+    res.on('finish', logLine);
+    next();
+  };
+};
+
+const startAccessLog = (req: Request, res: Response): void => {
+  res.locals.accessLogStart = performance.now();
+  const url = req.originalUrl;
+  const q = url.indexOf('?');
+  res.locals.accessLogPath = q < 0 ? url : url.slice(0, q);
+};
+
+/**
+ * The 'finish' listener writing a request's line. One function shared by every response, reading
+ * what the request left on it, rather than a closure per request: this runs on every request.
+ */
+function accessLogLine(log: Logger, observers: ReadonlyArray<(res: Response) => void>): (this: Response) => void {
   // The line is built below from fixed fields, none of them secret (no header, no query string,
   // no body), so the logger's redaction pass, which would double its cost, is skipped for it.
   const lines = log.child({}, { redact: [] });
-  // One shared 'finish' listener reading what the request left on the response, rather than a
-  // closure per request: this runs on every request.
-  function logLine(this: Response): void {
+  return function logLine(this: Response): void {
     const { agent, wallet, requestId: id, accessLogStart: started, accessLogPath: path } = this.locals;
     const line: Record<string, unknown> = {
       requestId: id,
@@ -75,15 +99,9 @@ export const accessLog = (log: Logger): RequestHandler => {
       line.principal = wallet.kind;
     }
     lines.info(line, 'request');
-  }
-  return (req, res, next) => {
-    res.locals.accessLogStart = performance.now();
-    const q = req.originalUrl.indexOf('?');
-    res.locals.accessLogPath = q < 0 ? req.originalUrl : req.originalUrl.slice(0, q);
-    res.on('finish', logLine);
-    next();
+    for (const observe of observers) observe(this);
   };
-};
+}
 
 /** The agent a booking route acts for; the API-key middleware has put it there. */
 export const agentOf = (locals: { agent?: AgentPrincipal }): AgentPrincipal => {

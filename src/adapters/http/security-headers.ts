@@ -24,5 +24,14 @@ export const apiSecurityHeaders: RequestHandler = precomputedHeaders(
   }) as RequestHandler,
 );
 
-/** helmet's full default set, for the HTML reference page and its assets (`/docs`). */
-export const documentSecurityHeaders: RequestHandler = precomputedHeaders(helmet() as RequestHandler);
+/**
+ * helmet's full default set, for the HTML reference page and its assets (`/docs`), but for one
+ * CSP directive: `upgrade-insecure-requests` makes a browser fetch the page's scripts, styles
+ * and "Try it out" calls over https, so over plain http on any host but localhost (which
+ * browsers exempt) the page loads blank. The service is often reached over plain http (behind a
+ * TLS-terminating proxy it gets https anyway), so the page must not ask for the upgrade. HSTS
+ * stays: a browser ignores it over plain http (RFC 6797 §8.1) and keeps https over https.
+ */
+export const documentSecurityHeaders: RequestHandler = precomputedHeaders(
+  helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }) as RequestHandler,
+);

@@ -1,3 +1,4 @@
+import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { SigningKeyStore, StoredSigningKey } from '../../domain/identity/signing-key-store.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -18,7 +19,7 @@ interface LoadedKey {
   readonly alg: SigningAlgorithm;
   readonly publicJwk: JWK;
   readonly verifyKey: CryptoKey;
-  readonly signKey: CryptoKey | null;
+  readonly signKey: KeyObject | null;
 }
 
 const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y'] as const;
@@ -44,7 +45,9 @@ async function load(jwk: JWK, kid: string | undefined, alg: SigningAlgorithm, wi
     alg,
     publicJwk: pub,
     verifyKey: (await importJWK(pub, alg)) as CryptoKey,
-    signKey: withPrivate && jwk.d !== undefined ? ((await importJWK(jwk, alg)) as CryptoKey) : null,
+    // Signing goes through node:crypto (synchronous, on this thread): several times cheaper per
+    // token than WebCrypto's asynchronous call, for the same JWS.
+    signKey: withPrivate && jwk.d !== undefined ? createPrivateKey({ key: { ...jwk } as JsonWebKey, format: 'jwk' }) : null,
   };
 }
 
@@ -90,9 +93,16 @@ export class SigningKeyRing {
   }
 
   /** The key that signs new tokens. */
-  async current(): Promise<{ kid: string; alg: SigningAlgorithm; key: CryptoKey }> {
+  async current(): Promise<{ kid: string; alg: SigningAlgorithm; key: KeyObject }> {
     await this.fresh();
     const s = this.signing!;
+    return { kid: s.kid, alg: s.alg, key: s.signKey! };
+  }
+
+  /** The key that signs new tokens when the ring needs no reload now, else null (then call `current`). */
+  currentIfFresh(): { kid: string; alg: SigningAlgorithm; key: KeyObject } | null {
+    const s = this.signing;
+    if (s === null || this.clock.now().getTime() - this.loadedAt >= this.refreshMs) return null;
     return { kid: s.kid, alg: s.alg, key: s.signKey! };
   }
 
@@ -129,9 +139,12 @@ export class SigningKeyRing {
     return { kid: active.kid, previousKid: retired?.kid ?? null };
   }
 
+  private get refreshMs(): number {
+    return (this.options.refreshSeconds ?? 30) * 1000;
+  }
+
   private async fresh(): Promise<void> {
-    const refreshMs = (this.options.refreshSeconds ?? 30) * 1000;
-    if (this.signing === null || this.clock.now().getTime() - this.loadedAt >= refreshMs) await this.reload();
+    if (this.signing === null || this.clock.now().getTime() - this.loadedAt >= this.refreshMs) await this.reload();
   }
 
   private reload(): Promise<void> {

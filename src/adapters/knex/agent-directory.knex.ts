@@ -90,6 +90,25 @@ export class KnexAgentDirectory implements AgentDirectory {
     return rows.map(toAgent);
   }
 
+  async listAgents(): Promise<Agent[]> {
+    const rows = await this.knex<AgentRow>('agents').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return rows.map(toAgent);
+  }
+
+  async setAgentChannel(agentId: string, channelCode: string): Promise<Agent | null> {
+    try {
+      const [row] = await this.knex<AgentRow>('agents')
+        .where({ id: agentId })
+        .update({ channel_code: channelCode, updated_at: this.knex.fn.now() } as Partial<AgentRow>)
+        .returning('*');
+      this.changed();
+      return row === undefined ? null : toAgent(row as AgentRow);
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new DomainError('channel-not-found');
+      throw err;
+    }
+  }
+
   async setAgentStatus(agentId: string, status: AgentStatus): Promise<Agent | null> {
     const [row] = await this.knex<AgentRow>('agents')
       .where({ id: agentId })

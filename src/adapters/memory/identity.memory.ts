@@ -76,6 +76,20 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
   }
 
+  async listAgents(): Promise<Agent[]> {
+    return [...this.agents.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+  }
+
+  async setAgentChannel(agentId: string, channelCode: string): Promise<Agent | null> {
+    const agent = this.agents.get(agentId);
+    if (agent === undefined) return null;
+    if (!this.channels.has(channelCode)) throw new DomainError('channel-not-found');
+    const updated = { ...agent, channelCode };
+    this.agents.set(agentId, updated);
+    this.changed();
+    return updated;
+  }
+
   async setAgentStatus(agentId: string, status: AgentStatus): Promise<Agent | null> {
     const agent = this.agents.get(agentId);
     if (agent === undefined) return null;

@@ -20,6 +20,9 @@ import { IssueApiKey } from '../../application/admin/issue-api-key.js';
 import { RevokeApiKey } from '../../application/admin/revoke-api-key.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import { SeedDemo, type DemoContribution } from '../../application/admin/seed-demo.js';
+import { ListAgents } from '../../application/admin/list-agents.js';
+import { ShowAgent } from '../../application/admin/show-agent.js';
+import { SetAgentChannel } from '../../application/admin/set-agent-channel.js';
 import { AGENT_IDENTITY_TABLES, CachedAgentResolver } from '../../adapters/cache/agent-resolver.cached.js';
 import { ChangeSignal } from '../../adapters/cache/change-signal.js';
 import { KnexAgentDirectory } from '../../adapters/knex/agent-directory.knex.js';
@@ -112,6 +115,9 @@ export const identityModule = (config: Config, db: Database | null, outbox?: Mem
       [TOKENS.RevokeApiKey, TOKENS.Clock],
     );
     bind(TOKENS.SetAgentStatus).toResolvedValue((d: AgentDirectory) => new SetAgentStatus(d), [TOKENS.AgentDirectory]);
+    bind(TOKENS.ListAgents).toResolvedValue((d: AgentDirectory) => new ListAgents(d), [TOKENS.AgentDirectory]);
+    bind(TOKENS.ShowAgent).toResolvedValue((d: AgentDirectory, clock) => new ShowAgent(d, clock), [TOKENS.AgentDirectory, TOKENS.Clock]);
+    bind(TOKENS.SetAgentChannel).toResolvedValue((d: AgentDirectory) => new SetAgentChannel(d), [TOKENS.AgentDirectory]);
     bind(TOKENS.IssueApiKey).toResolvedValue(
       (d: AgentDirectory, ids, random, hasher, clock) => new IssueApiKey(d, ids, random, hasher, clock),
       [TOKENS.AgentDirectory, TOKENS.Ids, TOKENS.Random, TOKENS.SecretHasher, TOKENS.Clock],

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { headerGuard } from '../../adapters/http/header-guard.js';
 import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
-import { MemoryStore, type Store } from 'express-rate-limit';
+import type { Store } from 'express-rate-limit';
 import { createRateLimits, type RateLimits, type StoreName } from '../../adapters/http/rate-limits.js';
 import { createRateLimitRedis, RecoveringRedisStore } from '../../adapters/redis/rate-limit-store.redis.js';
 import type { Database } from '../../adapters/knex/database.js';
@@ -96,7 +96,8 @@ function rateLimitStores(
     });
     return (name) => new KnexRateLimitStore(db.knex, `${name}:`);
   }
-  return () => new MemoryStore();
+  // In this process's memory: the limiters' own synchronous counters.
+  return () => undefined;
 }
 
 /** A store failure as a log line, at most one a second: during an outage every request fails. */

@@ -45,6 +45,15 @@ export interface AgentDirectory {
   findAgent(agentId: string): Promise<Agent | null>;
   /** Returns the agents of a channel, oldest first; empty when none. */
   findAgentsByChannel(channelCode: string): Promise<Agent[]>;
+  /** Every agent of every channel, oldest first (ties by id); empty when none. */
+  listAgents(): Promise<Agent[]>;
+  /**
+   * Moves the agent to another channel: from then on its key resolves to that channel (on every
+   * instance within a second), so its later quotes are priced with it. Returns the updated agent,
+   * or null when there is no such agent; throws DomainError `channel-not-found` when the channel
+   * does not exist (and changes nothing).
+   */
+  setAgentChannel(agentId: string, channelCode: string): Promise<Agent | null>;
   /** Sets the agent's status; returns the updated agent or null when there is no such agent. */
   setAgentStatus(agentId: string, status: AgentStatus): Promise<Agent | null>;
   /** Stores a newly issued key (hash only). */

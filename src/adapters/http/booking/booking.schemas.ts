@@ -24,81 +24,111 @@ export const tripsQuery = z.object({
   date: z.iso.date({ error: 'must be a calendar date, YYYY-MM-DD' }).describe('Local date of departure (YYYY-MM-DD)'),
 });
 
-export const tripSchema = z.object({
-  id: z.string(),
-  fromCityId: z.string(),
-  toCityId: z.string(),
-  departsAt: timestamp(),
-  arrivesAt: timestamp(),
-  operator: z.string(),
-  seatsLeft: z.number().int(),
-  seatCapacity: z.number().int(),
-  price: moneySchema.describe("The caller's channel price per seat"),
-});
+export const tripSchema = z
+  .object({
+    id: z.string(),
+    fromCityId: z.string(),
+    toCityId: z.string(),
+    departsAt: timestamp(),
+    arrivesAt: timestamp(),
+    operator: z.string(),
+    seatsLeft: z.number().int(),
+    seatCapacity: z.number().int(),
+    price: moneySchema.describe("The caller's channel price per seat"),
+  })
+  .meta({ id: 'Trip', description: 'One departure of an express-bus schedule' });
 
-export const transferQuoteBody = z.object({
-  fromLocationId: id(),
-  toLocationId: id(),
-  pickupAt: z.iso.datetime({ offset: true }).describe('RFC 3339 instant of the pickup'),
-  passengers: z.number().int().min(1).max(50),
-  vehicleClass: z.enum(VEHICLE_CLASS_CODES).optional().describe('The smallest class that carries everybody when absent'),
-});
+export const tripPageSchema = z.object({ data: z.array(tripSchema) }).meta({ id: 'TripList' });
 
-export const busQuoteBody = z.object({
-  tripId: id(128),
-  passengers: z.number().int().min(1).max(50),
-});
+export const transferQuoteBody = z
+  .object({
+    fromLocationId: id().describe('A location id from the locations autocomplete (`loc_…`)'),
+    toLocationId: id().describe('A location id from the locations autocomplete (`loc_…`)'),
+    pickupAt: z.iso.datetime({ offset: true }).describe('RFC 3339 instant of the pickup, in the future and at most 365 days ahead'),
+    passengers: z.number().int().min(1).max(50),
+    vehicleClass: z.enum(VEHICLE_CLASS_CODES).optional().describe('The smallest class that carries everybody when absent'),
+  })
+  .meta({ id: 'AirportTransferQuoteRequest' });
+
+export const busQuoteBody = z
+  .object({
+    tripId: id(128).describe('A trip id from the trips list (`trp_…`)'),
+    passengers: z.number().int().min(1).max(50),
+  })
+  .meta({ id: 'ExpressBusQuoteRequest' });
 
 export const quoteParams = z.object({ quoteId: id() });
 
-const transferDetails = z.object({
-  fromLocationId: z.string(),
-  toLocationId: z.string(),
-  pickupAt: timestamp(),
-  passengers: z.number().int(),
-  vehicleClass: z.enum(VEHICLE_CLASS_CODES),
-  durationMinutes: z.number().int(),
-});
+const transferDetails = z
+  .object({
+    fromLocationId: z.string(),
+    toLocationId: z.string(),
+    pickupAt: timestamp(),
+    passengers: z.number().int(),
+    vehicleClass: z.enum(VEHICLE_CLASS_CODES),
+    durationMinutes: z.number().int(),
+  })
+  .meta({ id: 'AirportTransferDetails', description: 'What an airport-transfer quote or order is for' });
 
-const busDetails = z.object({
-  tripId: z.string(),
-  fromCityId: z.string(),
-  toCityId: z.string(),
-  operator: z.string(),
-  departsAt: timestamp(),
-  arrivesAt: timestamp(),
-  passengers: z.number().int(),
-  unitPrice: moneySchema,
-});
+const busDetails = z
+  .object({
+    tripId: z.string(),
+    fromCityId: z.string(),
+    toCityId: z.string(),
+    operator: z.string(),
+    departsAt: timestamp(),
+    arrivesAt: timestamp(),
+    passengers: z.number().int(),
+    unitPrice: moneySchema,
+  })
+  .meta({ id: 'ExpressBusDetails', description: 'What an express-bus quote or order is for' });
 
-const product = z.enum(['airport-transfer', 'express-bus']);
+const channelRef = z.object({ code: z.string() });
 
-export const quoteSchema = z.object({
-  id: z.string(),
-  product,
-  channel: z.object({ code: z.string() }),
-  price: moneySchema,
-  expiresAt: timestamp(),
-  createdAt: timestamp(),
-  details: z.union([transferDetails, busDetails]),
-});
+/**
+ * A quote of each product: `product` says which, and with it the shape of `details` (published as
+ * `oneOf` with a `discriminator` on `product`, so generated clients narrow `details` by it).
+ */
+const quoteOf = <P extends 'airport-transfer' | 'express-bus', D extends z.ZodType>(product: P, details: D) =>
+  z.object({
+    id: z.string(),
+    product: z.literal(product),
+    channel: channelRef,
+    price: moneySchema,
+    expiresAt: timestamp(),
+    createdAt: timestamp(),
+    details,
+  });
 
-export const orderBody = z.object({
-  quoteId: id(),
-  contact: z.object({
-    name: z.string().trim().min(1).max(200),
-    email: z.email().max(254),
-    phone: z.string().trim().min(1).max(40).optional(),
-  }),
-  passengers: z
-    .array(z.object({ name: z.string().trim().min(1).max(200) }))
-    .max(50)
-    .optional(),
-  agentReference: z.string().min(1).max(100).optional(),
-});
+export const airportTransferQuoteSchema = quoteOf('airport-transfer', transferDetails).meta({ id: 'AirportTransferQuote' });
+export const expressBusQuoteSchema = quoteOf('express-bus', busDetails).meta({ id: 'ExpressBusQuote' });
+export const quoteSchema = z
+  .discriminatedUnion('product', [airportTransferQuoteSchema, expressBusQuoteSchema])
+  .meta({ id: 'Quote', description: 'A priced offer of one product, bookable once until `expiresAt`' });
+
+export const orderBody = z
+  .object({
+    quoteId: id().describe('The `id` of a quote of the caller, not expired'),
+    contact: z.object({
+      name: z.string().trim().min(1).max(200),
+      email: z.email().max(254),
+      phone: z.string().trim().min(1).max(40).optional(),
+    }),
+    passengers: z
+      .array(z.object({ name: z.string().trim().min(1).max(200) }))
+      .max(50)
+      .optional(),
+    agentReference: z.string().min(1).max(100).optional(),
+  })
+  .meta({ id: 'OrderRequest' });
 
 export const idempotencyHeaders = z.object({
-  'Idempotency-Key': z.string().min(1).max(255).optional().describe('Retries with the same key and body replay the first response'),
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('Retries with the same key and body replay the first response. Make a new one (a UUID) for each new request'),
 });
 
 export const ordersQuery = z.object({
@@ -109,53 +139,69 @@ export const ordersQuery = z.object({
 
 export const orderParams = z.object({ orderId: id() });
 
-export const orderSchema = z.object({
-  id: z.string(),
-  status: z.enum(['CONFIRMED', 'CANCELLED']),
-  product,
-  quoteId: z.string(),
-  channel: z.object({ code: z.string() }),
-  price: moneySchema,
-  contact: z.object({ name: z.string(), email: z.string(), phone: z.string().nullable() }),
-  passengers: z.array(z.object({ name: z.string() })),
-  agentReference: z.string().nullable(),
-  details: z.union([transferDetails, busDetails]),
-  createdAt: timestamp(),
-  cancelledAt: timestamp().nullable(),
-  cancellationTerms: z.object({ freeCancellationHours: z.number().int(), lateCancellationFeeBps: z.number().int() }),
-  refund: moneySchema.nullable().describe('What the cancel refunded; null until the order is cancelled'),
-  fee: moneySchema.nullable().describe('What the cancel charged; null until the order is cancelled'),
-});
+/** An order of each product: as for quotes, `product` discriminates `details`. */
+const orderOf = <P extends 'airport-transfer' | 'express-bus', D extends z.ZodType>(product: P, details: D) =>
+  z.object({
+    id: z.string(),
+    status: z.enum(['CONFIRMED', 'CANCELLED']),
+    product: z.literal(product),
+    quoteId: z.string(),
+    channel: channelRef,
+    price: moneySchema,
+    contact: z.object({ name: z.string(), email: z.string(), phone: z.string().nullable() }),
+    passengers: z.array(z.object({ name: z.string() })),
+    agentReference: z.string().nullable(),
+    details,
+    createdAt: timestamp(),
+    cancelledAt: timestamp().nullable(),
+    cancellationTerms: z.object({ freeCancellationHours: z.number().int(), lateCancellationFeeBps: z.number().int() }),
+    refund: moneySchema.nullable().describe('What the cancel refunded; null until the order is cancelled'),
+    fee: moneySchema.nullable().describe('What the cancel charged; null until the order is cancelled'),
+  });
 
-export const cancellationSchema = z.object({
-  cancellable: z.boolean(),
-  reason: z
-    .enum(['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed'])
-    .nullable()
-    .describe('The reason a cancel would be refused with now, or null'),
-  refund: moneySchema.nullable().describe('What a cancel now would refund; null when it would be refused'),
-  fee: moneySchema.nullable().describe('What a cancel now would charge; null when it would be refused'),
-  freeUntil: timestamp().describe('Until this moment (inclusive) a cancel is free of charge'),
-});
+export const airportTransferOrderSchema = orderOf('airport-transfer', transferDetails).meta({ id: 'AirportTransferOrder' });
+export const expressBusOrderSchema = orderOf('express-bus', busDetails).meta({ id: 'ExpressBusOrder' });
+export const orderSchema = z
+  .discriminatedUnion('product', [airportTransferOrderSchema, expressBusOrderSchema])
+  .meta({ id: 'Order', description: 'A booked quote: its price, contact and passengers, and how it may be cancelled' });
 
-export const rollKeyBody = z.object({
-  overlapSeconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(86_400)
-    .optional()
-    .describe('How long the calling key keeps working after the roll (default 3600)'),
-});
+export const orderPageSchema = z.object({ data: z.array(orderSchema), nextCursor: z.string().nullable() }).meta({ id: 'OrderPage' });
 
-export const keySchema = z.object({
-  id: z.string(),
-  prefix: z.string(),
-  status: z.enum(['ACTIVE', 'REVOKED']),
-  createdAt: timestamp(),
-  expiresAt: timestamp().nullable().describe("When the key stops working: its expiry, or the end of a rolled key's overlap"),
-  lastUsedAt: timestamp().nullable().describe('Approximate: may lag by up to 60 s'),
-  revokedAt: timestamp().nullable(),
-  revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),
-  rolledFromKeyId: z.string().nullable(),
-});
+export const cancellationSchema = z
+  .object({
+    cancellable: z.boolean(),
+    reason: z
+      .enum(['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed'])
+      .nullable()
+      .describe('The reason a cancel would be refused with now, or null'),
+    refund: moneySchema.nullable().describe('What a cancel now would refund; null when it would be refused'),
+    fee: moneySchema.nullable().describe('What a cancel now would charge; null when it would be refused'),
+    freeUntil: timestamp().describe('Until this moment (inclusive) a cancel is free of charge'),
+  })
+  .meta({ id: 'CancellationPreview' });
+
+export const rollKeyBody = z
+  .object({
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .optional()
+      .describe('How long the calling key keeps working after the roll (default 3600)'),
+  })
+  .meta({ id: 'RollKeyRequest' });
+
+export const keySchema = z
+  .object({
+    id: z.string(),
+    prefix: z.string(),
+    status: z.enum(['ACTIVE', 'REVOKED']),
+    createdAt: timestamp(),
+    expiresAt: timestamp().nullable().describe("When the key stops working: its expiry, or the end of a rolled key's overlap"),
+    lastUsedAt: timestamp().nullable().describe('Approximate: may lag by up to 60 s'),
+    revokedAt: timestamp().nullable(),
+    revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),
+    rolledFromKeyId: z.string().nullable(),
+  })
+  .meta({ id: 'ApiKey', description: 'An API key of the agent, without the key itself' });

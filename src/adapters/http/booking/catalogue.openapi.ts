@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import type { OperationSpec } from '../operation.js';
-import { autocompleteQuery, citySchema, locationSchema } from './catalogue.schemas.js';
+import { autocompleteQuery, cityListSchema, locationListSchema } from './catalogue.schemas.js';
 
 /** The published description of the public autocomplete routes. */
 export const catalogueOperations: readonly OperationSpec[] = [
@@ -14,8 +13,17 @@ export const catalogueOperations: readonly OperationSpec[] = [
     tags: ['catalogue'],
     token: 'none',
     request: { query: autocompleteQuery },
+    examples: () => ({
+      query: { q: 'sukhumvit', limit: 5 },
+      response: {
+        data: [
+          { id: 'loc_bkk_sukhumvit', code: 'SKV', name: 'Sukhumvit', type: 'district', city: 'Bangkok', country: 'Thailand' },
+          { id: 'loc_bkk_h_sukhumvit', code: 'HCS', name: 'Hôtel Café Sukhumvit', type: 'hotel', city: 'Bangkok', country: 'Thailand' },
+        ],
+      },
+    }),
     responses: {
-      200: { description: 'Matching locations, prefix matches first', schema: z.object({ data: z.array(locationSchema) }) },
+      200: { description: 'Matching locations, prefix matches first', schema: locationListSchema },
       400: { description: 'Bad query', reasons: ['invalid-request'] },
     },
   },
@@ -28,8 +36,12 @@ export const catalogueOperations: readonly OperationSpec[] = [
     tags: ['catalogue'],
     token: 'none',
     request: { query: autocompleteQuery },
+    examples: () => ({
+      query: { q: 'patt', limit: 5 },
+      response: { data: [{ id: 'cty_pattaya', name: 'Pattaya', country: 'Thailand' }] },
+    }),
     responses: {
-      200: { description: 'Matching cities', schema: z.object({ data: z.array(citySchema) }) },
+      200: { description: 'Matching cities', schema: cityListSchema },
       400: { description: 'Bad query', reasons: ['invalid-request'] },
     },
   },

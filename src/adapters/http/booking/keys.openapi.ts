@@ -1,7 +1,21 @@
 import { z } from 'zod';
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS, EXAMPLE_SECRETS, type DemoExamples } from '../openapi/examples.js';
 import { BODY_LIMITS, INVALID_BODY, KEY_ERRORS } from './booking.openapi-common.js';
 import { idempotencyHeaders, keySchema, rollKeyBody } from './booking.schemas.js';
+
+/** The demo agent's key as `GET /api/v1/keys` shows it. */
+const keyExample = (demo: DemoExamples) => ({
+  id: EXAMPLE_IDS.apiKey,
+  prefix: EXAMPLE_SECRETS.apiKey.slice(0, 8),
+  status: 'ACTIVE',
+  createdAt: demo.createdAt,
+  expiresAt: null,
+  lastUsedAt: demo.createdAt.replace('T03:00', 'T03:05'),
+  revokedAt: null,
+  revokedReason: null,
+  rolledFromKeyId: null,
+});
 
 /** The published description of the agent's own key routes. */
 export const keyOperations: readonly OperationSpec[] = [
@@ -15,6 +29,7 @@ export const keyOperations: readonly OperationSpec[] = [
       'Every key of the calling agent, oldest first, without the key itself. `lastUsedAt` is approximate: it may lag by up to 60 s. A rolled key in its overlap is ACTIVE with `expiresAt` at the end of the overlap.',
     tags: ['keys'],
     token: 'api-key',
+    examples: (demo) => ({ response: { data: [keyExample(demo)] } }),
     responses: {
       200: { description: 'The agent’s keys', schema: z.object({ data: z.array(keySchema) }) },
       ...KEY_ERRORS,
@@ -31,6 +46,7 @@ export const keyOperations: readonly OperationSpec[] = [
     tags: ['keys'],
     token: 'api-key',
     request: { body: rollKeyBody, headers: idempotencyHeaders },
+    examples: () => ({ headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.rollCurrentKey }, body: { overlapSeconds: 3600 } }),
     responses: {
       201: {
         description: 'The new key (shown only here) and its metadata',

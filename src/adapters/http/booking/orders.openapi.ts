@@ -1,7 +1,44 @@
-import { z } from 'zod';
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
+import { transferQuoteExample } from './quotes.openapi.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
-import { cancellationSchema, idempotencyHeaders, orderBody, orderParams, orderSchema, ordersQuery } from './booking.schemas.js';
+import {
+  cancellationSchema,
+  idempotencyHeaders,
+  orderBody,
+  orderPageSchema,
+  orderParams,
+  orderSchema,
+  ordersQuery,
+} from './booking.schemas.js';
+
+const contact = { name: 'Malee Srisuk', email: 'malee.srisuk@example.com', phone: '+66 81 234 5678' };
+const passengers = [{ name: 'Malee Srisuk' }, { name: 'Anan Srisuk' }];
+const AGENT_REFERENCE = 'DTA-2026-0042';
+
+/** The order placed from the airport-transfer example quote. */
+const orderExample = (demo: DemoExamples, cancelled = false) => {
+  const quote = transferQuoteExample(demo);
+  return {
+    id: EXAMPLE_IDS.order,
+    status: cancelled ? 'CANCELLED' : 'CONFIRMED',
+    product: quote.product,
+    quoteId: quote.id,
+    channel: quote.channel,
+    price: quote.price,
+    contact,
+    passengers,
+    agentReference: AGENT_REFERENCE,
+    details: quote.details,
+    createdAt: demo.createdAt,
+    cancelledAt: cancelled ? demo.createdAt.replace('T03:00', 'T05:00') : null,
+    cancellationTerms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
+    refund: cancelled ? quote.price : null,
+    fee: cancelled ? { amount: 0, currency: quote.price.currency } : null,
+  };
+};
+
+const orderId = { orderId: EXAMPLE_IDS.order };
 
 /** The published description of the order routes. */
 export const orderOperations: readonly OperationSpec[] = [
@@ -16,6 +53,11 @@ export const orderOperations: readonly OperationSpec[] = [
     tags: ['orders'],
     token: 'api-key',
     request: { body: orderBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.placeOrder },
+      body: { quoteId: EXAMPLE_IDS.transferQuote, contact, passengers, agentReference: AGENT_REFERENCE },
+      response: orderExample(demo),
+    }),
     responses: {
       201: { description: 'The order, CONFIRMED', schema: orderSchema, headers: { Location: 'The order' } },
       400: {
@@ -44,8 +86,12 @@ export const orderOperations: readonly OperationSpec[] = [
     tags: ['orders'],
     token: 'api-key',
     request: { query: ordersQuery },
+    examples: (demo) => ({
+      query: { status: 'CONFIRMED', agentReference: AGENT_REFERENCE, limit: 20 },
+      response: { data: [orderExample(demo)], nextCursor: null },
+    }),
     responses: {
-      200: { description: 'One keyset page', schema: z.object({ data: z.array(orderSchema), nextCursor: z.string().nullable() }) },
+      200: { description: 'One keyset page', schema: orderPageSchema },
       400: { description: 'Bad status, agentReference, limit or cursor', reasons: ['invalid-request'] },
       ...KEY_ERRORS,
     },
@@ -59,6 +105,7 @@ export const orderOperations: readonly OperationSpec[] = [
     tags: ['orders'],
     token: 'api-key',
     request: { params: orderParams },
+    examples: (demo) => ({ params: orderId, response: orderExample(demo) }),
     responses: {
       200: { description: 'The order', schema: orderSchema },
       400: INVALID,
@@ -77,6 +124,16 @@ export const orderOperations: readonly OperationSpec[] = [
     tags: ['orders'],
     token: 'api-key',
     request: { params: orderParams },
+    examples: (demo) => ({
+      params: orderId,
+      response: {
+        cancellable: true,
+        reason: null,
+        refund: { amount: demo.transferPrice, currency: 'THB' },
+        fee: { amount: 0, currency: 'THB' },
+        freeUntil: demo.freeUntil,
+      },
+    }),
     responses: {
       200: { description: 'What a cancel would do now', schema: cancellationSchema },
       400: INVALID,
@@ -95,6 +152,11 @@ export const orderOperations: readonly OperationSpec[] = [
     tags: ['orders'],
     token: 'api-key',
     request: { params: orderParams, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.cancelOrder },
+      response: orderExample(demo, true),
+    }),
     responses: {
       200: { description: 'The order, CANCELLED', schema: orderSchema },
       400: INVALID_BODY,

@@ -1,9 +1,50 @@
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import { busQuoteBody, quoteParams, quoteSchema, transferQuoteBody } from './booking.schemas.js';
 
 const PRICE_NOTE =
   "The price is the catalogue's base fare through the channel's markup and the agent's discount, rounded once to the minor unit, half away from zero. Any channel, agent or price the caller sends is ignored.";
+
+const thb = (amount: number) => ({ amount, currency: 'THB' });
+
+/** The quote the demo agent gets for the airport-transfer example: Suvarnabhumi to a Sukhumvit hotel, two passengers. */
+export const transferQuoteExample = (demo: DemoExamples) => ({
+  id: EXAMPLE_IDS.transferQuote,
+  product: 'airport-transfer',
+  channel: { code: 'DEMO-B2B' },
+  price: thb(demo.transferPrice),
+  expiresAt: demo.quoteExpiresAt,
+  createdAt: demo.createdAt,
+  details: {
+    fromLocationId: 'loc_bkk',
+    toLocationId: 'loc_bkk_h_sukhumvit',
+    pickupAt: demo.pickupAtUtc,
+    passengers: 2,
+    vehicleClass: 'sedan',
+    durationMinutes: 45,
+  },
+});
+
+/** The quote of the express-bus example: two seats on the 09:00 Bangkok → Pattaya of the travel date. */
+const busQuoteExample = (demo: DemoExamples) => ({
+  id: EXAMPLE_IDS.busQuote,
+  product: 'express-bus',
+  channel: { code: 'DEMO-B2B' },
+  price: thb(demo.busSeatPrice * 2),
+  expiresAt: demo.quoteExpiresAt,
+  createdAt: demo.createdAt,
+  details: {
+    tripId: demo.tripId,
+    fromCityId: 'cty_bangkok',
+    toCityId: 'cty_pattaya',
+    operator: 'Gulf Coast Coaches',
+    departsAt: demo.departsAt,
+    arrivesAt: demo.arrivesAt,
+    passengers: 2,
+    unitPrice: thb(demo.busSeatPrice),
+  },
+});
 
 /** The published description of the quote routes. */
 export const quoteOperations: readonly OperationSpec[] = [
@@ -14,9 +55,19 @@ export const quoteOperations: readonly OperationSpec[] = [
     operationId: 'quoteAirportTransfer',
     summary: 'Price an airport transfer',
     description: `One vehicle between two locations. Without vehicleClass the smallest class that carries the passengers is chosen. ${PRICE_NOTE} Valid for QUOTE_TTL_SECONDS, never past the pickup.`,
-    tags: ['airport-transfer', 'quotes'],
+    tags: ['quotes'],
     token: 'api-key',
     request: { body: transferQuoteBody },
+    examples: (demo) => ({
+      body: {
+        fromLocationId: 'loc_bkk',
+        toLocationId: 'loc_bkk_h_sukhumvit',
+        pickupAt: demo.pickupAt,
+        passengers: 2,
+        vehicleClass: 'sedan',
+      },
+      response: transferQuoteExample(demo),
+    }),
     responses: {
       201: { description: 'The quote', schema: quoteSchema, headers: { Location: 'The quote' } },
       400: {
@@ -39,9 +90,10 @@ export const quoteOperations: readonly OperationSpec[] = [
     operationId: 'quoteBusTrip',
     summary: 'Price seats on an express-bus trip',
     description: `${PRICE_NOTE} The price is the per-seat price times the passengers. Valid for QUOTE_TTL_SECONDS, never past the departure. Seats are not held by a quote: they are taken when the order is placed.`,
-    tags: ['express-bus', 'quotes'],
+    tags: ['quotes'],
     token: 'api-key',
     request: { body: busQuoteBody },
+    examples: (demo) => ({ body: { tripId: demo.tripId, passengers: 2 }, response: busQuoteExample(demo) }),
     responses: {
       201: { description: 'The quote', schema: quoteSchema, headers: { Location: 'The quote' } },
       400: INVALID_BODY,
@@ -61,6 +113,7 @@ export const quoteOperations: readonly OperationSpec[] = [
     tags: ['quotes'],
     token: 'api-key',
     request: { params: quoteParams },
+    examples: (demo) => ({ params: { quoteId: EXAMPLE_IDS.transferQuote }, response: transferQuoteExample(demo) }),
     responses: {
       200: { description: 'The quote', schema: quoteSchema },
       400: INVALID,

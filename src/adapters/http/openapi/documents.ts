@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import type { OperationSpec, ResponseSpec, TokenRule } from '../operation.js';
 import { problemExampleFor, problemJsonSchemaFor, problemSchema } from './problem.js';
 import { effectiveResponses } from './responses.js';
+import { demoExamples, EXAMPLE_LEAD_DAYS, exampleDayOf, type OperationExamples } from './examples.js';
 import { eventBodySchema, WEBHOOK_EVENTS, WEBHOOK_SIGNING_TEXT, type WebhookEventSpec } from '../webhooks/webhooks.openapi.js';
 
 /** The published files, served at `/openapi/<name>` and committed under `openapi/`. */
@@ -67,10 +68,21 @@ function securityOf(token: TokenRule, available: readonly Scheme[]): Array<Recor
   return wanted.filter((s) => available.includes(s)).map((s) => ({ [s]: [] }));
 }
 
-const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+/** Every tag an operation may carry, with its description (each operation carries exactly one). */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   catalogue: 'Public autocomplete over the catalogue: no key needed',
+  trips: 'Express-bus departures of one day, with the seats left and the caller’s price',
+  quotes: 'Price an airport transfer or express-bus seats, and read a quote back',
+  orders: 'Book a quote, read and list orders, preview and make a cancellation',
   account: 'The calling agent, as its key resolves',
+  keys: 'The calling agent’s API keys: list, roll, report leaked',
+  auth: 'Tokens: the tenant backend’s machine token, user tokens (login or delegated), revocation, introspection and the keys that verify them',
+  users: 'The tenant’s wallet users, as its backend manages them',
+  me: 'The wallet holder of the user token: who, how much, pay and send',
+  money: 'What the tenant’s backend moves: top-ups and refunds',
+  transactions: 'The transactions the caller may see, one by one, as a list or summed up',
   webhooks: 'Signed event deliveries (Standard Webhooks 1.0) to endpoints the caller registers',
+  platform: 'Health, readiness and this reference',
 };
 
 const COMMON_HEADERS: Readonly<Record<string, HeaderObject>> = {
@@ -85,6 +97,12 @@ interface FileInfo {
   readonly description: string;
   readonly schemes: readonly Scheme[];
 }
+
+const examplesText = (asOf: string): string =>
+  `Examples use the demo data that the first \`npm start\` seeds (the Thailand catalogue, the demo agent, the demo wallet tenant and its ` +
+  `user somchai@demo-wallet.example) and travel ${EXAMPLE_LEAD_DAYS} days after the day the file was generated (${asOf}, also in ` +
+  '`info.x-examples-as-of`): the server generates its files again each day. Ids of things you create (quotes, orders, users, transactions) ' +
+  'and the credentials are shaped like real ones: put in those the service gave you.';
 
 const ERRORS_TEXT =
   'Every error is `application/problem+json` (schema `Problem`) with a stable kebab-case `reason`: branch on `reason`, never on `message`. ' +
@@ -143,6 +161,8 @@ export const publishedPath = (op: OperationSpec, walletBasePath: string): string
 export interface OpenApiOptions {
   /** `WALLET_BASE_PATH`; empty for the root. */
   readonly walletBasePath?: string;
+  /** The day (`YYYY-MM-DD`, UTC) the examples' dates are relative to; today when absent. */
+  readonly asOf?: string;
 }
 
 const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'];
@@ -176,16 +196,21 @@ function responseOf(status: number, spec: ResponseSpec): Record<string, unknown>
   return out;
 }
 
-function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: string): RouteConfig {
+function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: string, examples: OperationExamples): RouteConfig {
   const request: NonNullable<RouteConfig['request']> = {};
   const params = paramsOf(op);
   if (params) request.params = params;
   if (op.request?.query) request.query = op.request.query;
   if (op.request?.headers) request.headers = op.request.headers;
   if (op.request?.body) {
-    request.body = { required: true, content: { [op.request.bodyContentType ?? 'application/json']: { schema: op.request.body } } };
+    const media = { schema: op.request.body, ...(examples.body === undefined ? {} : { example: examples.body }) };
+    request.body = { required: true, content: { [op.request.bodyContentType ?? 'application/json']: media } };
   }
   const responses = Object.fromEntries(Object.entries(effectiveResponses(op)).map(([s, spec]) => [s, responseOf(Number(s), spec)]));
+  // The success answer's example, on the first 2xx with a JSON body.
+  const success = Object.keys(responses).find((s) => Number(s) >= 200 && Number(s) < 300);
+  const content = success === undefined ? undefined : (responses[success]!.content as Record<string, Record<string, unknown>> | undefined);
+  if (examples.response !== undefined && content?.['application/json'] !== undefined) content['application/json'].example = examples.response;
   return {
     method: op.method,
     path: publishedPath(op, walletBasePath),
@@ -201,15 +226,34 @@ function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: 
 }
 
 /**
- * The servers of every file are the service's root: paths are written as mounted, with
- * `WALLET_BASE_PATH` already in the wallet paths (the JWKS stays at the root), so a client joins
- * server and path without naming the prefix twice.
+ * The one server of every file is the service's root, as a relative URL: a reader resolves it
+ * against where the file came from, so the reference page works from whatever host, port and
+ * scheme it was opened at (an absolute `http://localhost:3000` fails from any other, with a
+ * misleading CORS error). Paths are written as mounted, with `WALLET_BASE_PATH` already in the
+ * wallet paths (the JWKS stays at the root), so a client joins server and path without naming
+ * the prefix twice.
  */
 function serversOf(): Array<{ url: string; description: string }> {
-  return [
-    { url: '/', description: 'The server that serves this file' },
-    { url: 'http://localhost:3000', description: 'Local development (`npm start`)' },
-  ];
+  return [{ url: '/', description: 'The server that serves this file (the reference page sends “Try it out” here)' }];
+}
+
+/**
+ * Puts each parameter's example on it (`example`, which the reference page fills in): the
+ * generator builds parameters from the zod objects, which hold no per-day examples.
+ */
+function addParameterExamples(doc: Record<string, unknown>, examplesOf: ReadonlyMap<string, OperationExamples>): void {
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, { operationId?: string; parameters?: Array<Record<string, unknown>> }>>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const examples = examplesOf.get(operation.operationId ?? '');
+      if (examples === undefined) continue;
+      for (const parameter of operation.parameters ?? []) {
+        const from = parameter.in === 'path' ? examples.params : parameter.in === 'query' ? examples.query : parameter.in === 'header' ? examples.headers : undefined;
+        const value = from?.[parameter.name as string];
+        if (value !== undefined) parameter.example = value;
+      }
+    }
+  }
 }
 
 /** Which surfaces' events each file publishes as `webhooks` (the file of whoever registers the endpoint). */
@@ -254,12 +298,15 @@ function prune(doc: Record<string, unknown>): Record<string, unknown> {
 /** One OpenAPI 3.1 document: the operations the file holds, with their security, `x-token` and every error. */
 export function buildOpenApiDocument(file: OpenApiFile, operations: readonly OperationSpec[], options: OpenApiOptions = {}): Record<string, unknown> {
   const walletBasePath = options.walletBasePath ?? '';
+  const asOf = options.asOf ?? exampleDayOf(new Date());
+  const demo = demoExamples(asOf);
   const info = FILE_INFO[file];
   const ops = sorted(operations.filter(FILE_MEMBERSHIP[file]));
+  const examplesOf = new Map(ops.map((op) => [op.operationId, op.examples?.(demo) ?? {}]));
   const registry = new OpenAPIRegistry();
   for (const [name, header] of Object.entries(COMMON_HEADERS)) registry.registerComponent('headers', name, header);
   for (const scheme of info.schemes) registry.registerComponent('securitySchemes', scheme, SECURITY_SCHEMES[scheme]);
-  for (const op of ops) registry.registerPath(routeOf(op, info.schemes, walletBasePath));
+  for (const op of ops) registry.registerPath(routeOf(op, info.schemes, walletBasePath, examplesOf.get(op.operationId)!));
   for (const event of WEBHOOK_EVENTS.filter((e) => WEBHOOK_FILES[file].includes(e.surface))) registry.registerWebhook(webhookOf(event));
   const tags = [...new Set(ops.flatMap((op) => op.tags ?? []))].sort().map((name) => ({
     name,
@@ -267,18 +314,35 @@ export function buildOpenApiDocument(file: OpenApiFile, operations: readonly Ope
   }));
   const doc = new OpenApiGeneratorV31([{ type: 'schema', schema: problemSchema }, ...registry.definitions], { sortComponents: 'alphabetically' }).generateDocument({
     openapi: '3.1.0',
-    info: { title: info.title, version: API_VERSION, description: info.description },
+    info: { title: info.title, version: API_VERSION, description: `${info.description}\n\n${examplesText(asOf)}`, 'x-examples-as-of': asOf },
     servers: serversOf(),
     tags,
   });
+  addParameterExamples(doc as unknown as Record<string, unknown>, examplesOf);
   return prune(doc as unknown as Record<string, unknown>);
 }
+
+/**
+ * The day a committed file's examples are relative to (its `info.x-examples-as-of`), so that the
+ * check that it is up to date regenerates it for that day; null when it records none.
+ */
+export function committedExamplesDay(text: string): string | null {
+  const m = /^ {2}x-examples-as-of: "?(\d{4}-\d{2}-\d{2})"?$/m.exec(text);
+  return m === null ? null : (m[1] as string);
+}
+
+/**
+ * YAML 1.1 quoting: a string a YAML 1.1 reader would take for something else (a date such as an
+ * example's `2026-12-26`, `yes`, `on`) is quoted. The reference page reads the files with js-yaml,
+ * which turns an unquoted date into a Date and fills "Try it out" with its `toString()`.
+ */
+const YAML_OPTIONS = { lineWidth: 0, version: '1.1' } as const;
 
 /** Every published file as YAML text, keyed by file name. */
 export function renderOpenApiFiles(operations: readonly OperationSpec[], options: OpenApiOptions = {}): Record<OpenApiFile, string> {
   const out = {} as Record<OpenApiFile, string>;
   for (const file of OPENAPI_FILES) {
-    out[file] = `# Generated by \`npm run openapi\` from the OperationSpecs beside the routes. Do not edit.\n${stringify(buildOpenApiDocument(file, operations, options), { lineWidth: 0 })}`;
+    out[file] = `# Generated by \`npm run openapi\` from the OperationSpecs beside the routes. Do not edit.\n${stringify(buildOpenApiDocument(file, operations, options), YAML_OPTIONS)}`;
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import {
   delegatedTokenRequestSchema,
   delegatedTokenResponseSchema,
@@ -9,6 +10,9 @@ import {
 } from './auth.schemas.js';
 
 const noStore = { 'Cache-Control': 'no-store' } as const;
+
+/** The demo wallet user (`demo seed`): the first start prints its password and the tenant's client id and secret. */
+export const DEMO_USER_EXAMPLE = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
 
 /** The published description of the token endpoints. */
 export const authOperations: readonly OperationSpec[] = [
@@ -27,6 +31,10 @@ export const authOperations: readonly OperationSpec[] = [
     oauthErrors: true,
     rateLimited: true,
     request: { body: tokenRequestSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    examples: () => ({
+      body: { grant_type: 'client_credentials', client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret },
+      response: { access_token: EXAMPLE_SECRETS.token, token_type: 'Bearer', expires_in: 3600 },
+    }),
     responses: {
       200: { description: 'A machine token (JWT, `typ: at+jwt`)', schema: tokenResponseSchema, headers: noStore },
       400: {
@@ -54,6 +62,15 @@ export const authOperations: readonly OperationSpec[] = [
     token: 'machine',
     rateLimited: true,
     request: { body: delegatedTokenRequestSchema },
+    examples: () => ({
+      body: { externalUserRef: DEMO_USER_EXAMPLE.externalUserRef },
+      response: {
+        access_token: EXAMPLE_SECRETS.token,
+        token_type: 'Bearer',
+        expires_in: 900,
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      },
+    }),
     responses: {
       200: { description: 'A user token (JWT)', schema: delegatedTokenResponseSchema, headers: noStore },
       400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
@@ -79,6 +96,10 @@ export const authOperations: readonly OperationSpec[] = [
     audience: 'app',
     rateLimited: true,
     request: { body: loginRequestSchema },
+    examples: () => ({
+      body: { clientId: EXAMPLE_IDS.client, email: DEMO_USER_EXAMPLE.email, password: EXAMPLE_SECRETS.password },
+      response: { access_token: EXAMPLE_SECRETS.token, token_type: 'Bearer', expires_in: 900 },
+    }),
     responses: {
       200: { description: 'A user token (JWT)', schema: tokenResponseSchema, headers: noStore },
       400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import { EXTERNAL_USER_REF } from '../../../domain/identity/tenant.js';
 
 export const externalUserRefSchema = z
@@ -7,30 +8,37 @@ export const externalUserRefSchema = z
   .meta({ description: 'The tenant’s own reference for its user', example: 'customer-42' });
 
 /** `POST /oauth/token` form body (RFC 6749 §4.4.2). */
-export const tokenRequestSchema = z.object({
-  grant_type: z.literal('client_credentials'),
-  client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic' }),
-  client_secret: z.string().optional(),
-  scope: z.string().optional().meta({ description: 'Accepted and ignored: a machine token carries the tenant’s whole authority' }),
-});
+export const tokenRequestSchema = z
+  .object({
+    grant_type: z.literal('client_credentials'),
+    client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic', example: EXAMPLE_IDS.client }),
+    // The form's fields carry examples too: the reference page fills a form body from them.
+    client_secret: z.string().optional().meta({ example: EXAMPLE_SECRETS.clientSecret }),
+    scope: z.string().optional().meta({ description: 'Accepted and ignored: a machine token carries the tenant’s whole authority' }),
+  })
+  .meta({ id: 'TokenRequest' });
 
-export const delegatedTokenRequestSchema = z.object({ externalUserRef: externalUserRefSchema });
+export const delegatedTokenRequestSchema = z.object({ externalUserRef: externalUserRefSchema }).meta({ id: 'DelegatedTokenRequest' });
 
-export const loginRequestSchema = z.object({
-  clientId: z.string().min(1).max(128),
-  email: z.string().min(3).max(254),
-  password: z.string().min(1).max(1024),
-});
+export const loginRequestSchema = z
+  .object({
+    clientId: z.string().min(1).max(128).meta({ description: 'The tenant’s client id (`cli_…`)' }),
+    email: z.string().min(3).max(254),
+    password: z.string().min(1).max(1024),
+  })
+  .meta({ id: 'LoginRequest' });
 
-export const tokenResponseSchema = z.object({
+const tokenResponse = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),
 });
 
-export const delegatedTokenResponseSchema = tokenResponseSchema.extend({
-  issued_token_type: z.literal('urn:ietf:params:oauth:token-type:access_token'),
-});
+export const tokenResponseSchema = tokenResponse.meta({ id: 'TokenResponse', description: 'An access token (RFC 6749 §5.1)' });
+
+export const delegatedTokenResponseSchema = tokenResponse
+  .extend({ issued_token_type: z.literal('urn:ietf:params:oauth:token-type:access_token') })
+  .meta({ id: 'DelegatedTokenResponse', description: 'A user token issued on the tenant backend’s word (RFC 8693 §2.2)' });
 
 export const oauthErrorSchema = z.object({
   error: z.enum(['invalid_request', 'invalid_client', 'unsupported_grant_type']),

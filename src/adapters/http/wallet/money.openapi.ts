@@ -1,4 +1,6 @@
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
+import { paymentExample, refundExample, thb, topUpExample, transferExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
   balanceSchema,
   idempotencyHeaders,
@@ -49,6 +51,12 @@ export const moneyOperations: readonly OperationSpec[] = [
     tags: ['money'],
     token: 'machine',
     request: { params: userIdParams, body: topUpBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: { userId: EXAMPLE_IDS.demoUser },
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.topUpWalletUser },
+      body: { amount: thb(WALLET_AMOUNTS.topUp), reference: 'topup-2026-0001' },
+      response: topUpExample(demo),
+    }),
     responses: {
       201: created,
       400: badBody,
@@ -73,6 +81,12 @@ export const moneyOperations: readonly OperationSpec[] = [
     tags: ['money'],
     token: 'machine',
     request: { params: transactionParams, body: refundBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: { transactionId: EXAMPLE_IDS.payment },
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.refundPayment },
+      body: { amount: thb(WALLET_AMOUNTS.refund) },
+      response: refundExample(demo),
+    }),
     responses: {
       201: created,
       400: badBody,
@@ -96,6 +110,11 @@ export const moneyOperations: readonly OperationSpec[] = [
     token: 'user',
     rateLimited: true,
     request: { body: paymentBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.makePayment },
+      body: { amount: thb(WALLET_AMOUNTS.payment), reference: 'ORDER-10042', description: 'Airport transfer, Suvarnabhumi to Sukhumvit' },
+      response: paymentExample(demo),
+    }),
     responses: {
       201: created,
       400: badBody,
@@ -118,6 +137,11 @@ export const moneyOperations: readonly OperationSpec[] = [
     token: 'user',
     rateLimited: true,
     request: { body: transferBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.makeTransfer },
+      body: { toUserId: EXAMPLE_IDS.otherUser, amount: thb(WALLET_AMOUNTS.transfer), note: 'Dinner in Silom' },
+      response: transferExample(demo),
+    }),
     responses: {
       201: created,
       400: badBody,
@@ -139,6 +163,9 @@ export const moneyOperations: readonly OperationSpec[] = [
     summary: 'The person’s available balance',
     tags: ['me'],
     token: 'user',
+    examples: () => ({
+      response: { available: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer) },
+    }),
     responses: {
       200: { description: 'The balance', schema: balanceSchema },
       ...userOnly,

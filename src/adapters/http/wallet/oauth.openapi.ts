@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 
 const noStore = { 'Cache-Control': 'no-store' } as const;
 
@@ -27,10 +28,14 @@ export const oauthMetadataSchema = z
 
 /** RFC 7009 §2.1 / RFC 7662 §2.1 form body. */
 export const tokenParameterSchema = z.object({
-  token: z.string().min(1).meta({ description: 'The access token (machine or user token); anything else is answered as an unknown token' }),
+  token: z.string().min(1).meta({
+    description: 'The access token (machine or user token); anything else is answered as an unknown token',
+    example: EXAMPLE_SECRETS.token,
+  }),
   token_type_hint: z.string().optional().meta({ description: 'Accepted and ignored: every token here is an access token' }),
-  client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic' }),
-  client_secret: z.string().optional(),
+  client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic', example: EXAMPLE_IDS.client }),
+  // The form's fields carry examples too: the reference page fills a form body from them.
+  client_secret: z.string().optional().meta({ example: EXAMPLE_SECRETS.clientSecret }),
 });
 
 /** RFC 7662 §2.2 answer. */
@@ -69,6 +74,8 @@ const oauthErrors = {
   },
 } as const;
 
+const tokenParameterExample = { token: EXAMPLE_SECRETS.token, client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret };
+
 /** The published description of the OAuth metadata, revocation and introspection endpoints. */
 export const oauthOperations: readonly OperationSpec[] = [
   {
@@ -102,6 +109,7 @@ export const oauthOperations: readonly OperationSpec[] = [
     oauthErrors: true,
     rateLimited: true,
     request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    examples: () => ({ body: tokenParameterExample }),
     responses: {
       200: { description: 'Revoked, or nothing to revoke (empty body)', headers: noStore },
       ...oauthErrors,
@@ -122,6 +130,7 @@ export const oauthOperations: readonly OperationSpec[] = [
     oauthErrors: true,
     rateLimited: true,
     request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    examples: () => ({ body: tokenParameterExample, response: { active: false } }),
     responses: {
       200: { description: 'What the token is, or `{ "active": false }`', schema: introspectionSchema, headers: noStore },
       ...oauthErrors,

@@ -1,4 +1,6 @@
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDS } from '../openapi/examples.js';
+import { paymentExample, topUpExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
   listQuery,
   summaryQuery,
@@ -24,6 +26,10 @@ export const transactionOperations: readonly OperationSpec[] = [
     tags: ['transactions'],
     token: 'either',
     request: { query: listQuery },
+    examples: (demo) => ({
+      query: { type: 'TOP_UP,PAYMENT', userId: EXAMPLE_IDS.demoUser, from: demo.from, to: demo.to, limit: 20 },
+      response: { data: [paymentExample(demo), topUpExample(demo)], nextCursor: null },
+    }),
     responses: {
       200: { description: 'A keyset page', schema: transactionPageSchema },
       400: { description: 'Bad type, time, limit or cursor', reasons: ['invalid-request'] },
@@ -40,6 +46,17 @@ export const transactionOperations: readonly OperationSpec[] = [
     tags: ['transactions'],
     token: 'either',
     request: { query: summaryQuery },
+    examples: (demo) => ({
+      query: { type: 'TOP_UP,PAYMENT', userId: EXAMPLE_IDS.demoUser, from: demo.from, to: demo.to },
+      response: {
+        from: demo.from.replace('Z', '.000Z'),
+        to: demo.to.replace('Z', '.000Z'),
+        byType: [
+          { type: 'TOP_UP', count: 1, total: WALLET_AMOUNTS.topUp },
+          { type: 'PAYMENT', count: 1, total: WALLET_AMOUNTS.payment },
+        ],
+      },
+    }),
     responses: {
       200: { description: 'One row per type, zero when none', schema: summarySchema },
       400: { description: 'Bad type or time', reasons: ['invalid-request'] },
@@ -55,6 +72,7 @@ export const transactionOperations: readonly OperationSpec[] = [
     tags: ['transactions'],
     token: 'either',
     request: { params: transactionParams },
+    examples: (demo) => ({ params: { transactionId: EXAMPLE_IDS.payment }, response: paymentExample(demo) }),
     responses: {
       200: { description: 'The transaction', schema: transactionSchema },
       ...eitherToken,

@@ -26,33 +26,42 @@ const reference = z.string().trim().min(1).max(128);
 const freeText = z.string().trim().max(500);
 const walletId = z.string().min(1).max(128);
 
-export const topUpBody = z.object({
-  amount: amountInputSchema,
-  reference: reference.meta({ description: 'The tenant’s own reference for the top-up' }),
-});
+export const topUpBody = z
+  .object({
+    amount: amountInputSchema,
+    reference: reference.meta({ description: 'The tenant’s own reference for the top-up' }),
+  })
+  .meta({ id: 'TopUpRequest' });
 
-export const refundBody = z.object({
-  amount: amountInputSchema.optional().meta({ description: 'Omitted: everything that remains of the payment' }),
-});
+export const refundBody = z
+  .object({
+    amount: amountInputSchema.optional().meta({ description: 'Omitted: everything that remains of the payment' }),
+  })
+  .meta({ id: 'RefundRequest' });
 
-export const paymentBody = z.object({
-  amount: amountInputSchema,
-  reference: reference.meta({ description: 'What the payment is for (an order number, …)' }),
-  description: freeText.optional(),
-});
+export const paymentBody = z
+  .object({
+    amount: amountInputSchema,
+    reference: reference.meta({ description: 'What the payment is for (an order number, …)' }),
+    description: freeText.optional(),
+  })
+  .meta({ id: 'PaymentRequest' });
 
-export const transferBody = z.object({
-  toUserId: walletId.meta({ description: 'A wallet user of the same tenant' }),
-  amount: amountInputSchema,
-  note: freeText.optional(),
-});
+export const transferBody = z
+  .object({
+    toUserId: walletId.meta({ description: 'A wallet user of the same tenant' }),
+    amount: amountInputSchema,
+    note: freeText.optional(),
+  })
+  .meta({ id: 'TransferRequest' });
 
 export const userIdParams = z.object({ userId: walletId });
 export const transactionParams = z.object({ transactionId: walletId });
 
 export const idempotencyHeaders = z.object({
   'Idempotency-Key': z.string().min(1).max(255).optional().meta({
-    description: 'Retries with the same key, caller and body answer the first response again; the money moves once',
+    description:
+      'Retries with the same key, caller and body answer the first response again; the money moves once. Make a new one (a UUID) for each new request',
   }),
 });
 
@@ -81,41 +90,49 @@ export const listQuery = z.object({
 
 export const summaryQuery = z.object(readFilters);
 
-export const initiatorSchema = z.object({
-  kind: z.enum(['machine', 'user']),
-  tenantId: z.string(),
-  clientId: z.string(),
-  userId: z.string().nullable(),
-  amr: z
-    .array(z.string())
-    .nullable()
-    .meta({ description: '`["pwd"]` password login, `["tenant_delegated"]` delegated; null for a machine token' }),
-  act: z.object({ sub: z.string() }).nullable().meta({ description: 'The client that vouched for the person (delegated tokens)' }),
-});
+export const initiatorSchema = z
+  .object({
+    kind: z.enum(['machine', 'user']),
+    tenantId: z.string(),
+    clientId: z.string(),
+    userId: z.string().nullable(),
+    amr: z
+      .array(z.string())
+      .nullable()
+      .meta({ description: '`["pwd"]` password login, `["tenant_delegated"]` delegated; null for a machine token' }),
+    act: z.object({ sub: z.string() }).nullable().meta({ description: 'The client that vouched for the person (delegated tokens)' }),
+  })
+  .meta({ id: 'Initiator', description: 'Who initiated a transaction, as its token said' });
 
-export const transactionSchema = z.object({
-  id: z.string().meta({ example: 'txn_01JABCDEF0123456789ABCDEFG' }),
-  type: z.enum(TRANSACTION_TYPES),
-  amount: moneySchema,
-  userId: z.string().meta({ description: 'Credited by a top-up or refund; the payer of a payment; the sender of a transfer' }),
-  counterpartyUserId: z.string().nullable().meta({ description: 'The recipient of a transfer' }),
-  reference: z.string().nullable(),
-  description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
-  refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
-  refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
-  createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
-  initiatedBy: initiatorSchema,
-});
+export const transactionSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(TRANSACTION_TYPES),
+    amount: moneySchema,
+    userId: z.string().meta({ description: 'Credited by a top-up or refund; the payer of a payment; the sender of a transfer' }),
+    counterpartyUserId: z.string().nullable().meta({ description: 'The recipient of a transfer' }),
+    reference: z.string().nullable(),
+    description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
+    refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
+    refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
+    createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
+    initiatedBy: initiatorSchema,
+  })
+  .meta({ id: 'Transaction', description: 'A top-up, payment, transfer or refund' });
 
-export const transactionPageSchema = z.object({ data: z.array(transactionSchema), nextCursor: z.string().nullable() });
+export const transactionPageSchema = z
+  .object({ data: z.array(transactionSchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'TransactionPage' });
 
-export const summarySchema = z.object({
-  from: z.iso.datetime().nullable(),
-  to: z.iso.datetime().nullable(),
-  byType: z.array(z.object({ type: z.enum(TRANSACTION_TYPES), count: z.number().int(), total: z.number().int() })),
-});
+export const summarySchema = z
+  .object({
+    from: z.iso.datetime().nullable(),
+    to: z.iso.datetime().nullable(),
+    byType: z.array(z.object({ type: z.enum(TRANSACTION_TYPES), count: z.number().int(), total: z.number().int() })),
+  })
+  .meta({ id: 'TransactionSummary' });
 
-export const balanceSchema = z.object({ available: moneySchema });
+export const balanceSchema = z.object({ available: moneySchema }).meta({ id: 'Balance', description: 'What the holder can spend' });
 
 /** The JSON of a transaction. */
 export const transactionJson = (t: Transaction) => ({

@@ -1,4 +1,6 @@
 import type { OperationSpec } from '../operation.js';
+import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
+import { DEMO_USER_EXAMPLE } from './auth.openapi.js';
 import {
   createUserSchema,
   listUsersQuery,
@@ -13,6 +15,15 @@ const machineErrors = {
   403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
 } as const;
 
+const demoUser = (demo: DemoExamples) => ({
+  id: EXAMPLE_IDS.demoUser,
+  externalUserRef: DEMO_USER_EXAMPLE.externalUserRef,
+  email: DEMO_USER_EXAMPLE.email,
+  createdAt: demo.createdAt,
+});
+const newUser = { externalUserRef: 'customer-42', email: 'nok.chaiyo@example.com' };
+const thb = (amount: number) => ({ amount, currency: 'THB' });
+
 /** The published description of the wallet user routes. */
 export const userOperations: readonly OperationSpec[] = [
   {
@@ -26,6 +37,10 @@ export const userOperations: readonly OperationSpec[] = [
     tags: ['users'],
     token: 'machine',
     request: { body: createUserSchema },
+    examples: (demo) => ({
+      body: { ...newUser, password: 'mango sticky rice at noon' },
+      response: { id: EXAMPLE_IDS.otherUser, ...newUser, createdAt: demo.createdAt },
+    }),
     responses: {
       201: { description: 'The new user', schema: walletUserSchema, headers: { Location: '/users/{userId}' } },
       400: {
@@ -46,6 +61,7 @@ export const userOperations: readonly OperationSpec[] = [
     tags: ['users'],
     token: 'machine',
     request: { query: listUsersQuery },
+    examples: (demo) => ({ query: { limit: 20 }, response: { data: [{ ...demoUser(demo), balance: thb(35_000) }], nextCursor: null } }),
     responses: {
       200: { description: 'A keyset page, each user with its balance', schema: userWithBalancePageSchema },
       400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
@@ -61,6 +77,7 @@ export const userOperations: readonly OperationSpec[] = [
     tags: ['users'],
     token: 'machine',
     request: { params: userParams },
+    examples: (demo) => ({ params: { userId: EXAMPLE_IDS.demoUser }, response: { ...demoUser(demo), balance: thb(35_000) } }),
     responses: {
       200: { description: 'The user with its balance', schema: userWithBalanceSchema },
       ...machineErrors,
@@ -76,6 +93,7 @@ export const userOperations: readonly OperationSpec[] = [
     description: 'No parameter selects another user. Password-login and delegated tokens give the same access.',
     tags: ['me'],
     token: 'user',
+    examples: (demo) => ({ response: demoUser(demo) }),
     responses: {
       200: { description: 'The wallet holder', schema: walletUserSchema },
       401: {

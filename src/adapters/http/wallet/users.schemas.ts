@@ -5,16 +5,22 @@ import { pageQueryFields } from '../page.schemas.js';
 import { externalUserRefSchema } from './auth.schemas.js';
 import { moneySchema } from './transactions.schemas.js';
 
-export const createUserSchema = z.object({
-  externalUserRef: externalUserRefSchema,
-  // The email and password rules are the domain's (checkEmailAddress, checkNewPassword); the
-  // schema only takes strings and documents those rules.
-  email: z.string().optional().meta({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
-  password: z
-    .string()
-    .optional()
-    .meta({ description: 'Lets the person use /auth/login; needs email', minLength: PASSWORD_LENGTH.min, maxLength: PASSWORD_LENGTH.max }),
-});
+export const createUserSchema = z
+  .object({
+    externalUserRef: externalUserRefSchema,
+    // The email and password rules are the domain's (checkEmailAddress, checkNewPassword); the
+    // schema only takes strings and documents those rules.
+    email: z.string().optional().meta({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
+    password: z
+      .string()
+      .optional()
+      .meta({
+        description: 'Lets the person use /auth/login; needs email',
+        minLength: PASSWORD_LENGTH.min,
+        maxLength: PASSWORD_LENGTH.max,
+      }),
+  })
+  .meta({ id: 'CreateWalletUserRequest' });
 
 export const listUsersQuery = z.object({
   ...pageQueryFields,
@@ -22,13 +28,19 @@ export const listUsersQuery = z.object({
 
 export const userParams = z.object({ userId: z.string().min(1).max(128) });
 
-export const walletUserSchema = z.object({
-  id: z.string().meta({ example: 'usr_01JABCDEF0123456789ABCDEFG' }),
+const walletUser = z.object({
+  id: z.string(),
   externalUserRef: z.string(),
   email: z.string().nullable(),
   createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
 });
 
+export const walletUserSchema = walletUser.meta({ id: 'WalletUser', description: 'A wallet holder of the tenant' });
+
 /** What the tenant's own reads of its users show: the user and its available balance. */
-export const userWithBalanceSchema = walletUserSchema.extend({ balance: moneySchema });
-export const userWithBalancePageSchema = z.object({ data: z.array(userWithBalanceSchema), nextCursor: z.string().nullable() });
+export const userWithBalanceSchema = walletUser
+  .extend({ balance: moneySchema })
+  .meta({ id: 'WalletUserWithBalance', description: 'A wallet holder of the tenant and its available balance' });
+export const userWithBalancePageSchema = z
+  .object({ data: z.array(userWithBalanceSchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'WalletUserPage' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OperationSpec, ResponseSpec } from '../operation.js';
+import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { KEY_ERRORS } from '../booking/booking.openapi-common.js';
 import {
   agentEndpointBody,
@@ -36,6 +37,28 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
   const id = (name: string) => (booking ? `${name}` : `${name}ForTenant`);
   const notFound: ResponseSpec = { description: 'No such endpoint, or another caller’s', reasons: ['webhook-endpoint-not-found'] };
   const events = booking ? '`order.confirmed`, `order.cancelled`, `api_key.revoked`' : '`transaction.created`, `wallet_user.created`';
+  const endpointId = booking ? EXAMPLE_IDS.bookingEndpoint : EXAMPLE_IDS.walletEndpoint;
+  const request = booking
+    ? {
+        url: 'https://hooks.example.com/pbw/booking',
+        events: ['order.confirmed', 'order.cancelled'],
+        description: 'Bookings for our back office',
+      }
+    : { url: 'https://hooks.example.com/pbw/wallet', events: ['transaction.created'], description: 'Ledger sync' };
+  const endpoint = (demo: DemoExamples) => ({ id: endpointId, ...request, status: 'active', createdAt: demo.createdAt });
+  const delivery = (demo: DemoExamples) => ({
+    id: EXAMPLE_IDS.delivery,
+    eventId: EXAMPLE_IDS.event,
+    type: request.events[0],
+    status: 'delivered',
+    attempts: 1,
+    lastStatusCode: 204,
+    lastAttemptAt: demo.createdAt.replace('T03:00:00', 'T03:00:01'),
+    nextAttemptAt: null,
+    createdAt: demo.createdAt,
+  });
+  const params = { endpointId };
+  const page = { limit: 20 };
   return [
     {
       ...common,
@@ -45,6 +68,10 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       summary: 'Register a webhook endpoint',
       description: `Events: ${events}. The URL must be https and resolve only to public addresses (checked again at each delivery) unless the service runs with WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE. The signing secret is in this response only. At most 10 endpoints per caller. ${SIGNING}`,
       request: { body: booking ? agentEndpointBody : tenantEndpointBody },
+      examples: (demo) => ({
+        body: request,
+        response: { ...endpoint(demo), secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/h5bu8Ujj8U=' },
+      }),
       responses: {
         201: {
           description: 'The endpoint, with its secret (shown once)',
@@ -63,6 +90,7 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       operationId: id('listWebhookEndpoints'),
       summary: 'The caller’s webhook endpoints, newest first',
       request: { query: pageQuery },
+      examples: (demo) => ({ query: page, response: { data: [endpoint(demo)], nextCursor: null } }),
       responses: {
         200: { description: 'One keyset page', schema: endpointPageSchema },
         400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
@@ -76,6 +104,7 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       operationId: id('getWebhookEndpoint'),
       summary: 'One of the caller’s webhook endpoints (no secret)',
       request: { params: endpointParams },
+      examples: (demo) => ({ params, response: endpoint(demo) }),
       responses: {
         200: { description: 'The endpoint', schema: webhookEndpointSchema },
         400: { description: 'Bad id', reasons: ['invalid-request'] },
@@ -90,6 +119,7 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       operationId: id('deleteWebhookEndpoint'),
       summary: 'Delete a webhook endpoint: nothing more is sent to it',
       request: { params: endpointParams },
+      examples: () => ({ params }),
       responses: { 204: { description: 'Deleted' }, 400: { description: 'Bad id', reasons: ['invalid-request'] }, ...auth, 404: notFound },
     },
     {
@@ -99,6 +129,7 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       operationId: id('listWebhookDeliveries'),
       summary: 'The deliveries of one endpoint, newest first',
       request: { params: endpointParams, query: pageQuery },
+      examples: (demo) => ({ params, query: page, response: { data: [delivery(demo)], nextCursor: null } }),
       responses: {
         200: { description: 'One keyset page', schema: deliveryPageSchema },
         400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
@@ -115,6 +146,10 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       description:
         'Pending, delivered or failed alike: the delivery is due at once (same `webhook-id`). A failed delivery that fails again stays failed.',
       request: { params: deliveryParams },
+      examples: (demo) => ({
+        params: { endpointId, deliveryId: EXAMPLE_IDS.delivery },
+        response: { ...delivery(demo), status: 'pending', nextAttemptAt: demo.createdAt.replace('T03:00', 'T04:00') },
+      }),
       responses: {
         202: { description: 'The delivery, due now', schema: webhookDeliverySchema },
         400: { description: 'Bad id', reasons: ['invalid-request'] },

@@ -18,8 +18,8 @@ const endpointBody = <T extends readonly [string, ...string[]]>(types: T) =>
     description: z.string().max(WEBHOOK_LIMITS.descriptionLength).optional(),
   });
 
-export const agentEndpointBody = endpointBody(AGENT_EVENT_TYPES);
-export const tenantEndpointBody = endpointBody(TENANT_EVENT_TYPES);
+export const agentEndpointBody = endpointBody(AGENT_EVENT_TYPES).meta({ id: 'BookingWebhookEndpointRequest' });
+export const tenantEndpointBody = endpointBody(TENANT_EVENT_TYPES).meta({ id: 'WalletWebhookEndpointRequest' });
 
 export const endpointParams = z.object({ endpointId: z.string().min(1).max(64) });
 export const deliveryParams = z.object({ endpointId: z.string().min(1).max(64), deliveryId: z.string().min(1).max(64) });
@@ -56,8 +56,12 @@ export const webhookDeliverySchema = z
   })
   .meta({ id: 'WebhookDelivery' });
 
-export const endpointPageSchema = z.object({ data: z.array(webhookEndpointSchema), nextCursor: z.string().nullable() });
-export const deliveryPageSchema = z.object({ data: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() });
+export const endpointPageSchema = z
+  .object({ data: z.array(webhookEndpointSchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'WebhookEndpointPage' });
+export const deliveryPageSchema = z
+  .object({ data: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'WebhookDeliveryPage' });
 
 /** What the API shows of an endpoint: never its secret (only the registration answer has it). */
 export const endpointJson = (e: WebhookEndpoint) => ({
