@@ -11,14 +11,11 @@ export const createUserSchema = z
     // The email and password rules are the domain's (checkEmailAddress, checkNewPassword); the
     // schema only takes strings and documents those rules.
     email: z.string().optional().meta({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
-    password: z
-      .string()
-      .optional()
-      .meta({
-        description: 'Lets the person use /auth/login; needs email',
-        minLength: PASSWORD_LENGTH.min,
-        maxLength: PASSWORD_LENGTH.max,
-      }),
+    password: z.string().optional().meta({
+      description: 'Lets the person use /auth/login; needs email',
+      minLength: PASSWORD_LENGTH.min,
+      maxLength: PASSWORD_LENGTH.max,
+    }),
   })
   .meta({ id: 'CreateWalletUserRequest' });
 
