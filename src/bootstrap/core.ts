@@ -1,27 +1,40 @@
-import { CreateAgent, CreateChannel, ListChannels, SetAgentStatus, UpdateChannel } from '../application/admin/manage-agents.js';
-import { IssueApiKey, RevokeApiKey } from '../application/admin/manage-keys.js';
-import {
-  CreateTenant,
-  ListTenants,
-  ListTenantUsers,
-  ResetClientSecret,
-  RotateClientSecret,
-  RotateSigningKey,
-  SetWalletUserDisabled,
-} from '../application/admin/manage-tenants.js';
+import { CreateAgent } from '../application/admin/create-agent.js';
+import { CreateChannel } from '../application/admin/create-channel.js';
+import { ListChannels } from '../application/admin/list-channels.js';
+import { SetAgentStatus } from '../application/admin/set-agent-status.js';
+import { UpdateChannel } from '../application/admin/update-channel.js';
+import { IssueApiKey } from '../application/admin/issue-api-key.js';
+import { RevokeApiKey } from '../application/admin/revoke-api-key.js';
+import { CreateTenant } from '../application/admin/create-tenant.js';
+import { ListTenants } from '../application/admin/list-tenants.js';
+import { ListTenantUsers } from '../application/admin/list-tenant-users.js';
+import { ResetClientSecret } from '../application/admin/reset-client-secret.js';
+import { RotateClientSecret } from '../application/admin/rotate-client-secret.js';
+import { RotateSigningKey } from '../application/admin/rotate-signing-key.js';
+import { SetWalletUserDisabled } from '../application/admin/set-wallet-user-disabled.js';
 import { ListAgents } from '../application/admin/list-agents.js';
 import { SeedDemo } from '../application/admin/seed-demo.js';
 import { SeedWalletDemo } from '../application/admin/seed-wallet-demo.js';
 import { SetAgentChannel } from '../application/admin/set-agent-channel.js';
 import { ShowAgent } from '../application/admin/show-agent.js';
-import { GetQuote, QuoteBusTrip, QuoteTransfer } from '../application/booking/create-quote.js';
+import { GetQuote } from '../application/booking/get-quote.js';
+import { QuoteBusTrip } from '../application/booking/quote-bus-trip.js';
+import { QuoteTransfer } from '../application/booking/quote-transfer.js';
 import { GetAgentAccount } from '../application/booking/get-agent-account.js';
 import { ListTrips } from '../application/booking/list-trips.js';
-import { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../application/booking/manage-orders.js';
-import { SearchCities, SearchLocations } from '../application/catalogue/search-catalogue.js';
+import { CancelOrder } from '../application/booking/cancel-order.js';
+import { GetOrder } from '../application/booking/get-order.js';
+import { ListOrders } from '../application/booking/list-orders.js';
+import { PlaceOrder } from '../application/booking/place-order.js';
+import { PreviewCancellation } from '../application/booking/preview-cancellation.js';
+import { SearchCities } from '../application/catalogue/search-cities.js';
+import { SearchLocations } from '../application/catalogue/search-locations.js';
 import { SeedCatalogue } from '../application/catalogue/seed-catalogue.js';
 import { AuthenticateAgent } from '../application/identity/authenticate-agent.js';
-import { ListAgentKeys, ListOwnKeys, ReportOwnKeyLeaked, RollOwnKey } from '../application/identity/own-keys.js';
+import { ListAgentKeys } from '../application/identity/list-agent-keys.js';
+import { ListOwnKeys } from '../application/identity/list-own-keys.js';
+import { ReportOwnKeyLeaked } from '../application/identity/report-own-key-leaked.js';
+import { RollOwnKey } from '../application/identity/roll-own-key.js';
 import { AuthenticateClient } from '../application/wallet/authenticate-client.js';
 import { DirectoryWalletHolders } from '../application/wallet/directory-wallet-holders.js';
 import { IntrospectToken } from '../application/wallet/introspect-token.js';
@@ -30,21 +43,26 @@ import { IssueMachineToken } from '../application/wallet/issue-machine-token.js'
 import { LogIn } from '../application/wallet/log-in.js';
 import { MakePayment } from '../application/wallet/make-payment.js';
 import { MakeTransfer } from '../application/wallet/make-transfer.js';
-import { CreateWalletUser, GetCurrentWalletUser, GetWalletUser, ListWalletUsers } from '../application/wallet/manage-wallet-users.js';
-import { GetMyBalance, GetUserBalances } from '../application/wallet/read-balances.js';
-import { GetTransaction, ListTransactions, SummarizeTransactions } from '../application/wallet/read-transactions.js';
+import { CreateWalletUser } from '../application/wallet/create-wallet-user.js';
+import { GetCurrentWalletUser } from '../application/wallet/get-current-wallet-user.js';
+import { GetWalletUser } from '../application/wallet/get-wallet-user.js';
+import { ListWalletUsers } from '../application/wallet/list-wallet-users.js';
+import { GetMyBalance } from '../application/wallet/get-my-balance.js';
+import { GetUserBalances } from '../application/wallet/get-user-balances.js';
+import { GetTransaction } from '../application/wallet/get-transaction.js';
+import { ListTransactions } from '../application/wallet/list-transactions.js';
+import { SummarizeTransactions } from '../application/wallet/summarize-transactions.js';
 import { RefundPayment } from '../application/wallet/refund-payment.js';
-import { LogOut, RevokeToken } from '../application/wallet/revoke-token.js';
+import { LogOut } from '../application/wallet/log-out.js';
+import { RevokeToken } from '../application/wallet/revoke-token.js';
 import { TopUp } from '../application/wallet/top-up.js';
 import { VerifyWalletToken } from '../application/wallet/verify-wallet-token.js';
-import {
-  DeleteWebhookEndpoint,
-  GetWebhookEndpoint,
-  ListWebhookDeliveries,
-  ListWebhookEndpoints,
-  RegisterWebhookEndpoint,
-  RetryWebhookDelivery,
-} from '../application/webhooks/manage-webhooks.js';
+import { DeleteWebhookEndpoint } from '../application/webhooks/delete-webhook-endpoint.js';
+import { GetWebhookEndpoint } from '../application/webhooks/get-webhook-endpoint.js';
+import { ListWebhookDeliveries } from '../application/webhooks/list-webhook-deliveries.js';
+import { ListWebhookEndpoints } from '../application/webhooks/list-webhook-endpoints.js';
+import { RegisterWebhookEndpoint } from '../application/webhooks/register-webhook-endpoint.js';
+import { RetryWebhookDelivery } from '../application/webhooks/retry-webhook-delivery.js';
 import type { Ports } from './ports.js';
 
 /** What the core takes besides its ports. */

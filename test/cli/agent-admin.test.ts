@@ -134,7 +134,7 @@ describe('agent admin commands (separate processes on PostgreSQL)', function () 
     }
     expect(noChannelText.code).to.equal(1);
     expect(noChannelText.stdout).to.equal('');
-    expect(noChannelText.stderr).to.equal('error: No channel NOPE-X.\n');
+    expect(noChannelText.stderr).to.equal('error: No such channel.\n');
     expect((await app.service.ports.agentDirectory.findAgent(agent.agentId))?.channelCode).to.equal(agent.channelCode);
   });
 

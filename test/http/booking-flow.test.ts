@@ -352,6 +352,11 @@ for (const mode of ['database', 'memory'] as const) {
           const r = await get(`/api/v1/orders?${q}`);
           expect([r.status, r.body.reason], q).to.deep.equal([400, 'invalid-request']);
         }
+        const forged = await get('/api/v1/orders?cursor=%21%21');
+        expect(forged.body).to.deep.include({
+          message: 'The cursor is not valid.',
+          errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+        });
       });
 
       it('when an order is read, then its owner gets it and another agent gets 404 order-not-found', async () => {

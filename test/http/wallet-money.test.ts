@@ -461,6 +461,11 @@ describe('wallet transaction reads (/transactions)', () => {
       expect(res.status, q).to.equal(400);
       expect(await reason(res)).to.equal('invalid-request');
     }
+    const forged = await app.request('/transactions?cursor=nonsense', { headers: bearer(machine) });
+    expect(await forged.json()).to.deep.include({
+      message: 'The cursor is not valid.',
+      errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+    });
   });
 
   it('when no token or a bad one is sent, then 401 invalid-token', async () => {

@@ -58,6 +58,11 @@ describe('wallet users (/users, /me)', () => {
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(await reason(res)).to.equal('invalid-request');
     }
+    const forged = await app.request('/users?cursor=bm9wZQ', { headers: bearer(machine) });
+    expect(await forged.json()).to.deep.include({
+      message: 'The cursor is not valid.',
+      errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+    });
   });
 
   it('when the password is a common or breached one, or a short run repeated, then 400 password-too-common and no user is made', async () => {

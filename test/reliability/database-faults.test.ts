@@ -1,12 +1,9 @@
 import { expect } from 'chai';
 import { databaseKind, databaseUrl, testDatabase } from '../support/database.js';
-import { buildAgent, eventually, unique } from '../support/builders.js';
+import { buildAgent, eventually } from '../support/builders.js';
 import { adminQuery, startAppOnOwnPool, terminateServiceConnections } from '../support/reliability.js';
 import type { TestApp } from '../support/app.js';
-import { withTransactionRetry } from '../../src/adapters/knex/transaction.js';
 import { freePort, privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from '../../scripts/private-postgres.js';
-
-const sqlstate = (code: string): Error => Object.assign(new Error(`simulated ${code}`), { code });
 
 const account = (app: TestApp, key: string) => app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': key } });
 
@@ -36,116 +33,6 @@ describe('database session limits', () => {
         (e: unknown) => e as { code?: string },
       );
     expect(err?.code).to.equal('57014');
-  });
-});
-
-describe('withTransactionRetry', () => {
-  it('when the transaction keeps failing with a serialization failure, then it is tried exactly `attempts` times and the error surfaces', async () => {
-    const knex = (await testDatabase()).knex;
-    let tries = 0;
-    const err = await withTransactionRetry(
-      knex,
-      async (trx) => {
-        tries += 1;
-        await trx.raw('SELECT 1');
-        throw sqlstate('40001');
-      },
-      { attempts: 4, backoffMs: 1 },
-    ).then(
-      () => null,
-      (e: unknown) => e as { code?: string },
-    );
-    expect(tries).to.equal(4);
-    expect(err?.code).to.equal('40001');
-  });
-
-  it('when a deadlock clears on the second try, then the result of that try is returned', async () => {
-    const knex = (await testDatabase()).knex;
-    let tries = 0;
-    const retried: number[] = [];
-    const out = await withTransactionRetry(
-      knex,
-      async () => {
-        tries += 1;
-        if (tries === 1) throw sqlstate('40P01');
-        return 'done';
-      },
-      { backoffMs: 1, onRetry: (attempt) => retried.push(attempt) },
-    );
-    expect(out).to.equal('done');
-    expect(retried).to.deep.equal([1]);
-  });
-
-  it('when the error is not a serialization failure or deadlock, then it is not retried', async () => {
-    const knex = (await testDatabase()).knex;
-    let tries = 0;
-    const err = await withTransactionRetry(knex, async () => {
-      tries += 1;
-      throw sqlstate('23505');
-    }).then(
-      () => null,
-      (e: unknown) => e as { code?: string },
-    );
-    expect(tries).to.equal(1);
-    expect(err?.code).to.equal('23505');
-  });
-
-  it('when a failed try wrote rows, then they are rolled back and only the successful try’s write remains', async () => {
-    const knex = (await testDatabase()).knex;
-    const code = `RT-${unique()}`;
-    let tries = 0;
-    await withTransactionRetry(
-      knex,
-      async (trx) => {
-        tries += 1;
-        await trx('channels').insert({ code: `${code}-${tries}`, name: 'retry', currency: 'THB', markup_bps: 0 });
-        if (tries < 3) throw sqlstate('40001');
-      },
-      { backoffMs: 1 },
-    );
-    const rows = await knex('channels').where('code', 'like', `${code}-%`).pluck('code');
-    expect(rows).to.deep.equal([`${code}-3`]);
-    await knex('channels').where('code', 'like', `${code}-%`).delete();
-  });
-
-  it('when two transactions deadlock for real on PostgreSQL, then both complete after the victim is retried', async function () {
-    // PGlite has one connection: two transactions can never wait on each other.
-    if ((await databaseKind()) !== 'postgres') this.skip();
-    const knex = (await testDatabase()).knex;
-    const a = `DL-${unique()}`;
-    const b = `DL-${unique()}`;
-    await knex('channels').insert([
-      { code: a, name: 'a', currency: 'THB', markup_bps: 0 },
-      { code: b, name: 'b', currency: 'THB', markup_bps: 0 },
-    ]);
-    let retries = 0;
-    // Each side locks its first row, waits until the other has too, then asks for the other's.
-    let arrived = 0;
-    const bothHoldOne = () =>
-      new Promise<void>((resolve) => {
-        arrived += 1;
-        const poll = (): void => (arrived >= 2 ? resolve() : void setTimeout(poll, 5));
-        poll();
-      });
-    const cross = (first: string, second: string) =>
-      withTransactionRetry(
-        knex,
-        async (trx) => {
-          await trx('channels')
-            .where({ code: first })
-            .update({ markup_bps: trx.raw('markup_bps + 1') });
-          await bothHoldOne();
-          await trx('channels')
-            .where({ code: second })
-            .update({ markup_bps: trx.raw('markup_bps + 1') });
-        },
-        { attempts: 3, onRetry: () => (retries += 1) },
-      );
-    await Promise.all([cross(a, b), cross(b, a)]);
-    expect(retries).to.equal(1);
-    const rows = await knex('channels').whereIn('code', [a, b]).pluck('markup_bps');
-    expect(rows).to.deep.equal([2, 2]);
-    await knex('channels').whereIn('code', [a, b]).delete();
   });
 });
 

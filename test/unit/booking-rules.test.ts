@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { chooseFare } from '../../src/application/booking/create-quote.js';
+import { chooseFare } from '../../src/application/booking/quote-transfer.js';
 import { checkCancellable, type Order } from '../../src/domain/booking/order.js';
 import { isOwnedBy, requireOwned } from '../../src/domain/booking/ownership.js';
-import { roundHalfAwayFromZero, termsOf, totalPrice, unitPrice } from '../../src/domain/booking/pricing.js';
+import { termsOf, totalPrice, unitPrice } from '../../src/domain/booking/pricing.js';
+import { roundHalfAwayFromZero } from '../../src/domain/shared/money.js';
 import { checkQuoteBookable, type Quote } from '../../src/domain/booking/quote.js';
 import { isCalendarDate, parseTripId, tripOfSchedule, tripsOn } from '../../src/domain/booking/trip.js';
 import type { BusSchedule, TransferFare } from '../../src/domain/catalogue/catalogue.js';

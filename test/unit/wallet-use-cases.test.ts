@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { MemoryLedger } from '../../src/adapters/memory/ledger.memory.js';
-import { GetTransaction, ListTransactions, SummarizeTransactions } from '../../src/application/wallet/read-transactions.js';
-import { GetMyBalance, GetUserBalances } from '../../src/application/wallet/read-balances.js';
+import { GetTransaction } from '../../src/application/wallet/get-transaction.js';
+import { ListTransactions } from '../../src/application/wallet/list-transactions.js';
+import { SummarizeTransactions } from '../../src/application/wallet/summarize-transactions.js';
+import { GetMyBalance } from '../../src/application/wallet/get-my-balance.js';
+import { GetUserBalances } from '../../src/application/wallet/get-user-balances.js';
 import { MakePayment } from '../../src/application/wallet/make-payment.js';
 import { MakeTransfer } from '../../src/application/wallet/make-transfer.js';
 import { RefundPayment } from '../../src/application/wallet/refund-payment.js';

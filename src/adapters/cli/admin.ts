@@ -1,24 +1,27 @@
 import { parseArgs } from 'node:util';
 import { DomainError } from '../../domain/shared/errors.js';
 import { REVOKED_REASONS } from '../../domain/identity/api-key.js';
-import type { CreateAgent, CreateChannel, ListChannels, SetAgentStatus, UpdateChannel } from '../../application/admin/manage-agents.js';
-import type { IssueApiKey, RevokeApiKey } from '../../application/admin/manage-keys.js';
+import type { CreateAgent } from '../../application/admin/create-agent.js';
+import type { CreateChannel } from '../../application/admin/create-channel.js';
+import type { ListChannels } from '../../application/admin/list-channels.js';
+import type { SetAgentStatus } from '../../application/admin/set-agent-status.js';
+import type { UpdateChannel } from '../../application/admin/update-channel.js';
+import type { IssueApiKey } from '../../application/admin/issue-api-key.js';
+import type { RevokeApiKey } from '../../application/admin/revoke-api-key.js';
 import type { ListAgents } from '../../application/admin/list-agents.js';
 import type { ShowAgent } from '../../application/admin/show-agent.js';
 import type { SetAgentChannel } from '../../application/admin/set-agent-channel.js';
-import type { ListAgentKeys } from '../../application/identity/own-keys.js';
+import type { ListAgentKeys } from '../../application/identity/list-agent-keys.js';
 import type { KeyView } from '../../domain/identity/api-key.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import type { SeedDemo } from '../../application/admin/seed-demo.js';
-import type {
-  CreateTenant,
-  ListTenants,
-  ListTenantUsers,
-  RotateClientSecret,
-  RotateSigningKey,
-  SetWalletUserDisabled,
-} from '../../application/admin/manage-tenants.js';
-import type { CreateWalletUser } from '../../application/wallet/manage-wallet-users.js';
+import type { CreateTenant } from '../../application/admin/create-tenant.js';
+import type { ListTenants } from '../../application/admin/list-tenants.js';
+import type { ListTenantUsers } from '../../application/admin/list-tenant-users.js';
+import type { RotateClientSecret } from '../../application/admin/rotate-client-secret.js';
+import type { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
+import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
+import type { CreateWalletUser } from '../../application/wallet/create-wallet-user.js';
 import { optional, optionalInt, PROGRAM, required, usageOf, UsageError, type AdminCommand, type Values } from './command.js';
 import { commandHelp, findCommand, groupHelp, commandsUnder } from './help.js';
 import { fields, table } from './output.js';

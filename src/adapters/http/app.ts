@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors.js';
+import { appRouter, inlineRoutes } from './express-internals.js';
 import type { ResponseObserver } from './metrics.js';
 import { requestContext } from './request-context.js';
 
@@ -35,8 +36,8 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   const observers = before.filter(isObserver).map((o) => o.observeResponse);
   app.use(requestContext(log, observers));
   // A router of routes only (the public limiter's) joins the application's own list, see `mount`.
-  for (const mw of before) if (!isObserver(mw)) mount(app.router as unknown as Router, mw as Router);
-  for (const router of surfaces.root) mount(app.router as unknown as Router, router);
+  for (const mw of before) if (!isObserver(mw)) mount(appRouter(app), mw as Router);
+  for (const router of surfaces.root) mount(appRouter(app), router);
 
   // Booking: the public routes first, then the key check for everything else under /api/v1,
   // so an unknown path without a key is 401, not 404.
@@ -50,7 +51,7 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
 
   // At the root (the default) the wallet routes join the application's own list; under a
   // prefix they get a router of their own.
-  const wallet = surfaces.walletBasePath === '' ? (app.router as unknown as Router) : express.Router();
+  const wallet = surfaces.walletBasePath === '' ? appRouter(app) : express.Router();
   for (const router of surfaces.wallet) mount(wallet, router);
   if (surfaces.walletBasePath !== '' && surfaces.wallet.length > 0) app.use(surfaces.walletBasePath, wallet);
 
@@ -62,27 +63,12 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
 const isObserver = (mw: RequestHandler): mw is RequestHandler & ResponseObserver =>
   typeof (mw as Partial<ResponseObserver>).observeResponse === 'function';
 
-/** What `mount` reads of a router: its layers and its `router.param` handlers. */
-interface RouterInternals {
-  stack: Array<{ route?: unknown }>;
-  params: Record<string, unknown>;
-}
-
 /**
- * Mounts `router` at the root of `parent`. A router that holds only routes (no middleware, no
- * error handler, no `router.param`) behaves exactly like its routes written in `parent`, so its
- * routes are moved there: a request then walks one list of routes instead of entering and
- * leaving a router for each group, which was a measurable share of every request's cost. Any
- * other router is mounted as it is.
+ * Mounts `router` at the root of `parent`. A router that holds only routes is merged into
+ * `parent`: a request then walks one list of routes instead of entering and leaving a router for
+ * each group, which was a measurable share of every request's cost. Any other router is mounted
+ * as it is.
  */
 function mount(parent: Router, router: Router): void {
-  const inner = router as unknown as RouterInternals;
-  const target = parent as unknown as RouterInternals;
-  const onlyRoutes =
-    Array.isArray(inner.stack) &&
-    Array.isArray(target.stack) &&
-    Object.keys(inner.params ?? {}).length === 0 &&
-    inner.stack.every((layer) => layer.route !== undefined);
-  if (onlyRoutes) target.stack.push(...inner.stack);
-  else parent.use(router);
+  if (!inlineRoutes(parent, router)) parent.use(router);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdempotencyRequest, IdempotencyStore, UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import { isValidIdempotencyKey } from '../../domain/shared/idempotency.js';
 
@@ -33,8 +33,11 @@ export const idempotency =
       return;
     }
     if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
-      throw invalid('invalid-request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
-        errors: [{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+      throw new DomainError('invalid-request', {
+        message: 'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+        details: {
+          errors: [{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+        },
       });
     }
     const q = req.originalUrl.indexOf('?');

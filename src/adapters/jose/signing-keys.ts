@@ -131,7 +131,7 @@ export class SigningKeyRing {
    */
   async rotate(): Promise<{ kid: string; previousKid: string | null }> {
     if (this.source.kind !== 'stored') {
-      throw new DomainError('invalid-request', 'invalid', 'Signing keys come from TOKEN_SIGNING_KEY; rotate them in the configuration.');
+      throw new DomainError('invalid-request', { message: 'Signing keys come from TOKEN_SIGNING_KEY; rotate them in the configuration.' });
     }
     const now = this.clock.now();
     const { active, retired } = await this.source.store.rotate(this.source.ring, await generateSigningKey(now), now);

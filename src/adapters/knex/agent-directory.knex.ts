@@ -31,7 +31,7 @@ export class KnexAgentDirectory implements AgentDirectory {
       });
       this.changed();
     } catch (err) {
-      if (isUniqueViolation(err)) throw new DomainError('channel-exists', 'conflict', `Channel ${channel.code} exists.`);
+      if (isUniqueViolation(err)) throw new DomainError('channel-exists');
       throw err;
     }
   }
@@ -73,7 +73,7 @@ export class KnexAgentDirectory implements AgentDirectory {
       this.changed();
       return toAgent(row as AgentRow);
     } catch (err) {
-      if (isForeignKeyViolation(err)) throw new DomainError('channel-not-found', 'not-found', `No channel ${agent.channelCode}.`);
+      if (isForeignKeyViolation(err)) throw new DomainError('channel-not-found');
       throw err;
     }
   }
@@ -104,7 +104,7 @@ export class KnexAgentDirectory implements AgentDirectory {
       this.changed();
       return row === undefined ? null : toAgent(row as AgentRow);
     } catch (err) {
-      if (isForeignKeyViolation(err)) throw new DomainError('channel-not-found', 'not-found', `No channel ${channelCode}.`);
+      if (isForeignKeyViolation(err)) throw new DomainError('channel-not-found');
       throw err;
     }
   }

@@ -122,7 +122,7 @@ const isAccountKind = (kind: string): kind is AccountRef['kind'] => kind === 'US
 
 /** The payment changed between its read and the refund's guard: only possible without its row lock. */
 const refundableAmountGone = (): DomainError =>
-  new DomainError('refund-exceeds-payment', 'unprocessable', 'The refund is more than what remains of the payment.');
+  new DomainError('refund-exceeds-payment', { message: 'The refund is more than what remains of the payment.' });
 
 const WRITE = `SELECT pbw_ledger_write(${Array.from({ length: 18 }, (_, i) => `$${i + 1}`).join(', ')}::timestamptz,
   $19::text[], $20::text[], $21::text[], $22::bigint[], $23::boolean[], $24::jsonb) AS outcome`;

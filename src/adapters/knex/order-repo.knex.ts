@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
-import { pageOfOrders, type Order } from '../../domain/booking/order.js';
+import type { Order } from '../../domain/booking/order.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
-import type { Page } from '../../domain/shared/page.js';
+import { pageOf, type Page } from '../../domain/shared/page.js';
 import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
 
-const alreadyBooked = (): DomainError => new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
+const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
 
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
@@ -56,7 +56,7 @@ export class KnexOrderRepo implements OrderRepo {
             .decrement('seats_left', seats.seats)
             .returning('seats_left');
           if (taken.length === 0) {
-            throw new DomainError('sold-out', 'conflict', 'Not enough seats are left on this trip.');
+            throw new DomainError('sold-out');
           }
         }
       });
@@ -90,7 +90,7 @@ export class KnexOrderRepo implements OrderRepo {
       q.andWhereRaw('(created_at, id COLLATE "C") < (?, ? COLLATE "C")', [query.after.createdAt, query.after.id]);
     }
     const rows = (await q.orderByRaw('created_at DESC, id COLLATE "C" DESC').limit(query.limit + 1)) as OrderRow[];
-    return pageOfOrders(rows.map(orderOf), query.limit);
+    return pageOf(rows.map(orderOf), query.limit);
   }
 
   async cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null> {

@@ -1,19 +1,11 @@
 import type { Knex } from 'knex';
 import { Gauge, Histogram, type Registry } from 'prom-client';
-
-/** tarn's pool, as Knex exposes it. */
-interface TarnPool {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
-  max: number;
-  on(event: 'acquireRequest' | 'acquireSuccess' | 'acquireFail', listener: (eventId: number) => void): void;
-}
+import { tarnPoolOf } from './knex-internals.js';
 
 /** Reports a Knex pool's use at each scrape, and how long each acquisition waited. */
 export function watchPool(registry: Registry, knex: Knex): void {
-  const pool = (knex.client as { pool?: TarnPool }).pool;
-  if (pool === undefined || typeof pool.numUsed !== 'function') return;
+  const pool = tarnPoolOf(knex);
+  if (pool === null) return;
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections by state (used, free, max) and acquisitions waiting (pending)',

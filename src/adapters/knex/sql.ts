@@ -1,18 +1,6 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
-
-/** The part of a pooled connection that `rows` uses: node-postgres' client or PGlite. */
-interface Queryable {
-  query(
-    config: { name?: string; text: string; values: readonly unknown[] } | string,
-    values?: readonly unknown[],
-  ): Promise<{ rows: unknown[] }>;
-}
-
-interface PoolClient {
-  acquireConnection(): Promise<Queryable>;
-  releaseConnection(connection: unknown): Promise<unknown> | unknown;
-}
+import { withPooledConnection, type Queryable } from './knex-internals.js';
 
 /**
  * Runs one SQL statement (`$1`-style parameters) on a connection of Knex's pool, or on the
@@ -24,16 +12,12 @@ interface PoolClient {
  * query builder stays the tool for everything else.
  */
 export async function rows<R>(db: Knex | Knex.Transaction, text: string, values: readonly unknown[], name?: string): Promise<R[]> {
-  const client = db.client as unknown as PoolClient;
-  const connection = await client.acquireConnection();
-  try {
+  return withPooledConnection(db, async (connection) => {
     const result =
       // node-postgres prepares named statements; PGlite (one in-process connection) takes text.
       name !== undefined && connection instanceof pg.Client
         ? await (connection as Queryable).query({ name, text, values })
         : await connection.query(text, values);
     return result.rows as R[];
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  });
 }

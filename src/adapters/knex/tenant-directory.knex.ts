@@ -149,7 +149,7 @@ export class KnexTenantDirectory implements TenantDirectory {
       ]);
       return toUser((result.rows as UserRow[])[0]!);
     } catch (err) {
-      throw this.translate(err, user);
+      throw this.translate(err);
     }
   }
 
@@ -163,7 +163,7 @@ export class KnexTenantDirectory implements TenantDirectory {
       const row = (result.rows as UserRow[])[0];
       if (row !== undefined) return toUser(row);
     } catch (err) {
-      throw this.translate(err, user);
+      throw this.translate(err);
     }
     // The insert lost to an existing row, which a unique index guarantees is the only one.
     const existing = await this.knex<UserRow>('wallet_users')
@@ -202,18 +202,16 @@ export class KnexTenantDirectory implements TenantDirectory {
     return rows.map(toUser);
   }
 
-  private translate(err: unknown, user: WalletUser): unknown {
+  private translate(err: unknown): unknown {
     if (isUniqueViolation(err)) {
       const constraint = (err as { constraint?: string }).constraint ?? '';
-      return new DomainError(
-        'user-exists',
-        'conflict',
-        constraint.includes('email')
+      return new DomainError('user-exists', {
+        message: constraint.includes('email')
           ? 'The tenant already has a user with that email.'
           : 'The tenant already has a user with that externalUserRef.',
-      );
+      });
     }
-    if (isForeignKeyViolation(err)) return new DomainError('tenant-not-found', 'not-found', `No tenant ${user.tenantId}.`);
+    if (isForeignKeyViolation(err)) return new DomainError('tenant-not-found');
     return err;
   }
 }

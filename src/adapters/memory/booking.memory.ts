@@ -1,13 +1,13 @@
 import type { Money } from '../../domain/shared/money.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
-import { pageOfOrders, type Order } from '../../domain/booking/order.js';
+import type { Order } from '../../domain/booking/order.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import type { Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { Page } from '../../domain/shared/page.js';
+import { pageOf, type Page } from '../../domain/shared/page.js';
 
 /** Quotes in process memory. */
 export class MemoryQuoteRepo implements QuoteRepo {
@@ -48,12 +48,12 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
       return this.orders.get(this.orderByIdempotencyKey.get(idemKey)!)!;
     }
     if (this.orderByQuote.has(order.quoteId)) {
-      throw new DomainError('quote-already-booked', 'conflict', 'The quote has already been booked.');
+      throw new DomainError('quote-already-booked');
     }
     const claim = order.seats;
     if (claim !== null) {
       const left = this.seats.get(claim.tripId) ?? claim.capacity;
-      if (left < claim.seats) throw new DomainError('sold-out', 'conflict', 'Not enough seats are left on this trip.');
+      if (left < claim.seats) throw new DomainError('sold-out');
       this.seats.set(claim.tripId, left - claim.seats);
     }
     this.orders.set(order.id, order);
@@ -76,7 +76,7 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
       .filter((o) => after === undefined || newerFirst(o, { createdAt: after.createdAt, id: after.id }) > 0)
       .sort(newerFirst)
       .slice(0, query.limit + 1);
-    return pageOfOrders(rows, query.limit);
+    return pageOf(rows, query.limit);
   }
 
   async cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null> {

@@ -33,7 +33,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
 
   async createChannel(channel: Channel): Promise<void> {
     if (this.channels.has(channel.code)) {
-      throw new DomainError('channel-exists', 'conflict', `Channel ${channel.code} exists.`);
+      throw new DomainError('channel-exists');
     }
     this.channels.set(channel.code, { ...channel });
     this.changed();
@@ -58,7 +58,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
 
   async createAgent(agent: NewAgent): Promise<Agent> {
     if (!this.channels.has(agent.channelCode)) {
-      throw new DomainError('channel-not-found', 'not-found', `No channel ${agent.channelCode}.`);
+      throw new DomainError('channel-not-found');
     }
     const created: Agent = { ...agent, entitlements: [...agent.entitlements], status: 'ACTIVE' };
     this.agents.set(agent.id, created);
@@ -83,7 +83,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
   async setAgentChannel(agentId: string, channelCode: string): Promise<Agent | null> {
     const agent = this.agents.get(agentId);
     if (agent === undefined) return null;
-    if (!this.channels.has(channelCode)) throw new DomainError('channel-not-found', 'not-found', `No channel ${channelCode}.`);
+    if (!this.channels.has(channelCode)) throw new DomainError('channel-not-found');
     const updated = { ...agent, channelCode };
     this.agents.set(agentId, updated);
     this.changed();

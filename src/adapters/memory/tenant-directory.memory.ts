@@ -69,13 +69,13 @@ export class MemoryTenantDirectory implements TenantDirectory {
   }
 
   async createUser(user: WalletUser): Promise<WalletUser> {
-    if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found', 'not-found', `No tenant ${user.tenantId}.`);
+    if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found');
     const mine = this.ofTenant(user.tenantId);
     if (mine.some((u) => u.externalUserRef === user.externalUserRef)) {
-      throw new DomainError('user-exists', 'conflict', 'The tenant already has a user with that externalUserRef.');
+      throw new DomainError('user-exists');
     }
     if (user.email !== null && mine.some((u) => u.email !== null && normalizeEmail(u.email) === normalizeEmail(user.email!))) {
-      throw new DomainError('user-exists', 'conflict', 'The tenant already has a user with that email.');
+      throw new DomainError('user-exists', { message: 'The tenant already has a user with that email.' });
     }
     if (this.users.has(user.id)) throw new Error('createUser: duplicate user id');
     const stored: WalletUser = { disabledAt: null, tokensValidFrom: null, ...user };
@@ -85,7 +85,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
   }
 
   async ensureUser(user: WalletUser): Promise<WalletUser> {
-    if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found', 'not-found', `No tenant ${user.tenantId}.`);
+    if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found');
     const existing = this.ofTenant(user.tenantId).find((u) => u.externalUserRef === user.externalUserRef);
     return existing ?? this.createUser(user);
   }

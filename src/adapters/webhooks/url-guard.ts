@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { WebhookUrlGuard } from '../../domain/webhooks/webhook-ports.port.js';
 
 /** What local development and tests may relax. */
@@ -14,7 +14,10 @@ export interface UrlGuardSettings {
 type Resolve = (host: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
 
 const refused = (why: string) =>
-  invalid('invalid-webhook-url', `The webhook URL is refused: ${why}.`, { errors: [{ path: 'url', message: why }] });
+  new DomainError('invalid-webhook-url', {
+    message: `The webhook URL is refused: ${why}.`,
+    details: { errors: [{ path: 'url', message: why }] },
+  });
 
 /**
  * Checks webhook URLs with ipaddr.js's classification of addresses (a maintained table of the

@@ -1,6 +1,6 @@
 import type { Agent } from '../../domain/identity/agent.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 
 /** What an operator sees of an agent in a listing: its contract, never a key or its hash. */
 export interface AgentSummary {
@@ -30,7 +30,7 @@ export class ListAgents {
   async execute(filter: { channelCode?: string | undefined } = {}): Promise<AgentSummary[]> {
     const code = filter.channelCode;
     if (code === undefined) return (await this.directory.listAgents()).map(agentSummary);
-    if ((await this.directory.findChannel(code)) === null) throw notFound('channel-not-found', `No channel ${code}.`);
+    if ((await this.directory.findChannel(code)) === null) throw new DomainError('channel-not-found');
     return (await this.directory.findAgentsByChannel(code)).map(agentSummary);
   }
 }

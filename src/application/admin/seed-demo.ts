@@ -1,8 +1,9 @@
 import type { CatalogueCounts } from '../../domain/catalogue/catalogue.port.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import type { SeedCatalogue } from '../catalogue/seed-catalogue.js';
-import type { CreateAgent, CreateChannel } from './manage-agents.js';
-import type { IssueApiKey } from './manage-keys.js';
+import type { CreateAgent } from './create-agent.js';
+import type { CreateChannel } from './create-channel.js';
+import type { IssueApiKey } from './issue-api-key.js';
 
 export const DEMO_CHANNEL = { code: 'DEMO-B2B', name: 'Demo B2B channel', currency: 'THB', markupBps: 1_000 } as const;
 export const DEMO_AGENT_NAME = 'Demo Travel Agency';

@@ -1,8 +1,9 @@
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { RandomSource } from '../../domain/shared/secrets.port.js';
-import type { CreateWalletUser } from '../wallet/manage-wallet-users.js';
-import type { CreateTenant, ResetClientSecret } from './manage-tenants.js';
+import type { CreateWalletUser } from '../wallet/create-wallet-user.js';
+import type { CreateTenant } from './create-tenant.js';
+import type { ResetClientSecret } from './reset-client-secret.js';
 import type { DemoContribution } from './seed-demo.js';
 
 export const DEMO_TENANT = { name: 'Demo Wallet Tenant', currency: 'THB' } as const;

@@ -1,5 +1,5 @@
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 
 /**
  * Moves an agent to another sales channel. Its later quotes are priced with the new channel on
@@ -11,9 +11,9 @@ export class SetAgentChannel {
 
   async execute(agentId: string, channelCode: string): Promise<{ agentId: string; channel: string; previousChannel: string }> {
     const before = await this.directory.findAgent(agentId);
-    if (before === null) throw notFound('agent-not-found', `No agent ${agentId}.`);
+    if (before === null) throw new DomainError('agent-not-found');
     const after = await this.directory.setAgentChannel(agentId, channelCode);
-    if (after === null) throw notFound('agent-not-found', `No agent ${agentId}.`);
+    if (after === null) throw new DomainError('agent-not-found');
     return { agentId: after.id, channel: after.channelCode, previousChannel: before.channelCode };
   }
 }

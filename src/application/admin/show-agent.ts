@@ -1,7 +1,7 @@
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import { isKeyUsable } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { agentSummary, type AgentSummary } from './list-agents.js';
 
 /** One agent as an operator sees it: its contract, its channel's terms and how many keys work now. */
@@ -24,9 +24,9 @@ export class ShowAgent {
 
   async execute(agentId: string): Promise<AgentDetails> {
     const agent = await this.directory.findAgent(agentId);
-    if (agent === null) throw notFound('agent-not-found', `No agent ${agentId}.`);
+    if (agent === null) throw new DomainError('agent-not-found');
     const [channel, keys] = await Promise.all([this.directory.findChannel(agent.channelCode), this.directory.listKeys(agentId)]);
-    if (channel === null) throw notFound('channel-not-found', `No channel ${agent.channelCode}.`);
+    if (channel === null) throw new DomainError('channel-not-found');
     const now = this.clock.now();
     return {
       ...agentSummary(agent),

@@ -5,7 +5,7 @@ import { termsOf, unitPrice } from '../../domain/booking/pricing.js';
 import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import { isCalendarDate, tripsOn, withinHorizon, type Trip } from '../../domain/booking/trip.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
 
 /** A trip as an agent sees it: with seats left and its own price per seat. */
@@ -28,8 +28,11 @@ export class ListTrips {
   async execute(principal: AgentPrincipal, input: { fromCityId: string; toCityId: string; date: string }): Promise<TripOffer[]> {
     requireEntitlement(principal, 'express-bus');
     if (!isCalendarDate(input.date)) {
-      throw invalid('invalid-request', 'date must be a calendar date YYYY-MM-DD.', {
-        errors: [{ path: 'date', message: 'must be a calendar date YYYY-MM-DD' }],
+      throw new DomainError('invalid-request', {
+        message: 'date must be a calendar date YYYY-MM-DD.',
+        details: {
+          errors: [{ path: 'date', message: 'must be a calendar date YYYY-MM-DD' }],
+        },
       });
     }
     const now = this.clock.now();

@@ -26,7 +26,7 @@ export class AuthenticateClient {
     const presented = this.hasher.hash(input.clientSecret);
     const tenant = input.clientId.length <= 128 ? await this.tenants.findTenantByClientId(input.clientId) : null;
     if (tenant === null || !clientSecretMatches(tenant, presented, this.clock.now())) {
-      throw new DomainError('invalid-client', 'unauthenticated', 'Client authentication failed.');
+      throw new DomainError('invalid-client');
     }
     return tenant;
   }

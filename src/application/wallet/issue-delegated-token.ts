@@ -4,7 +4,7 @@ import type { TenantDirectory } from '../../domain/identity/tenant-directory.por
 import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
 import { AMR } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError, invalid } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 
 /**
@@ -21,7 +21,8 @@ export class IssueDelegatedToken {
   ) {}
 
   async execute(machine: MachinePrincipal, externalUserRef: string): Promise<IssuedToken & { userId: string }> {
-    if (!isExternalUserRef(externalUserRef)) throw invalid('invalid-request', 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.');
+    if (!isExternalUserRef(externalUserRef))
+      throw new DomainError('invalid-request', { message: 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.' });
     const user = await this.tenants.ensureUser({
       id: this.ids.next('usr'),
       tenantId: machine.tenantId,
@@ -31,7 +32,7 @@ export class IssueDelegatedToken {
       createdAt: this.clock.now(),
     });
     if (isDisabled(user)) {
-      throw new DomainError('user-disabled', 'forbidden', 'The wallet user is disabled; no token is issued for it.');
+      throw new DomainError('user-disabled');
     }
     const token = await this.issuer.issue({
       kind: 'user',

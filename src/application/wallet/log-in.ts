@@ -40,7 +40,7 @@ export class LogIn {
     // A disabled person gets the same answer as a wrong password, and the attempt counts as a
     // failure: the answer must not confirm to whoever holds a password that it is right.
     if (!ok || tenant === null || user === null || isDisabled(user)) {
-      throw new DomainError('invalid-credentials', 'unauthenticated', 'The email or password is not correct.');
+      throw new DomainError('invalid-credentials');
     }
     await this.throttle.release(accountKey, true);
     await this.throttle.release(addressKey, false);

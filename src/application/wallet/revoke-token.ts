@@ -2,12 +2,7 @@ import type { Tenant } from '../../domain/identity/tenant.js';
 import type { TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
 import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
-
-const revocationOf = (token: VerifiedToken) => ({
-  jti: token.jti,
-  tenantId: token.principal.tenantId,
-  expiresAt: new Date(token.exp * 1000),
-});
+import { revocationOf } from './token-revocation.js';
 
 /**
  * RFC 7009 revocation by an authenticated client: a machine or user token of the client's own
@@ -31,14 +26,5 @@ export class RevokeToken {
     }
     if (verified.principal.tenantId !== client.id) return;
     await this.revocations.revoke(revocationOf(verified));
-  }
-}
-
-/** A wallet app signs its holder out: the user token that made the call is revoked. */
-export class LogOut {
-  constructor(private readonly revocations: TokenRevocationList) {}
-
-  execute(token: VerifiedToken): Promise<void> {
-    return this.revocations.revoke(revocationOf(token));
   }
 }

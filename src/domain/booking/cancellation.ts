@@ -1,8 +1,7 @@
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import { isLeaked } from '../identity/api-key.js';
 import { DomainError, type Reason } from '../shared/errors.js';
-import { money, type Money } from '../shared/money.js';
-import { roundHalfAwayFromZero } from './pricing.js';
+import { money, roundHalfAwayFromZero, type Money } from '../shared/money.js';
 
 /** A channel's cancellation terms, fixed on an order when it is booked. */
 export interface CancellationTerms {
@@ -38,8 +37,7 @@ const HOUR_MS = 3_600_000;
 const BP = 10_000n;
 
 /** The last moment an order can be cancelled free of charge: `freeCancellationHours` before it starts. */
-export const freeUntilOf = (order: CancellableOrder): Date =>
-  new Date(order.startsAt.getTime() - order.terms.freeCancellationHours * HOUR_MS);
+const freeUntilOf = (order: CancellableOrder): Date => new Date(order.startsAt.getTime() - order.terms.freeCancellationHours * HOUR_MS);
 
 /**
  * The one rule of cancellation, used by both the preview and the cancel so they cannot disagree.
@@ -77,18 +75,11 @@ export const decideCancellation = (order: CancellableOrder, bookingKey: ApiKeyRe
   };
 };
 
-const REFUSALS: Readonly<Record<CancellationRefusal, string>> = {
-  'order-already-cancelled': 'The order is already cancelled.',
-  'booked-with-leaked-key':
-    'The order was placed with an API key that was revoked as leaked; it cannot be cancelled through the API. Contact support.',
-  'cancellation-window-closed': 'The pickup or departure has passed; the order can no longer be cancelled.',
-};
-
 /** The refund and fee of a cancel that the decision allows, or the DomainError it refuses with. */
 export const requireCancellable = (decision: CancellationDecision): { refund: Money; fee: Money } => {
   if (!decision.cancellable || decision.refund === null || decision.fee === null) {
     const reason = decision.reason ?? 'cancellation-window-closed';
-    throw new DomainError(reason, 'conflict', REFUSALS[reason]);
+    throw new DomainError(reason);
   }
   return { refund: decision.refund, fee: decision.fee };
 };

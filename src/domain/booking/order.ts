@@ -2,7 +2,6 @@ import type { Product } from '../identity/agent.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import { decideCancellation, requireCancellable, type CancellationTerms } from './cancellation.js';
 import type { Money } from '../shared/money.js';
-import { encodeCursor, type Page } from '../shared/page.js';
 import type { BusDetails, SeatClaim, TransferDetails } from './quote.js';
 
 export type OrderStatus = 'CONFIRMED' | 'CANCELLED';
@@ -48,14 +47,4 @@ export interface Order {
 /** Throws the DomainError a cancel of `order` would be refused with at `now` (see `decideCancellation`). */
 export const checkCancellable = (order: Order, bookingKey: ApiKeyRecord | null, now: Date): void => {
   requireCancellable(decideCancellation(order, bookingKey, now));
-};
-
-/** Turns up to `limit + 1` orders (newest first) into a page with the cursor of its last item. */
-export const pageOfOrders = (rows: readonly Order[], limit: number): Page<Order> => {
-  const data = rows.slice(0, limit);
-  const last = data[data.length - 1];
-  return {
-    data,
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-  };
 };

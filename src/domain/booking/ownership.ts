@@ -14,7 +14,7 @@ export const isOwnedBy = (record: AgentOwned, agentId: string): boolean => recor
  */
 export const requireOwned = <T extends AgentOwned>(record: T | null, agentId: string, reason: 'quote-not-found' | 'order-not-found'): T => {
   if (record === null || !isOwnedBy(record, agentId)) {
-    throw new DomainError(reason, 'not-found', reason === 'quote-not-found' ? 'No such quote.' : 'No such order.');
+    throw new DomainError(reason);
   }
   return record;
 };

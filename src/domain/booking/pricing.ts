@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/errors.js';
-import { money, type Money } from '../shared/money.js';
+import { money, roundHalfAwayFromZero, type Money } from '../shared/money.js';
 
 /** The contracted pricing that applies to one caller: its channel's markup and its own discount. */
 export interface PricingTerms {
@@ -22,7 +22,7 @@ const BP = 10_000n;
  */
 export const unitPrice = (baseFare: Money, terms: PricingTerms): Money => {
   if (baseFare.currency !== terms.currency) {
-    throw new DomainError('no-fare', 'unprocessable', `No fare in the channel's currency ${terms.currency}.`);
+    throw new DomainError('no-fare', { message: `No fare in the channel's currency ${terms.currency}.` });
   }
   const scaled = BigInt(baseFare.amount) * (BP + BigInt(terms.markupBps)) * (BP - BigInt(terms.discountBps));
   return money(Number(roundHalfAwayFromZero(scaled, BP * BP)), terms.currency);
@@ -32,15 +32,6 @@ export const unitPrice = (baseFare: Money, terms: PricingTerms): Money => {
 export const totalPrice = (unit: Money, quantity: number): Money => {
   if (!Number.isSafeInteger(quantity) || quantity < 1) throw new RangeError(`quantity must be a positive integer: ${quantity}`);
   return money(unit.amount * quantity, unit.currency);
-};
-
-/** `n / d` rounded to the nearest integer, ties away from zero (d > 0). */
-export const roundHalfAwayFromZero = (n: bigint, d: bigint): bigint => {
-  const q = n / d; // truncates toward zero
-  const r = n % d;
-  const twice = (r < 0n ? -r : r) * 2n;
-  if (twice >= d) return n < 0n ? q - 1n : q + 1n;
-  return q;
 };
 
 /** The pricing terms of the caller, from its key alone: its channel's markup and currency, its discount. */

@@ -60,14 +60,10 @@ export interface Quote {
  */
 export const checkQuoteBookable = (quote: Quote, principal: AgentPrincipal, now: Date): void => {
   if (quote.channelCode !== principal.channel.code) {
-    throw new DomainError(
-      'quote-channel-mismatch',
-      'conflict',
-      'The quote was minted for another channel than the one this key resolves to. Request a new quote.',
-    );
+    throw new DomainError('quote-channel-mismatch');
   }
   if (now.getTime() >= quote.expiresAt.getTime()) {
-    throw new DomainError('quote-expired', 'gone', 'The quote has expired. Request a new quote.');
+    throw new DomainError('quote-expired');
   }
 };
 
@@ -75,10 +71,13 @@ export const checkQuoteBookable = (quote: Quote, principal: AgentPrincipal, now:
 export const requireFuture = (startsAt: Date, now: Date, what: 'pickup' | 'departure'): void => {
   if (startsAt.getTime() <= now.getTime()) {
     if (what === 'departure') {
-      throw new DomainError('trip-departed', 'conflict', 'The trip has already departed.');
+      throw new DomainError('trip-departed');
     }
-    throw new DomainError('invalid-request', 'invalid', 'pickupAt must be in the future.', {
-      errors: [{ path: 'pickupAt', message: 'must be in the future' }],
+    throw new DomainError('invalid-request', {
+      message: 'pickupAt must be in the future.',
+      details: {
+        errors: [{ path: 'pickupAt', message: 'must be in the future' }],
+      },
     });
   }
 };

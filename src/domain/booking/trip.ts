@@ -14,7 +14,7 @@ export interface Trip {
 }
 
 /** How far ahead trips and transfers can be booked. */
-export const BOOKING_HORIZON_DAYS = 365;
+const BOOKING_HORIZON_DAYS = 365;
 const DAY_MS = 86_400_000;
 
 /** A calendar date `YYYY-MM-DD` that exists (no 2026-02-30). */

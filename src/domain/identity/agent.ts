@@ -2,8 +2,6 @@
 export const PRODUCTS = ['airport-transfer', 'express-bus'] as const;
 export type Product = (typeof PRODUCTS)[number];
 
-export const isProduct = (value: string): value is Product => (PRODUCTS as readonly string[]).includes(value);
-
 export type AgentStatus = 'ACTIVE' | 'SUSPENDED';
 
 /** A sales channel with its contracted pricing: a markup over the catalogue's base fares. */

@@ -5,12 +5,12 @@ import type { RandomSource, SecretHasher } from '../shared/secrets.port.js';
  * The fixed prefix and the checksum let secret scanners recognise a leaked key and let the
  * service reject a mistyped or invented key without touching storage.
  */
-export const API_KEY_PREFIX = 'pbk_';
+const API_KEY_PREFIX = 'pbk_';
 const BODY_LENGTH = 43;
 const CHECKSUM_LENGTH = 6;
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;
 /** How many leading characters of a key may be shown to identify it (prefix + 4). */
-export const API_KEY_DISPLAY_LENGTH = API_KEY_PREFIX.length + 4;
+const API_KEY_DISPLAY_LENGTH = API_KEY_PREFIX.length + 4;
 
 export type KeyStatus = 'ACTIVE' | 'REVOKED';
 export type RevokedReason = 'rotated' | 'leaked' | 'operator';
@@ -74,7 +74,7 @@ export const isWellFormedApiKey = (text: string): boolean => {
 };
 
 /** Whether the key's revocation has taken effect at `now` (a rolled key's lies ahead during its overlap). */
-export const isRevokedAt = (key: ApiKeyRecord, now: Date): boolean =>
+const isRevokedAt = (key: ApiKeyRecord, now: Date): boolean =>
   key.status === 'REVOKED' && (key.revokedAt === null || key.revokedAt.getTime() <= now.getTime());
 
 /**

@@ -7,7 +7,7 @@ import type { AgentPrincipal } from './principal.js';
 /** The first rule of the booking surface: a key must be presented. */
 export const requirePresentedKey = (presented: string | undefined): string => {
   if (presented === undefined || presented.trim() === '') {
-    throw new DomainError('missing-api-key', 'unauthenticated', 'The X-API-KEY header is required.');
+    throw new DomainError('missing-api-key');
   }
   return presented.trim();
 };
@@ -26,7 +26,7 @@ export const principalFromKey = (resolved: ResolvedKey | null, now: Date): Agent
   if (resolved === null || !isKeyUsable(resolved.key, now)) throw invalidKey();
   const { key, agent, channel } = resolved;
   if (agent.status !== 'ACTIVE') {
-    throw new DomainError('agent-suspended', 'forbidden', 'The agent account is not active.');
+    throw new DomainError('agent-suspended');
   }
   return {
     kind: 'agent',
@@ -43,8 +43,8 @@ export const principalFromKey = (resolved: ResolvedKey | null, now: Date): Agent
 /** An agent may only use the products its contract entitles it to. */
 export const requireEntitlement = (principal: AgentPrincipal, product: Product): void => {
   if (!principal.entitlements.includes(product)) {
-    throw new DomainError('not-entitled', 'forbidden', `The agent is not entitled to ${product}.`);
+    throw new DomainError('not-entitled', { message: `The agent is not entitled to ${product}.` });
   }
 };
 
-const invalidKey = (): DomainError => new DomainError('invalid-api-key', 'unauthenticated', 'The API key is not valid.');
+const invalidKey = (): DomainError => new DomainError('invalid-api-key');

@@ -34,8 +34,10 @@ export const retryAfterSeconds = (state: ThrottleState, now: Date): number => {
 export const requireNotThrottled = (states: readonly ThrottleState[], now: Date): void => {
   const wait = Math.max(0, ...states.map((s) => retryAfterSeconds(s, now)));
   if (wait > 0) {
-    throw new DomainError('too-many-attempts', 'too-many', 'Too many failed login attempts. Try again later.', {
-      retryAfterSeconds: wait,
+    throw new DomainError('too-many-attempts', {
+      details: {
+        retryAfterSeconds: wait,
+      },
     });
   }
 };

@@ -1,4 +1,4 @@
-import { DomainError, invalid } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { CommonPasswords } from './common-passwords.port.js';
 
 /** Password length bounds: long enough to matter, short enough to hash cheaply. */
@@ -11,17 +11,17 @@ const REPETITIVE = /^([\s\S]{1,3})\1+$/u;
 /**
  * A new password (not one presented at login) must be 8..256 characters, not on the list of
  * common or breached passwords, and not a short run repeated: `invalid-request` for the length,
- * `password-too-common` for the rest.
+ * `password-too-common` for the rest. This is the one password rule: the HTTP schema and the
+ * command line defer to it.
  */
 export async function checkNewPassword(password: string, common: CommonPasswords): Promise<void> {
   if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
-    throw invalid('invalid-request', `password must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters.`);
+    throw new DomainError('invalid-request', {
+      message: `password must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters.`,
+      details: { errors: [{ path: 'password', message: `must be ${PASSWORD_LENGTH.min}-${PASSWORD_LENGTH.max} characters` }] },
+    });
   }
   if (REPETITIVE.test(password) || (await common.includes(password))) {
-    throw new DomainError(
-      'password-too-common',
-      'invalid',
-      'This password is too common (it is on a list of commonly used or breached passwords, or repeats a short run); choose another.',
-    );
+    throw new DomainError('password-too-common');
   }
 }

@@ -44,7 +44,7 @@ export const DEFAULT_TENANT_CURRENCY = 'THB';
  * Client secrets look like `pbcs_<64 hex chars of 32 random bytes>`: 256 random bits, so a
  * fast hash is enough to store them, and the prefix lets secret scanners recognise a leak.
  */
-export const CLIENT_SECRET_PREFIX = 'pbcs_';
+const CLIENT_SECRET_PREFIX = 'pbcs_';
 const CLIENT_SECRET_BYTES = 32;
 
 /** Makes a new plaintext client secret. */

@@ -11,7 +11,7 @@ export type WalletTokenRule = 'machine' | 'user' | 'either';
 export const requireTokenKind = (principal: WalletPrincipal, rule: WalletTokenRule): WalletPrincipal => {
   if (rule === 'user' && principal.kind !== 'user') throw notAWalletUser();
   if (rule === 'machine' && principal.kind !== 'machine') {
-    throw new DomainError('machine-token-required', 'forbidden', 'This operation needs the tenant’s machine token.');
+    throw new DomainError('machine-token-required');
   }
   return principal;
 };
@@ -22,5 +22,4 @@ export const asMachine = (principal: WalletPrincipal): MachinePrincipal => requi
 /** Narrows to a wallet user or refuses as `requireTokenKind` would. */
 export const asWalletUser = (principal: WalletPrincipal): WalletUserPrincipal => requireTokenKind(principal, 'user') as WalletUserPrincipal;
 
-const notAWalletUser = (): DomainError =>
-  new DomainError('not-a-wallet-user', 'unauthenticated', 'Authenticated principal is not a wallet user.');
+const notAWalletUser = (): DomainError => new DomainError('not-a-wallet-user');

@@ -5,7 +5,7 @@ import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from './p
  * The JOSE `typ` of each token kind. Machine tokens are RFC 9068 access tokens; user tokens have
  * their own type so that neither can pass for the other, whatever claims a forger adds.
  */
-export const TOKEN_TYP = { machine: 'at+jwt', user: 'wallet-user+jwt' } as const;
+const TOKEN_TYP = { machine: 'at+jwt', user: 'wallet-user+jwt' } as const;
 
 /** The signed `token_use` claim, repeating the kind inside the payload. */
 export const TOKEN_USE = { machine: 'wallet-machine', user: 'wallet-user' } as const;
@@ -78,8 +78,7 @@ export const principalFromToken = (typ: unknown, claims: Readonly<Record<string,
 };
 
 /** The one refusal for every token problem; no hint which check failed. */
-export const invalidToken = (): DomainError =>
-  new DomainError('invalid-token', 'unauthenticated', 'The bearer token is missing or not valid.');
+export const invalidToken = (): DomainError => new DomainError('invalid-token');
 
 /** Extracts the token of an `Authorization: Bearer <token>` header, or refuses. */
 export const bearerToken = (authorization: string | undefined): string => {

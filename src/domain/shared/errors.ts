@@ -5,82 +5,110 @@
 export type ErrorKind =
   'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'gone' | 'invalid' | 'unprocessable' | 'too-many' | 'unavailable';
 
-/** The closed set of reasons the service answers with. Add a reason here before using it. */
-export type Reason =
+interface ReasonEntry {
+  readonly kind: ErrorKind;
+  /** The message a call site gets unless it says something more precise about the request. */
+  readonly message: string;
+}
+
+/**
+ * The closed set of reasons the service answers with, each with its kind and default message.
+ * Add a reason here before using it; a call site then names only the reason.
+ */
+export const REASONS = {
   // request shape
-  | 'invalid-request'
+  'invalid-request': { kind: 'invalid', message: 'The request is not valid.' },
   // booking identity
-  | 'missing-api-key'
-  | 'invalid-api-key'
-  | 'agent-suspended'
-  | 'not-entitled'
+  'missing-api-key': { kind: 'unauthenticated', message: 'The X-API-KEY header is required.' },
+  'invalid-api-key': { kind: 'unauthenticated', message: 'The API key is not valid.' },
+  'agent-suspended': { kind: 'forbidden', message: 'The agent account is not active.' },
+  'not-entitled': { kind: 'forbidden', message: 'The agent is not entitled to this product.' },
   // booking flow
-  | 'quote-not-found'
-  | 'quote-channel-mismatch'
-  | 'quote-expired'
-  | 'quote-already-booked'
-  | 'sold-out'
-  | 'order-not-found'
-  | 'order-already-cancelled'
-  | 'booked-with-leaked-key'
-  | 'cancellation-window-closed'
-  | 'location-not-found'
-  | 'trip-not-found'
-  | 'no-fare'
-  | 'trip-departed'
+  'quote-not-found': { kind: 'not-found', message: 'No such quote.' },
+  'quote-channel-mismatch': {
+    kind: 'conflict',
+    message: 'The quote was minted for another channel than the one this key resolves to. Request a new quote.',
+  },
+  'quote-expired': { kind: 'gone', message: 'The quote has expired. Request a new quote.' },
+  'quote-already-booked': { kind: 'conflict', message: 'The quote has already been booked.' },
+  'sold-out': { kind: 'conflict', message: 'Not enough seats are left on this trip.' },
+  'order-not-found': { kind: 'not-found', message: 'No such order.' },
+  'order-already-cancelled': { kind: 'conflict', message: 'The order is already cancelled.' },
+  'booked-with-leaked-key': {
+    kind: 'conflict',
+    message: 'The order was placed with an API key that was revoked as leaked; it cannot be cancelled through the API. Contact support.',
+  },
+  'cancellation-window-closed': { kind: 'conflict', message: 'The pickup or departure has passed; the order can no longer be cancelled.' },
+  'location-not-found': { kind: 'not-found', message: 'No such location.' },
+  'trip-not-found': { kind: 'not-found', message: 'No such trip.' },
+  'no-fare': { kind: 'unprocessable', message: 'There is no fare between these locations.' },
+  'trip-departed': { kind: 'conflict', message: 'The trip has already departed.' },
   // idempotency
-  | 'idempotency-key-reused'
-  | 'idempotency-key-in-use'
+  'idempotency-key-reused': { kind: 'unprocessable', message: 'This Idempotency-Key was used with a different request.' },
+  'idempotency-key-in-use': { kind: 'conflict', message: 'A request with this Idempotency-Key is still in progress. Retry later.' },
   // wallet identity
-  | 'invalid-token'
-  | 'not-a-wallet-user'
-  | 'machine-token-required'
-  | 'invalid-credentials'
-  | 'password-too-common'
-  | 'too-many-attempts'
-  | 'user-exists'
-  | 'user-not-found'
-  | 'tenant-not-found'
-  | 'invalid-client'
-  | 'user-disabled'
+  'invalid-token': { kind: 'unauthenticated', message: 'The bearer token is missing or not valid.' },
+  'not-a-wallet-user': { kind: 'unauthenticated', message: 'Authenticated principal is not a wallet user.' },
+  'machine-token-required': { kind: 'forbidden', message: 'This operation needs the tenant’s machine token.' },
+  'invalid-credentials': { kind: 'unauthenticated', message: 'The email or password is not correct.' },
+  'password-too-common': {
+    kind: 'invalid',
+    message:
+      'This password is too common (it is on a list of commonly used or breached passwords, or repeats a short run); choose another.',
+  },
+  'too-many-attempts': { kind: 'too-many', message: 'Too many failed login attempts. Try again later.' },
+  'user-exists': { kind: 'conflict', message: 'The tenant already has a user with that externalUserRef.' },
+  'user-not-found': { kind: 'not-found', message: 'No such user.' },
+  'tenant-not-found': { kind: 'not-found', message: 'No such tenant.' },
+  'invalid-client': { kind: 'unauthenticated', message: 'Client authentication failed.' },
+  'user-disabled': { kind: 'forbidden', message: 'The wallet user is disabled; no token is issued for it.' },
   // wallet money
-  | 'insufficient-funds'
-  | 'refund-exceeds-payment'
-  | 'transaction-not-found'
-  | 'not-refundable'
-  | 'currency-mismatch'
-  | 'same-user-transfer'
+  'insufficient-funds': { kind: 'unprocessable', message: 'The balance is too low for this amount.' },
+  'refund-exceeds-payment': { kind: 'unprocessable', message: 'The refund is more than what remains of the payment.' },
+  'transaction-not-found': { kind: 'not-found', message: 'No such transaction.' },
+  'not-refundable': { kind: 'unprocessable', message: 'Only payments can be refunded.' },
+  'currency-mismatch': { kind: 'unprocessable', message: 'The amount is not in the wallet’s currency.' },
+  'same-user-transfer': { kind: 'unprocessable', message: 'A transfer needs a recipient other than the sender.' },
   // operations
-  | 'rate-limited'
-  | 'service-unavailable'
+  'rate-limited': { kind: 'too-many', message: 'Too many requests. Retry later.' },
+  'service-unavailable': { kind: 'unavailable', message: 'The service is temporarily unavailable. Retry shortly.' },
   // administration
-  | 'agent-not-found'
-  | 'channel-not-found'
-  | 'channel-exists'
-  | 'key-not-found'
+  'agent-not-found': { kind: 'not-found', message: 'No such agent.' },
+  'channel-not-found': { kind: 'not-found', message: 'No such channel.' },
+  'channel-exists': { kind: 'conflict', message: 'A channel with this code exists.' },
+  'key-not-found': { kind: 'not-found', message: 'No such key.' },
   // agents' own keys
-  | 'key-already-rolled'
+  'key-already-rolled': { kind: 'conflict', message: 'This key has already been rolled; use the key it was rolled to.' },
   // webhooks
-  | 'invalid-webhook-url'
-  | 'webhook-endpoint-not-found'
-  | 'webhook-delivery-not-found'
-  | 'too-many-webhook-endpoints';
+  'invalid-webhook-url': { kind: 'invalid', message: 'The webhook URL is refused.' },
+  'webhook-endpoint-not-found': { kind: 'not-found', message: 'No such webhook endpoint.' },
+  'webhook-delivery-not-found': { kind: 'not-found', message: 'No such delivery of this endpoint.' },
+  'too-many-webhook-endpoints': { kind: 'conflict', message: 'The owner has as many webhook endpoints as allowed; delete one first.' },
+} as const satisfies Readonly<Record<string, ReasonEntry>>;
+
+export type Reason = keyof typeof REASONS;
+
+export interface DomainErrorOptions {
+  /** Replaces the reason's default message when the call site can say more (a limit, the value refused). */
+  readonly message?: string;
+  /** Extra fields for the client, such as `errors: [{ path, message }]`. */
+  readonly details?: Record<string, unknown>;
+  readonly cause?: unknown;
+}
 
 /** A rule of the service was broken; `reason` is the stable code, `message` is for humans. */
 export class DomainError extends Error {
   override readonly name: string = 'DomainError';
+  /** What sort of failure this is, fixed by the reason. */
+  readonly kind: ErrorKind;
+  readonly details?: Record<string, unknown>;
+
   constructor(
     readonly reason: Reason,
-    readonly kind: ErrorKind,
-    message: string,
-    readonly details?: Record<string, unknown>,
-    options?: { cause?: unknown },
+    options: DomainErrorOptions = {},
   ) {
-    super(message, options);
+    super(options.message ?? REASONS[reason].message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = REASONS[reason].kind;
+    if (options.details !== undefined) this.details = options.details;
   }
 }
-
-export const notFound = (reason: Reason, message: string): DomainError => new DomainError(reason, 'not-found', message);
-export const conflict = (reason: Reason, message: string): DomainError => new DomainError(reason, 'conflict', message);
-export const invalid = (reason: Reason, message: string, details?: Record<string, unknown>): DomainError =>
-  new DomainError(reason, 'invalid', message, details);

@@ -10,24 +10,16 @@ export const money = (amount: number, currency: string): Money => {
 };
 
 /**
- * Applies a signed adjustment in basis points (1 bp = 0.01 %) to an integer amount.
- * Rounding rule: half away from zero, on the final figure only, so that chained
- * adjustments are computed exactly in integers before one rounding.
+ * The one rounding rule of the service: `n / d` to the nearest integer, ties away from zero
+ * (d > 0). Money is computed exactly in integers and rounded once, on the final figure.
  */
-export const applyBasisPoints = (amount: number, bps: number): number => {
-  const scaled = amount * (10_000 + bps);
-  const q = Math.trunc(scaled / 10_000);
-  const rem = Math.abs(scaled % 10_000);
-  return rem * 2 >= 10_000 ? q + Math.sign(scaled) : q;
+export const roundHalfAwayFromZero = (n: bigint, d: bigint): bigint => {
+  const q = n / d; // truncates toward zero
+  const r = n % d;
+  const twice = (r < 0n ? -r : r) * 2n;
+  if (twice >= d) return n < 0n ? q - 1n : q + 1n;
+  return q;
 };
-
-/** Two ISO 4217 currencies are the same when their codes are. */
-export const sameCurrency = (a: Money, b: Money): boolean => a.currency === b.currency;
-
-/** Minor-unit exponent of a currency (THB 2, JPY 0, …). */
-export const currencyExponent = (currency: string): number => (ZERO_DECIMAL.has(currency) ? 0 : 2);
-
-const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'UGX', 'XAF', 'XOF']);
 
 /** A well-formed ISO 4217 alphabetic code (three upper-case letters). */
 export const isCurrencyCode = (value: string): boolean => /^[A-Z]{3}$/.test(value);

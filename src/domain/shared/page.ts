@@ -1,3 +1,5 @@
+import { DomainError } from './errors.js';
+
 /** A keyset page: the items and an opaque cursor for the next page, or null at the end. */
 export interface Page<T> {
   readonly data: readonly T[];
@@ -13,11 +15,58 @@ export interface Cursor {
 /** The smallest, default and largest page sizes. */
 export const PAGE_LIMITS = { min: 1, default: 20, max: 100 } as const;
 
+/** What a caller sends to page through a listing: an opaque cursor and a page size, both optional. */
+export interface PageQuery {
+  readonly cursor?: string | null | undefined;
+  readonly limit?: number | undefined;
+}
+
+/** A checked page request: where the page starts (null for the first page) and how many items it holds. */
+export interface PageRequest {
+  readonly after: Cursor | null;
+  readonly limit: number;
+}
+
+/** The one answer to a cursor this service did not issue (or that was altered). */
+const invalidCursor = (): DomainError =>
+  new DomainError('invalid-request', {
+    message: 'The cursor is not valid.',
+    details: { errors: [{ path: 'cursor', message: 'is not a cursor this service issued' }] },
+  });
+
+/**
+ * Checks a caller's page query: the cursor must be one `pageOf` issued, the limit a whole number
+ * within PAGE_LIMITS (the default when absent). Throws `invalid-request` otherwise.
+ */
+export const pageRequest = (query: PageQuery): PageRequest => {
+  const limit = query.limit ?? PAGE_LIMITS.default;
+  if (!Number.isInteger(limit) || limit < PAGE_LIMITS.min || limit > PAGE_LIMITS.max) {
+    throw new DomainError('invalid-request', {
+      message: `limit must be a whole number from ${PAGE_LIMITS.min} to ${PAGE_LIMITS.max}.`,
+      details: { errors: [{ path: 'limit', message: `must be an integer from ${PAGE_LIMITS.min} to ${PAGE_LIMITS.max}` }] },
+    });
+  }
+  if (query.cursor === undefined || query.cursor === null) return { after: null, limit };
+  const after = decodeCursor(query.cursor);
+  if (after === null) throw invalidCursor();
+  return { after, limit };
+};
+
+/**
+ * Turns up to `limit + 1` rows, in listing order, into a page of `limit` with the cursor of its
+ * last item; the extra row only says that another page exists.
+ */
+export const pageOf = <T extends Cursor>(rows: readonly T[], limit: number): Page<T> => {
+  const data = rows.slice(0, limit);
+  const last = data[data.length - 1];
+  return { data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+};
+
 /** Encodes a keyset position as an opaque token. */
 export const encodeCursor = (c: Cursor): string => base64url(`${c.createdAt.toISOString()}|${c.id}`);
 
 /** Decodes a token from `encodeCursor`; returns null for anything else. */
-export const decodeCursor = (token: string): Cursor | null => {
+const decodeCursor = (token: string): Cursor | null => {
   const raw = unbase64url(token);
   if (raw === null) return null;
   const sep = raw.indexOf('|');

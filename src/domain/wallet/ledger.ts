@@ -1,5 +1,6 @@
 import type { WalletPrincipal } from '../identity/principal.js';
 import { DomainError } from '../shared/errors.js';
+import { idempotencyScope } from '../shared/idempotency.js';
 import type { Money } from '../shared/money.js';
 import type { NewPayment, NewRefund, NewTopUp, NewTransfer } from './ledger.port.js';
 import type { Initiator, Transaction, TransactionType } from './transaction.js';
@@ -98,8 +99,11 @@ export type AmountInput = number | { readonly amount: number; readonly currency:
 
 /** `invalid-request`: an amount outside 1..MAX_TRANSACTION_AMOUNT whole minor units. */
 const invalidAmount = (): DomainError =>
-  new DomainError('invalid-request', 'invalid', `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`, {
-    errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
+  new DomainError('invalid-request', {
+    message: `amount must be a whole number of minor units from 1 to ${MAX_TRANSACTION_AMOUNT}.`,
+    details: {
+      errors: [{ path: 'amount', message: `must be an integer from 1 to ${MAX_TRANSACTION_AMOUNT}` }],
+    },
   });
 
 /** Is this a positive whole number of minor units that one transaction may move? */
@@ -107,7 +111,7 @@ const isTransactionAmount = (value: number): boolean => Number.isSafeInteger(val
 
 /** `currency-mismatch`: money in another currency than the wallet (or account) holds. */
 export const currencyMismatch = (expected: string, got: string): DomainError =>
-  new DomainError('currency-mismatch', 'unprocessable', `This wallet holds ${expected}; the amount is in ${got}.`, { expected });
+  new DomainError('currency-mismatch', { message: `This wallet holds ${expected}; the amount is in ${got}.`, details: { expected } });
 
 /**
  * Checks an amount for a transaction in a tenant whose currency is `currency`: a positive
@@ -124,7 +128,7 @@ export const amountIn = (input: AmountInput, currency: string): Money => {
 /** `same-user-transfer`: a transfer whose recipient is its sender. */
 export const requireOtherRecipient = (fromUserId: string, toUserId: string): void => {
   if (fromUserId === toUserId) {
-    throw new DomainError('same-user-transfer', 'unprocessable', 'A transfer needs a recipient other than the sender.');
+    throw new DomainError('same-user-transfer', { message: 'A transfer needs a recipient other than the sender.' });
   }
 };
 
@@ -136,8 +140,11 @@ export const requireOtherRecipient = (fromUserId: string, toUserId: string): voi
 const checkedEntry = <E extends { readonly amount: Money }>(e: E): E => {
   if (!isTransactionAmount(e.amount.amount)) throw invalidAmount();
   if (!/^[A-Z]{3}$/.test(e.amount.currency)) {
-    throw new DomainError('invalid-request', 'invalid', 'currency must be a three-letter ISO 4217 code.', {
-      errors: [{ path: 'amount.currency', message: 'must be three capital letters' }],
+    throw new DomainError('invalid-request', {
+      message: 'currency must be a three-letter ISO 4217 code.',
+      details: {
+        errors: [{ path: 'amount.currency', message: 'must be three capital letters' }],
+      },
     });
   }
   return e;
@@ -170,7 +177,12 @@ export const initiatorOf = (principal: WalletPrincipal): Initiator =>
  * The same key from two callers names two different requests.
  */
 export const idempotencyScopeOf = (initiator: Initiator): string =>
-  initiator.kind === 'machine' ? `machine:${initiator.clientId}` : `user:${initiator.userId}`;
+  idempotencyScope(
+    initiator.kind === 'machine'
+      ? { kind: 'machine', tenantId: initiator.tenantId, clientId: initiator.clientId }
+      : { kind: 'user', tenantId: initiator.tenantId, userId: initiator.userId ?? '' },
+    'tenant',
+  );
 
 /** An idempotency key presented with a ledger write. */
 export interface LedgerIdempotency {
@@ -206,7 +218,7 @@ export const sameRequest = (
  */
 export const refundableAmount = (payment: Transaction, requested: Money | null): number => {
   if (payment.type !== 'PAYMENT') {
-    throw new DomainError('not-refundable', 'unprocessable', `Only payments can be refunded; this is a ${payment.type}.`);
+    throw new DomainError('not-refundable', { message: `Only payments can be refunded; this is a ${payment.type}.` });
   }
   if (requested !== null) {
     if (!isTransactionAmount(requested.amount)) throw invalidAmount();
@@ -215,24 +227,25 @@ export const refundableAmount = (payment: Transaction, requested: Money | null):
   const remaining = payment.amount.amount - payment.refundedAmount;
   const amount = requested?.amount ?? remaining;
   if (remaining <= 0 || amount > remaining) {
-    throw new DomainError('refund-exceeds-payment', 'unprocessable', 'The refund is more than what remains of the payment.', {
-      remaining: { amount: remaining, currency: payment.amount.currency },
+    throw new DomainError('refund-exceeds-payment', {
+      details: {
+        remaining: { amount: remaining, currency: payment.amount.currency },
+      },
     });
   }
   return amount;
 };
 
-export const insufficientFunds = (): DomainError =>
-  new DomainError('insufficient-funds', 'unprocessable', 'The balance is too low for this amount.');
+export const insufficientFunds = (): DomainError => new DomainError('insufficient-funds');
 
 /** A checked debit of a tenant's own account (settlement, when refunding) found too little. */
 export const tenantAccountShort = (): DomainError =>
-  new DomainError('insufficient-funds', 'unprocessable', 'The tenant account is too low for this amount.');
+  new DomainError('insufficient-funds', { message: 'The tenant account is too low for this amount.' });
 
 /** The refusal of a checked debit of `account`: the user's funds, or the tenant's account. */
 export const shortOf = (account: AccountRef['kind']): DomainError => (account === 'USER' ? insufficientFunds() : tenantAccountShort());
 
-export const transactionNotFound = (): DomainError => new DomainError('transaction-not-found', 'not-found', 'No such transaction.');
+export const transactionNotFound = (): DomainError => new DomainError('transaction-not-found', { message: 'No such transaction.' });
 
 /** The fields every new transaction starts with: nothing refunded, no refund link. */
 const fresh = (e: { id: string; tenantId: string; createdAt: Date; initiatedBy: Initiator }) => ({

@@ -1,4 +1,4 @@
-import { invalid } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { eventTypesFor, type EventOwner, type EventType } from './events.js';
 
 /** A URL that receives an owner's events. The signing secret is stored sealed, never in plaintext. */
@@ -52,8 +52,11 @@ export const checkSubscribedEvents = (owner: EventOwner, events: readonly string
   const allowed = eventTypesFor(owner.kind);
   const bad = events.filter((e) => !(allowed as readonly string[]).includes(e));
   if (events.length === 0 || bad.length > 0) {
-    throw invalid('invalid-request', `events must list one or more of ${allowed.join(', ')}.`, {
-      errors: [{ path: 'events', message: bad.length > 0 ? `unknown for this caller: ${bad.join(', ')}` : 'must not be empty' }],
+    throw new DomainError('invalid-request', {
+      message: `events must list one or more of ${allowed.join(', ')}.`,
+      details: {
+        errors: [{ path: 'events', message: bad.length > 0 ? `unknown for this caller: ${bad.join(', ')}` : 'must not be empty' }],
+      },
     });
   }
   return [...new Set(events)] as EventType[];

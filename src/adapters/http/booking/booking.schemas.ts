@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ORDER_STATUSES } from '../../../domain/booking/order.js';
-import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { pageQueryFields } from '../page.schemas.js';
 import { VEHICLE_CLASS_CODES } from '../../catalogue/thailand.js';
 
 /**
@@ -134,8 +134,7 @@ export const idempotencyHeaders = z.object({
 export const ordersQuery = z.object({
   status: z.enum(ORDER_STATUSES as unknown as ['CONFIRMED', 'CANCELLED']).optional(),
   agentReference: z.string().min(1).max(100).optional().describe('Only the orders with exactly this agent reference'),
-  cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+  ...pageQueryFields,
 });
 
 export const orderParams = z.object({ orderId: id() });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import type { SearchCities, SearchLocations } from '../../../application/catalogue/search-catalogue.js';
+import type { SearchCities } from '../../../application/catalogue/search-cities.js';
+import type { SearchLocations } from '../../../application/catalogue/search-locations.js';
 import { parseQuery } from '../validate.js';
 import { autocompleteQuery } from './catalogue.schemas.js';
 

@@ -1,5 +1,7 @@
 import { Router, type RequestHandler } from 'express';
-import type { ListOwnKeys, ReportOwnKeyLeaked, RollOwnKey } from '../../../application/identity/own-keys.js';
+import type { ListOwnKeys } from '../../../application/identity/list-own-keys.js';
+import type { ReportOwnKeyLeaked } from '../../../application/identity/report-own-key-leaked.js';
+import type { RollOwnKey } from '../../../application/identity/roll-own-key.js';
 import { jsonBody } from '../body.js';
 import { agentOf } from '../request-context.js';
 import { parseBody } from '../validate.js';

@@ -1,5 +1,9 @@
 import { Router, type RequestHandler } from 'express';
-import type { CancelOrder, GetOrder, ListOrders, PlaceOrder, PreviewCancellation } from '../../../application/booking/manage-orders.js';
+import type { CancelOrder } from '../../../application/booking/cancel-order.js';
+import type { GetOrder } from '../../../application/booking/get-order.js';
+import type { ListOrders } from '../../../application/booking/list-orders.js';
+import type { PlaceOrder } from '../../../application/booking/place-order.js';
+import type { PreviewCancellation } from '../../../application/booking/preview-cancellation.js';
 import { jsonBody } from '../body.js';
 import { agentOf } from '../request-context.js';
 import { parseBody, parseParams, parseQuery } from '../validate.js';

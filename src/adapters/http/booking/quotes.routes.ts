@@ -1,5 +1,7 @@
 import { Router } from 'express';
-import type { GetQuote, QuoteBusTrip, QuoteTransfer } from '../../../application/booking/create-quote.js';
+import type { GetQuote } from '../../../application/booking/get-quote.js';
+import type { QuoteBusTrip } from '../../../application/booking/quote-bus-trip.js';
+import type { QuoteTransfer } from '../../../application/booking/quote-transfer.js';
 import { jsonBody } from '../body.js';
 import { agentOf } from '../request-context.js';
 import { parseBody, parseParams } from '../validate.js';

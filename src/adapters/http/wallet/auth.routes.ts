@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { IssueDelegatedToken } from '../../../application/wallet/issue-delegated-token.js';
 import type { LogIn } from '../../../application/wallet/log-in.js';
-import type { LogOut } from '../../../application/wallet/revoke-token.js';
+import type { LogOut } from '../../../application/wallet/log-out.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { machineOf, tokenOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';

@@ -1,12 +1,12 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { MakePayment } from '../../../application/wallet/make-payment.js';
 import type { MakeTransfer } from '../../../application/wallet/make-transfer.js';
-import type { GetMyBalance } from '../../../application/wallet/read-balances.js';
+import type { GetMyBalance } from '../../../application/wallet/get-my-balance.js';
 import type { RefundPayment } from '../../../application/wallet/refund-payment.js';
 import type { TopUp } from '../../../application/wallet/top-up.js';
-import type { WalletPrincipal } from '../../../domain/identity/principal.js';
 import { machineOf, userOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
+import { walletScopeOf } from '../idempotency-scopes.js';
 import { unitOfWorkOf, type Idempotent } from '../idempotency.middleware.js';
 import { parseBody, parseParams } from '../validate.js';
 import {
@@ -20,12 +20,6 @@ import {
 } from './transactions.schemas.js';
 
 type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
-
-/** Idempotency keys belong to the tenant's backend (per client) or to one wallet user. */
-export const walletScopeOf = (res: Response): string => {
-  const p = res.locals.wallet as WalletPrincipal;
-  return p.kind === 'machine' ? `wallet:${p.tenantId}:machine:${p.clientId}` : `wallet:${p.tenantId}:user:${p.userId}`;
-};
 
 /** The key the idempotency middleware has already validated, passed on to the ledger's unique column. */
 const keyOf = (req: Request): string | null => {

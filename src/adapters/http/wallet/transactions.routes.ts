@@ -1,5 +1,7 @@
 import { Router, type RequestHandler } from 'express';
-import type { GetTransaction, ListTransactions, SummarizeTransactions } from '../../../application/wallet/read-transactions.js';
+import type { GetTransaction } from '../../../application/wallet/get-transaction.js';
+import type { ListTransactions } from '../../../application/wallet/list-transactions.js';
+import type { SummarizeTransactions } from '../../../application/wallet/summarize-transactions.js';
 import type { WalletPrincipal } from '../../../domain/identity/principal.js';
 import { parseParams, parseQuery } from '../validate.js';
 import { listQuery, summaryQuery, transactionJson, transactionParams } from './transactions.schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { pageQueryFields } from '../page.schemas.js';
 import { MAX_TRANSACTION_AMOUNT } from '../../../domain/wallet/ledger.js';
 import { TRANSACTION_TYPES, type Transaction } from '../../../domain/wallet/transaction.js';
 
@@ -85,8 +85,7 @@ const readFilters = {
 
 export const listQuery = z.object({
   ...readFilters,
-  cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+  ...pageQueryFields,
 });
 
 export const summaryQuery = z.object(readFilters);

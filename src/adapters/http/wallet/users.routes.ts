@@ -1,11 +1,9 @@
 import { Router, type RequestHandler } from 'express';
-import type {
-  CreateWalletUser,
-  GetCurrentWalletUser,
-  GetWalletUser,
-  ListWalletUsers,
-} from '../../../application/wallet/manage-wallet-users.js';
-import type { GetUserBalances } from '../../../application/wallet/read-balances.js';
+import type { CreateWalletUser } from '../../../application/wallet/create-wallet-user.js';
+import type { GetCurrentWalletUser } from '../../../application/wallet/get-current-wallet-user.js';
+import type { GetWalletUser } from '../../../application/wallet/get-wallet-user.js';
+import type { ListWalletUsers } from '../../../application/wallet/list-wallet-users.js';
+import type { GetUserBalances } from '../../../application/wallet/get-user-balances.js';
 import { machineOf, userOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
 import { parseBody, parseParams, parseQuery } from '../validate.js';

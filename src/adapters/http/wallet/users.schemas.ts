@@ -1,19 +1,26 @@
 import { z } from 'zod';
-import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { EMAIL_MAX_LENGTH } from '../../../domain/identity/email-address.js';
+import { PASSWORD_LENGTH } from '../../../domain/identity/password-policy.js';
+import { pageQueryFields } from '../page.schemas.js';
 import { externalUserRefSchema } from './auth.schemas.js';
 import { moneySchema } from './transactions.schemas.js';
 
 export const createUserSchema = z
   .object({
     externalUserRef: externalUserRefSchema,
-    email: z.email().max(254).optional(),
-    password: z.string().min(8).max(256).optional().meta({ description: 'Lets the person use /auth/login; needs email' }),
+    // The email and password rules are the domain's (checkEmailAddress, checkNewPassword); the
+    // schema only takes strings and documents those rules.
+    email: z.string().optional().meta({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
+    password: z.string().optional().meta({
+      description: 'Lets the person use /auth/login; needs email',
+      minLength: PASSWORD_LENGTH.min,
+      maxLength: PASSWORD_LENGTH.max,
+    }),
   })
   .meta({ id: 'CreateWalletUserRequest' });
 
 export const listUsersQuery = z.object({
-  cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+  ...pageQueryFields,
 });
 
 export const userParams = z.object({ userId: z.string().min(1).max(128) });
@@ -26,8 +33,6 @@ const walletUser = z.object({
 });
 
 export const walletUserSchema = walletUser.meta({ id: 'WalletUser', description: 'A wallet holder of the tenant' });
-
-export const userPageSchema = z.object({ data: z.array(walletUserSchema), nextCursor: z.string().nullable() });
 
 /** What the tenant's own reads of its users show: the user and its available balance. */
 export const userWithBalanceSchema = walletUser

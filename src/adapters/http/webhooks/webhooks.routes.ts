@@ -1,12 +1,10 @@
 import { Router, type RequestHandler, type Response } from 'express';
-import type {
-  DeleteWebhookEndpoint,
-  GetWebhookEndpoint,
-  ListWebhookDeliveries,
-  ListWebhookEndpoints,
-  RegisterWebhookEndpoint,
-  RetryWebhookDelivery,
-} from '../../../application/webhooks/manage-webhooks.js';
+import type { DeleteWebhookEndpoint } from '../../../application/webhooks/delete-webhook-endpoint.js';
+import type { GetWebhookEndpoint } from '../../../application/webhooks/get-webhook-endpoint.js';
+import type { ListWebhookDeliveries } from '../../../application/webhooks/list-webhook-deliveries.js';
+import type { ListWebhookEndpoints } from '../../../application/webhooks/list-webhook-endpoints.js';
+import type { RegisterWebhookEndpoint } from '../../../application/webhooks/register-webhook-endpoint.js';
+import type { RetryWebhookDelivery } from '../../../application/webhooks/retry-webhook-delivery.js';
 import type { EventOwner } from '../../../domain/webhooks/events.js';
 import { jsonBody } from '../body.js';
 import { parseBody, parseParams, parseQuery } from '../validate.js';

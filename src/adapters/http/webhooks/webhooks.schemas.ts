@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAGE_LIMITS } from '../../../domain/shared/page.js';
+import { pageQueryFields } from '../page.schemas.js';
 import { AGENT_EVENT_TYPES, TENANT_EVENT_TYPES } from '../../../domain/webhooks/events.js';
 import { WEBHOOK_LIMITS, type WebhookDelivery, type WebhookEndpoint } from '../../../domain/webhooks/endpoint.js';
 
@@ -24,8 +24,7 @@ export const tenantEndpointBody = endpointBody(TENANT_EVENT_TYPES).meta({ id: 'W
 export const endpointParams = z.object({ endpointId: z.string().min(1).max(64) });
 export const deliveryParams = z.object({ endpointId: z.string().min(1).max(64), deliveryId: z.string().min(1).max(64) });
 export const pageQuery = z.object({
-  cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(PAGE_LIMITS.min).max(PAGE_LIMITS.max).default(PAGE_LIMITS.default),
+  ...pageQueryFields,
 });
 
 export const webhookEndpointSchema = z

@@ -1,7 +1,7 @@
-import type { AgentDirectory, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
-import { mintApiKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import { mintApiKey, type ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { invalid, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
 
@@ -20,10 +20,10 @@ export class IssueApiKey {
   async execute(input: { agentId: string; expiresInDays?: number }): Promise<{ keyId: string; apiKey: string; record: ApiKeyRecord }> {
     const days = input.expiresInDays;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
-      throw invalid('invalid-request', 'Expiry must be a whole number of days from 1 to 3650.');
+      throw new DomainError('invalid-request', { message: 'Expiry must be a whole number of days from 1 to 3650.' });
     }
     if ((await this.directory.findAgent(input.agentId)) === null) {
-      throw notFound('agent-not-found', `No agent ${input.agentId}.`);
+      throw new DomainError('agent-not-found');
     }
     const now = this.clock.now();
     const { apiKey, record } = mintApiKey(this.random, this.hasher, {
@@ -35,23 +35,5 @@ export class IssueApiKey {
     });
     await this.directory.insertKey(record);
     return { keyId: record.id, apiKey, record };
-  }
-}
-
-/**
- * Revokes a key; `leaked` also revokes every key rolled from it, directly or not, and freezes
- * the orders made with any of them against cancellation. The one path every revocation takes
- * (operator and the key's own holder).
- */
-export class RevokeApiKey {
-  constructor(
-    private readonly directory: AgentDirectory,
-    private readonly clock: Clock,
-  ) {}
-
-  async execute(keyId: string, reason: RevokedReason): Promise<RevokedKeys> {
-    const revoked = await this.directory.revokeKey(keyId, reason, this.clock.now());
-    if (revoked === null) throw notFound('key-not-found', `No key ${keyId}.`);
-    return revoked;
   }
 }

@@ -1,0 +1,11 @@
+import type { Response } from 'express';
+import type { WalletPrincipal } from '../../domain/identity/principal.js';
+import { idempotencyScope } from '../../domain/shared/idempotency.js';
+import type { ScopeOf } from './idempotency.middleware.js';
+import { agentOf } from './request-context.js';
+
+/** Booking writes: an agent's keys, whichever of its API keys sends them. */
+export const agentScopeOf: ScopeOf = (res: Response) => idempotencyScope(agentOf(res.locals));
+
+/** Wallet writes: the keys of the tenant's backend (per client) or of one wallet user. */
+export const walletScopeOf: ScopeOf = (res: Response) => idempotencyScope(res.locals.wallet as WalletPrincipal);

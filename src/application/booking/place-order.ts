@@ -1,0 +1,91 @@
+import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
+import type { AgentPrincipal } from '../../domain/identity/principal.js';
+import type { Order } from '../../domain/booking/order.js';
+import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
+import { requireOwned } from '../../domain/booking/ownership.js';
+import { checkQuoteBookable } from '../../domain/booking/quote.js';
+import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
+import { keyReused } from '../../domain/shared/idempotency.js';
+
+/** What placing an order asks for. */
+export interface PlaceOrderRequest {
+  readonly quoteId: string;
+  readonly contact: { readonly name: string; readonly email: string; readonly phone?: string | undefined };
+  readonly passengers?: ReadonlyArray<{ readonly name: string }> | undefined;
+  readonly agentReference?: string | undefined;
+  /** The request's Idempotency-Key: stored on the order, unique per agent. */
+  readonly idempotencyKey?: string | undefined;
+}
+
+/**
+ * Books one of the caller's quotes. The checks run in the contract's order (unknown or another
+ * agent's quote, entitlement, channel, expiry); booking at most once and seat stock are then
+ * decided by storage in one atomic step.
+ */
+export class PlaceOrder {
+  constructor(
+    private readonly quotes: QuoteRepo,
+    private readonly orders: OrderRepo,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(principal: AgentPrincipal, input: PlaceOrderRequest): Promise<Order> {
+    const { agentId } = principal;
+    if (input.idempotencyKey !== undefined) {
+      // A retry whose first attempt placed the order (even if that instance died before answering).
+      const earlier = await this.orders.findByIdempotencyKey(agentId, input.idempotencyKey);
+      if (earlier !== null) return sameQuote(earlier, input.quoteId);
+    }
+    const quote = requireOwned(await this.quotes.findForAgent(agentId, input.quoteId), agentId, 'quote-not-found');
+    requireEntitlement(principal, quote.product);
+    const now = this.clock.now();
+    checkQuoteBookable(quote, principal, now);
+    const passengers = input.passengers ?? [];
+    const expected = quote.details.passengers;
+    if (passengers.length > 0 && passengers.length !== expected) {
+      throw new DomainError('invalid-request', {
+        message: `The quote is for ${expected} passengers; list all of them or none.`,
+        details: {
+          errors: [{ path: 'passengers', message: `must list ${expected} passengers` }],
+        },
+      });
+    }
+    const placed = await this.orders.place({
+      id: this.ids.next('ord'),
+      agentId,
+      channelCode: quote.channelCode,
+      keyId: principal.keyId,
+      quoteId: quote.id,
+      product: quote.product,
+      status: 'CONFIRMED',
+      price: quote.price,
+      contact: { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null },
+      passengers: passengers.map((p) => ({ name: p.name })),
+      agentReference: input.agentReference ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      details: quote.details,
+      seats: quote.seats,
+      startsAt: quote.startsAt,
+      createdAt: now,
+      cancelledAt: null,
+      // The terms of the channel the order is booked on, as they stand now, stay with the order.
+      terms: {
+        freeCancellationHours: principal.channel.freeCancellationHours,
+        lateCancellationFeeBps: principal.channel.lateCancellationFeeBps,
+      },
+      refund: null,
+      fee: null,
+    });
+    return sameQuote(placed, input.quoteId);
+  }
+}
+
+/** An idempotency key names one booking: reused for another quote, it is refused. */
+const sameQuote = (order: Order, quoteId: string): Order => {
+  if (order.quoteId !== quoteId) throw keyReused();
+  return order;
+};

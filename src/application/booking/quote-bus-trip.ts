@@ -1,0 +1,71 @@
+import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
+import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
+import type { AgentPrincipal } from '../../domain/identity/principal.js';
+import { termsOf, totalPrice, unitPrice } from '../../domain/booking/pricing.js';
+import { requireFuture, type Quote } from '../../domain/booking/quote.js';
+import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
+import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
+import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking/trip.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
+import { type QuotePolicy, expiryOf } from './quote-policy.js';
+
+/** What an express-bus quote asks for. */
+export interface BusQuoteRequest {
+  readonly tripId: string;
+  readonly passengers: number;
+}
+
+/** Prices seats on one express-bus trip for the caller. */
+export class QuoteBusTrip {
+  constructor(
+    private readonly tariffs: TariffReader,
+    private readonly inventory: TripInventory,
+    private readonly quotes: QuoteRepo,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    private readonly policy: QuotePolicy,
+  ) {}
+
+  async execute(principal: AgentPrincipal, input: BusQuoteRequest): Promise<Quote> {
+    requireEntitlement(principal, 'express-bus');
+    const now = this.clock.now();
+    const ref = parseTripId(input.tripId);
+    const schedule = ref === null ? null : await this.tariffs.findSchedule(ref.scheduleId);
+    const trip = ref === null || schedule === null ? null : tripOfSchedule(schedule, ref.departsAt);
+    if (schedule === null || trip === null || !withinHorizon(trip.departsAt, now)) {
+      throw new DomainError('trip-not-found');
+    }
+    requireFuture(trip.departsAt, now, 'departure');
+    const left = (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }])).get(trip.id) ?? trip.seatCapacity;
+    if (left < input.passengers) {
+      throw new DomainError('sold-out', { details: { seatsLeft: left } });
+    }
+    const unit = unitPrice(schedule.baseFare, termsOf(principal));
+    const quote: Quote = {
+      id: this.ids.next('qte'),
+      agentId: principal.agentId,
+      channelCode: principal.channel.code,
+      keyId: principal.keyId,
+      product: 'express-bus',
+      price: totalPrice(unit, input.passengers),
+      startsAt: trip.departsAt,
+      expiresAt: expiryOf(now, trip.departsAt, this.policy),
+      createdAt: now,
+      details: {
+        tripId: trip.id,
+        fromCityId: trip.fromCityId,
+        toCityId: trip.toCityId,
+        operator: trip.operator,
+        departsAt: trip.departsAt.toISOString(),
+        arrivesAt: trip.arrivesAt.toISOString(),
+        passengers: input.passengers,
+        unitPrice: unit,
+      },
+      seats: { tripId: trip.id, scheduleId: schedule.id, departsAt: trip.departsAt, capacity: trip.seatCapacity, seats: input.passengers },
+    };
+    await this.quotes.insert(quote);
+    return quote;
+  }
+}
