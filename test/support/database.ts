@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { migrate, openDatabase, type Database } from '../../src/adapters/knex/database.js';
 
 /**
@@ -34,6 +35,8 @@ async function open(): Promise<Database> {
       url = undefined;
     }
   }
+  const worker = process.env.MOCHA_WORKER_ID;
+  if (url && worker !== undefined) url = await workerDatabase(url, worker);
   const db = url ? await openDatabase({ kind: 'postgres', url, poolMax: 20 }) : await openDatabase({ kind: 'pglite', dataDir: null });
   description = url ? `PostgreSQL (${url.replace(/\/\/[^@]*@/, '//')})` : 'embedded PGlite';
   await migrate(db);
@@ -41,6 +44,46 @@ async function open(): Promise<Database> {
 }
 
 export const databaseDescription = (): string => description;
+
+/** The name of mocha worker `worker`'s own database next to the run's `url`. */
+const workerDatabaseName = (url: string, worker: string): string => `${new URL(url).pathname.slice(1)}_w${worker}`;
+
+/**
+ * A fresh database of its own for a mocha worker (`--parallel`), next to the run's one. Tests
+ * create their own records, but some state is global by design, such as the queue of webhook
+ * deliveries that every running service claims from: workers must not share it.
+ */
+async function workerDatabase(url: string, worker: string): Promise<string> {
+  const name = workerDatabaseName(url, worker);
+  await onServer(url, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}"`);
+  });
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  // Processes the worker's tests start find it too.
+  process.env.DATABASE_URL = own.toString();
+  return own.toString();
+}
+
+/** Drops the databases the workers of a parallel run made next to `url`. */
+export async function dropWorkerDatabases(url: string): Promise<void> {
+  const prefix = workerDatabaseName(url, '');
+  await onServer(url, async (client) => {
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  });
+}
+
+async function onServer(url: string, run: (client: pg.Client) => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await run(client);
+  } finally {
+    await client.end();
+  }
+}
 
 export async function closeTestDatabase(): Promise<void> {
   if (shared === null) return;
