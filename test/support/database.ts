@@ -1,17 +1,30 @@
 import pg from 'pg';
 import { migrate, openDatabase, type Database } from '../../src/adapters/knex/database.js';
 
+const STATE = Symbol.for('pbw.test-database');
+
 /**
  * The PostgreSQL the tests use: `DATABASE_URL` when set; else a container when a Docker engine
- * answers; else embedded PGlite. Opened and migrated once per test run.
+ * answers; else embedded PGlite. Opened and migrated once per test process.
+ *
+ * The state lives on `globalThis`: a test that imports this module dynamically may get a second
+ * copy of it (mocha's workers load test files as CommonJS, `import()` goes through the ESM
+ * loader), and both copies must use the one database.
  */
-let shared: Promise<Database> | null = null;
-let stopContainer: (() => Promise<unknown>) | null = null;
-let description = '';
+interface TestDatabaseState {
+  shared: Promise<Database> | null;
+  stopContainer: (() => Promise<unknown>) | null;
+  description: string;
+}
+const state: TestDatabaseState = ((globalThis as { [STATE]?: TestDatabaseState })[STATE] ??= {
+  shared: null,
+  stopContainer: null,
+  description: '',
+});
 
 export function testDatabase(): Promise<Database> {
-  shared ??= open();
-  return shared;
+  state.shared ??= open();
+  return state.shared;
 }
 
 /** What kind of database the run uses, for skip messages. */
@@ -29,7 +42,7 @@ async function open(): Promise<Database> {
     try {
       const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
       const container = await new PostgreSqlContainer('postgres:16-alpine').start();
-      stopContainer = () => container.stop();
+      state.stopContainer = () => container.stop();
       url = container.getConnectionUri();
     } catch {
       url = undefined;
@@ -38,12 +51,12 @@ async function open(): Promise<Database> {
   const worker = process.env.MOCHA_WORKER_ID;
   if (url && worker !== undefined) url = await workerDatabase(url, worker);
   const db = url ? await openDatabase({ kind: 'postgres', url, poolMax: 20 }) : await openDatabase({ kind: 'pglite', dataDir: null });
-  description = url ? `PostgreSQL (${url.replace(/\/\/[^@]*@/, '//')})` : 'embedded PGlite';
+  state.description = url ? `PostgreSQL (${url.replace(/\/\/[^@]*@/, '//')})` : 'embedded PGlite';
   await migrate(db);
   return db;
 }
 
-export const databaseDescription = (): string => description;
+export const databaseDescription = (): string => state.description;
 
 /** The name of mocha worker `worker`'s own database next to the run's `url`. */
 const workerDatabaseName = (url: string, worker: string): string => `${new URL(url).pathname.slice(1)}_w${worker}`;
@@ -86,9 +99,9 @@ async function onServer(url: string, run: (client: pg.Client) => Promise<void>):
 }
 
 export async function closeTestDatabase(): Promise<void> {
-  if (shared === null) return;
-  const db = await shared;
-  shared = null;
+  if (state.shared === null) return;
+  const db = await state.shared;
+  state.shared = null;
   await db.close();
-  if (stopContainer) await stopContainer();
+  if (state.stopContainer) await state.stopContainer();
 }
