@@ -21,20 +21,23 @@ import { metricsModule } from './modules/metrics.module.js';
 import { webhooksModule } from './modules/webhooks.module.js';
 import { MemoryWebhookStore } from '../adapters/memory/webhooks.memory.js';
 import { SystemClock } from '../adapters/crypto/node-crypto.js';
+import type { Clock } from '../domain/shared/clock.port.js';
 
 /**
  * The composition root: one module per area, each choosing its adapters from the one
  * persistence switch (`db === null` means in memory).
  */
-export function buildContainer(config: Config, db: Database | null, log: Logger): Container {
+export function buildContainer(config: Config, db: Database | null, log: Logger, clock: Clock = new SystemClock()): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.Config).toConstantValue(config);
   container.bind(TOKENS.Logger).toConstantValue(log);
   container.bind(TOKENS.Database).toConstantValue(db);
   if (db !== null) container.bind(TOKENS.Knex).toConstantValue(db.knex);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
+  // Every rule that depends on the time reads this one clock (tests give one they move).
+  container.bind(TOKENS.Clock).toConstantValue(clock);
   // In memory, the stores record their events into the one in-memory webhook store.
-  const memoryWebhooks = db === null ? new MemoryWebhookStore(new SystemClock()) : undefined;
+  const memoryWebhooks = db === null ? new MemoryWebhookStore(clock) : undefined;
   container.load(
     coreModule,
     idempotencyModule(db),

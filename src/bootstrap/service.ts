@@ -1,3 +1,4 @@
+import type { Clock } from '../domain/shared/clock.port.js';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
@@ -29,6 +30,8 @@ export async function openService(
     db?: Database;
     /** Skip migrations (a cluster's primary applied them before forking). */
     skipMigrations?: boolean;
+    /** The clock every rule reads; the system clock unless a test gives one it moves. */
+    clock?: Clock;
     /** Extra modules loaded after the service's own (test and chaos compositions only). */
     extraModules?: readonly ContainerModule[];
   } = {},
@@ -38,7 +41,7 @@ export async function openService(
     options.db ?? (config.persistence.kind === 'database' ? await openDatabase(config.persistence.target, databaseEvents(log)) : null);
   try {
     if (db !== null && ownsDb && options.skipMigrations !== true) await migrate(db);
-    const container = buildContainer(config, db, log);
+    const container = buildContainer(config, db, log, options.clock);
     if (options.extraModules !== undefined && options.extraModules.length > 0) container.load(...options.extraModules);
     const app = buildApp(container);
     // Behind a load balancer the client address (login throttling, logs) comes from X-Forwarded-For.

@@ -4,8 +4,6 @@ import pino from 'pino';
 import { loadConfig, type Config } from '../../src/bootstrap/config.js';
 import { openService, type Service } from '../../src/bootstrap/service.js';
 import { testDatabase } from './database.js';
-import { ContainerModule } from 'inversify';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
 import type { Clock } from '../../src/domain/shared/clock.port.js';
 
 /** A service on the test database (or in memory), listening on an ephemeral port. */
@@ -34,11 +32,10 @@ export async function startTestApp(
   const log = options.log ?? silentLog;
   const config = testConfig({ ...(options.memory ? { PERSISTENCE: 'memory' } : {}), ...options.env });
   // A test that controls time gives every part of the service its clock.
-  const clock = options.clock;
-  const extraModules = clock === undefined ? [] : [new ContainerModule(({ rebind }) => void rebind(TOKENS.Clock).toConstantValue(clock))];
+  const clock = options.clock === undefined ? {} : { clock: options.clock };
   const service = options.memory
-    ? await openService(config, log, { extraModules })
-    : await openService(config, log, { db: await testDatabase(), extraModules });
+    ? await openService(config, log, clock)
+    : await openService(config, log, { db: await testDatabase(), ...clock });
   const server = http.createServer(service.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

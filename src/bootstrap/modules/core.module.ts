@@ -1,11 +1,10 @@
 import { ContainerModule } from 'inversify';
-import { NodeRandomSource, Sha256Hasher, SystemClock, TimeSortableIds } from '../../adapters/crypto/node-crypto.js';
+import { NodeRandomSource, Sha256Hasher, TimeSortableIds } from '../../adapters/crypto/node-crypto.js';
 import { healthRoutes } from '../../adapters/http/health.routes.js';
 import { TOKENS } from '../tokens.js';
 
-/** Clock, ids, randomness, hashing, readiness and the health routes. */
+/** Ids, randomness, hashing, readiness and the health routes. */
 export const coreModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.Clock).toConstantValue(new SystemClock());
   bind(TOKENS.Ids).toConstantValue(new TimeSortableIds());
   bind(TOKENS.Random).toConstantValue(new NodeRandomSource());
   bind(TOKENS.SecretHasher).toConstantValue(new Sha256Hasher());
