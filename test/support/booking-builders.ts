@@ -56,7 +56,7 @@ export async function buildSchedule(
   return schedule;
 }
 
-/** Schedules this run loaded, so that they can be removed and the shipped catalogue's counts hold. */
+/** Schedules this run loaded, so that they can be removed and a kept database's trip listings stay short. */
 const createdSchedules = new Set<string>();
 
 /** Deletes the schedules `buildSchedule` loaded into a database (their trips' seat rows too). */

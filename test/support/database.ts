@@ -38,7 +38,8 @@ export const databaseUrl = async (): Promise<string | null> => {
 
 async function open(): Promise<Database> {
   let url = process.env.DATABASE_URL;
-  if (!url) {
+  // A mocha worker uses what the main process found: it does not look for Docker again.
+  if (!url && process.env.MOCHA_WORKER_ID === undefined) {
     try {
       const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
       const container = await new PostgreSqlContainer('postgres:16-alpine').start();

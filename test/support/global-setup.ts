@@ -13,6 +13,17 @@ export async function mochaGlobalSetup(): Promise<void> {
   process.stdout.write(`  database: ${databaseDescription()}\n`);
 }
 
+/**
+ * Root hooks: each test process opens its database (in a parallel worker, creates and migrates
+ * it) before the first file's own hooks run, under a timeout of its own.
+ */
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context): Promise<void> {
+    this.timeout(120_000);
+    await testDatabase();
+  },
+};
+
 export async function mochaGlobalTeardown(): Promise<void> {
   const url = await databaseUrl();
   if (url !== null) await dropWorkerDatabases(url);
