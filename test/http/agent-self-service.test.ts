@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, issueKey, unique, type TestAgent } from '../support/builders.js';
-import { ShiftedClock, buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
+import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
+import { ManualClock } from '../support/clock.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 
 type Body = Record<string, any>;
@@ -15,7 +16,7 @@ const HOUR = 3_600_000;
  */
 for (const mode of ['database', 'memory'] as const) {
   describe(`agent self-service over HTTP (${mode})`, () => {
-    const clock = new ShiftedClock();
+    const clock = new ManualClock();
     let app: TestApp;
     let schedule: BusSchedule;
     const date = dateAhead(20);

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { json, twoInstances, type TestApp } from '../support/app.js';
 import { buildAgent, eventually, issueKey } from '../support/builders.js';
-import { ShiftedClock, buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
+import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
+import { ManualClock } from '../support/clock.js';
 import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 
 type Body = Record<string, any>;
@@ -11,7 +12,7 @@ type Body = Record<string, any>;
  * cache and change feed, sharing a clock the test can move.
  */
 describe('rolled and leaked keys across two instances', () => {
-  const clock = new ShiftedClock();
+  const clock = new ManualClock();
   const apps = twoInstances({ clock });
   let schedule: BusSchedule;
   const date = dateAhead(21);

@@ -1,18 +1,20 @@
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startTestApp, twoInstances, type TestApp } from '../support/app.js';
+import { ManualClock } from '../support/clock.js';
 import { bearer, buildTenant, delegatedToken, machineToken, testSigningKey } from '../support/wallet-builders.js';
+import { TOKENS } from '../../src/bootstrap/tokens.js';
 import { WALLET_KEY_RING } from '../../src/bootstrap/ports.js';
+
+const jwks = async (app: TestApp) => {
+  const res = await app.request('/.well-known/jwks.json');
+  expect(res.status).to.equal(200);
+  return (await res.json()) as { keys: Array<Record<string, unknown>> };
+};
 
 describe('token signing keys and GET /.well-known/jwks.json', () => {
   // Two instances on the same database: they must sign and verify alike.
   const apps = twoInstances();
-
-  const jwks = async (app: TestApp) => {
-    const res = await app.request('/.well-known/jwks.json');
-    expect(res.status).to.equal(200);
-    return (await res.json()) as { keys: Array<Record<string, unknown>> };
-  };
 
   it('when no key is configured, then one ES256 key is generated, kept in the database and published without its private part', async () => {
     const set = await jwks(apps.a);
@@ -55,26 +57,6 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
     expect(kids).to.include.members([oldKid, rotated.kid]);
   });
 
-  it('when a retired key is older than the longest token lifetime, then it is no longer published and its tokens fail', async () => {
-    const t = await buildTenant(apps.a.service);
-    const oldToken = await machineToken(apps.a, t);
-    const oldKid = decodeProtectedHeader(oldToken).kid as string;
-    await apps.a.service.core.admin.rotateSigningKey.execute();
-    // Age the retirement beyond every token lifetime, as time would.
-    const knex = apps.a.service.db!.knex;
-    await knex('token_signing_keys')
-      .where({ kid: oldKid })
-      .update({ retired_at: new Date(Date.now() - 3 * 3600_000) });
-    const c = await startTestApp();
-    try {
-      expect((await jwks(c)).keys.map((k) => k.kid)).not.to.include(oldKid);
-      const res = await c.request('/users', { headers: bearer(oldToken) });
-      expect(res.status).to.equal(401);
-    } finally {
-      await c.stop();
-    }
-  });
-
   it('when a key is configured (TOKEN_SIGNING_KEY), then it signs, and a JWK Set keeps an old public key published', async () => {
     const current = await testSigningKey();
     const previous = await testSigningKey();
@@ -94,3 +76,41 @@ describe('token signing keys and GET /.well-known/jwks.json', () => {
     }
   });
 });
+
+for (const mode of ['database', 'memory'] as const) {
+  describe(`a retired token signing key (${mode})`, () => {
+    const clock = new ManualClock();
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp({ clock, memory: mode === 'memory' });
+    });
+    after(async () => {
+      clock.reset();
+      await app?.stop();
+    });
+
+    it('when a retired key is older than the longest token lifetime, then it is no longer published and its tokens fail', async () => {
+      const config = app.service.container.get(TOKENS.Config);
+      const lifetimeMs = Math.max(config.machineTokenTtlSeconds, config.userTokenTtlSeconds) * 1000;
+      const t = await buildTenant(app.service);
+      const oldToken = await machineToken(app, t);
+      const oldKid = decodeProtectedHeader(oldToken).kid as string;
+      const rotated = await app.service.core.admin.rotateSigningKey.execute();
+      expect(rotated.previousKid).to.equal(oldKid);
+      // Within the token's lifetime the retired key still verifies and stays published.
+      await clock.shifted(config.machineTokenTtlSeconds * 500, async () => {
+        expect((await jwks(app)).keys.map((k) => k.kid)).to.include.members([oldKid, rotated.kid]);
+        expect((await app.request('/users', { headers: bearer(oldToken) })).status).to.equal(200);
+      });
+      // Once every token it signed has expired, it is dropped.
+      await clock.shifted(lifetimeMs + 3 * 60_000, async () => {
+        // Only the signing key is left (on a shared database, another test may have rotated the ring since).
+        const published = (await jwks(app)).keys.map((k) => k.kid);
+        expect(published).not.to.include(oldKid);
+        expect(published).to.have.length(1);
+        expect((await app.request('/users', { headers: bearer(oldToken) })).status).to.equal(401);
+        expect((await app.request('/users', { headers: bearer(await machineToken(app, t)) })).status).to.equal(200);
+      });
+    });
+  });
+}

@@ -32,11 +32,10 @@ export async function startTestApp(
   const log = options.log ?? silentLog;
   const config = testConfig({ ...(options.memory ? { PERSISTENCE: 'memory' } : {}), ...options.env });
   // A test that controls time gives every part of the service its clock.
-  const clock = options.clock;
-  const withClock = clock === undefined ? {} : { clock };
+  const clock = options.clock === undefined ? {} : { clock: options.clock };
   const service = options.memory
-    ? await openService(config, log, withClock)
-    : await openService(config, log, { db: await testDatabase(), ...withClock });
+    ? await openService(config, log, clock)
+    : await openService(config, log, { db: await testDatabase(), ...clock });
   const server = http.createServer(service.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
