@@ -23,6 +23,7 @@ export {
   type PostgresPortOptions,
   type SigningKeysPort,
 } from './bootstrap/ports.js';
+export { createHttpService } from './bootstrap/service.js';
 export { migrate, openDatabase, type Database, type DatabaseTarget } from './adapters/knex/database.js';
 export { DomainError } from './domain/shared/errors.js';
 export type { Clock } from './domain/shared/clock.port.js';

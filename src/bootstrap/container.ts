@@ -7,7 +7,7 @@ import type { Database } from '../adapters/knex/database.js';
 import { requireApiKey } from '../adapters/http/api-key.middleware.js';
 import type { Config } from './config.js';
 import { Lifecycle } from './lifecycle.js';
-import type { Ports } from './ports.js';
+import type { Ports, PortSet } from './ports.js';
 import { TOKENS } from './tokens.js';
 import { persistenceModule } from './modules/persistence.module.js';
 import {
@@ -35,6 +35,7 @@ export function buildContainer(
   log: Logger,
   clock?: Clock,
   portOverrides: Partial<Ports> = {},
+  portSet?: PortSet,
 ): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.Config).toConstantValue(config);
@@ -42,7 +43,7 @@ export function buildContainer(
   container.bind(TOKENS.Database).toConstantValue(db);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
   container.load(
-    persistenceModule(config, db, clock, portOverrides),
+    persistenceModule(config, db, clock, portOverrides, portSet),
     catalogueModule,
     bookingModule(config),
     identityModule,

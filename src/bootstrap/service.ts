@@ -3,8 +3,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Container, ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
+import { createLogger } from './logger.js';
 import { migrate, openDatabase, type Database, type DatabaseEvents } from '../adapters/knex/database.js';
-import type { Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { buildApp, buildContainer } from './container.js';
 import { writeClientError } from '../adapters/http/client-error.js';
 import { TOKENS } from './tokens.js';
@@ -38,6 +39,8 @@ export async function openService(
     skipMigrations?: boolean;
     /** The clock of every part of the service (tests that control time). */
     clock?: Clock;
+    /** A whole port set to serve instead of the one `config` chooses (an embedding program's own adapters). */
+    portSet?: PortSet;
     /** Single ports replacing those of the set (test compositions only). */
     ports?: Partial<Ports>;
     /** Extra modules loaded after the service's own (test and chaos compositions only). */
@@ -46,10 +49,13 @@ export async function openService(
 ): Promise<Service> {
   const ownsDb = options.db === undefined;
   const db =
-    options.db ?? (config.persistence.kind === 'database' ? await openDatabase(config.persistence.target, databaseEvents(log)) : null);
+    options.db ??
+    (options.portSet === undefined && config.persistence.kind === 'database'
+      ? await openDatabase(config.persistence.target, databaseEvents(log))
+      : null);
   try {
     if (db !== null && ownsDb && options.skipMigrations !== true) await migrate(db);
-    const container = buildContainer(config, db, log, options.clock, options.ports);
+    const container = buildContainer(config, db, log, options.clock, options.ports, options.portSet);
     if (options.extraModules !== undefined && options.extraModules.length > 0) container.load(...options.extraModules);
     const app = buildApp(container);
     // Behind a load balancer the client address (login throttling, logs) comes from X-Forwarded-For.
@@ -216,4 +222,27 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
     return stopping;
   };
   return { service, server, url: listenUrl(address), stop };
+}
+
+/**
+ * The HTTP service on a port set of the caller's (from `createMemoryPorts`, `createPostgresPorts`
+ * or adapters of its own): the same routes, authentication, rate limits, idempotency and errors
+ * as `npm start`, on a core built from that set. `env` is read like the process environment
+ * (`RATE_LIMITS`, `TOKEN_ISSUER`, `WALLET_BASE_PATH`, …); persistence settings in it are ignored.
+ * The service starts the set and stops it on `close()`; `app` is an Express application to mount or
+ * to serve with `http.createServer`.
+ */
+export async function createHttpService(
+  portSet: PortSet,
+  options: { readonly env?: Readonly<Record<string, string | undefined>>; readonly log?: Logger } = {},
+): Promise<Pick<Service, 'app' | 'core' | 'ports' | 'close'>> {
+  const env: Record<string, string | undefined> = {
+    ...options.env,
+    PERSISTENCE: 'memory',
+    DATABASE_URL: undefined,
+    METRICS_PORT: undefined,
+  };
+  const log = options.log ?? createLogger(env.LOG_LEVEL ?? 'info');
+  const { app, core, ports, close } = await openService(loadConfig(env), log, { portSet });
+  return { app, core, ports, close };
 }

@@ -4,15 +4,22 @@ import type { Database } from '../../adapters/knex/database.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
-import { createMemoryPorts, postgresPorts, type PortOptions, type Ports } from '../ports.js';
+import { createMemoryPorts, postgresPorts, type PortOptions, type Ports, type PortSet } from '../ports.js';
 import { TOKENS } from '../tokens.js';
 
 /**
  * The one persistence switch: every port, in memory (`db` null) or on the database, built as
- * one consistent set and started and stopped with the service. `overrides` replaces single ports
- * of the set (test compositions only, such as a ledger that writes past the domain's rules).
+ * one consistent set and started and stopped with the service; or a whole set given by an
+ * embedding program (`given`). `overrides` replaces single ports of the set (test compositions
+ * only, such as a ledger that writes past the domain's rules).
  */
-export const persistenceModule = (config: Config, db: Database | null, clock?: Clock, overrides: Partial<Ports> = {}): ContainerModule =>
+export const persistenceModule = (
+  config: Config,
+  db: Database | null,
+  clock?: Clock,
+  overrides: Partial<Ports> = {},
+  given?: PortSet,
+): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Ports).toResolvedValue(
       (lifecycle: Lifecycle, log: Logger) => {
@@ -36,7 +43,7 @@ export const persistenceModule = (config: Config, db: Database | null, clock?: C
           },
           log,
         };
-        const set = db === null ? createMemoryPorts(options) : postgresPorts(db.knex, db, options);
+        const set = given ?? (db === null ? createMemoryPorts(options) : postgresPorts(db.knex, db, options));
         lifecycle.onStart(() => set.start());
         lifecycle.onStop(() => set.stop());
         return Object.keys(overrides).length === 0 ? set : { ...set, ...overrides };
