@@ -10,6 +10,7 @@ import { quoteRoutes } from '../../adapters/http/booking/quotes.routes.js';
 import { tripRoutes } from '../../adapters/http/booking/trips.routes.js';
 import { docsRoutes } from '../../adapters/http/docs.routes.js';
 import { healthRoutes } from '../../adapters/http/health.routes.js';
+import { agentScopeOf } from '../../adapters/http/idempotency-scopes.js';
 import { idempotency, type Idempotent } from '../../adapters/http/idempotency.middleware.js';
 import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
 import { renderOpenApiFiles } from '../../adapters/http/openapi/documents.js';
@@ -69,7 +70,7 @@ export const httpModule = (config: Config): ContainerModule =>
       (core: Core, limits: RateLimits): Auth => walletAuth(core.identity.verifyWalletToken, limits.authFailures),
       [TOKENS.Core, TOKENS.RateLimits],
     );
-    const agentScope = (idempotent: Idempotent) => idempotent((res) => `agent:${agentOf(res.locals).agentId}`);
+    const agentScope = (idempotent: Idempotent) => idempotent(agentScopeOf);
 
     // root
     bind(TOKENS.RootRouters).toResolvedValue((readiness) => healthRoutes(readiness), [TOKENS.Readiness]);
