@@ -193,6 +193,43 @@ const walletTenant = (ctx: BenchContext, users = 200): Promise<{ machine: string
     return { machine, userTokens };
   });
 
+/**
+ * Orders of transfer quotes, one quote each; with `withKey` every order carries an
+ * `Idempotency-Key` of its own, as a client that retries safely sends it.
+ */
+const ordersScenario = (name: string, withKey: boolean): Scenario => ({
+  name,
+  connections: WRITE_CONNECTIONS,
+  prepare: async (ctx) => {
+    // More quotes than the run can book (warm-up included), so no order meets a booked quote.
+    const pool = await quotePool(ctx, Math.max(20_000, (ctx.seconds + 2) * 3_000));
+    await subscribe(ctx, '/api/v1/webhook-endpoints', { 'x-api-key': await agentKey(ctx) }, [
+      'order.confirmed',
+      'order.cancelled',
+      'api_key.revoked',
+    ]);
+    const apiKey = await agentKey(ctx);
+    let next = 0;
+    return {
+      url: `${ctx.base}/api/v1/orders`,
+      method: 'POST',
+      headers: { ...json, 'x-api-key': apiKey },
+      requests: [
+        {
+          setupRequest: (req) => {
+            const n = next++;
+            return {
+              ...req,
+              ...(withKey ? { headers: { ...json, 'x-api-key': apiKey, 'idempotency-key': `bench-order-${process.pid}-${n}` } } : {}),
+              body: JSON.stringify({ quoteId: pool[n % pool.length], contact: { name: 'Bench', email: 'bench@example.com' } }),
+            };
+          },
+        },
+      ],
+    };
+  },
+});
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'GET /api/v1/agent/account',
@@ -219,33 +256,8 @@ export const SCENARIOS: readonly Scenario[] = [
       body: transferBody(),
     }),
   },
-  {
-    name: 'POST /api/v1/orders',
-    connections: WRITE_CONNECTIONS,
-    prepare: async (ctx) => {
-      // More quotes than the run can book (warm-up included), so no order meets a booked quote.
-      const pool = await quotePool(ctx, Math.max(20_000, (ctx.seconds + 2) * 3_000));
-      await subscribe(ctx, '/api/v1/webhook-endpoints', { 'x-api-key': await agentKey(ctx) }, [
-        'order.confirmed',
-        'order.cancelled',
-        'api_key.revoked',
-      ]);
-      let next = 0;
-      return {
-        url: `${ctx.base}/api/v1/orders`,
-        method: 'POST',
-        headers: { ...json, 'x-api-key': await agentKey(ctx) },
-        requests: [
-          {
-            setupRequest: (req) => ({
-              ...req,
-              body: JSON.stringify({ quoteId: pool[next++ % pool.length], contact: { name: 'Bench', email: 'bench@example.com' } }),
-            }),
-          },
-        ],
-      };
-    },
-  },
+  ordersScenario('POST /api/v1/orders', false),
+  ordersScenario('POST /api/v1/orders (Idempotency-Key)', true),
   {
     name: 'POST /oauth/token (ES256)',
     connections: WRITE_CONNECTIONS,

@@ -6,6 +6,8 @@ import type { Money } from '../../domain/shared/money.js';
 import { pageOf, type Page } from '../../domain/shared/page.js';
 import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
+import { transactionOf } from './request-transaction.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
 
@@ -14,24 +16,27 @@ const alreadyBooked = (): DomainError => new DomainError('quote-already-booked')
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
  * on the unique (agent_id, idempotency_key), seat stock on a conditional decrement in the same
- * transaction as the order, and cancellation on a row lock.
+ * transaction as the order, and cancellation on a row lock. Given the unit of work of a request's
+ * idempotency claim (`transactionOf`), the work runs in the claim's transaction and commits with
+ * its stored response; a released claim (failed request, crash, lost connection) rolls it back.
  */
 export class KnexOrderRepo implements OrderRepo {
   constructor(private readonly knex: Knex) {}
 
-  async place(order: Order): Promise<Order> {
+  async place(order: Order, unitOfWork?: UnitOfWork | null): Promise<Order> {
+    const unit = transactionOf(unitOfWork);
     try {
       if (order.seats === null) {
         // No stock to take: one statement inserts the order and records its event, atomic on
         // its own; the unique quote_id still lets only one booking of the quote through. No
         // BEGIN/COMMIT round trips.
-        await this.knex.raw('WITH placed AS (?) SELECT pbw_webhook_record(?::jsonb) FROM placed', [
+        await (unit ?? this.knex).raw('WITH placed AS (?) SELECT pbw_webhook_record(?::jsonb) FROM placed', [
           this.knex('orders').insert(orderToRow(order)).returning('id'),
           eventsJson([orderConfirmed(order)]),
         ]);
         return order;
       }
-      await this.knex.transaction(async (trx) => {
+      await this.inTransaction(unit, async (trx) => {
         // The order first: a second booking of the quote waits here on the unique index, and
         // fails once the first commits, before it could touch any seat.
         await trx('orders').insert(orderToRow(order));
@@ -64,6 +69,7 @@ export class KnexOrderRepo implements OrderRepo {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // Either unique key may be the one reported when both clash; the idempotency key decides.
+      // Read on the pool: the failed statement has ended the request's transaction, if it ran in one.
       if (order.idempotencyKey !== null) {
         const earlier = await this.findByIdempotencyKey(order.agentId, order.idempotencyKey);
         if (earlier !== null) return earlier;
@@ -72,13 +78,16 @@ export class KnexOrderRepo implements OrderRepo {
     }
   }
 
-  async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
-    const row = (await this.knex('orders').where({ id: orderId, agent_id: agentId }).first()) as OrderRow | undefined;
+  async findForAgent(agentId: string, orderId: string, unitOfWork?: UnitOfWork | null): Promise<Order | null> {
+    const row = (await (transactionOf(unitOfWork) ?? this.knex)('orders').where({ id: orderId, agent_id: agentId }).first()) as
+      OrderRow | undefined;
     return row === undefined ? null : orderOf(row);
   }
 
-  async findByIdempotencyKey(agentId: string, idempotencyKey: string): Promise<Order | null> {
-    const row = (await this.knex('orders').where({ agent_id: agentId, idempotency_key: idempotencyKey }).first()) as OrderRow | undefined;
+  async findByIdempotencyKey(agentId: string, idempotencyKey: string, unitOfWork?: UnitOfWork | null): Promise<Order | null> {
+    const row = (await (transactionOf(unitOfWork) ?? this.knex)('orders')
+      .where({ agent_id: agentId, idempotency_key: idempotencyKey })
+      .first()) as OrderRow | undefined;
     return row === undefined ? null : orderOf(row);
   }
 
@@ -93,8 +102,14 @@ export class KnexOrderRepo implements OrderRepo {
     return pageOf(rows.map(orderOf), query.limit);
   }
 
-  async cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null> {
-    return this.knex.transaction(async (trx) => {
+  async cancel(
+    agentId: string,
+    orderId: string,
+    decide: (order: Order) => { refund: Money; fee: Money },
+    at: Date,
+    unitOfWork?: UnitOfWork | null,
+  ): Promise<Order | null> {
+    return this.inTransaction(transactionOf(unitOfWork), async (trx) => {
       const row = (await trx('orders').where({ id: orderId, agent_id: agentId }).forUpdate().first()) as OrderRow | undefined;
       if (row === undefined) return null;
       const { refund, fee } = decide(orderOf(row));
@@ -109,5 +124,10 @@ export class KnexOrderRepo implements OrderRepo {
       await recordEvents(trx, [orderCancelled(order)]);
       return order;
     });
+  }
+
+  /** `work` in the request's transaction when there is one, else in a transaction of its own. */
+  private inTransaction<T>(unit: Knex.Transaction | null, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return unit === null ? this.knex.transaction(work) : work(unit);
   }
 }

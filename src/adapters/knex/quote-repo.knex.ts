@@ -2,17 +2,45 @@ import type { Knex } from 'knex';
 import type { Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import { quoteOf, quoteToRow, type QuoteRow } from './booking-rows.js';
+import { transactionOf } from './request-transaction.js';
+import { rows } from './sql.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
+
+/** Every column of a quote, in the order `insert` passes them. */
+const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product, amount, currency, details, seats, starts_at, expires_at, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 
 /** Quotes on PostgreSQL; every read is filtered by the owning agent in SQL. */
 export class KnexQuoteRepo implements QuoteRepo {
   constructor(private readonly knex: Knex) {}
 
+  /** One prepared statement with explicit columns: every quote request pays for this insert. */
   async insert(quote: Quote): Promise<void> {
-    await this.knex('quotes').insert(quoteToRow(quote));
+    const r = quoteToRow(quote);
+    await rows(
+      this.knex,
+      INSERT,
+      [
+        r.id,
+        r.agent_id,
+        r.channel_code,
+        r.key_id,
+        r.product,
+        r.amount,
+        r.currency,
+        r.details,
+        r.seats,
+        r.starts_at,
+        r.expires_at,
+        r.created_at,
+      ],
+      'quotes.insert',
+    );
   }
 
-  async findForAgent(agentId: string, quoteId: string): Promise<Quote | null> {
-    const row = (await this.knex('quotes').where({ id: quoteId, agent_id: agentId }).first()) as QuoteRow | undefined;
+  async findForAgent(agentId: string, quoteId: string, unitOfWork?: UnitOfWork | null): Promise<Quote | null> {
+    const row = (await (transactionOf(unitOfWork) ?? this.knex)('quotes').where({ id: quoteId, agent_id: agentId }).first()) as
+      QuoteRow | undefined;
     return row === undefined ? null : quoteOf(row);
   }
 }

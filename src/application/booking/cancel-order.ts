@@ -5,6 +5,7 @@ import type { Order } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { requireOwned } from '../../domain/booking/ownership.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 
 /**
  * Cancels one of the caller's orders, refunding the price less the fee the terms set, and gives
@@ -19,9 +20,13 @@ export class CancelOrder {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
+  /**
+   * `unitOfWork`: the request's idempotency claim's, if any; the cancellation then commits with
+   * the claim's stored response (where storage can write through it).
+   */
+  async execute(principal: AgentPrincipal, orderId: string, unitOfWork: UnitOfWork | null = null): Promise<Order> {
     const { agentId } = principal;
-    const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
+    const order = requireOwned(await this.orders.findForAgent(agentId, orderId, unitOfWork), agentId, 'order-not-found');
     const bookingKey = await this.directory.findKey(order.keyId);
     const now = this.clock.now();
     const cancelled = await this.orders.cancel(
@@ -29,6 +34,7 @@ export class CancelOrder {
       orderId,
       (locked) => requireCancellable(decideCancellation(locked, bookingKey, now)),
       now,
+      unitOfWork,
     );
     return requireOwned(cancelled, agentId, 'order-not-found');
   }

@@ -9,6 +9,7 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 
 /** What placing an order asks for. */
 export interface PlaceOrderRequest {
@@ -18,6 +19,11 @@ export interface PlaceOrderRequest {
   readonly agentReference?: string | undefined;
   /** The request's Idempotency-Key: stored on the order, unique per agent. */
   readonly idempotencyKey?: string | undefined;
+  /**
+   * The unit of work of the request's idempotency claim, if any: the order's reads and writes run
+   * in it where storage can, and commit with the claim's stored response.
+   */
+  readonly unitOfWork?: UnitOfWork | null | undefined;
 }
 
 /**
@@ -35,12 +41,13 @@ export class PlaceOrder {
 
   async execute(principal: AgentPrincipal, input: PlaceOrderRequest): Promise<Order> {
     const { agentId } = principal;
+    const unitOfWork = input.unitOfWork ?? null;
     if (input.idempotencyKey !== undefined) {
       // A retry whose first attempt placed the order (even if that instance died before answering).
-      const earlier = await this.orders.findByIdempotencyKey(agentId, input.idempotencyKey);
+      const earlier = await this.orders.findByIdempotencyKey(agentId, input.idempotencyKey, unitOfWork);
       if (earlier !== null) return sameQuote(earlier, input.quoteId);
     }
-    const quote = requireOwned(await this.quotes.findForAgent(agentId, input.quoteId), agentId, 'quote-not-found');
+    const quote = requireOwned(await this.quotes.findForAgent(agentId, input.quoteId, unitOfWork), agentId, 'quote-not-found');
     requireEntitlement(principal, quote.product);
     const now = this.clock.now();
     checkQuoteBookable(quote, principal, now);
@@ -54,32 +61,35 @@ export class PlaceOrder {
         },
       });
     }
-    const placed = await this.orders.place({
-      id: this.ids.next('ord'),
-      agentId,
-      channelCode: quote.channelCode,
-      keyId: principal.keyId,
-      quoteId: quote.id,
-      product: quote.product,
-      status: 'CONFIRMED',
-      price: quote.price,
-      contact: { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null },
-      passengers: passengers.map((p) => ({ name: p.name })),
-      agentReference: input.agentReference ?? null,
-      idempotencyKey: input.idempotencyKey ?? null,
-      details: quote.details,
-      seats: quote.seats,
-      startsAt: quote.startsAt,
-      createdAt: now,
-      cancelledAt: null,
-      // The terms of the channel the order is booked on, as they stand now, stay with the order.
-      terms: {
-        freeCancellationHours: principal.channel.freeCancellationHours,
-        lateCancellationFeeBps: principal.channel.lateCancellationFeeBps,
+    const placed = await this.orders.place(
+      {
+        id: this.ids.next('ord'),
+        agentId,
+        channelCode: quote.channelCode,
+        keyId: principal.keyId,
+        quoteId: quote.id,
+        product: quote.product,
+        status: 'CONFIRMED',
+        price: quote.price,
+        contact: { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null },
+        passengers: passengers.map((p) => ({ name: p.name })),
+        agentReference: input.agentReference ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
+        details: quote.details,
+        seats: quote.seats,
+        startsAt: quote.startsAt,
+        createdAt: now,
+        cancelledAt: null,
+        // The terms of the channel the order is booked on, as they stand now, stay with the order.
+        terms: {
+          freeCancellationHours: principal.channel.freeCancellationHours,
+          lateCancellationFeeBps: principal.channel.lateCancellationFeeBps,
+        },
+        refund: null,
+        fee: null,
       },
-      refund: null,
-      fee: null,
-    });
+      unitOfWork,
+    );
     return sameQuote(placed, input.quoteId);
   }
 }
