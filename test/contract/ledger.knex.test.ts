@@ -6,7 +6,7 @@ import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
 import { ledgerContract } from 'partner-booking-wallet/testing';
-import { ledgerTenant, machineInitiator, testId } from '../support/ledger-builders.js';
+import { ledgerTenant, machineInitiator, testId, type LedgerTenant } from '../support/ledger-builders.js';
 
 ledgerContract(
   'PostgreSQL (Knex)',
@@ -20,22 +20,26 @@ ledgerContract(
   },
 );
 
+/** A top-up of 10 THB to `u`, made by the tenant's backend. */
+const topUpTen = (ledger: KnexLedger, t: LedgerTenant, u: string) =>
+  ledger.topUp({
+    id: testId('txn'),
+    tenantId: t.tenantId,
+    userId: u,
+    amount: { amount: 10, currency: 'THB' },
+    reference: 'r',
+    initiatedBy: machineInitiator(t),
+    idempotency: null,
+    createdAt: new Date(),
+  });
+
 describe('ledger schema: what the database itself refuses', () => {
   it('when entries that do not sum to zero are committed, then the commit fails and nothing is kept', async () => {
     const { knex } = await testDatabase();
     const ledger = new KnexLedger(knex);
     const t = ledgerTenant();
     const u = t.newUser();
-    const top = await ledger.topUp({
-      id: testId('txn'),
-      tenantId: t.tenantId,
-      userId: u,
-      amount: { amount: 10, currency: 'THB' },
-      reference: 'r',
-      initiatedBy: machineInitiator(t),
-      idempotency: null,
-      createdAt: new Date(),
-    });
+    const top = await topUpTen(ledger, t, u);
     const sneaky = testId('txn');
     const attempt = knex.transaction(async (trx) => {
       await trx('ledger_transactions').insert({
@@ -71,16 +75,7 @@ describe('ledger schema: what the database itself refuses', () => {
     const ledger = new KnexLedger(knex);
     const t = ledgerTenant();
     const u = t.newUser();
-    await ledger.topUp({
-      id: testId('txn'),
-      tenantId: t.tenantId,
-      userId: u,
-      amount: { amount: 10, currency: 'THB' },
-      reference: 'r',
-      initiatedBy: machineInitiator(t),
-      idempotency: null,
-      createdAt: new Date(),
-    });
+    await topUpTen(ledger, t, u);
     let code = '';
     await knex('ledger_accounts')
       .where({ id: `${t.tenantId}:user:${u}` })

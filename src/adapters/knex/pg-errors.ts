@@ -4,7 +4,6 @@ const code = (err: unknown): string | undefined =>
 
 export const isUniqueViolation = (err: unknown): boolean => code(err) === '23505';
 export const isForeignKeyViolation = (err: unknown): boolean => code(err) === '23503';
-export const isCheckViolation = (err: unknown): boolean => code(err) === '23514';
 /** Serialization failure or deadlock: safe to retry the whole transaction. */
 export const isRetryableTransactionError = (err: unknown): boolean => {
   const c = code(err);
