@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import express, { type Router } from 'express';
 import knexFactory from 'knex';
 import type { AddressInfo } from 'node:net';
-import { appRouter, inlineRoutes } from '../../src/adapters/http/express-internals.js';
+import { appRouter, inlineRoutes, installRouteShortcuts } from '../../src/adapters/http/express-internals.js';
 import { tarnPoolOf, withPooledConnection } from '../../src/adapters/knex/knex-internals.js';
 import { rows } from '../../src/adapters/knex/sql.js';
 import { testDatabase } from '../support/database.js';
@@ -61,6 +61,109 @@ describe('framework internals the service relies on', () => {
       expect(inlineRoutes(parent, withMiddleware)).to.equal(false);
       expect(inlineRoutes(parent, withParam)).to.equal(false);
       expect((parent as unknown as { stack: unknown[] }).stack).to.have.length(0);
+    });
+
+    describe('route shortcuts', () => {
+      /** An app with the shapes the service uses: middleware, a mounted router, routes, error handlers. */
+      const shaped = (): express.Express => {
+        const app = express();
+        app.set('query parser', 'simple');
+        app.use((req, res, next) => {
+          res.setHeader('x-seen', `${req.baseUrl}|${req.url}`);
+          next();
+        });
+        app.get('/plain', (req, res) => void res.json({ query: req.query, url: req.url, originalUrl: req.originalUrl }));
+        app.get('/skip', (_req, _res, next) => next('route'));
+        app.get('/skip', (_req, res) => void res.json({ at: 'second /skip route' }));
+        app.get('/boom', async () => {
+          await Promise.resolve();
+          throw new Error('async boom');
+        });
+        const api = express.Router();
+        api.get('/open', (req, res) => void res.json({ baseUrl: req.baseUrl, url: req.url, route: req.route?.path }));
+        api.use((req, res, next) => {
+          if (req.headers['x-key'] !== 'k') {
+            next(Object.assign(new Error('no key'), { status: 401 }));
+            return;
+          }
+          res.locals.who = 'keyed';
+          next();
+        });
+        api.post('/guarded', (req, res) => void res.status(201).json({ who: res.locals.who, baseUrl: req.baseUrl, url: req.url }));
+        const fail: express.RequestHandler = (_req, _res, next) => next(new Error('inner'));
+        const inRoute: express.ErrorRequestHandler = (err: Error, _req, res, _next) =>
+          void res.status(418).json({ handledInRoute: err.message });
+        api.get('/guarded', fail, inRoute);
+        api.get('/users/:id', (req, res) => void res.json({ id: req.params.id }));
+        app.use('/api', api);
+        app.use((_req, res) => void res.status(404).json({ notFound: true }));
+        app.use(((err: Error & { status?: number }, req, res, _next) => {
+          res.status(err.status ?? 500).json({ error: err.message, baseUrl: req.baseUrl, url: req.url });
+        }) as express.ErrorRequestHandler);
+        return app;
+      };
+
+      const requests: Array<[string, string, Record<string, string>?]> = [
+        ['GET', '/plain?x=1&y=2'],
+        ['GET', '/PLAIN'],
+        ['GET', '/plain/'],
+        ['HEAD', '/plain'],
+        ['GET', '/skip'],
+        ['GET', '/boom'],
+        ['GET', '/api/open?z=9'],
+        ['POST', '/api/guarded'],
+        ['POST', '/api/guarded', { 'x-key': 'k' }],
+        ['GET', '/api/guarded', { 'x-key': 'k' }],
+        ['GET', '/api/users/7'],
+        ['DELETE', '/api/open'],
+        ['GET', '/nowhere'],
+      ];
+
+      async function answers(app: express.Express): Promise<string[]> {
+        const server = app.listen(0, '127.0.0.1');
+        await new Promise<void>((ok) => server.once('listening', ok));
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        try {
+          const out: string[] = [];
+          for (const [method, path, headers] of requests) {
+            const res = await fetch(base + path, { method, headers: headers ?? {} });
+            out.push(`${method} ${path} -> ${res.status} ${res.headers.get('x-seen')} ${await res.text()}`);
+          }
+          return out;
+        } finally {
+          await new Promise<void>((ok) => server.close(() => ok()));
+        }
+      }
+
+      it('when literal paths take the shortcut, then every request answers exactly as through the routers', async () => {
+        const routed = await answers(shaped());
+        const app = shaped();
+        installRouteShortcuts(app);
+        expect(await answers(app)).to.deep.equal(routed);
+        expect(routed).to.include('GET /skip -> 200 |/skip {"at":"second /skip route"}');
+        expect(routed).to.include('GET /api/guarded -> 418 |/api/guarded {"handledInRoute":"inner"}');
+      });
+
+      it('when a literal path is requested, then the application router is not walked (the shortcut is in use)', async () => {
+        const app = shaped();
+        installRouteShortcuts(app);
+        const router = appRouter(app) as unknown as { handle: (...args: unknown[]) => void };
+        const walk = router.handle.bind(router);
+        const walked: string[] = [];
+        router.handle = (req: unknown, ...rest: unknown[]) => {
+          walked.push((req as { url: string }).url);
+          walk(req, ...rest);
+        };
+        await answers(app);
+        expect(walked, 'Express routers are no longer shaped as the shortcuts expect').to.deep.equal([
+          '/PLAIN',
+          '/plain/',
+          '/plain',
+          '/api/users/7',
+          '/api/open',
+          '/nowhere',
+        ]);
+      });
     });
   });
 

@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors.js';
-import { appRouter, inlineRoutes } from './express-internals.js';
+import { appRouter, inlineRoutes, installRouteShortcuts } from './express-internals.js';
 import type { ResponseObserver } from './metrics.js';
 import { requestContext } from './request-context.js';
 
@@ -57,6 +57,7 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler(log));
+  installRouteShortcuts(app);
   return app;
 }
 
