@@ -8,6 +8,7 @@ import { migrate, openDatabase, type Database, type DatabaseEvents } from '../ad
 import { loadConfig, type Config } from './config.js';
 import { buildApp, buildContainer } from './container.js';
 import { writeClientError } from '../adapters/http/client-error.js';
+import { expressServerClasses } from '../adapters/http/express-internals.js';
 import { TOKENS } from './tokens.js';
 import type { Core } from './core.js';
 import type { Ports, PortSet } from './ports.js';
@@ -146,7 +147,7 @@ export interface RunningServer {
 const IDLE_GRACE_MS = 250;
 
 export async function listen(service: Service, config: Config, log: Logger): Promise<RunningServer> {
-  const server = http.createServer(serverOptions(config), service.app);
+  const server = http.createServer({ ...serverOptions(config), ...expressServerClasses(service.app) }, service.app);
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => writeClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import express, { type Router } from 'express';
 import knexFactory from 'knex';
 import type { AddressInfo } from 'node:net';
-import { appRouter, inlineRoutes, installRouteShortcuts } from '../../src/adapters/http/express-internals.js';
+import { appRouter, expressServerClasses, inlineRoutes, installRouteShortcuts } from '../../src/adapters/http/express-internals.js';
+import http from 'node:http';
 import { tarnPoolOf, withPooledConnection } from '../../src/adapters/knex/knex-internals.js';
 import { rows } from '../../src/adapters/knex/sql.js';
 import { testDatabase } from '../support/database.js';
@@ -61,6 +62,30 @@ describe('framework internals the service relies on', () => {
       expect(inlineRoutes(parent, withMiddleware)).to.equal(false);
       expect(inlineRoutes(parent, withParam)).to.equal(false);
       expect((parent as unknown as { stack: unknown[] }).stack).to.have.length(0);
+    });
+
+    it("when the server is built with Express's request and response classes, then requests arrive with Express's prototypes and answer as before", async () => {
+      const app = express();
+      const seen: boolean[] = [];
+      app.use((req, res, next) => {
+        seen.push(Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response);
+        next();
+      });
+      app.get('/a', (req, res) => void res.status(201).json({ ip: typeof req.ip, query: req.query }));
+      const server = http.createServer({ ...expressServerClasses(app) }, app);
+      server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+        // Before Express has handled the request at all.
+        seen.push(Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response);
+      });
+      server.listen(0, '127.0.0.1');
+      await new Promise<void>((ok) => server.once('listening', ok));
+      try {
+        const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/a?x=1`);
+        expect([res.status, await res.json()]).to.deep.equal([201, { ip: 'string', query: { x: '1' } }]);
+        expect(seen, 'Express no longer keeps its prototypes on app.request / app.response').to.deep.equal([true, true, true, true]);
+      } finally {
+        await new Promise<void>((ok) => server.close(() => ok()));
+      }
     });
 
     describe('route shortcuts', () => {

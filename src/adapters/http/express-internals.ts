@@ -1,4 +1,6 @@
 import type { Express, Router } from 'express';
+import http from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
  * The one place that reads Express 5 internals (not public API): the application's own router
@@ -243,5 +245,29 @@ export const installRouteShortcuts = (app: Express): void => {
       }
     }
     original.call(this, req, res, callback);
+  };
+};
+
+/**
+ * Request and response classes for `http.createServer` whose instances are born with the
+ * prototypes Express gives them (`app.request`, `app.response`), so that Express's switch of
+ * prototype on every request finds them already in place and does nothing: changing an
+ * object's prototype is one of the costlier things a request did.
+ */
+export const expressServerClasses = (
+  app: Express,
+): { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse } => {
+  const { request, response } = app as unknown as AppInternals;
+  function Request(this: http.IncomingMessage, socket: Socket): void {
+    http.IncomingMessage.call(this, socket);
+  }
+  Request.prototype = request;
+  function Response(this: http.ServerResponse, req: http.IncomingMessage, options?: unknown): void {
+    (http.ServerResponse as unknown as (this: unknown, ...args: unknown[]) => void).call(this, req, options);
+  }
+  Response.prototype = response;
+  return {
+    IncomingMessage: Request as unknown as typeof http.IncomingMessage,
+    ServerResponse: Response as unknown as typeof http.ServerResponse,
   };
 };
