@@ -97,7 +97,34 @@ export const quoteOf = (r: QuoteRow): Quote => ({
   seats: seatsOf(r.seats),
 });
 
-export const orderToRow = (o: Order): Record<string, unknown> => ({
+/** Every column of an order, in the order the prepared insert passes them (`orderToRow` writes exactly these). */
+export const ORDER_COLUMNS = [
+  'id',
+  'agent_id',
+  'channel_code',
+  'key_id',
+  'quote_id',
+  'product',
+  'status',
+  'amount',
+  'currency',
+  'contact',
+  'passengers',
+  'agent_reference',
+  'idempotency_key',
+  'details',
+  'trip_id',
+  'seats',
+  'starts_at',
+  'created_at',
+  'cancelled_at',
+  'free_cancellation_hours',
+  'late_cancellation_fee_bps',
+  'refund_amount',
+  'fee_amount',
+] as const;
+
+export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unknown> => ({
   id: o.id,
   agent_id: o.agentId,
   channel_code: o.channelCode,

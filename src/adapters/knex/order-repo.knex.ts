@@ -4,12 +4,19 @@ import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
 import { pageOf, type Page } from '../../domain/shared/page.js';
-import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
+import { rows } from './sql.js';
 import { transactionOf } from './request-transaction.js';
 import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
+
+/** An order without seats and its `order.confirmed` event, in one statement. */
+const PLACE = `WITH placed AS (
+    INSERT INTO orders (${ORDER_COLUMNS.join(', ')})
+    VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id)
+  SELECT pbw_webhook_record($${ORDER_COLUMNS.length + 1}::jsonb) FROM placed`;
 
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
 
@@ -29,11 +36,9 @@ export class KnexOrderRepo implements OrderRepo {
       if (order.seats === null) {
         // No stock to take: one statement inserts the order and records its event, atomic on
         // its own; the unique quote_id still lets only one booking of the quote through. No
-        // BEGIN/COMMIT round trips.
-        await (unit ?? this.knex).raw('WITH placed AS (?) SELECT pbw_webhook_record(?::jsonb) FROM placed', [
-          this.knex('orders').insert(orderToRow(order)).returning('id'),
-          eventsJson([orderConfirmed(order)]),
-        ]);
+        // BEGIN/COMMIT round trips. A prepared statement with explicit columns.
+        const row = orderToRow(order);
+        await rows(unit ?? this.knex, PLACE, [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderConfirmed(order)])], 'orders.place');
         return order;
       }
       await this.inTransaction(unit, async (trx) => {

@@ -38,9 +38,14 @@ export class KnexQuoteRepo implements QuoteRepo {
     );
   }
 
+  /** One prepared statement: every order reads its quote. */
   async findForAgent(agentId: string, quoteId: string, unitOfWork?: UnitOfWork | null): Promise<Quote | null> {
-    const row = (await (transactionOf(unitOfWork) ?? this.knex)('quotes').where({ id: quoteId, agent_id: agentId }).first()) as
-      QuoteRow | undefined;
+    const [row] = await rows<QuoteRow>(
+      transactionOf(unitOfWork) ?? this.knex,
+      'SELECT * FROM quotes WHERE id = $1 AND agent_id = $2',
+      [quoteId, agentId],
+      'quotes.find',
+    );
     return row === undefined ? null : quoteOf(row);
   }
 }
