@@ -29,11 +29,17 @@ export class SystemClock implements Clock {
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+/** Random bytes per id, drawn from the CSPRNG 256 ids at a time: one call into it per id cost more than the rest of the id. */
+const ID_RANDOM_BYTES = 16;
+
 /**
  * Ids of the form `<prefix>_<10 chars of milliseconds><16 random chars>` (Crockford base32):
  * unique without coordination and ordered by creation time.
  */
 export class TimeSortableIds implements IdGenerator {
+  private pool = Buffer.alloc(0);
+  private offset = 0;
+
   next(prefix: IdPrefix): string {
     let t = Date.now();
     let time = '';
@@ -41,9 +47,13 @@ export class TimeSortableIds implements IdGenerator {
       time = CROCKFORD[t % 32] + time;
       t = Math.floor(t / 32);
     }
-    const bytes = randomBytes(16);
+    if (this.offset + ID_RANDOM_BYTES > this.pool.length) {
+      this.pool = randomBytes(ID_RANDOM_BYTES * 256);
+      this.offset = 0;
+    }
     let rand = '';
-    for (const b of bytes) rand += CROCKFORD[b & 31];
+    for (let i = this.offset; i < this.offset + ID_RANDOM_BYTES; i++) rand += CROCKFORD[this.pool[i]! & 31];
+    this.offset += ID_RANDOM_BYTES;
     return `${prefix}_${time}${rand}`;
   }
 }
