@@ -86,7 +86,9 @@ type KeyOf = (req: Request, res: Response) => string;
  * it is not IPv6, so its IPv6 pattern test is skipped).
  */
 const ip = (req: Request): string => {
-  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  // Without X-Forwarded-For, Express's req.ip is the socket's address whatever 'trust proxy'
+  // says; reading it directly skips parsing the (absent) forwarding chain on every request.
+  const address = (req.headers['x-forwarded-for'] === undefined ? req.socket.remoteAddress : req.ip) ?? 'unknown';
   return `ip:${address.includes(':') ? ipKeyGenerator(address) : address}`;
 };
 
@@ -300,14 +302,19 @@ function authFailureLimit(settings: RateLimitSettings, storeError: (err: unknown
     return {
       check: async (req) => checkNow(req),
       record: async (req) => recordNow(req),
-      guard: async (req, authenticate) => {
-        checkNow(req);
+      // No async frame of its own: this runs on every authenticated request.
+      guard: <T>(req: Request, authenticate: () => Promise<T>): Promise<T> => {
+        let pending: Promise<T>;
         try {
-          return await authenticate();
+          checkNow(req);
+          pending = authenticate();
         } catch (err) {
+          pending = Promise.reject(err as Error);
+        }
+        return pending.catch((err: unknown) => {
           if (isAuthenticationFailure(err)) recordNow(req);
           throw err;
-        }
+        });
       },
     };
   }
