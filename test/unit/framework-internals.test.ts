@@ -97,6 +97,11 @@ describe('framework internals the service relies on', () => {
           res.setHeader('x-seen', `${req.baseUrl}|${req.url}`);
           next();
         });
+        app.use('/mounted', (req, res, next) => {
+          res.setHeader('x-mounted', `${req.baseUrl}|${req.url}`);
+          next();
+        });
+        app.get('/mounted', (req, res) => void res.json({ url: req.url, baseUrl: req.baseUrl, seen: res.getHeader('x-mounted') }));
         app.get('/plain', (req, res) => void res.json({ query: req.query, url: req.url, originalUrl: req.originalUrl }));
         app.get('/skip', (_req, _res, next) => next('route'));
         app.get('/skip', (_req, res) => void res.json({ at: 'second /skip route' }));
@@ -130,6 +135,8 @@ describe('framework internals the service relies on', () => {
 
       const requests: Array<[string, string, Record<string, string>?]> = [
         ['GET', '/plain?x=1&y=2'],
+        ['GET', '/mounted?q=1'],
+        ['GET', '/mounted'],
         ['GET', '/PLAIN'],
         ['GET', '/plain/'],
         ['HEAD', '/plain'],

@@ -172,7 +172,12 @@ function runChain(
         continue;
       }
       current = step;
-      req.url = step.trim === 0 ? url : url.slice(step.trim) || '/';
+      if (step.trim === 0) req.url = url;
+      else {
+        // As a router does: the rest of the URL after the mount point, always with a leading slash.
+        const rest = url.slice(step.trim);
+        req.url = rest.startsWith('/') ? rest : `/${rest}`;
+      }
       req.baseUrl = step.baseUrl;
       if (step.route !== null) req.route = step.route;
       try {
