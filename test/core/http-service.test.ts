@@ -18,7 +18,7 @@ describe('the HTTP service on an embedding program’s port set', () => {
   before(async () => {
     ports = createMemoryPorts();
     service = await createHttpService(ports, { env: { RATE_LIMITS: 'off' }, log: pino({ level: 'silent' }) });
-    server = http.createServer(service.app);
+    server = http.createServer(service.serverOptions, service.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
