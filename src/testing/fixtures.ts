@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Order } from '../domain/booking/order.js';
+import type { ApiKeyRecord } from '../domain/identity/api-key.js';
 import type { BusSchedule } from '../domain/catalogue/catalogue.js';
 import type { CatalogueWriter } from '../domain/catalogue/catalogue.port.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -143,3 +144,18 @@ export const userInitiator = (t: LedgerTenant, userId: string, amr: readonly str
 
 /** A unique idempotency key. */
 export const idemKey = (): string => `idem-${unique()}-${unique()}`;
+
+/** An ACTIVE API key record of `agentId` with no expiry, a unique id and hash, with the given fields changed. */
+export const keyRecordOf = (agentId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: `key_${unique()}`,
+  agentId,
+  hash: `hash-${unique()}-${unique()}`,
+  prefix: 'pbk_test',
+  status: 'ACTIVE',
+  revokedReason: null,
+  createdAt: new Date('2026-01-01T00:00:00.000Z'),
+  expiresAt: null,
+  revokedAt: null,
+  rolledFromKeyId: null,
+  ...over,
+});

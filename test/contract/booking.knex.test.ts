@@ -10,7 +10,7 @@ import { KnexTariffReader } from '../../src/adapters/knex/tariff.knex.js';
 import { KnexTripInventory } from '../../src/adapters/knex/trip-inventory.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { dropTestSchedules, orderRecord } from '../support/booking-builders.js';
-import { bookingContract } from 'partner-booking-wallet/testing';
+import { bookingContract, keyRecordOf } from 'partner-booking-wallet/testing';
 
 bookingContract(
   'PostgreSQL (Knex)',
@@ -60,18 +60,7 @@ describe('orders under an idempotency claim (PostgreSQL)', () => {
       })
     ).id;
     const keyId = `key_${randomUUID()}`;
-    await directory.insertKey({
-      id: keyId,
-      agentId,
-      hash: `h-${randomUUID()}`,
-      prefix: 'pbk_test',
-      status: 'ACTIVE',
-      revokedReason: null,
-      createdAt: new Date(),
-      expiresAt: null,
-      revokedAt: null,
-      rolledFromKeyId: null,
-    });
+    await directory.insertKey(keyRecordOf(agentId, { id: keyId, createdAt: new Date() }));
     // A webhook endpoint of the agent's, so that its orders record their events.
     await knex('webhook_endpoints').insert({
       id: `whe_${randomUUID()}`,

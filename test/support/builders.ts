@@ -2,7 +2,7 @@ import type { Product } from '../../src/domain/identity/agent.js';
 import type { ApiKeyRecord } from '../../src/domain/identity/api-key.js';
 import type { Service } from '../../src/bootstrap/service.js';
 
-import { unique } from '../../src/testing/fixtures.js';
+import { keyRecordOf, unique } from '../../src/testing/fixtures.js';
 
 export { unique };
 
@@ -66,16 +66,5 @@ export async function eventually(check: () => Promise<boolean>, ms: number, what
 }
 
 /** An ACTIVE key record with no expiry (for domain-rule tests), with the given fields changed. */
-export const keyRecord = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
-  id: 'key_1',
-  agentId: 'agt_1',
-  hash: 'h',
-  prefix: 'pbk_abcd',
-  status: 'ACTIVE',
-  revokedReason: null,
-  createdAt: new Date('2026-01-01T00:00:00Z'),
-  expiresAt: null,
-  revokedAt: null,
-  rolledFromKeyId: null,
-  ...over,
-});
+export const keyRecord = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord =>
+  keyRecordOf('agt_1', { id: 'key_1', hash: 'h', prefix: 'pbk_abcd', createdAt: new Date('2026-01-01T00:00:00Z'), ...over });

@@ -1,20 +1,10 @@
 import { expect } from 'chai';
 import { CachedAgentResolver } from '../../src/adapters/cache/agent-resolver.cached.js';
 import type { AgentResolver, ResolvedKey } from '../../src/domain/identity/agent-resolver.port.js';
+import { keyRecordOf } from '../../src/testing/fixtures.js';
 
 const value = (id: string): ResolvedKey => ({
-  key: {
-    id,
-    agentId: 'agt',
-    hash: id,
-    prefix: 'pbk_',
-    status: 'ACTIVE',
-    revokedReason: null,
-    createdAt: new Date(),
-    expiresAt: null,
-    revokedAt: null,
-    rolledFromKeyId: null,
-  },
+  key: keyRecordOf('agt', { id, hash: id, prefix: 'pbk_', createdAt: new Date() }),
   agent: { id: 'agt', name: 'A', status: 'ACTIVE', channelCode: 'C', entitlements: [], discountBps: 0, createdAt: new Date() },
   channel: { code: 'C', name: 'C', currency: 'THB', markupBps: 0, freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
 });

@@ -18,7 +18,7 @@ import type { CatalogueWriter } from '../../domain/catalogue/catalogue.port.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
-import { unique } from '../fixtures.js';
+import { keyRecordOf, unique } from '../fixtures.js';
 import { TestClock, buildSchedule, dateAhead, reasonOf, tripIdOf } from '../fixtures.js';
 
 /** The storage the booking flow runs on: one adapter family (memory, or PostgreSQL). */
@@ -104,18 +104,7 @@ export function bookingContract(
     };
     const newKey = async (agentId: string): Promise<string> => {
       const id = `key_${unique()}`;
-      await s.directory.insertKey({
-        id,
-        agentId,
-        hash: `h-${unique()}-${unique()}`,
-        prefix: 'pbk_test',
-        status: 'ACTIVE',
-        revokedReason: null,
-        createdAt: new Date(),
-        expiresAt: null,
-        revokedAt: null,
-        rolledFromKeyId: null,
-      });
+      await s.directory.insertKey(keyRecordOf(agentId, { id, createdAt: new Date() }));
       return id;
     };
     const contact = { name: 'Somchai P.', email: 'somchai@example.com' };

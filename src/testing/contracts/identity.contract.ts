@@ -2,9 +2,8 @@ import { expect } from 'chai';
 import { reasonOf } from '../fixtures.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import type { AgentResolver } from '../../domain/identity/agent-resolver.port.js';
-import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
-import { unique } from '../fixtures.js';
+import { keyRecordOf, unique } from '../fixtures.js';
 
 export interface IdentityStores {
   readonly directory: AgentDirectory;
@@ -13,20 +12,6 @@ export interface IdentityStores {
 }
 
 const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
-
-const key = (agentId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
-  id: `key_${unique()}`,
-  agentId,
-  hash: `hash-${unique()}-${unique()}`,
-  prefix: 'pbk_test',
-  status: 'ACTIVE',
-  revokedReason: null,
-  createdAt: new Date('2026-01-01T00:00:00.000Z'),
-  expiresAt: null,
-  revokedAt: null,
-  rolledFromKeyId: null,
-  ...over,
-});
 
 /** The behaviour every AgentDirectory + AgentResolver pair must show, whatever stores it. */
 export function identityContract(name: string, make: () => Promise<IdentityStores>): void {
@@ -57,7 +42,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when a key is stored, then its hash resolves to the key, its agent and the channel', async () => {
       const agent = await agentOn();
-      const k = key(agent.id, { expiresAt: new Date('2027-01-01T00:00:00.000Z') });
+      const k = keyRecordOf(agent.id, { expiresAt: new Date('2027-01-01T00:00:00.000Z') });
       await s.directory.insertKey(k);
       const r = await s.resolver.findByKeyHash(k.hash);
       expect(r?.key).to.deep.equal(k);
@@ -68,7 +53,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when a key is revoked, then it still resolves, with its status and reason', async () => {
       const agent = await agentOn();
-      const k = key(agent.id);
+      const k = keyRecordOf(agent.id);
       await s.directory.insertKey(k);
       const at = new Date('2026-02-01T00:00:00.000Z');
       const revoked = (await s.directory.revokeKey(k.id, 'rotated', at))?.key;
@@ -80,8 +65,8 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when a rotated key is later revoked as leaked, then leaked wins; a leaked one stays leaked', async () => {
       const agent = await agentOn();
-      const k1 = key(agent.id);
-      const k2 = key(agent.id);
+      const k1 = keyRecordOf(agent.id);
+      const k2 = keyRecordOf(agent.id);
       await s.directory.insertKey(k1);
       await s.directory.insertKey(k2);
       await s.directory.revokeKey(k1.id, 'rotated', new Date('2026-02-01T00:00:00.000Z'));
@@ -102,7 +87,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when an agent is suspended and re-activated, then resolution shows each status', async () => {
       const agent = await agentOn();
-      const k = key(agent.id);
+      const k = keyRecordOf(agent.id);
       await s.directory.insertKey(k);
       expect((await s.directory.setAgentStatus(agent.id, 'SUSPENDED'))?.status).to.equal('SUSPENDED');
       expect((await s.resolver.findByKeyHash(k.hash))?.agent.status).to.equal('SUSPENDED');
@@ -152,7 +137,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when an agent is moved to another channel, then its key resolves to that channel; an unknown channel changes nothing', async () => {
       const agent = await agentOn();
-      const k = key(agent.id);
+      const k = keyRecordOf(agent.id);
       await s.directory.insertKey(k);
       const target = `C-${unique()}`;
       await s.directory.createChannel({ code: target, name: 'Target', currency: 'USD', markupBps: 900, ...TERMS });
@@ -171,7 +156,7 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when a channel is updated, then only the given settings change and resolution shows them', async () => {
       const agent = await agentOn();
-      const k = key(agent.id);
+      const k = keyRecordOf(agent.id);
       await s.directory.insertKey(k);
       const updated = await s.directory.updateChannel(agent.channelCode, { freeCancellationHours: 48, lateCancellationFeeBps: 2500 });
       expect(updated).to.deep.equal({
@@ -190,10 +175,10 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when a key is rolled, then the new key names it and it stays usable until the overlap ends; it rolls only once', async () => {
       const agent = await agentOn();
-      const k = key(agent.id);
+      const k = keyRecordOf(agent.id);
       await s.directory.insertKey(k);
       const until = new Date('2026-01-01T01:00:00.000Z');
-      const next = key(agent.id, { rolledFromKeyId: k.id });
+      const next = keyRecordOf(agent.id, { rolledFromKeyId: k.id });
       const stored = await s.directory.rollKey(k.id, next, until);
       expect(stored).to.deep.equal(next);
       const old = await s.directory.findKey(k.id);
@@ -201,18 +186,18 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       expect(old?.revokedAt?.toISOString()).to.equal(until.toISOString());
       expect((await s.resolver.findByKeyHash(next.hash))?.key.rolledFromKeyId).to.equal(k.id);
       // A second roll of the same key stores nothing.
-      const again = key(agent.id, { rolledFromKeyId: k.id });
+      const again = keyRecordOf(agent.id, { rolledFromKeyId: k.id });
       expect(await s.directory.rollKey(k.id, again, until)).to.equal(null);
       expect(await s.directory.findKey(again.id)).to.equal(null);
-      expect(await s.directory.rollKey(`key_${unique()}`, key(agent.id), until)).to.equal(null);
+      expect(await s.directory.rollKey(`key_${unique()}`, keyRecordOf(agent.id), until)).to.equal(null);
     });
 
     it('when two rolls of one key race, then exactly one stores its key', async () => {
       const agent = await agentOn();
-      const k = key(agent.id);
+      const k = keyRecordOf(agent.id);
       await s.directory.insertKey(k);
-      const a = key(agent.id, { rolledFromKeyId: k.id });
-      const b = key(agent.id, { rolledFromKeyId: k.id });
+      const a = keyRecordOf(agent.id, { rolledFromKeyId: k.id });
+      const b = keyRecordOf(agent.id, { rolledFromKeyId: k.id });
       const results = await Promise.all([s.directory.rollKey(k.id, a, new Date()), s.directory.rollKey(k.id, b, new Date())]);
       expect(results.filter((r) => r !== null)).to.have.length(1);
       expect((await s.directory.listKeys(agent.id)).map((x) => x.key.id)).to.have.length(2);
@@ -220,13 +205,13 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when a key is revoked as leaked, then every key rolled from it, transitively, is leaked too; other keys are not', async () => {
       const agent = await agentOn();
-      const a = key(agent.id);
-      const other = key(agent.id);
+      const a = keyRecordOf(agent.id);
+      const other = keyRecordOf(agent.id);
       await s.directory.insertKey(a);
       await s.directory.insertKey(other);
-      const b = key(agent.id, { rolledFromKeyId: a.id, createdAt: new Date('2026-01-02T00:00:00.000Z') });
+      const b = keyRecordOf(agent.id, { rolledFromKeyId: a.id, createdAt: new Date('2026-01-02T00:00:00.000Z') });
       await s.directory.rollKey(a.id, b, new Date('2030-01-01T00:00:00.000Z'));
-      const c = key(agent.id, { rolledFromKeyId: b.id, createdAt: new Date('2026-01-03T00:00:00.000Z') });
+      const c = keyRecordOf(agent.id, { rolledFromKeyId: b.id, createdAt: new Date('2026-01-03T00:00:00.000Z') });
       await s.directory.rollKey(b.id, c, new Date('2030-01-01T00:00:00.000Z'));
       const at = new Date('2026-01-04T00:00:00.000Z');
       const revoked = await s.directory.revokeKey(a.id, 'leaked', at);
@@ -241,9 +226,9 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       }
       expect((await s.directory.findKey(other.id))?.status).to.equal('ACTIVE');
       // Revoking the middle of a lineage leaves its ancestors alone; operator revocation does not follow it.
-      const d = key(agent.id);
+      const d = keyRecordOf(agent.id);
       await s.directory.insertKey(d);
-      const e = key(agent.id, { rolledFromKeyId: d.id });
+      const e = keyRecordOf(agent.id, { rolledFromKeyId: d.id });
       await s.directory.rollKey(d.id, e, new Date('2030-01-01T00:00:00.000Z'));
       expect((await s.directory.revokeKey(d.id, 'operator', at))?.rolled).to.deep.equal([]);
       expect((await s.directory.findKey(e.id))?.status).to.equal('ACTIVE');
@@ -251,8 +236,8 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
 
     it('when uses are recorded, then the listing shows the latest and never moves back; unknown keys are ignored', async () => {
       const agent = await agentOn();
-      const k1 = key(agent.id, { createdAt: new Date('2026-01-01T00:00:00.000Z') });
-      const k2 = key(agent.id, { createdAt: new Date('2026-01-02T00:00:00.000Z') });
+      const k1 = keyRecordOf(agent.id, { createdAt: new Date('2026-01-01T00:00:00.000Z') });
+      const k2 = keyRecordOf(agent.id, { createdAt: new Date('2026-01-02T00:00:00.000Z') });
       await s.directory.insertKey(k1);
       await s.directory.insertKey(k2);
       const t1 = new Date('2026-05-01T10:00:00.000Z');
