@@ -1,9 +1,11 @@
 import { BOOKING_COMMANDS, type AdminUseCases, type ServiceCommand } from '../adapters/cli/admin.js';
+import { MAINTENANCE_COMMANDS } from '../adapters/cli/maintenance-commands.js';
 import { WALLET_IDENTITY_COMMANDS } from '../adapters/cli/wallet-commands.js';
+import { databaseMaintenance } from './maintenance.js';
 import type { Service } from './service.js';
 
-/** Every admin command, booking and wallet. */
-export const ADMIN_COMMANDS: readonly ServiceCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS];
+/** Every admin command: booking, wallet and the database's maintenance. */
+export const ADMIN_COMMANDS: readonly ServiceCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS, ...MAINTENANCE_COMMANDS];
 
-/** The admin use cases of a composed service: its core's operator area. */
-export const adminUseCases = (service: Service): AdminUseCases => service.core.admin;
+/** What the admin commands of a composed service drive: its core's operator area and its database. */
+export const adminUseCases = (service: Service): AdminUseCases => ({ ...service.core.admin, maintenance: databaseMaintenance(service.db) });

@@ -1,4 +1,7 @@
+import { resolve } from 'node:path';
 import { parseInvocation, runAdmin, type CliOutcome } from '../adapters/cli/admin.js';
+import { UsageError } from '../adapters/cli/command.js';
+import { MAINTENANCE_COMMANDS, RESTORE_COMMAND, type DatabaseMaintenance } from '../adapters/cli/maintenance-commands.js';
 import type { FolderOwnership } from '../adapters/knex/pglite-owner.js';
 import { ADMIN_COMMANDS, adminUseCases } from './admin-commands.js';
 import type { Service } from './service.js';
@@ -9,12 +12,17 @@ import type { Service } from './service.js';
  * socket in the folder readable by this user only), so its effect is visible there at once.
  */
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+  // File names are this command's, relative to its own folder, wherever the command is run.
+  const argv = withAbsolutePaths(process.argv.slice(2));
   // Help and mistakes in the call are answered before any configuration, database or service
   // code is loaded: they work anywhere, at once.
   const invocation = parseInvocation(argv, ADMIN_COMMANDS);
   if (invocation.kind === 'answer') {
     print(invocation.outcome);
+    return;
+  }
+  if (invocation.command.name === RESTORE_COMMAND) {
+    await restore(argv);
     return;
   }
   const [{ askOwner, claimFolder, FolderInUse }, { loadConfig }, { createLogger }, { openService }] = await Promise.all([
@@ -59,6 +67,54 @@ async function main(): Promise<void> {
   } finally {
     if (service !== null) await (service as Service).close();
     await owner?.release();
+  }
+}
+
+/** `--in FILE` and `--out FILE` (or `--in=FILE`) made absolute, so that a running service that runs the command finds the same file. */
+function withAbsolutePaths(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i] as string;
+    const inline = /^--(in|out)=(.+)$/.exec(a);
+    if (inline !== null) out.push(`--${inline[1]}=${resolve(inline[2] as string)}`);
+    else if ((a === '--in' || a === '--out') && i + 1 < argv.length && !(argv[i + 1] as string).startsWith('-')) {
+      out.push(a, resolve(argv[i + 1] as string));
+      i += 1;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/**
+ * `restore`: into the empty database of DATABASE_URL, or an embedded folder that is missing or
+ * empty and held by this command while it loads, so no service can open it half restored.
+ */
+async function restore(argv: string[]): Promise<void> {
+  const [{ claimFolder }, { loadConfig }, { restoreInto }] = await Promise.all([
+    import('../adapters/knex/pglite-owner.js'),
+    import('./config.js'),
+    import('./maintenance.js'),
+  ]);
+  const config = loadConfig({ ...process.env, WEBHOOK_WORKER: 'off' });
+  let owner: FolderOwnership | null = null;
+  const maintenance: DatabaseMaintenance = {
+    backup: () => Promise.reject(new UsageError('backup is a command of its own')),
+    restore: async (file, { dataDir }) => {
+      if (config.persistence.kind !== 'database') throw new UsageError('PERSISTENCE=memory keeps nothing to restore into');
+      const target = config.persistence.target;
+      if (target.kind === 'postgres') {
+        if (dataDir !== undefined) throw new UsageError('--data-dir names an embedded folder; unset DATABASE_URL to restore into one');
+        return restoreInto(target, file);
+      }
+      const folder = dataDir ?? resolve(target.dataDir ?? './data');
+      owner = await claimFolder(folder, 'admin');
+      return restoreInto({ kind: 'pglite', dataDir: owner.folder }, file);
+    },
+  };
+  try {
+    print(await runAdmin(argv, MAINTENANCE_COMMANDS, () => Promise.resolve({ maintenance })));
+  } finally {
+    await (owner as FolderOwnership | null)?.release();
   }
 }
 

@@ -22,8 +22,19 @@ import type { RotateClientSecret } from '../../application/admin/rotate-client-s
 import type { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
 import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
 import type { CreateWalletUser } from '../../application/wallet/create-wallet-user.js';
-import { optional, optionalInt, PROGRAM, required, usageOf, UsageError, type AdminCommand, type Values } from './command.js';
+import {
+  CommandRefused,
+  optional,
+  optionalInt,
+  PROGRAM,
+  required,
+  usageOf,
+  UsageError,
+  type AdminCommand,
+  type Values,
+} from './command.js';
 import { commandHelp, findCommand, groupHelp, commandsUnder } from './help.js';
+import type { DatabaseMaintenance } from './maintenance-commands.js';
 import { fields, table } from './output.js';
 
 /** The use cases the admin commands drive, resolved lazily so a command builds only what it uses. */
@@ -48,6 +59,7 @@ export interface AdminUseCases {
   readonly rotateClientSecret: RotateClientSecret;
   readonly listTenantUsers: ListTenantUsers;
   readonly setWalletUserDisabled: SetWalletUserDisabled;
+  readonly maintenance: DatabaseMaintenance;
 }
 
 /** An admin command of this service. */
@@ -365,7 +377,7 @@ export async function runAdmin<U>(
     return { exitCode: 0, stdout: `${render(command, result)}\n`, stderr: command.note === undefined ? '' : `note: ${command.note}\n` };
   } catch (err) {
     if (err instanceof UsageError) return fail(2, 'usage', `${err.message}\nusage: ${usageOf(command)}`);
-    if (err instanceof DomainError) return fail(1, err.reason, err.message);
+    if (err instanceof DomainError || err instanceof CommandRefused) return fail(1, err.reason, err.message);
     return fail(1, 'internal-error', err instanceof Error ? err.message : String(err));
   }
 }

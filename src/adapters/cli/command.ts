@@ -39,6 +39,17 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** An operation the command could not do, with a stable reason (exit code 1). */
+export class CommandRefused extends Error {
+  override readonly name = 'CommandRefused';
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The value of a flag that must be given, or a usage error. */
 export const required = (values: Values, flag: string): string => {
   const v = values[flag];
