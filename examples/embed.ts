@@ -36,7 +36,7 @@ try {
     `Bearer ${(await core.identity.issueMachineToken.execute({ clientId: tenant.clientId, clientSecret: tenant.clientSecret })).accessToken}`,
   );
   if (machine.kind !== 'machine') throw new Error('expected a machine token');
-  const user = await core.identity.createWalletUser.execute(tenant.tenantId, { externalUserRef: 'example-user-1' });
+  const user = await core.identity.createWalletUser.execute(machine, { externalUserRef: 'example-user-1' });
   await core.wallet.topUp.execute({
     principal: machine,
     userId: user.id,

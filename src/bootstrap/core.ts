@@ -6,6 +6,7 @@ import { UpdateChannel } from '../application/admin/update-channel.js';
 import { IssueApiKey } from '../application/admin/issue-api-key.js';
 import { RevokeApiKey } from '../application/admin/revoke-api-key.js';
 import { CreateTenant } from '../application/admin/create-tenant.js';
+import { CreateTenantUser } from '../application/admin/create-tenant-user.js';
 import { ListTenants } from '../application/admin/list-tenants.js';
 import { ListTenantUsers } from '../application/admin/list-tenant-users.js';
 import { ResetClientSecret } from '../application/admin/reset-client-secret.js';
@@ -102,22 +103,19 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
 
 /**
  * Who is calling: agents by API key (and their own keys), wallet tenants by client credentials,
- * wallet users by password or delegation; tokens issued, verified, revoked; wallet users.
+ * wallet users by password or delegation; tokens issued, verified, revoked; a tenant's wallet
+ * users. Past authentication, each use case takes the caller's principal.
  */
 export const identityUseCases = (ports: Ports) => {
   const { agentDirectory, agentResolver, keyUsage, tenants, secretHasher, passwordHasher, ids, random, clock } = ports;
   const { tokenIssuer, tokenVerifier, tokenRevocations, loginThrottle, commonPasswords } = ports;
-  const listAgentKeys = new ListAgentKeys(agentDirectory, clock, keyUsage);
-  const revokeApiKey = new RevokeApiKey(agentDirectory, clock);
   const verifyWalletToken = new VerifyWalletToken(tokenVerifier, tenants, tokenRevocations);
   const authenticateClient = new AuthenticateClient(tenants, secretHasher, clock);
   return {
     authenticateAgent: new AuthenticateAgent(agentResolver, secretHasher, clock, keyUsage),
-    listAgentKeys,
-    revokeApiKey,
-    listOwnKeys: new ListOwnKeys(listAgentKeys),
+    listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
     rollOwnKey: new RollOwnKey(agentDirectory, ids, random, secretHasher, clock),
-    reportOwnKeyLeaked: new ReportOwnKeyLeaked(revokeApiKey, clock),
+    reportOwnKeyLeaked: new ReportOwnKeyLeaked(new RevokeApiKey(agentDirectory, clock), clock),
     verifyWalletToken,
     authenticateClient,
     issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer),
@@ -126,7 +124,7 @@ export const identityUseCases = (ports: Ports) => {
     logOut: new LogOut(tokenRevocations),
     revokeToken: new RevokeToken(tokenVerifier, tokenRevocations),
     introspectToken: new IntrospectToken(verifyWalletToken),
-    createWalletUser: new CreateWalletUser(tenants, passwordHasher, ids, clock, commonPasswords),
+    createWalletUser: new CreateWalletUser(new CreateTenantUser(tenants, passwordHasher, ids, clock, commonPasswords)),
     listWalletUsers: new ListWalletUsers(tenants),
     getWalletUser: new GetWalletUser(tenants),
     getCurrentWalletUser: new GetCurrentWalletUser(tenants),
@@ -166,31 +164,32 @@ export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
 
 /**
  * What an operator does: channels, agents and their keys, tenants and their users, signing keys
- * and the demo data. Shares the key listing and revocation, the catalogue seed and the wallet
- * user creation with the other areas.
+ * and the demo data. The operator is trusted and names what it acts on by id (`agentId`,
+ * `tenantId`, `keyId`…); these are the command line's, never a caller's. Shares the catalogue
+ * seed with the catalogue area.
  */
-export const adminUseCases = (ports: Ports, areas: { readonly catalogue: CatalogueUseCases; readonly identity: IdentityUseCases }) => {
-  const { agentDirectory, tenants, ids, random, secretHasher, passwordHasher, clock } = ports;
+export const adminUseCases = (ports: Ports, areas: { readonly catalogue: CatalogueUseCases }) => {
+  const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock } = ports;
   const createChannel = new CreateChannel(agentDirectory);
   const createAgent = new CreateAgent(agentDirectory, ids, clock);
   const issueApiKey = new IssueApiKey(agentDirectory, ids, random, secretHasher, clock);
   const createTenant = new CreateTenant(tenants, ids, random, secretHasher, clock);
   const resetClientSecret = new ResetClientSecret(tenants, random, secretHasher);
-  const { createWalletUser, listAgentKeys, revokeApiKey } = areas.identity;
+  const createWalletUser = new CreateTenantUser(tenants, passwordHasher, ids, clock, commonPasswords);
   const walletDemo = new SeedWalletDemo(tenants, createTenant, resetClientSecret, createWalletUser, passwordHasher, random);
   return {
     seedCatalogue: areas.catalogue.seed,
     createChannel,
     updateChannel: new UpdateChannel(agentDirectory),
     listChannels: new ListChannels(agentDirectory),
-    listAgentKeys,
+    listAgentKeys: new ListAgentKeys(agentDirectory, clock, keyUsage),
     createAgent,
     setAgentStatus: new SetAgentStatus(agentDirectory),
     listAgents: new ListAgents(agentDirectory),
     showAgent: new ShowAgent(agentDirectory, clock),
     setAgentChannel: new SetAgentChannel(agentDirectory),
     issueApiKey,
-    revokeApiKey,
+    revokeApiKey: new RevokeApiKey(agentDirectory, clock),
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, [walletDemo]),
     createTenant,
     resetClientSecret,
@@ -210,7 +209,11 @@ export type WalletUseCases = ReturnType<typeof walletUseCases>;
 export type WebhookUseCases = ReturnType<typeof webhookUseCases>;
 export type AdminUseCases = ReturnType<typeof adminUseCases>;
 
-/** Every use case of the service, grouped by area. */
+/**
+ * Every use case of the service, grouped by area. `booking`, `identity`, `wallet` and `webhooks`
+ * are the callers' (past authentication, each takes the caller's principal and checks what it
+ * owns); `catalogue` is public; `admin` is the operator's.
+ */
 export interface Core {
   readonly catalogue: CatalogueUseCases;
   readonly booking: BookingUseCases;
@@ -233,6 +236,6 @@ export function createCore(ports: Ports, options: CoreOptions = {}): Core {
     identity,
     wallet: walletUseCases(ports),
     webhooks: webhookUseCases(ports, options),
-    admin: adminUseCases(ports, { catalogue, identity }),
+    admin: adminUseCases(ports, { catalogue }),
   };
 }

@@ -91,7 +91,7 @@ describe('wallet use cases (in memory)', () => {
     ).to.equal('same-user-transfer');
     await transfer.execute({ principal: user('usr_a'), toUserId: 'usr_b', amount: 10, note: 'hi', idempotencyKey: null });
     expect(await new GetMyBalance(ledger, holders).execute(user('usr_b'))).to.deep.equal({ available: { amount: 10, currency: 'THB' } });
-    const balances = await new GetUserBalances(ledger, holders).execute('tnt_A', ['usr_a', 'usr_c']);
+    const balances = await new GetUserBalances(ledger, holders).execute(machine, ['usr_a', 'usr_c']);
     expect(Object.fromEntries(balances)).to.deep.equal({ usr_a: { amount: 90, currency: 'THB' }, usr_c: { amount: 0, currency: 'THB' } });
   });
 

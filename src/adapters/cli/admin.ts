@@ -16,12 +16,12 @@ import type { KeyView } from '../../domain/identity/api-key.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import type { SeedDemo } from '../../application/admin/seed-demo.js';
 import type { CreateTenant } from '../../application/admin/create-tenant.js';
+import type { CreateTenantUser } from '../../application/admin/create-tenant-user.js';
 import type { ListTenants } from '../../application/admin/list-tenants.js';
 import type { ListTenantUsers } from '../../application/admin/list-tenant-users.js';
 import type { RotateClientSecret } from '../../application/admin/rotate-client-secret.js';
 import type { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
 import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
-import type { CreateWalletUser } from '../../application/wallet/create-wallet-user.js';
 import {
   CommandRefused,
   optional,
@@ -53,7 +53,7 @@ export interface AdminUseCases {
   readonly revokeApiKey: RevokeApiKey;
   readonly seedDemo: SeedDemo;
   readonly createTenant: CreateTenant;
-  readonly createWalletUser: CreateWalletUser;
+  readonly createWalletUser: CreateTenantUser;
   readonly rotateSigningKey: RotateSigningKey;
   readonly listTenants: ListTenants;
   readonly rotateClientSecret: RotateClientSecret;

@@ -1,8 +1,8 @@
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { RandomSource } from '../../domain/shared/secrets.port.js';
-import type { CreateWalletUser } from '../wallet/create-wallet-user.js';
 import type { CreateTenant } from './create-tenant.js';
+import type { CreateTenantUser } from './create-tenant-user.js';
 import type { ResetClientSecret } from './reset-client-secret.js';
 import type { DemoContribution } from './seed-demo.js';
 
@@ -19,7 +19,7 @@ export class SeedWalletDemo implements DemoContribution {
     private readonly tenants: TenantDirectory,
     private readonly createTenant: CreateTenant,
     private readonly resetSecret: ResetClientSecret,
-    private readonly createUser: CreateWalletUser,
+    private readonly createUser: CreateTenantUser,
     private readonly passwords: PasswordHasher,
     private readonly random: RandomSource,
   ) {}

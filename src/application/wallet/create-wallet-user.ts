@@ -1,46 +1,12 @@
-import { checkEmailAddress } from '../../domain/identity/email-address.js';
-import type { CommonPasswords } from '../../domain/identity/common-passwords.port.js';
-import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
-import { checkNewPassword } from '../../domain/identity/password-policy.js';
-import { isExternalUserRef } from '../../domain/identity/tenant.js';
-import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError } from '../../domain/shared/errors.js';
-import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { toWalletUserView, type WalletUserView } from './wallet-user-view.js';
+import type { MachinePrincipal } from '../../domain/identity/principal.js';
+import type { CreateTenantUser, NewWalletUser } from '../admin/create-tenant-user.js';
+import type { WalletUserView } from './wallet-user-view.js';
 
-/** Creates a wallet user of a tenant, with an optional email and password (not a common one) for `/auth/login`. */
+/** A tenant's backend creates one of its own wallet users: the tenant is the caller's, never an input. */
 export class CreateWalletUser {
-  constructor(
-    private readonly tenants: TenantDirectory,
-    private readonly passwords: PasswordHasher,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly commonPasswords: CommonPasswords,
-  ) {}
+  constructor(private readonly create: CreateTenantUser) {}
 
-  async execute(tenantId: string, input: { externalUserRef?: string; email?: string; password?: string }): Promise<WalletUserView> {
-    const id = this.ids.next('usr');
-    const externalUserRef = input.externalUserRef ?? id;
-    if (!isExternalUserRef(externalUserRef))
-      throw new DomainError('invalid-request', { message: 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.' });
-    const email = input.email === undefined ? undefined : checkEmailAddress(input.email);
-    if (input.password !== undefined) {
-      if (email === undefined)
-        throw new DomainError('invalid-request', {
-          message: 'A password needs an email to log in with.',
-          details: { errors: [{ path: 'email', message: 'is required with a password' }] },
-        });
-      await checkNewPassword(input.password, this.commonPasswords);
-    }
-    const user = await this.tenants.createUser({
-      id,
-      tenantId,
-      externalUserRef,
-      email: email ?? null,
-      passwordHash: input.password === undefined ? null : await this.passwords.hash(input.password),
-      createdAt: this.clock.now(),
-    });
-    return toWalletUserView(user);
+  execute(machine: MachinePrincipal, input: NewWalletUser): Promise<WalletUserView> {
+    return this.create.execute(machine.tenantId, input);
   }
 }

@@ -1,12 +1,12 @@
-import type { EventOwner } from '../../domain/webhooks/events.js';
+import { webhookOwnerOf, type WebhookCaller } from '../../domain/webhooks/owner.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { endpointNotFound } from './webhook-endpoint-lookup.js';
 
-/** Deletes one of the owner's endpoints: nothing more is sent to it. */
+/** Deletes one of the caller's endpoints: nothing more is sent to it. */
 export class DeleteWebhookEndpoint {
   constructor(private readonly store: WebhookStore) {}
 
-  async execute(owner: EventOwner, endpointId: string): Promise<void> {
-    if (!(await this.store.deleteEndpoint(owner, endpointId))) throw endpointNotFound();
+  async execute(caller: WebhookCaller, endpointId: string): Promise<void> {
+    if (!(await this.store.deleteEndpoint(webhookOwnerOf(caller), endpointId))) throw endpointNotFound();
   }
 }

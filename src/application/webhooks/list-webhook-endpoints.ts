@@ -1,14 +1,14 @@
 import { pageOf, pageRequest, type Page, type PageQuery } from '../../domain/shared/page.js';
 import type { WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
-import type { EventOwner } from '../../domain/webhooks/events.js';
+import { webhookOwnerOf, type WebhookCaller } from '../../domain/webhooks/owner.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 
-/** The owner's endpoints, newest first, one keyset page at a time. */
+/** The caller's endpoints, newest first, one keyset page at a time. */
 export class ListWebhookEndpoints {
   constructor(private readonly store: WebhookStore) {}
 
-  async execute(owner: EventOwner, query: PageQuery): Promise<Page<WebhookEndpoint>> {
+  async execute(caller: WebhookCaller, query: PageQuery): Promise<Page<WebhookEndpoint>> {
     const { after, limit } = pageRequest(query);
-    return pageOf(await this.store.listEndpoints(owner, after, limit + 1), limit);
+    return pageOf(await this.store.listEndpoints(webhookOwnerOf(caller), after, limit + 1), limit);
   }
 }

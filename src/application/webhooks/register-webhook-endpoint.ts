@@ -3,12 +3,12 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource } from '../../domain/shared/secrets.port.js';
 import { checkSubscribedEvents, WEBHOOK_LIMITS, WEBHOOK_SECRET_PREFIX, type WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
-import type { EventOwner } from '../../domain/webhooks/events.js';
+import { webhookOwnerOf, type WebhookCaller } from '../../domain/webhooks/owner.js';
 import type { SecretSealer, WebhookUrlGuard } from '../../domain/webhooks/webhook-ports.port.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 
 /**
- * Registers an endpoint for some of the owner's events. The URL is checked (scheme and the
+ * Registers an endpoint for some of the caller's events (the caller owns it). The URL is checked (scheme and the
  * addresses its host resolves to) before anything is stored; the secret is made here, sealed
  * for storage, and returned this once.
  */
@@ -23,9 +23,10 @@ export class RegisterWebhookEndpoint {
   ) {}
 
   async execute(
-    owner: EventOwner,
+    caller: WebhookCaller,
     input: { url: string; events: readonly string[]; description?: string | undefined },
   ): Promise<WebhookEndpoint & { secret: string }> {
+    const owner = webhookOwnerOf(caller);
     const events = checkSubscribedEvents(owner, input.events);
     await this.guard.check(input.url);
     const secret = `${WEBHOOK_SECRET_PREFIX}${toBase64(this.random.bytes(32))}`;

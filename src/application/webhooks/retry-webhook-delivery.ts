@@ -1,17 +1,18 @@
 import { DomainError } from '../../domain/shared/errors.js';
 import type { WebhookDelivery } from '../../domain/webhooks/endpoint.js';
-import type { EventOwner } from '../../domain/webhooks/events.js';
+import { webhookOwnerOf, type WebhookCaller } from '../../domain/webhooks/owner.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { endpointNotFound } from './webhook-endpoint-lookup.js';
 
-/** Makes one of the owner's deliveries due now, whatever its status, and wakes the worker. */
+/** Makes one of the caller's deliveries due now, whatever its status, and wakes the worker. */
 export class RetryWebhookDelivery {
   constructor(
     private readonly store: WebhookStore,
     private readonly wake: () => void,
   ) {}
 
-  async execute(owner: EventOwner, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
+  async execute(caller: WebhookCaller, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
+    const owner = webhookOwnerOf(caller);
     if ((await this.store.findEndpoint(owner, endpointId)) === null) throw endpointNotFound();
     const delivery = await this.store.retryNow(owner, endpointId, deliveryId);
     if (delivery === null) throw new DomainError('webhook-delivery-not-found');

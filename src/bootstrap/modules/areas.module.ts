@@ -49,11 +49,11 @@ export const walletModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Wallet).toResolvedValue((ports: PortSet) => walletUseCases(ports), [TOKENS.Ports]);
 });
 
-/** Operator commands, sharing the catalogue seed and the identity use cases. */
+/** Operator commands, sharing the catalogue seed. */
 export const adminModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Admin).toResolvedValue(
-    (ports: PortSet, catalogue: CatalogueUseCases, identity: IdentityUseCases) => adminUseCases(ports, { catalogue, identity }),
-    [TOKENS.Ports, TOKENS.Catalogue, TOKENS.Identity],
+    (ports: PortSet, catalogue: CatalogueUseCases) => adminUseCases(ports, { catalogue }),
+    [TOKENS.Ports, TOKENS.Catalogue],
   );
 });
 

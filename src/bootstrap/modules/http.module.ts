@@ -1,7 +1,7 @@
 import { ContainerModule } from 'inversify';
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
-import { walletAuth, machineOf } from '../../adapters/http/bearer.middleware.js';
+import { walletAuth } from '../../adapters/http/bearer.middleware.js';
 import { accountRoutes } from '../../adapters/http/booking/account.routes.js';
 import { catalogueRoutes } from '../../adapters/http/booking/catalogue.routes.js';
 import { keyRoutes } from '../../adapters/http/booking/keys.routes.js';
@@ -17,7 +17,6 @@ import { renderOpenApiFiles } from '../../adapters/http/openapi/documents.js';
 import { exampleDayOf } from '../../adapters/http/openapi/examples.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
 import type { RateLimits } from '../../adapters/http/rate-limits.js';
-import { agentOf } from '../../adapters/http/request-context.js';
 import { authRoutes } from '../../adapters/http/wallet/auth.routes.js';
 import { moneyRoutes } from '../../adapters/http/wallet/money.routes.js';
 import { oauthMetadataRoutes } from '../../adapters/http/wallet/oauth-metadata.routes.js';
@@ -105,12 +104,7 @@ export const httpModule = (config: Config): ContainerModule =>
       [TOKENS.Core, TOKENS.Idempotent],
     );
     bind(TOKENS.BookingRouters).toResolvedValue(
-      (core: Core) =>
-        webhookRoutes({
-          surface: 'agent',
-          ownerOf: (res: Response) => ({ kind: 'agent', id: agentOf(res.locals).agentId }),
-          useCases: core.webhooks,
-        }),
+      (core: Core) => webhookRoutes({ surface: 'agent', useCases: core.webhooks }),
       [TOKENS.Core],
     );
 
@@ -164,13 +158,7 @@ export const httpModule = (config: Config): ContainerModule =>
       [TOKENS.WalletAuth, TOKENS.Core],
     );
     bind(TOKENS.WalletRouters).toResolvedValue(
-      (auth: Auth, core: Core) =>
-        webhookRoutes({
-          surface: 'tenant',
-          auth: auth('machine'),
-          ownerOf: (res: Response) => ({ kind: 'tenant', id: machineOf(res.locals).tenantId }),
-          useCases: core.webhooks,
-        }),
+      (auth: Auth, core: Core) => webhookRoutes({ surface: 'tenant', auth: auth('machine'), useCases: core.webhooks }),
       [TOKENS.WalletAuth, TOKENS.Core],
     );
   });

@@ -24,7 +24,7 @@ export function usersRoutes(deps: {
   const router = Router();
   router.post('/users', deps.auth('machine'), jsonBody, async (req, res) => {
     const input = parseBody(createUserSchema, req);
-    const user = await deps.createUser.execute(machineOf(res.locals).tenantId, {
+    const user = await deps.createUser.execute(machineOf(res.locals), {
       externalUserRef: input.externalUserRef,
       ...(input.email === undefined ? {} : { email: input.email }),
       ...(input.password === undefined ? {} : { password: input.password }),
@@ -37,7 +37,7 @@ export function usersRoutes(deps: {
     const { cursor, limit } = parseQuery(listUsersQuery, req);
     const page = await deps.listUsers.execute(machineOf(res.locals), { limit, ...(cursor === undefined ? {} : { cursor }) });
     const balances = await deps.balances?.execute(
-      machineOf(res.locals).tenantId,
+      machineOf(res.locals),
       page.data.map((u) => u.id),
     );
     res.setHeader('Cache-Control', 'no-store');
@@ -46,7 +46,7 @@ export function usersRoutes(deps: {
   router.get('/users/:userId', deps.auth('machine'), async (req, res) => {
     const { userId } = parseParams(userParams, req);
     const user = await deps.getUser.execute(machineOf(res.locals), userId);
-    const balances = await deps.balances?.execute(machineOf(res.locals).tenantId, [user.id]);
+    const balances = await deps.balances?.execute(machineOf(res.locals), [user.id]);
     res.setHeader('Cache-Control', 'no-store');
     res.json(balances === undefined ? user : { ...user, balance: balances.get(user.id) });
   });
