@@ -191,7 +191,9 @@ export const adminUseCases = (ports: Ports, areas: { readonly catalogue: Catalog
     setAgentChannel: new SetAgentChannel(agentDirectory),
     issueApiKey,
     revokeApiKey,
-    seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [walletDemo]),
+    seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
+      walletDemo,
+    ]),
     createTenant,
     resetClientSecret,
     createWalletUser,

@@ -96,10 +96,10 @@ for (const mode of ['database', 'memory'] as const) {
         // defect is what anyone with database or backup access could read there.
         const rows = (await app.service.db!.knex('idempotency_keys').where({ key: idem }).select('scope', 'body', 'state')) as Body[];
         expect(rows).to.have.length(1);
-        expect(rows[0]).to.include({ state: 'DONE', scope: `agent:${agent.agentId}:key:${agent.keyId}` });
         expect(rows[0]!.body).to.include(first.body.key.id);
         expect(rows[0]!.body).to.not.include(first.body.apiKey);
         expect(rows[0]!.body).to.not.match(WHOLE_KEY);
+        expect(rows[0]).to.include({ state: 'DONE', scope: `agent:${agent.agentId}:key:${agent.keyId}` });
       });
     });
 

@@ -153,7 +153,9 @@ export class KnexAgentDirectory implements AgentDirectory {
         .update({ status: 'REVOKED', revoked_reason: 'rotated', revoked_at: until })
         .returning('id');
       if (moved.length === 0) return false;
-      const after = live.map((k) => (k.id === fromKeyId ? { ...k, status: 'REVOKED' as const, revokedReason: 'rotated' as const, revokedAt: until } : k));
+      const after = live.map((k) =>
+        k.id === fromKeyId ? { ...k, status: 'REVOKED' as const, revokedReason: 'rotated' as const, revokedAt: until } : k,
+      );
       checkKeyLimit([...after, rolled], next.createdAt);
       await trx('api_keys').insert(keyToRow(rolled));
       return true;

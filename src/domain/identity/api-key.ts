@@ -156,8 +156,8 @@ export const checkKeyLimit = (keysAfter: readonly ApiKeyRecord[], now: Date): vo
   if (live > MAX_LIVE_KEYS_PER_AGENT) {
     throw new DomainError('too-many-keys', {
       message:
-        `An agent holds at most ${MAX_LIVE_KEYS_PER_AGENT} keys that are not revoked (keys in a roll's overlap count). ` +
-        'Wait for an overlap to end, roll with overlapSeconds 0, or have a key revoked.',
+        `An agent holds at most ${MAX_LIVE_KEYS_PER_AGENT} keys that are not revoked (keys in a roll’s overlap count). ` +
+        'Revoke one first, wait for a roll’s overlap to end, or roll with overlapSeconds 0.',
     });
   }
 };
