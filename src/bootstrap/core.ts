@@ -176,6 +176,7 @@ export const adminUseCases = (ports: Ports, areas: { readonly catalogue: Catalog
   const createTenant = new CreateTenant(tenants, ids, random, secretHasher, clock);
   const resetClientSecret = new ResetClientSecret(tenants, random, secretHasher);
   const createWalletUser = new CreateTenantUser(tenants, passwordHasher, ids, clock, commonPasswords);
+  const revokeApiKey = new RevokeApiKey(agentDirectory, clock);
   const walletDemo = new SeedWalletDemo(tenants, createTenant, resetClientSecret, createWalletUser, passwordHasher, random);
   return {
     seedCatalogue: areas.catalogue.seed,
@@ -189,8 +190,10 @@ export const adminUseCases = (ports: Ports, areas: { readonly catalogue: Catalog
     showAgent: new ShowAgent(agentDirectory, clock),
     setAgentChannel: new SetAgentChannel(agentDirectory),
     issueApiKey,
-    revokeApiKey: new RevokeApiKey(agentDirectory, clock),
-    seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, [walletDemo]),
+    revokeApiKey,
+    seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
+      walletDemo,
+    ]),
     createTenant,
     resetClientSecret,
     createWalletUser,

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { adminProcess } from '../support/cli.js';
 import { databaseUrl } from '../support/database.js';
-import { buildAgent, unique } from '../support/builders.js';
+import { buildAgent, eventually, unique } from '../support/builders.js';
+import { MAX_LIVE_KEYS_PER_AGENT } from '../../src/domain/identity/api-key.js';
 import { runAdmin } from '../../src/adapters/cli/admin.js';
 import { THAILAND_CATALOGUE } from '../../src/adapters/catalogue/thailand.js';
 import { ADMIN_COMMANDS, adminUseCases } from '../../src/bootstrap/admin-commands.js';
@@ -118,6 +119,37 @@ describe('admin command line (separate processes on PostgreSQL)', function () {
     expect(out.code, out.stderr).to.equal(0);
     const creds = JSON.parse(out.stdout) as { apiKey: string };
     expect((await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': creds.apiKey } })).status).to.equal(200);
+  });
+
+  it('when demo seed --reset runs again, then the demo key it issued before, and keys rolled from it, stop working', async function () {
+    this.timeout(180_000);
+    const first = JSON.parse((await admin(url!, 'demo', 'seed', '--reset', '--json')).stdout) as { apiKey: string; keyId: string };
+    const rolledRes = await app.request('/api/v1/keys/current/roll', json('POST', { overlapSeconds: 600 }, { 'X-API-KEY': first.apiKey }));
+    expect(rolledRes.status).to.equal(201);
+    const rolled = (await rolledRes.json()) as { apiKey: string; key: { id: string } };
+    const out = await admin(url!, 'demo', 'seed', '--reset', '--json');
+    expect(out.code, out.stderr).to.equal(0);
+    const second = JSON.parse(out.stdout) as { apiKey: string; keyId: string; revokedKeyIds: string[] };
+    expect(second.revokedKeyIds).to.include.members([first.keyId, rolled.key.id]);
+    expect(second.revokedKeyIds).to.not.include(second.keyId);
+    const status = async (key: string) => (await app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': key } })).status;
+    // The service hears of the revocation through the database within a second.
+    await eventually(async () => (await status(first.apiKey)) === 401, 2_000, 'the earlier demo key is refused');
+    expect(await status(rolled.apiKey)).to.equal(401);
+    expect(await status(second.apiKey)).to.equal(200);
+  });
+
+  it('when an agent holds the most keys, then key issue is refused with too-many-keys and exit code 1', async () => {
+    const agent = await buildAgent(app.service);
+    for (let i = 1; i < MAX_LIVE_KEYS_PER_AGENT; i++) await app.service.core.admin.issueApiKey.execute({ agentId: agent.agentId });
+    const out = await admin(url!, 'key', 'issue', '--agent', agent.agentId, '--json');
+    expect(out.code).to.equal(1);
+    expect(out.stdout).to.equal('');
+    expect(JSON.parse(out.stderr).error.reason).to.equal('too-many-keys');
+    const text = await admin(url!, 'key', 'issue', '--agent', agent.agentId);
+    expect(text.code).to.equal(1);
+    expect(text.stderr).to.match(/^error: An agent holds at most 50 keys that are not revoked/);
+    expect(text.stdout).to.not.match(/pbk_/);
   });
 
   it('when demo seed runs on an existing demo, then it issues nothing and the credentials issued before keep working', async function () {

@@ -67,7 +67,13 @@ describe('API key usability', () => {
     expect(isKeyUsable(rolled, new Date(end.getTime() - 1))).to.equal(true);
     expect(isKeyUsable(rolled, end)).to.equal(false);
     expect(keyViewAt(rolled, null, now)).to.deep.include({ status: 'ACTIVE', expiresAt: end, revokedAt: null, revokedReason: null });
-    expect(keyViewAt(rolled, null, end)).to.deep.include({ status: 'REVOKED', revokedAt: end, revokedReason: 'rotated', expiresAt: null });
+    // After the overlap it still shows when it stopped; an earlier expiry of its own stays first.
+    expect(keyViewAt(rolled, null, end)).to.deep.include({ status: 'REVOKED', revokedAt: end, revokedReason: 'rotated', expiresAt: end });
+    const sooner = new Date(end.getTime() - 1_000);
+    expect(keyViewAt({ ...rolled, expiresAt: sooner }, null, end)).to.deep.include({ expiresAt: sooner });
+    // A key revoked by the operator or as leaked keeps its own expiry.
+    const revoked: ApiKeyRecord = { ...base, status: 'REVOKED', revokedReason: 'operator', revokedAt: now };
+    expect(keyViewAt(revoked, null, end)).to.deep.include({ expiresAt: null });
   });
   it('when a key is revoked, then a rotation still ahead is brought forward, a past revocation stays, and leaked always wins', () => {
     const later = new Date(now.getTime() + 60_000);

@@ -235,7 +235,11 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
   {
     name: 'demo seed',
     summary: 'seed the demo (catalogue, channel, agent with a key, tenant with a user); --reset issues new secrets',
-    flags: { reset: { description: "issue new demo secrets (the demo key, the tenant's secret, the user's password)" } },
+    flags: {
+      reset: {
+        description: "issue new demo secrets (the demo key, the tenant's secret, the user's password); the earlier demo keys are revoked",
+      },
+    },
     run: async (v, u) => ({ ...(await u.seedDemo.execute({ reset: v.reset === true })) }),
     output: (r) => demoText(r),
   },

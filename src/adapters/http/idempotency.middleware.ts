@@ -8,8 +8,18 @@ import { isValidIdempotencyKey } from '../../domain/shared/idempotency.js';
 /** Names the caller an idempotency key belongs to (agent, tenant backend or wallet user). */
 export type ScopeOf = (res: Response) => string;
 
+/** How a route's answers are stored for replay. */
+export interface IdempotentOptions {
+  /**
+   * Top-level fields of the JSON answer that hold a secret shown once (a new API key): sent to
+   * the caller, never stored, so a replay answers without them. An answer that cannot be read as
+   * a JSON object is then not stored at all: a retry runs again rather than keep a secret.
+   */
+  readonly secretFields?: readonly string[];
+}
+
 /** Builds the `Idempotency-Key` middleware for a write route; it runs after body parsing and auth. */
-export type Idempotent = (scopeOf: ScopeOf) => RequestHandler;
+export type Idempotent = (scopeOf: ScopeOf, options?: IdempotentOptions) => RequestHandler;
 
 /** The response headers that describe the resource, stored and replayed with the body. */
 const REPLAYED_HEADERS = ['location', 'cache-control'] as const;
@@ -25,7 +35,7 @@ const REPLAYED_HEADERS = ['location', 'cache-control'] as const;
  */
 export const idempotency =
   (store: IdempotencyStore, clock: Clock): Idempotent =>
-  (scopeOf) =>
+  (scopeOf, options = {}) =>
   async (req, res, next) => {
     const key = req.headers['idempotency-key'];
     if (key === undefined) {
@@ -70,10 +80,11 @@ export const idempotency =
         const value = res.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
+      const stored = status >= 200 && status < 300 ? withoutSecrets(text, options.secretFields ?? []) : null;
       const outcome =
-        status >= 200 && status < 300
+        stored !== null
           ? lease.complete(
-              { status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: text, headers },
+              { status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: stored, headers },
               clock.now(),
             )
           : lease.release();
@@ -93,6 +104,21 @@ export const idempotency =
     if (lease.unitOfWork !== undefined) res.locals.unitOfWork = lease.unitOfWork;
     next();
   };
+
+/** The answer as it may be stored: without the secret fields; null when they cannot be taken out. */
+function withoutSecrets(text: string, secretFields: readonly string[]): string | null {
+  if (secretFields.length === 0) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  const kept: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
+  for (const field of secretFields) delete kept[field];
+  return JSON.stringify(kept);
+}
 
 /** The unit of work of the request's idempotency claim, for the writes its handler makes; null when none. */
 export const unitOfWorkOf = (res: Response): UnitOfWork | null => (res.locals.unitOfWork as UnitOfWork | undefined) ?? null;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
-import { revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import { checkKeyLimit, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
 import { recordEvents } from './outbox.knex.js';
@@ -119,7 +119,10 @@ export class KnexAgentDirectory implements AgentDirectory {
   }
 
   async insertKey(key: ApiKeyRecord): Promise<void> {
-    await this.knex<KeyRow>('api_keys').insert(keyToRow(key));
+    await this.knex.transaction(async (trx) => {
+      checkKeyLimit([...(await liveKeysLocked(trx, key.agentId, key.createdAt)), key], key.createdAt);
+      await trx<KeyRow>('api_keys').insert(keyToRow(key));
+    });
     this.changed();
   }
 
@@ -143,11 +146,17 @@ export class KnexAgentDirectory implements AgentDirectory {
     const rolled = { ...next, rolledFromKeyId: fromKeyId };
     // The conditional update takes the row lock: of two rolls of one key, one finds it ACTIVE.
     const done = await this.knex.transaction(async (trx) => {
+      // The agent's lock first (as every add takes it), then the key's row.
+      const live = await liveKeysLocked(trx, next.agentId, next.createdAt);
       const moved = await trx('api_keys')
         .where({ id: fromKeyId, status: 'ACTIVE' })
         .update({ status: 'REVOKED', revoked_reason: 'rotated', revoked_at: until })
         .returning('id');
       if (moved.length === 0) return false;
+      const after = live.map((k) =>
+        k.id === fromKeyId ? { ...k, status: 'REVOKED' as const, revokedReason: 'rotated' as const, revokedAt: until } : k,
+      );
+      checkKeyLimit([...after, rolled], next.createdAt);
       await trx('api_keys').insert(keyToRow(rolled));
       return true;
     });
@@ -179,6 +188,23 @@ export class KnexAgentDirectory implements AgentDirectory {
     this.changed();
     return result;
   }
+}
+
+/**
+ * Takes the agent's row lock for the rest of the transaction and returns its keys that may still
+ * authenticate at `now` (a superset the bound's rule then counts): every add of a key (issue,
+ * roll) takes this lock before counting, so two adds for one agent run one after the other and
+ * the second counts the first's key. `FOR NO KEY UPDATE` does not wait for the key-share locks
+ * that inserting a key (its foreign key) or placing an order takes on the agent's row.
+ */
+async function liveKeysLocked(trx: Knex.Transaction, agentId: string, now: Date): Promise<ApiKeyRecord[]> {
+  await trx('agents').where({ id: agentId }).forNoKeyUpdate().select('id');
+  const rows = (await trx('api_keys')
+    .where({ agent_id: agentId })
+    .andWhere((q) => q.where({ status: 'ACTIVE' }).orWhere('revoked_at', '>', now))
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .select(...KEY_COLUMNS)) as KeyRow[];
+  return rows.map(toKey);
 }
 
 /** Locks the keys (in id order), applies the revocation rule to each, stores and returns them. */

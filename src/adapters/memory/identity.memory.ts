@@ -1,7 +1,7 @@
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
-import { revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import { checkKeyLimit, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
@@ -102,6 +102,8 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
   async insertKey(key: ApiKeyRecord): Promise<void> {
     if (!this.agents.has(key.agentId)) throw new Error(`insertKey: no agent ${key.agentId}`);
     if (this.keyIdByHash.has(key.hash)) throw new Error('insertKey: duplicate key hash');
+    // Counted and stored with no await in between: nothing else runs in between.
+    checkKeyLimit([...this.keysOf(key.agentId), key], key.createdAt);
     this.keys.set(key.id, { ...key });
     this.keyIdByHash.set(key.hash, key.id);
     this.changed();
@@ -122,11 +124,18 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     const from = this.keys.get(fromKeyId);
     if (from === undefined || from.status !== 'ACTIVE') return null;
     if (this.keyIdByHash.has(next.hash)) throw new Error('rollKey: duplicate key hash');
-    this.keys.set(fromKeyId, { ...from, status: 'REVOKED', revokedReason: 'rotated', revokedAt: until });
-    this.keys.set(next.id, { ...next, rolledFromKeyId: fromKeyId });
+    const rotated: ApiKeyRecord = { ...from, status: 'REVOKED', revokedReason: 'rotated', revokedAt: until };
+    const rolled: ApiKeyRecord = { ...next, rolledFromKeyId: fromKeyId };
+    checkKeyLimit([...this.keysOf(next.agentId).map((k) => (k.id === fromKeyId ? rotated : k)), rolled], next.createdAt);
+    this.keys.set(fromKeyId, rotated);
+    this.keys.set(next.id, rolled);
     this.keyIdByHash.set(next.hash, next.id);
     this.changed();
     return this.keys.get(next.id)!;
+  }
+
+  private keysOf(agentId: string): ApiKeyRecord[] {
+    return [...this.keys.values()].filter((k) => k.agentId === agentId);
   }
 
   async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null> {

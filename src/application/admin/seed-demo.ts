@@ -1,9 +1,12 @@
 import type { CatalogueCounts } from '../../domain/catalogue/catalogue.port.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import { isKeyUsable } from '../../domain/identity/api-key.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
 import type { SeedCatalogue } from '../catalogue/seed-catalogue.js';
 import type { CreateAgent } from './create-agent.js';
 import type { CreateChannel } from './create-channel.js';
 import type { IssueApiKey } from './issue-api-key.js';
+import type { RevokeApiKey } from './revoke-api-key.js';
 
 export const DEMO_CHANNEL = { code: 'DEMO-B2B', name: 'Demo B2B channel', currency: 'THB', markupBps: 1_000 } as const;
 export const DEMO_AGENT_NAME = 'Demo Travel Agency';
@@ -27,6 +30,8 @@ export interface DemoCredentials {
   /** The key issued now (absent when the demo existed and no reset was asked for). */
   readonly keyId?: string;
   readonly apiKey?: string;
+  /** The demo agent's keys that a reset revoked (absent when nothing was reset). */
+  readonly revokedKeyIds?: readonly string[];
   readonly [extra: string]: unknown;
 }
 
@@ -34,8 +39,9 @@ export interface DemoCredentials {
  * Seeds the demo: the catalogue, a channel, an agent entitled to everything with a key, plus
  * what other areas contribute. On an existing demo it changes nothing and issues nothing (only
  * hashes of secrets are stored, so the earlier ones cannot be shown again); `reset` issues new
- * ones: a new key, a new tenant secret and a new user password (the old secret and password stop
- * working; earlier keys stay valid until revoked).
+ * ones: a new key, a new tenant secret and a new user password. The old secret and password stop
+ * working, and so does every earlier key of the demo agent (revoked by the operator, as
+ * `operator`, before the new key is issued): a reset never leaves a key behind.
  */
 export class SeedDemo {
   constructor(
@@ -44,6 +50,8 @@ export class SeedDemo {
     private readonly createChannel: CreateChannel,
     private readonly createAgent: CreateAgent,
     private readonly issueKey: IssueApiKey,
+    private readonly revokeKey: RevokeApiKey,
+    private readonly clock: Clock,
     private readonly contributions: readonly DemoContribution[],
   ) {}
 
@@ -57,6 +65,7 @@ export class SeedDemo {
     }
     const existing = (await this.directory.findAgentsByChannel(DEMO_CHANNEL.code)).find((a) => a.name === DEMO_AGENT_NAME);
     const agent = existing ?? (await this.createAgent.execute({ name: DEMO_AGENT_NAME, channelCode: DEMO_CHANNEL.code, discountBps: 500 }));
+    const revokedKeyIds = existing !== undefined && reset ? await this.revokeEarlierKeys(agent.id) : null;
     const key = existing === undefined || reset ? await this.issueKey.execute({ agentId: agent.id }) : null;
     let extra: Record<string, unknown> = {};
     for (const contribution of this.contributions) extra = { ...extra, ...(await contribution.seed({ reset })) };
@@ -68,6 +77,15 @@ export class SeedDemo {
       channel: DEMO_CHANNEL.code,
       agentId: agent.id,
       ...(key === null ? {} : { keyId: key.keyId, apiKey: key.apiKey }),
+      ...(revokedKeyIds === null ? {} : { revokedKeyIds }),
     };
+  }
+
+  /** Revokes every key of the demo agent that still works (keys rolled from the demo key too). */
+  private async revokeEarlierKeys(agentId: string): Promise<string[]> {
+    const now = this.clock.now();
+    const live = (await this.directory.listKeys(agentId)).filter(({ key }) => isKeyUsable(key, now));
+    for (const { key } of live) await this.revokeKey.execute(key.id, 'operator');
+    return live.map(({ key }) => key.id);
   }
 }

@@ -10,7 +10,7 @@ import { quoteRoutes } from '../../adapters/http/booking/quotes.routes.js';
 import { tripRoutes } from '../../adapters/http/booking/trips.routes.js';
 import { docsRoutes } from '../../adapters/http/docs.routes.js';
 import { healthRoutes } from '../../adapters/http/health.routes.js';
-import { agentScopeOf } from '../../adapters/http/idempotency-scopes.js';
+import { agentScopeOf, callingKeyScopeOf } from '../../adapters/http/idempotency-scopes.js';
 import { idempotency, type Idempotent } from '../../adapters/http/idempotency.middleware.js';
 import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
 import { renderOpenApiFiles } from '../../adapters/http/openapi/documents.js';
@@ -70,6 +70,8 @@ export const httpModule = (config: Config): ContainerModule =>
       [TOKENS.Core, TOKENS.RateLimits],
     );
     const agentScope = (idempotent: Idempotent) => idempotent(agentScopeOf);
+    // Every write that mints a key: the calling key's own Idempotency-Keys, and never the key stored.
+    const keyMinting = (idempotent: Idempotent) => idempotent(callingKeyScopeOf, { secretFields: ['apiKey'] });
 
     // root
     bind(TOKENS.RootRouters).toResolvedValue((readiness) => healthRoutes(readiness), [TOKENS.Readiness]);
@@ -93,7 +95,7 @@ export const httpModule = (config: Config): ContainerModule =>
           listOwnKeys: identity.listOwnKeys,
           rollOwnKey: identity.rollOwnKey,
           reportOwnKeyLeaked: identity.reportOwnKeyLeaked,
-          idempotent: agentScope(idempotent),
+          idempotent: keyMinting(idempotent),
         }),
       [TOKENS.Core, TOKENS.Idempotent],
     );

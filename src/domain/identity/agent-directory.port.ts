@@ -56,7 +56,12 @@ export interface AgentDirectory {
   setAgentChannel(agentId: string, channelCode: string): Promise<Agent | null>;
   /** Sets the agent's status; returns the updated agent or null when there is no such agent. */
   setAgentStatus(agentId: string, status: AgentStatus): Promise<Agent | null>;
-  /** Stores a newly issued key (hash only). */
+  /**
+   * Stores a newly issued key (hash only). The agent's keys are bounded by `checkKeyLimit`,
+   * counted at `key.createdAt`: when the agent already holds MAX_LIVE_KEYS_PER_AGENT keys that
+   * authenticate, throws DomainError `too-many-keys` and stores nothing. The count and the insert
+   * are serialised per agent (across instances), so concurrent adds never pass the bound together.
+   */
   insertKey(key: ApiKeyRecord): Promise<void>;
   /** Returns the key record, or null. */
   findKey(keyId: string): Promise<ApiKeyRecord | null>;
@@ -66,7 +71,10 @@ export interface AgentDirectory {
    * Rolls a key, atomically: stores `next` (whose `rolledFromKeyId` names `fromKeyId`) and
    * schedules `fromKeyId`'s revocation as `rotated` at `until`. Only a key that is ACTIVE, with no
    * revocation stored, can be rolled: otherwise (revoked, already rolled, unknown, or another
-   * roll of it winning a race) nothing is stored and null is returned.
+   * roll of it winning a race) nothing is stored and null is returned. The agent's keys are
+   * bounded as in `insertKey`, counted at `next.createdAt` with `fromKeyId` valid until `until`
+   * (a roll with no overlap leaves the count as it was): past the bound, throws DomainError
+   * `too-many-keys` and changes nothing.
    */
   rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date): Promise<ApiKeyRecord | null>;
   /**

@@ -1,3 +1,4 @@
+import { DomainError } from '../shared/errors.js';
 import type { RandomSource, SecretHasher } from '../shared/secrets.port.js';
 
 /**
@@ -113,12 +114,17 @@ export interface KeyView {
   readonly rolledFromKeyId: string | null;
 }
 
-/** The key as it stands at `now`: a rolled key in its overlap is still ACTIVE, ending at the overlap's end. */
+/**
+ * The key as it stands at `now`: a rolled key in its overlap is still ACTIVE. A rolled key's
+ * `expiresAt` is the end of its overlap (or its own expiry, if sooner), during the overlap and
+ * after it, so the listing says when it stopped as well as when it will stop.
+ */
 export const keyViewAt = (key: ApiKeyRecord, lastUsedAt: Date | null, now: Date): KeyView => {
   const revoked = isRevokedAt(key, now);
-  const pendingEnd = key.status === 'REVOKED' && !revoked ? key.revokedAt : null;
+  // A revocation still ahead can only be a rotation's (any other revocation takes effect at once).
+  const overlapEnd = key.status === 'REVOKED' && (!revoked || key.revokedReason === 'rotated') ? key.revokedAt : null;
   const expiresAt =
-    pendingEnd !== null && (key.expiresAt === null || pendingEnd.getTime() < key.expiresAt.getTime()) ? pendingEnd : key.expiresAt;
+    overlapEnd !== null && (key.expiresAt === null || overlapEnd.getTime() < key.expiresAt.getTime()) ? overlapEnd : key.expiresAt;
   return {
     id: key.id,
     prefix: key.prefix,
@@ -130,6 +136,30 @@ export const keyViewAt = (key: ApiKeyRecord, lastUsedAt: Date | null, now: Date)
     revokedReason: revoked ? key.revokedReason : null,
     rolledFromKeyId: key.rolledFromKeyId,
   };
+};
+
+/**
+ * The most keys an agent may hold that still authenticate: ACTIVE and not expired, a rolled key
+ * counting until the end of its overlap. It bounds an agent's credentials and so its rate budgets
+ * (counted per key), whichever way a key is added: the operator's issue, a roll, a create.
+ */
+export const MAX_LIVE_KEYS_PER_AGENT = 50;
+
+/**
+ * The bound on an agent's keys, applied by the stores under a lock on the agent, so that adds
+ * racing each other cannot pass it together. `keysAfter` are the agent's keys as they would stand
+ * once the change is made (the new key included, a rolled key with its overlap's end), `now` the
+ * change's time. Throws DomainError `too-many-keys` when more than the bound would authenticate.
+ */
+export const checkKeyLimit = (keysAfter: readonly ApiKeyRecord[], now: Date): void => {
+  const live = keysAfter.filter((k) => isKeyUsable(k, now)).length;
+  if (live > MAX_LIVE_KEYS_PER_AGENT) {
+    throw new DomainError('too-many-keys', {
+      message:
+        `An agent holds at most ${MAX_LIVE_KEYS_PER_AGENT} keys that are not revoked (keys in a roll’s overlap count). ` +
+        'Revoke one first, wait for a roll’s overlap to end, or roll with overlapSeconds 0.',
+    });
+  }
 };
 
 /** Overlap of a roll when the caller names none, and the most it may name (seconds). */

@@ -79,6 +79,7 @@ export const REASONS = {
   'key-not-found': { kind: 'not-found', message: 'No such key.' },
   // agents' own keys
   'key-already-rolled': { kind: 'conflict', message: 'This key has already been rolled; use the key it was rolled to.' },
+  'too-many-keys': { kind: 'conflict', message: 'The agent holds as many keys as allowed (keys in a roll’s overlap count).' },
   // webhooks
   'invalid-webhook-url': { kind: 'invalid', message: 'The webhook URL is refused.' },
   'webhook-endpoint-not-found': { kind: 'not-found', message: 'No such webhook endpoint.' },

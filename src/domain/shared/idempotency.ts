@@ -10,12 +10,14 @@ export const keyInUse = (): DomainError => new DomainError('idempotency-key-in-u
 /** Who an idempotency key belongs to: the same key from two owners names two different requests. */
 export type IdempotencyOwner =
   | { readonly kind: 'agent'; readonly agentId: string }
+  | { readonly kind: 'agent-key'; readonly agentId: string; readonly keyId: string }
   | { readonly kind: 'machine'; readonly tenantId: string; readonly clientId: string }
   | { readonly kind: 'user'; readonly tenantId: string; readonly userId: string };
 
 /**
- * The one rule for the scope an owner's idempotency keys are stored under: an agent; a tenant's
- * backend per OAuth client; one wallet user. `service` gives the whole scope (as the request
+ * The one rule for the scope an owner's idempotency keys are stored under: an agent; one API key
+ * of an agent (for the writes that mint keys: a key acts only on itself, replays included); a
+ * tenant's backend per OAuth client; one wallet user. `service` gives the whole scope (as the request
  * store keeps it); `tenant` gives the part within the owner's tenant, for a store that keeps the
  * tenant in a column of its own (the ledger).
  *
@@ -24,6 +26,7 @@ export type IdempotencyOwner =
  */
 export const idempotencyScope = (owner: IdempotencyOwner, within: 'service' | 'tenant' = 'service'): string => {
   if (owner.kind === 'agent') return `agent:${owner.agentId}`;
+  if (owner.kind === 'agent-key') return `agent:${owner.agentId}:key:${owner.keyId}`;
   const local = owner.kind === 'machine' ? `machine:${owner.clientId}` : `user:${owner.userId}`;
   return within === 'tenant' ? local : `wallet:${owner.tenantId}:${local}`;
 };

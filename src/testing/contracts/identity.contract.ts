@@ -3,6 +3,7 @@ import { reasonOf } from '../fixtures.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import type { AgentResolver } from '../../domain/identity/agent-resolver.port.js';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
+import { MAX_LIVE_KEYS_PER_AGENT, type ApiKeyRecord } from '../../domain/identity/api-key.js';
 import { keyRecordOf, unique } from '../fixtures.js';
 
 export interface IdentityStores {
@@ -232,6 +233,81 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       await s.directory.rollKey(d.id, e, new Date('2030-01-01T00:00:00.000Z'));
       expect((await s.directory.revokeKey(d.id, 'operator', at))?.rolled).to.deep.equal([]);
       expect((await s.directory.findKey(e.id))?.status).to.equal('ACTIVE');
+    });
+
+    describe('the bound on an agent’s keys', () => {
+      const now = new Date('2026-03-01T00:00:00.000Z');
+      const at = (ms: number) => new Date(now.getTime() + ms);
+      /** An agent holding `n` keys that authenticate at `now`, issued before it. */
+      const agentWithKeys = async (n: number) => {
+        const agent = await agentOn();
+        const keys: ApiKeyRecord[] = [];
+        for (let i = 0; i < n; i++) keys.push(keyRecordOf(agent.id, { createdAt: at(-60_000) }));
+        for (const k of keys) await s.directory.insertKey(k);
+        return { agent, keys };
+      };
+      const liveIds = async (agentId: string, when: Date) =>
+        (await s.directory.listKeys(agentId))
+          .filter(({ key }) => key.status === 'ACTIVE' || (key.revokedAt !== null && key.revokedAt > when))
+          .filter(({ key }) => key.expiresAt === null || key.expiresAt > when)
+          .map(({ key }) => key.id);
+
+      it('when the agent holds the most keys, then another one is refused with too-many-keys and nothing is stored', async () => {
+        const { agent } = await agentWithKeys(MAX_LIVE_KEYS_PER_AGENT);
+        const extra = keyRecordOf(agent.id, { createdAt: now });
+        expect(await reasonOf(s.directory.insertKey(extra))).to.equal('too-many-keys');
+        expect(await s.directory.findKey(extra.id)).to.equal(null);
+        expect(await liveIds(agent.id, now)).to.have.length(MAX_LIVE_KEYS_PER_AGENT);
+        // Another agent is not affected.
+        const other = await agentOn();
+        await s.directory.insertKey(keyRecordOf(other.id, { createdAt: now }));
+      });
+
+      it('when keys are revoked, expired or past a roll’s overlap, then they do not count; a key in its overlap does', async () => {
+        const { agent, keys } = await agentWithKeys(MAX_LIVE_KEYS_PER_AGENT - 4);
+        await s.directory.revokeKey(keys[0]!.id, 'operator', at(-1_000));
+        // Past its overlap: no longer counted. In its overlap: counted until the end.
+        await s.directory.revokeKey(keys[1]!.id, 'rotated', at(-1));
+        await s.directory.revokeKey(keys[2]!.id, 'rotated', at(3_600_000));
+        await s.directory.insertKey(keyRecordOf(agent.id, { createdAt: at(-60_000), expiresAt: now }));
+        // 50 - 4 - 2 = 44 live: six more fit, the seventh does not.
+        for (let i = 0; i < 6; i++) await s.directory.insertKey(keyRecordOf(agent.id, { createdAt: now }));
+        expect(await reasonOf(s.directory.insertKey(keyRecordOf(agent.id, { createdAt: now })))).to.equal('too-many-keys');
+        // Once the overlap has ended, its place is free.
+        await s.directory.insertKey(keyRecordOf(agent.id, { createdAt: at(3_600_000) }));
+        expect(await reasonOf(s.directory.insertKey(keyRecordOf(agent.id, { createdAt: at(3_600_000) })))).to.equal('too-many-keys');
+      });
+
+      it('when a roll with an overlap would make one key too many, then it is refused and the key stays unrolled; with no overlap it is not', async () => {
+        const { agent, keys } = await agentWithKeys(MAX_LIVE_KEYS_PER_AGENT);
+        const from = keys[0]!;
+        const next = keyRecordOf(agent.id, { rolledFromKeyId: from.id, createdAt: now });
+        expect(await reasonOf(s.directory.rollKey(from.id, next, at(60_000)))).to.equal('too-many-keys');
+        expect(await s.directory.findKey(next.id)).to.equal(null);
+        expect(await s.directory.findKey(from.id)).to.deep.include({ status: 'ACTIVE', revokedAt: null });
+        // Ending the old key at once keeps the count at the bound: allowed.
+        expect(await s.directory.rollKey(from.id, next, now)).to.deep.equal(next);
+        expect(await liveIds(agent.id, now)).to.have.length(MAX_LIVE_KEYS_PER_AGENT);
+        // One below the bound, a roll with an overlap fills it.
+        await s.directory.revokeKey(keys[1]!.id, 'operator', now);
+        const filled = keyRecordOf(agent.id, { rolledFromKeyId: keys[2]!.id, createdAt: now });
+        expect(await s.directory.rollKey(keys[2]!.id, filled, at(60_000))).to.deep.equal(filled);
+        expect(await liveIds(agent.id, now)).to.have.length(MAX_LIVE_KEYS_PER_AGENT);
+      });
+
+      it('when adds for one agent race (rolls of different keys, issues), then the bound still holds', async () => {
+        const { agent, keys } = await agentWithKeys(MAX_LIVE_KEYS_PER_AGENT - 3);
+        const outcomes = await Promise.allSettled([
+          ...keys
+            .slice(0, 6)
+            .map((k) => s.directory.rollKey(k.id, keyRecordOf(agent.id, { rolledFromKeyId: k.id, createdAt: now }), at(60_000))),
+          ...[0, 1, 2].map(() => s.directory.insertKey(keyRecordOf(agent.id, { createdAt: now }))),
+        ]);
+        const refused = outcomes.filter((o) => o.status === 'rejected');
+        for (const o of refused) expect((o.reason as { reason?: string }).reason).to.equal('too-many-keys');
+        expect(outcomes.length - refused.length).to.equal(3);
+        expect(await liveIds(agent.id, now)).to.have.length(MAX_LIVE_KEYS_PER_AGENT);
+      });
     });
 
     it('when uses are recorded, then the listing shows the latest and never moves back; unknown keys are ignored', async () => {

@@ -26,7 +26,7 @@ export const keyOperations: readonly OperationSpec[] = [
     operationId: 'listKeys',
     summary: 'The calling agent’s keys (metadata only)',
     description:
-      'Every key of the calling agent, oldest first, without the key itself. `lastUsedAt` is approximate: it may lag by up to 60 s. A rolled key in its overlap is ACTIVE with `expiresAt` at the end of the overlap.',
+      'Every key of the calling agent, oldest first, without the key itself. `lastUsedAt` is approximate: it may lag by up to 60 s. A rolled key shows the end of its overlap as `expiresAt`: ACTIVE until then, REVOKED (`rotated`) after.',
     tags: ['keys'],
     token: 'api-key',
     examples: (demo) => ({ response: { data: [keyExample(demo)] } }),
@@ -42,21 +42,26 @@ export const keyOperations: readonly OperationSpec[] = [
     operationId: 'rollCurrentKey',
     summary: 'Roll the calling key',
     description:
-      'Issues a new key for the same agent (with the same expiry) and returns it once. The calling key keeps working for `overlapSeconds` (default 3600, at most 86400; 0 ends it at once) and then counts as REVOKED with reason `rotated`. Only the calling key can be rolled, and only once. With an Idempotency-Key, a retry replays the first response (the same new key).',
+      'Issues a new key for the same agent (with the same expiry) and returns it once. The calling key keeps working for `overlapSeconds` (default 3600, at most 86400; 0 ends it at once) and then counts as REVOKED with reason `rotated`. Only the calling key can be rolled, and only once. An agent holds at most 50 keys that are not revoked (keys in a roll’s overlap count): a roll that would make the 51st answers 409 `too-many-keys` (a roll with `overlapSeconds` 0 adds none). The Idempotency-Key belongs to the calling key: another key of the agent sending the same one makes its own roll. A retry with the same Idempotency-Key replays the first answer without `apiKey` (only a hash of the key is kept, nowhere its plaintext), with `Idempotent-Replayed: true`: the new key’s metadata tells which key was made.',
     tags: ['keys'],
     token: 'api-key',
     request: { body: rollKeyBody, headers: idempotencyHeaders },
     examples: () => ({ headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.rollCurrentKey }, body: { overlapSeconds: 3600 } }),
     responses: {
       201: {
-        description: 'The new key (shown only here) and its metadata',
-        schema: z.object({ apiKey: z.string(), key: keySchema, previousKeyValidUntil: z.string() }),
+        description: 'The new key (shown only here) and its metadata; a replay (`Idempotent-Replayed: true`) has no `apiKey`',
+        schema: z.object({
+          apiKey: z.string().optional().describe('The new key, shown in the first answer only: absent from a replay'),
+          key: keySchema,
+          previousKeyValidUntil: z.string(),
+        }),
       },
       400: INVALID_BODY,
       ...KEY_ERRORS,
       409: {
-        description: 'The calling key was already rolled; or a request with this Idempotency-Key is still running',
-        reasons: ['key-already-rolled', 'idempotency-key-in-use'],
+        description:
+          'The calling key was already rolled; the agent would hold more than 50 keys that are not revoked; or a request with this Idempotency-Key is still running',
+        reasons: ['key-already-rolled', 'too-many-keys', 'idempotency-key-in-use'],
       },
       ...BODY_LIMITS,
       422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },

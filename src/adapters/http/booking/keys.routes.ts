@@ -16,7 +16,10 @@ export function keyRoutes(deps: {
   listOwnKeys: ListOwnKeys;
   rollOwnKey: RollOwnKey;
   reportOwnKeyLeaked: ReportOwnKeyLeaked;
-  /** The Idempotency-Key middleware, scoped to the calling agent. */
+  /**
+   * The Idempotency-Key middleware of key-minting writes: scoped to the calling key, storing the
+   * answer without `apiKey` (a replay answers the new key's metadata only).
+   */
   idempotent: RequestHandler;
 }): Router {
   const router = Router();
