@@ -27,7 +27,7 @@ export class RegisterWebhookEndpoint {
     input: { url: string; events: readonly string[]; description?: string | undefined },
   ): Promise<WebhookEndpoint & { secret: string }> {
     const events = checkSubscribedEvents(owner, input.events);
-    await this.guard.check(input.url);
+    await this.guard.check(input.url, { owner });
     const secret = `${WEBHOOK_SECRET_PREFIX}${toBase64(this.random.bytes(32))}`;
     const created = await this.store.createEndpoint(
       {
