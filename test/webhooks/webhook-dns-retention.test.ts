@@ -41,7 +41,7 @@ describe('webhook URL lookups over HTTP (a name server that never answers)', fun
     const r = await register(agent, 'https://hooks.stall.test/in');
     expect(r.status).to.equal(400);
     expect(r.body.reason).to.equal('invalid-webhook-url');
-    expect(r.ms).to.be.within(1_400, 3_000);
+    expect(r.ms).to.be.below(3_000);
   });
 
   it('when one agent has six stalled registrations pending, then another agent’s registration completes at once', async () => {

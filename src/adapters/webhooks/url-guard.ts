@@ -118,9 +118,9 @@ const isLocalhost = (host: string): boolean => /(^|\.)localhost\.?$/i.test(host)
  * the name servers of /etc/resolv.conf (or the ones given), not /etc/hosts.
  */
 export function caresResolve(options: { timeoutMs: number; servers?: readonly string[] }): Resolve {
-  // Two tries, the second waiting longer (c-ares backs off), both within the lookup's time; the
-  // guard's own deadline is the bound that counts.
-  const resolver = new Resolver({ timeout: Math.max(1, Math.floor(options.timeoutMs / 4)), tries: 2 });
+  // Two tries, the second waiting longer (c-ares backs off): together at least the lookup's time,
+  // which the guard's own deadline then bounds exactly.
+  const resolver = new Resolver({ timeout: Math.max(1, Math.floor(options.timeoutMs / 3)), tries: 2 });
   if (options.servers !== undefined && options.servers.length > 0) resolver.setServers([...options.servers]);
   return async (host) => {
     const [a, aaaa] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
