@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DatabaseTarget } from '../adapters/knex/database.js';
 import { parseSecretKey } from '../adapters/crypto/secret-sealer.js';
@@ -67,6 +68,12 @@ export interface WebhookSettings {
   readonly worker: boolean;
   /** `WEBHOOK_CONCURRENCY`: attempts in flight per instance. */
   readonly concurrency: number;
+  /** `WEBHOOK_DNS_TIMEOUT_MS`: a URL check's lookup ends after this. */
+  readonly dnsTimeoutMs: number;
+  /** `WEBHOOK_DNS_SERVERS`: the name servers webhook hosts are resolved with; null: the system's (/etc/resolv.conf). */
+  readonly dnsServers: readonly string[] | null;
+  /** `WEBHOOK_RETENTION_DAYS`: delivered and failed deliveries are purged this long after their last attempt. */
+  readonly retentionDays: number;
 }
 
 /**
@@ -127,6 +134,13 @@ const rule = (fallback: RateLimitRule) =>
     .refine((r) => r.limit >= 1 && r.windowSeconds >= 1, 'limit and window must be at least 1')
     .optional()
     .transform((r) => r ?? fallback);
+
+/** `1.2.3.4`, `1.2.3.4:53`, `::1` or `[::1]:53`: what `Resolver.setServers` takes. */
+function isNameServer(s: string): boolean {
+  const m = /^\[([0-9A-Fa-f:.]+)\](?::(\d{1,5}))?$/.exec(s) ?? /^([0-9.]+)(?::(\d{1,5}))?$/.exec(s) ?? /^([0-9A-Fa-f:.]+)()$/.exec(s);
+  if (m === null || isIP(m[1]!) === 0) return false;
+  return m[2] === undefined || m[2] === '' || (Number(m[2]) >= 1 && Number(m[2]) <= 65_535);
+}
 
 const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -213,6 +227,21 @@ const schema = z.object({
   WEBHOOK_POLL_MS: int(50, 60_000_000, 1000),
   WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   WEBHOOK_CONCURRENCY: int(1, 256, 16),
+  // Below the attempt's 10 s, which the lookup counts in.
+  WEBHOOK_DNS_TIMEOUT_MS: int(100, 9_000, 3_000),
+  WEBHOOK_DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return null;
+      const servers = v.split(',').map((s) => s.trim());
+      for (const s of servers) {
+        if (!isNameServer(s))
+          ctx.addIssue({ code: 'custom', message: `WEBHOOK_DNS_SERVERS: "${s}" is not an IP address (ip, ip:port or [ipv6]:port)` });
+      }
+      return servers;
+    }),
+  WEBHOOK_RETENTION_DAYS: int(1, 3650, 30),
   NODE_ENV: z.string().optional(),
 });
 
@@ -297,6 +326,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: e.WEBHOOK_POLL_MS,
       worker: e.WEBHOOK_WORKER === 'on',
       concurrency: e.WEBHOOK_CONCURRENCY,
+      dnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
+      dnsServers: e.WEBHOOK_DNS_SERVERS,
+      retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
   };
 }

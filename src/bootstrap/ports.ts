@@ -158,6 +158,10 @@ export interface PortOptions {
   readonly webhooks?: {
     readonly allowInsecure?: boolean;
     readonly allowPrivate?: boolean;
+    /** A URL check's lookup ends after this (default 3000 ms). */
+    readonly dnsTimeoutMs?: number;
+    /** Name servers for webhook hosts (`ip`, `ip:port`, `[ipv6]:port`); absent or null: the system's. */
+    readonly dnsServers?: readonly string[] | null;
     /** 32 bytes that seal endpoint secrets; absent: generated (in memory) or generated once and kept in the database. */
     readonly secretKey?: Buffer | null;
     /** Warn that the sealing key is generated (a serving instance says it; a command keeps quiet). */
@@ -251,6 +255,7 @@ const warnWith = (log: Logger | undefined, what: string) => (err: unknown) =>
 /** The parts both sets build the same way around their stores. */
 function commonParts(options: PortOptions, clock: Clock, steps: Steps, stores: { signingKeys: SigningKeySource }) {
   const settings = tokenSettings(options);
+  const dnsServers = options.webhooks?.dnsServers ?? null;
   const ring = new SigningKeyRing(stores.signingKeys, clock, {
     retentionSeconds: Math.max(settings.machineTokenTtlSeconds, settings.userTokenTtlSeconds) + CLOCK_TOLERANCE_SECONDS + 60,
   });
@@ -268,6 +273,8 @@ function commonParts(options: PortOptions, clock: Clock, steps: Steps, stores: {
     webhookUrlGuard: new DnsWebhookUrlGuard({
       allowInsecure: options.webhooks?.allowInsecure ?? false,
       allowPrivate: options.webhooks?.allowPrivate ?? false,
+      ...(options.webhooks?.dnsTimeoutMs === undefined ? {} : { dnsTimeoutMs: options.webhooks.dnsTimeoutMs }),
+      ...(dnsServers === null ? {} : { dnsServers }),
     }),
   };
 }

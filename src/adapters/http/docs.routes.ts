@@ -63,8 +63,9 @@ ${OPENAPI_FILES.map((f) => `    <a href="/openapi/${f}">${f}</a> (${TITLES[f]})`
 `;
 
 /**
- * `GET /openapi/<file>`: the published OpenAPI files, as `files()` gives them (the composition
- * root generates them again on a new day, so the examples' dates stay ahead). `GET /docs`: an
+ * `GET /openapi/<file>`: the published OpenAPI files, as `files()` gives them: already built
+ * (`PublishedOpenApiFiles`, which builds a new day's off the request path so the examples' dates
+ * stay ahead; `files()` must not build). `GET /docs`: an
  * interactive reference over them, from the Swagger UI assets of the installed package (no CDN).
  */
 export function docsRoutes(deps: { files: () => Readonly<Record<OpenApiFile, string>>; swaggerUiDir: string }): Router {

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Cursor } from '../../domain/shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
 import type { EventOwner, EventType } from '../../domain/webhooks/events.js';
-import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { rows } from './sql.js';
 
 interface EndpointRow {
@@ -153,6 +153,8 @@ export class KnexWebhookStore implements WebhookStore {
       type: EventType;
       body: string;
       url: string;
+      owner_kind: EventOwner['kind'];
+      owner_id: string;
       sealed_secret: string;
       attempts: number;
     }>(
@@ -164,7 +166,7 @@ export class KnexWebhookStore implements WebhookStore {
              ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED) due,
             webhook_endpoints w, webhook_events e
        WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
-       RETURNING d.id, d.event_id, e.type, e.body, w.url, w.sealed_secret, d.attempts`,
+       RETURNING d.id, d.event_id, e.type, e.body, w.url, w.owner_kind, w.owner_id, w.sealed_secret, d.attempts`,
       [limit, leaseSeconds, lease],
       'webhooks.claim',
     );
@@ -174,6 +176,7 @@ export class KnexWebhookStore implements WebhookStore {
       type: r.type,
       body: r.body,
       url: r.url,
+      owner: { kind: r.owner_kind, id: r.owner_id },
       sealedSecret: r.sealed_secret,
       attempt: r.attempts,
       lease,
@@ -191,5 +194,32 @@ export class KnexWebhookStore implements WebhookStore {
       [claim.id, claim.lease, status, outcome.statusCode, outcome.retryInSeconds ?? 0],
       'webhooks.finish',
     );
+  }
+
+  async purgeDeliveries(olderThan: Date, batch: number): Promise<PurgedDeliveries> {
+    // Rows a claimer, a retry or another purging instance holds are skipped, not waited for.
+    const deliveries = await rows<{ id: string }>(
+      this.knex,
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE status IN ('delivered', 'failed') AND last_attempt_at < $1
+         LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [olderThan, batch],
+      'webhooks.purge-deliveries',
+    );
+    // An event gets all its deliveries in the transaction that stores it, and never one later:
+    // once none is left (purged, or its endpoint deleted), nothing will ever read it.
+    const events = await rows<{ id: string }>(
+      this.knex,
+      `DELETE FROM webhook_events WHERE id IN (
+         SELECT ev.id FROM webhook_events ev
+         WHERE ev.created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
+         LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [olderThan, batch],
+      'webhooks.purge-events',
+    );
+    return { deliveries: deliveries.length, events: events.length };
   }
 }

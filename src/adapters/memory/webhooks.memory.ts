@@ -3,7 +3,7 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
 import type { DomainEvent, EventOwner } from '../../domain/webhooks/events.js';
-import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { outboxRecords, type OutboxRecord } from '../webhooks/payloads.js';
 
 /** Where the in-memory adapters record the events of their changes (synchronously, with the change). */
@@ -127,6 +127,7 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
         type: d.event.type,
         body: d.event.body,
         url: ep.url,
+        owner: ep.owner,
         sealedSecret: ep.sealedSecret,
         attempt: d.attempts,
         lease: d.lease,
@@ -145,6 +146,18 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
     if (outcome.delivered) d.status = 'delivered';
     else if (outcome.retryInSeconds === null) d.status = 'failed';
     else d.nextAttemptAt = new Date(now.getTime() + outcome.retryInSeconds * 1000);
+  }
+
+  async purgeDeliveries(olderThan: Date, batch: number): Promise<PurgedDeliveries> {
+    let deliveries = 0;
+    for (const [id, d] of this.deliveries) {
+      if (deliveries >= batch) break;
+      if (d.status === 'pending' || d.lease !== null || d.lastAttemptAt === null || d.lastAttemptAt >= olderThan) continue;
+      this.deliveries.delete(id);
+      deliveries += 1;
+    }
+    // Events live in their deliveries here: none is left behind.
+    return { deliveries, events: 0 };
   }
 }
 

@@ -13,7 +13,7 @@ export interface DeliveryWorkerOptions {
   readonly pollMs: number;
   /** Attempts in flight at once in this process. */
   readonly concurrency: number;
-  /** A receiver has this long to answer (10 s). */
+  /** An attempt (resolving the host, connecting, the receiver's answer) ends after this (10 s). */
   readonly timeoutMs: number;
   /** How long a claim hides a delivery from other workers; longer than `timeoutMs`. */
   readonly leaseSeconds: number;
@@ -94,8 +94,12 @@ export class WebhookDeliveryWorker {
   private async attempt(claim: ClaimedDelivery): Promise<void> {
     let status: number | null = null;
     try {
+      // One deadline for the whole attempt: the lookup, the connection and the answer.
+      const deadline = Date.now() + this.options.timeoutMs;
       const secret = this.sealer.open(claim.sealedSecret);
-      const address = await this.guard.check(claim.url);
+      const address = await this.guard.check(claim.url, { owner: claim.owner, withinMs: this.options.timeoutMs });
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('the attempt ran out of time before connecting');
       status = await postSigned({
         url: claim.url,
         address,
@@ -103,7 +107,7 @@ export class WebhookDeliveryWorker {
         timestamp: Math.floor(Date.now() / 1000),
         body: claim.body,
         secret,
-        timeoutMs: this.options.timeoutMs,
+        timeoutMs: left,
       });
     } catch (err) {
       const why = err instanceof DomainError ? err.message : (err as Error).message;

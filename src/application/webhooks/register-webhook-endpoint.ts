@@ -28,7 +28,7 @@ export class RegisterWebhookEndpoint {
   ): Promise<WebhookEndpoint & { secret: string }> {
     const owner = webhookOwnerOf(caller);
     const events = checkSubscribedEvents(owner, input.events);
-    await this.guard.check(input.url);
+    await this.guard.check(input.url, { owner });
     const secret = `${WEBHOOK_SECRET_PREFIX}${toBase64(this.random.bytes(32))}`;
     const created = await this.store.createEndpoint(
       {

@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
+import { WebhookRetention } from '../../adapters/webhooks/retention.js';
 import type { Config } from '../config.js';
 import {
   adminUseCases,
@@ -24,6 +25,8 @@ import { TOKENS } from '../tokens.js';
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** A claim hides a delivery from other instances this long: well past the timeout. */
 const LEASE_SECONDS = 60;
+/** Deliveries past retention are looked for this often, and removed this many per statement, at most this many statements a run. */
+const PURGE = { everyMs: 10 * 60_000, batch: 500, maxBatchesPerRun: 100 } as const;
 
 /** The public catalogue: search and the shipped demo data. */
 export const catalogueModule = new ContainerModule(({ bind }) => {
@@ -58,8 +61,9 @@ export const adminModule = new ContainerModule(({ bind }) => {
 });
 
 /**
- * Webhooks: the endpoint use cases, and the delivery worker that every serving instance runs
- * (`WEBHOOK_WORKER=off` leaves sending to other instances). A retried delivery wakes the worker.
+ * Webhooks: the endpoint use cases, and the delivery worker and retention purge that every
+ * serving instance runs (`WEBHOOK_WORKER=off` leaves both to other instances). A retried
+ * delivery wakes the worker.
  */
 export const webhooksModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
@@ -79,9 +83,17 @@ export const webhooksModule = (config: Config): ContainerModule =>
           },
           log,
         );
+        // The instances that send also purge what is past retention (§5.4), off every request.
+        const retention = new WebhookRetention(ports.webhooks, ports.clock, { retentionDays: settings.retentionDays, ...PURGE }, log);
         if (settings.worker) {
-          lifecycle.onStart(async () => worker.start());
-          lifecycle.onStop(() => worker.stop());
+          lifecycle.onStart(async () => {
+            worker.start();
+            retention.start();
+          });
+          lifecycle.onStop(async () => {
+            await retention.stop();
+            await worker.stop();
+          });
         }
         return worker;
       },

@@ -13,8 +13,8 @@ import { healthRoutes } from '../../adapters/http/health.routes.js';
 import { agentScopeOf, callingKeyScopeOf } from '../../adapters/http/idempotency-scopes.js';
 import { idempotency, type Idempotent } from '../../adapters/http/idempotency.middleware.js';
 import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
-import { renderOpenApiFiles } from '../../adapters/http/openapi/documents.js';
-import { exampleDayOf } from '../../adapters/http/openapi/examples.js';
+import { renderOpenApiFile, type OpenApiFile } from '../../adapters/http/openapi/documents.js';
+import { PublishedOpenApiFiles } from '../../adapters/http/openapi/published.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
 import type { RateLimits } from '../../adapters/http/rate-limits.js';
 import { authRoutes } from '../../adapters/http/wallet/auth.routes.js';
@@ -32,19 +32,21 @@ import type { PortSet } from '../ports.js';
 import { TOKENS } from '../tokens.js';
 
 /**
- * The files per wallet base path and day: OPERATIONS is fixed at build time, and the examples'
- * dates are relative to the day, so one generation per process and day (about 0.3 s).
+ * The files built in this process, per wallet base path, of the latest day only: OPERATIONS is
+ * fixed at build time and the examples' dates are relative to the day, so services composed in
+ * one process (tests, an embedding program) share one build a day (about 0.3 s).
  */
-const rendered = new Map<string, { day: string; files: ReturnType<typeof renderOpenApiFiles> }>();
-const filesFor = (walletBasePath: string, now: Date): ReturnType<typeof renderOpenApiFiles> => {
-  const day = exampleDayOf(now);
-  let entry = rendered.get(walletBasePath);
-  if (entry === undefined || entry.day !== day) {
-    entry = { day, files: renderOpenApiFiles(OPERATIONS, { walletBasePath, asOf: day }) };
-    rendered.set(walletBasePath, entry);
-  }
-  return entry.files;
-};
+const built = new Map<string, { day: string; files: Partial<Record<OpenApiFile, string>> }>();
+const buildFile =
+  (walletBasePath: string) =>
+  (file: OpenApiFile, day: string): string => {
+    let entry = built.get(walletBasePath);
+    if (entry === undefined || entry.day !== day) {
+      entry = { day, files: {} };
+      built.set(walletBasePath, entry);
+    }
+    return (entry.files[file] ??= renderOpenApiFile(file, OPERATIONS, { walletBasePath, asOf: day }));
+  };
 
 type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
 
@@ -75,13 +77,16 @@ export const httpModule = (config: Config): ContainerModule =>
 
     // root
     bind(TOKENS.RootRouters).toResolvedValue((readiness) => healthRoutes(readiness), [TOKENS.Readiness]);
-    // the published interface, generated at start and again on the first request of each new day
+    // the published interface, built here (before the service starts) and again by a timer on a
+    // new day, never by a request
     bind(TOKENS.RootRouters).toResolvedValue(
-      ({ clock }: PortSet) => {
-        filesFor(config.walletBasePath, clock.now());
-        return docsRoutes({ files: () => filesFor(config.walletBasePath, clock.now()), swaggerUiDir: getAbsoluteFSPath() });
+      ({ clock }: PortSet, lifecycle: Lifecycle) => {
+        const published = new PublishedOpenApiFiles(buildFile(config.walletBasePath), () => clock.now());
+        lifecycle.onStart(async () => published.start());
+        lifecycle.onStop(() => published.stop());
+        return docsRoutes({ files: () => published.files(), swaggerUiDir: getAbsoluteFSPath() });
       },
-      [TOKENS.Ports],
+      [TOKENS.Ports, TOKENS.Lifecycle],
     );
     bind(TOKENS.RootRouters).toResolvedValue((ports: PortSet) => jwksRoutes(ports.signingKeys), [TOKENS.Ports]);
     bind(TOKENS.RootRouters).toConstantValue(oauthMetadataRoutes({ issuer: config.issuer, walletBasePath: config.walletBasePath }));

@@ -37,6 +37,8 @@ export const persistenceModule = (
           webhooks: {
             allowInsecure: config.webhooks.allowInsecure,
             allowPrivate: config.webhooks.allowPrivate,
+            dnsTimeoutMs: config.webhooks.dnsTimeoutMs,
+            dnsServers: config.webhooks.dnsServers,
             secretKey: config.webhooks.secretKey,
             // Said by serving instances; the admin command (no worker) keeps stderr for its own output.
             warnGeneratedKey: config.webhooks.worker,

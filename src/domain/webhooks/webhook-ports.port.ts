@@ -1,9 +1,19 @@
+import type { EventOwner } from './events.js';
+
 /** Seals webhook signing secrets for storage (authenticated encryption with a configured key). */
 export interface SecretSealer {
   /** The secret, encrypted and authenticated, as text to store. */
   seal(secret: string): string;
   /** The secret from `seal`; throws when the text was altered or sealed with another key. */
   open(sealed: string): string;
+}
+
+/** Who a URL check is for, and how long it may take. */
+export interface UrlCheckContext {
+  /** Lookups are bounded per owner, so one owner's slow name server delays no other owner. */
+  readonly owner?: EventOwner;
+  /** The check ends within this many milliseconds (a delivery's lookup counts in its attempt's time). */
+  readonly withinMs?: number;
 }
 
 /**
@@ -13,5 +23,5 @@ export interface SecretSealer {
  */
 export interface WebhookUrlGuard {
   /** Checks the URL and returns the address a connection must use (pinned, not resolved again). */
-  check(url: string): Promise<{ readonly address: string; readonly family: 4 | 6 }>;
+  check(url: string, context?: UrlCheckContext): Promise<{ readonly address: string; readonly family: 4 | 6 }>;
 }

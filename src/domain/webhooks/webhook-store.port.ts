@@ -10,6 +10,8 @@ export interface ClaimedDelivery {
   /** The exact JSON body, the same on every attempt. */
   readonly body: string;
   readonly url: string;
+  /** The endpoint's owner (its lookups are bounded per owner). */
+  readonly owner: EventOwner;
   readonly sealedSecret: string;
   /** This attempt's number (1 for the first). */
   readonly attempt: number;
@@ -59,4 +61,17 @@ export interface WebhookStore {
   claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]>;
   /** Records the attempt's outcome, only while the claim's lease is still the delivery's. */
   finish(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void>;
+  /**
+   * Deletes up to `batch` delivered or failed deliveries whose last attempt was before
+   * `olderThan` (never a pending one, nor one a claimer or a retry holds at that moment), and up
+   * to `batch` stored events older than `olderThan` left without any delivery. One bounded
+   * statement each, safe while other instances purge, claim and retry; returns what it removed.
+   */
+  purgeDeliveries(olderThan: Date, batch: number): Promise<PurgedDeliveries>;
+}
+
+/** What one purge batch removed. */
+export interface PurgedDeliveries {
+  readonly deliveries: number;
+  readonly events: number;
 }

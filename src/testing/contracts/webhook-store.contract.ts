@@ -142,4 +142,86 @@ export function webhookStoreContract(
       expect(new Set(ids).size).to.equal(30);
     });
   });
+
+  describe(`webhook store contract: ${name}: claims and retention`, () => {
+    let s: WebhookStoreSubject;
+    beforeEach(async () => {
+      s = await make();
+    });
+    const register = async (owner: EventOwner, events: StoredWebhookEndpoint['events']) =>
+      (await s.store.createEndpoint(endpoint(owner, events), 10))!;
+    const deliveriesOf = async (owner: EventOwner, endpointId: string) => (await s.store.listDeliveries(owner, endpointId, null, 100))!;
+    /** Claims the deliveries of this endpoint (a shared database may hold others due). */
+    const claimAll = async (owner: EventOwner, endpointId: string): Promise<ClaimedDelivery[]> => {
+      const ids = new Set((await deliveriesOf(owner, endpointId)).map((d) => d.id));
+      return (await s.store.claimDue(1000, 60)).filter((c) => ids.has(c.id));
+    };
+
+    it('when a delivery is claimed, then the claim names the endpoint’s owner', async () => {
+      const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
+      const ep = await register(tenant, ['wallet_user.created']);
+      await s.record([
+        walletUserCreated({
+          id: id('usr'),
+          tenantId: tenant.id,
+          externalUserRef: 'r',
+          email: null,
+          passwordHash: null,
+          createdAt: new Date(),
+        }),
+      ]);
+      const [claim] = await claimAll(tenant, ep.id);
+      expect(claim!.owner).to.deep.equal(tenant);
+    });
+
+    it('when deliveries are purged, then delivered and failed ones last attempted before the date go, in batches; pending, claimed and later ones stay', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const ep = await register(agent, ['order.confirmed']);
+      await s.record(Array.from({ length: 7 }, () => orderConfirmed(order(agent.id))));
+      const claims = await claimAll(agent, ep.id);
+      expect(claims).to.have.length(7);
+      const [d1, d2, d3, f1, f2, p1, held] = claims as [ClaimedDelivery, ...ClaimedDelivery[]] as ClaimedDelivery[];
+      for (const c of [d1, d2, d3]) await s.store.finish(c!, { delivered: true, statusCode: 204, retryInSeconds: null });
+      for (const c of [f1, f2]) await s.store.finish(c!, { delivered: false, statusCode: 500, retryInSeconds: null });
+      await s.store.finish(p1!, { delivered: false, statusCode: 500, retryInSeconds: 3600 });
+      // `held` stays claimed (its attempt in flight).
+      const statusOf = async () => Object.fromEntries((await deliveriesOf(agent, ep.id)).map((d) => [d.id, d.status]));
+
+      // Nothing was last attempted an hour ago or earlier.
+      expect(await s.store.purgeDeliveries(new Date(Date.now() - 3_600_000), 500)).to.deep.include({ deliveries: 0 });
+      expect(Object.keys(await statusOf())).to.have.length(7);
+
+      // A shared database may hold other finished deliveries: purge until this endpoint's are gone, in batches of 2.
+      const cutoff = new Date(Date.now() + 60_000);
+      const first = await s.store.purgeDeliveries(cutoff, 2);
+      expect(first.deliveries).to.equal(2);
+      for (let i = 0; i < 1000 && (await s.store.purgeDeliveries(cutoff, 2)).deliveries > 0; i++);
+      expect(await statusOf()).to.deep.equal({ [p1!.id]: 'pending', [held!.id]: 'pending' });
+
+      // Once the claimed one is finished, it goes too.
+      await s.store.finish(held!, { delivered: true, statusCode: 200, retryInSeconds: null });
+      for (let i = 0; i < 1000 && (await s.store.purgeDeliveries(cutoff, 100)).deliveries > 0; i++);
+      expect(await statusOf()).to.deep.equal({ [p1!.id]: 'pending' });
+    });
+
+    it('when instances purge at once, then each delivery is removed once and none is left', async function () {
+      if (!(await options.concurrent())) this.skip(); // needs a server that runs statements concurrently
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const ep = await register(agent, ['order.confirmed']);
+      await s.record(Array.from({ length: 20 }, () => orderConfirmed(order(agent.id))));
+      for (const c of await claimAll(agent, ep.id)) await s.store.finish(c, { delivered: true, statusCode: 200, retryInSeconds: null });
+      const cutoff = new Date(Date.now() + 60_000);
+      const purge = async () => {
+        let n = 0;
+        for (;;) {
+          const batch = await s.store.purgeDeliveries(cutoff, 3);
+          n += batch.deliveries;
+          if (batch.deliveries === 0) return n;
+        }
+      };
+      const removed = (await Promise.all(Array.from({ length: 4 }, purge))).reduce((a, b) => a + b, 0);
+      expect(removed).to.be.at.least(20);
+      expect(await deliveriesOf(agent, ep.id)).to.deep.equal([]);
+    });
+  });
 }
