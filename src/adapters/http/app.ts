@@ -4,11 +4,14 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import type { ResponseObserver } from './metrics.js';
 import { requestContext } from './request-context.js';
 
+/** Where the booking API is mounted; its operations' published paths start with it. */
+export const BOOKING_BASE_PATH = '/api/v1';
+
 /** The routers of each surface, as the composition root assembled them. */
 export interface HttpSurfaces {
   /** Routes outside any surface: health, JWKS, OpenAPI files, docs. */
   readonly root: readonly Router[];
-  /** Booking routes that need no key (the two autocomplete routes). */
+  /** Booking routes that need no key (the two autocomplete routes, and the per-IP limiter on them). */
   readonly bookingPublic: readonly Router[];
   /** Authenticates every other booking request before routing. */
   readonly bookingAuth: RequestHandler;
@@ -51,7 +54,7 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   for (const mw of surfaces.bookingAuthenticated ?? []) booking.use(mw);
   for (const router of surfaces.booking) booking.use(router);
   booking.use(notFoundHandler);
-  app.use('/api/v1', booking);
+  app.use(BOOKING_BASE_PATH, booking);
 
   // At the root (the default) the wallet routers are mounted on the application; under a prefix
   // they share a router of their own, which other paths skip at one test.
