@@ -8,7 +8,7 @@ import { migrate, openDatabase, type Database, type DatabaseEvents } from '../ad
 import { loadConfig, type Config } from './config.js';
 import { buildApp, buildContainer } from './container.js';
 import { writeClientError } from '../adapters/http/client-error.js';
-import { expressServerClasses } from '../adapters/http/express-internals.js';
+import { expressServerClasses } from '../adapters/http/server-classes.js';
 import { TOKENS } from './tokens.js';
 import type { Core } from './core.js';
 import type { Ports, PortSet } from './ports.js';

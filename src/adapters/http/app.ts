@@ -1,15 +1,17 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors.js';
-import { appRouter, inlineRoutes, installRouteShortcuts } from './express-internals.js';
 import type { ResponseObserver } from './metrics.js';
 import { requestContext } from './request-context.js';
+
+/** Where the booking API is mounted; its operations' published paths start with it. */
+export const BOOKING_BASE_PATH = '/api/v1';
 
 /** The routers of each surface, as the composition root assembled them. */
 export interface HttpSurfaces {
   /** Routes outside any surface: health, JWKS, OpenAPI files, docs. */
   readonly root: readonly Router[];
-  /** Booking routes that need no key (the two autocomplete routes). */
+  /** Booking routes that need no key (the two autocomplete routes, and the per-IP limiter on them). */
   readonly bookingPublic: readonly Router[];
   /** Authenticates every other booking request before routing. */
   readonly bookingAuth: RequestHandler;
@@ -24,7 +26,14 @@ export interface HttpSurfaces {
   readonly bookingAuthenticated?: readonly RequestHandler[];
 }
 
-/** Builds the Express application from the surfaces. */
+/**
+ * Builds the Express application from the surfaces. Every request goes through Express's own
+ * routers (so its `express.router.request` tracing channel and instrumentation that reads
+ * `req.route` see all of them). The surfaces are mounted most frequent first: the booking API
+ * (a prefix that other paths skip at one test), then the wallet, then the routes outside any
+ * surface (health, JWKS, OpenAPI files, docs); no two of them answer the same path, so the order
+ * changes no answer, only how many layers a request passes on its way.
+ */
 export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -35,41 +44,32 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   const before = surfaces.before ?? [];
   const observers = before.filter(isObserver).map((o) => o.observeResponse);
   app.use(requestContext(log, observers));
-  // A router of routes only (the public limiter's) joins the application's own list, see `mount`.
-  for (const mw of before) if (!isObserver(mw)) mount(appRouter(app), mw as Router);
-  for (const router of surfaces.root) mount(appRouter(app), router);
+  for (const mw of before) if (!isObserver(mw)) app.use(mw);
 
   // Booking: the public routes first, then the key check for everything else under /api/v1,
   // so an unknown path without a key is 401, not 404.
   const booking = express.Router();
-  for (const router of surfaces.bookingPublic) mount(booking, router);
+  for (const router of surfaces.bookingPublic) booking.use(router);
   booking.use(surfaces.bookingAuth);
   for (const mw of surfaces.bookingAuthenticated ?? []) booking.use(mw);
-  for (const router of surfaces.booking) mount(booking, router);
+  for (const router of surfaces.booking) booking.use(router);
   booking.use(notFoundHandler);
-  app.use('/api/v1', booking);
+  app.use(BOOKING_BASE_PATH, booking);
 
-  // At the root (the default) the wallet routes join the application's own list; under a
-  // prefix they get a router of their own.
-  const wallet = surfaces.walletBasePath === '' ? appRouter(app) : express.Router();
-  for (const router of surfaces.wallet) mount(wallet, router);
-  if (surfaces.walletBasePath !== '' && surfaces.wallet.length > 0) app.use(surfaces.walletBasePath, wallet);
+  // At the root (the default) the wallet routers are mounted on the application; under a prefix
+  // they share a router of their own, which other paths skip at one test.
+  if (surfaces.walletBasePath === '') for (const router of surfaces.wallet) app.use(router);
+  else if (surfaces.wallet.length > 0) {
+    const wallet = express.Router();
+    for (const router of surfaces.wallet) wallet.use(router);
+    app.use(surfaces.walletBasePath, wallet);
+  }
+  for (const router of surfaces.root) app.use(router);
 
   app.use(notFoundHandler);
   app.use(errorHandler(log));
-  installRouteShortcuts(app);
   return app;
 }
 
 const isObserver = (mw: RequestHandler): mw is RequestHandler & ResponseObserver =>
   typeof (mw as Partial<ResponseObserver>).observeResponse === 'function';
-
-/**
- * Mounts `router` at the root of `parent`. A router that holds only routes is merged into
- * `parent`: a request then walks one list of routes instead of entering and leaving a router for
- * each group, which was a measurable share of every request's cost. Any other router is mounted
- * as it is.
- */
-function mount(parent: Router, router: Router): void {
-  if (!inlineRoutes(parent, router)) parent.use(router);
-}

@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import { BOOKING_BASE_PATH } from '../../adapters/http/app.js';
 import { headerGuard } from '../../adapters/http/header-guard.js';
 import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
@@ -44,9 +45,11 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
     // The API's security headers (helmet, set for JSON); the HTML pages add the document set.
     bind(TOKENS.BeforeMiddleware).toConstantValue(apiSecurityHeaders);
     bind(TOKENS.BeforeMiddleware).toConstantValue(headerGuard);
-    // With rate limits off the limiters are pass-throughs: not mounted, they cost no routing.
+    // With rate limits off the limiters are pass-throughs: not mounted, they cost no routing. The
+    // per-IP limiter goes in the booking router ahead of the public routes (bound before the HTTP
+    // module binds them), so no other request passes it on its way.
     if (config.rateLimits) {
-      bind(TOKENS.BeforeMiddleware).toResolvedValue((limits: RateLimits) => publicLimits(limits), [TOKENS.RateLimits]);
+      bind(TOKENS.BookingPublicRouters).toResolvedValue((limits: RateLimits) => publicLimits(limits), [TOKENS.RateLimits]);
       bind(TOKENS.BookingAuthenticatedMiddleware).toResolvedValue((limits: RateLimits) => limits.booking, [TOKENS.RateLimits]);
     }
   });
@@ -111,12 +114,13 @@ function storeErrorLog(log: Logger): (err: unknown) => void {
   };
 }
 
-/** The per-IP limiter on every booking operation that takes no key, as published. */
+/** The per-IP limiter on every booking operation that takes no key, as published, for the booking router. */
 function publicLimits(limits: RateLimits): Router {
   const router = Router();
   for (const op of OPERATIONS) {
     if (op.surface !== 'booking' || op.token !== 'none') continue;
-    router[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), limits.public);
+    if (!op.path.startsWith(`${BOOKING_BASE_PATH}/`)) throw new Error(`public booking operation outside ${BOOKING_BASE_PATH}: ${op.path}`);
+    router[op.method](op.path.slice(BOOKING_BASE_PATH.length).replace(/\{([^}]+)\}/g, ':$1'), limits.public);
   }
   return router;
 }
