@@ -97,4 +97,26 @@ describe('agent admin commands on the embedded database while the service runs',
     );
     expect(JSON.parse(shown.stdout)).to.include({ agentId: demo.agentId, channel: code, markupBps: 3000, usableKeys: 1 });
   });
+
+  // Last: it takes the service's admin socket away.
+  it('when another process answers on the admin socket, then the admin command refuses it and shows nothing of its answer', async () => {
+    // What a process without the folder's admin token can do: listen where the service should, and answer anything.
+    const socket = join(folder, 'admin.sock');
+    await rm(socket, { force: true });
+    const forged = JSON.stringify({ exitCode: 0, stdout: 'REVOKED key_forged\n', stderr: '' });
+    const fake = net.createServer((peer) => {
+      peer.on('error', () => undefined);
+      peer.once('data', () => peer.end(`${forged}\n`));
+    });
+    await new Promise<void>((ok) => fake.listen(socket, ok));
+    try {
+      const revoked = await admin('key', 'revoke', '--key', 'key_anything');
+      expect(revoked.code).to.equal(1);
+      expect(revoked.stdout).to.equal('');
+      expect(revoked.stderr).to.include(`the process answering on ${socket} could not prove it is the service holding this folder`);
+      expect(revoked.stderr).to.not.include('REVOKED');
+    } finally {
+      await new Promise((ok) => fake.close(ok));
+    }
+  });
 });
