@@ -225,8 +225,8 @@ async function alive(path: string): Promise<boolean> {
     return true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOENT') return false;
-    throw err;
+    // Anything else (a full backlog: EAGAIN) may be a live holder: never removed.
+    return code !== 'ECONNREFUSED' && code !== 'ENOENT';
   }
 }
 
@@ -274,11 +274,16 @@ async function takeLock(folder: string, role: FolderHolder['role']): Promise<net
       throw err;
     }
     const others: string[] = [];
-    for (const name of await readdir(folder)) {
-      const path = join(folder, name);
-      if (!name.startsWith(LOCK_PREFIX) || !name.endsWith(LOCK_SUFFIX) || path === own) continue;
-      if (await alive(path)) others.push(path);
-      else await rm(path, { force: true });
+    try {
+      for (const name of await readdir(folder)) {
+        const path = join(folder, name);
+        if (!name.startsWith(LOCK_PREFIX) || !name.endsWith(LOCK_SUFFIX) || path === own) continue;
+        if (await alive(path)) others.push(path);
+        else await rm(path, { force: true });
+      }
+    } catch (err) {
+      await closeServer(lock);
+      throw err;
     }
     if (others.length === 0) {
       state.holding = true;
