@@ -9,7 +9,8 @@ import type { Service } from './service.js';
 /**
  * Process entry point: `npm run --silent admin -- <command> [flags] [--json]`. On the embedded
  * database, a running service holds the folder: the command is then run by that service (over a
- * socket in the folder readable by this user only), so its effect is visible there at once.
+ * socket in the private folder, once the service proved it holds the folder's admin token), so its
+ * effect is visible there at once.
  */
 async function main(): Promise<void> {
   // File names are this command's, relative to its own folder, wherever the command is run.

@@ -38,8 +38,8 @@ export async function restoreInto(target: DatabaseTarget, file: string): Promise
         if (err.code === 'ENOENT') return [];
         throw err;
       });
-      // The folder's own lock and socket are the restoring command's.
-      if (entries.some((e) => !e.startsWith('.') && e !== 'admin.sock')) {
+      // The lock socket in it is the restoring command's own.
+      if (entries.some((e) => !/^lock-[0-9a-f]+\.sock$/.test(e))) {
         throw new BackupError(`the folder ${target.dataDir} is not empty; restore only into a new or empty folder`);
       }
     }

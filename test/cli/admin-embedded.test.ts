@@ -97,4 +97,61 @@ describe('agent admin commands on the embedded database while the service runs',
     );
     expect(JSON.parse(shown.stdout)).to.include({ agentId: demo.agentId, channel: code, markupBps: 3000, usableKeys: 1 });
   });
+
+  it("when a client on the admin socket cannot prove it knows the folder's admin token, then the service runs nothing", async () => {
+    const code = `FORGED-${unique()}`;
+    const peer = net.connect(join(folder, 'admin.sock'));
+    peer.setEncoding('utf8');
+    let received = '';
+    const line = (n: number): Promise<string> =>
+      new Promise((ok, fail) => {
+        const check = (): void => {
+          const lines = received.split('\n');
+          if (lines.length > n) ok(lines[n - 1]!);
+        };
+        peer.on('data', (chunk: string) => {
+          received += chunk;
+          check();
+        });
+        peer.once('error', fail);
+        check();
+      });
+    try {
+      peer.write(`${JSON.stringify({ nonce: 'a'.repeat(64) })}\n`);
+      const hello = JSON.parse(await line(1)) as { nonce: string; proof: string };
+      expect(hello.nonce).to.match(/^[0-9a-f]{64}$/);
+      const argv = ['channel', 'create', '--code', code, '--name', 'Forged', '--currency', 'THB', '--json'];
+      peer.write(`${JSON.stringify({ proof: hello.proof, argv })}\n`);
+      const reply = JSON.parse(await line(2)) as { exitCode: number; stderr: string };
+      expect(reply.exitCode).to.equal(1);
+      expect(reply.stderr).to.include("did not prove it can read the folder's admin token");
+    } finally {
+      peer.destroy();
+    }
+    const channels = await admin('channel', 'list', '--json');
+    expect(channels.code, channels.stderr).to.equal(0);
+    expect((JSON.parse(channels.stdout) as { data: { code: string }[] }).data.map((c) => c.code)).to.not.include(code);
+  });
+
+  // Last: it takes the service's admin socket away.
+  it('when another process answers on the admin socket, then the admin command refuses it and shows nothing of its answer', async () => {
+    // What a process without the folder's admin token can do: listen where the service should, and answer anything.
+    const socket = join(folder, 'admin.sock');
+    await rm(socket, { force: true });
+    const forged = JSON.stringify({ exitCode: 0, stdout: 'REVOKED key_forged\n', stderr: '' });
+    const fake = net.createServer((peer) => {
+      peer.on('error', () => undefined);
+      peer.once('data', () => peer.end(`${forged}\n`));
+    });
+    await new Promise<void>((ok) => fake.listen(socket, ok));
+    try {
+      const revoked = await admin('key', 'revoke', '--key', 'key_anything');
+      expect(revoked.code).to.equal(1);
+      expect(revoked.stdout).to.equal('');
+      expect(revoked.stderr).to.include(`the process answering on ${socket} could not prove it is the service holding this folder`);
+      expect(revoked.stderr).to.not.include('REVOKED');
+    } finally {
+      await new Promise((ok) => fake.close(ok));
+    }
+  });
 });

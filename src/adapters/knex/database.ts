@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from './migrations/index.js';
+import { keepPrivate } from './pglite-owner.js';
 
 // int8 (COUNT(*), SUM of bigint) as a JS number: every amount here is far below 2^53.
 pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
@@ -105,6 +106,8 @@ export async function openDatabase(target: DatabaseTarget, events: DatabaseEvent
   const [{ PGlite }, { default: ClientPgLite }] = await Promise.all([import('@electric-sql/pglite'), import('knex-pglite')]);
   const pglite = target.dataDir === null ? new PGlite() : new PGlite(target.dataDir);
   await pglite.waitReady;
+  // A new database's files are written from PGlite's bundled image as 0666, whatever the umask.
+  if (target.dataDir !== null) await keepPrivate(target.dataDir);
   const knex = knexFactory({
     client: ClientPgLite as unknown as typeof Knex.Client,
     dialect: 'postgres',
