@@ -246,6 +246,17 @@ describe('OpenAPI documents', () => {
     expect(responses[415]).to.equal(undefined);
     const published = operationsOf(doc('wallet-api.yaml', [op])).find((o) => o.path === '/oauth/token')!;
     expect(Object.keys(published.responses['400'].content)).to.deep.equal(['application/json', 'application/problem+json']);
+    // Limits and faults are answered the OAuth way too, never as problem+json.
+    for (const [status, code] of [
+      ['429', 'temporarily_unavailable'],
+      ['500', 'server_error'],
+      ['503', 'temporarily_unavailable'],
+    ] as const) {
+      expect(Object.keys(published.responses[status].content), status).to.deep.equal(['application/json']);
+      expect(responses[Number(status)]!.schema!.safeParse({ error: code, error_description: 'x' }).success, status).to.equal(true);
+      expect(responses[Number(status)]!.reasons, status).to.equal(undefined);
+    }
+    expect(published.responses['429'].headers).to.have.property('Retry-After');
   });
 
   it('when an operation takes no parameters, then the 400 of a repeated X-API-KEY or Authorization header is documented', () => {
