@@ -96,7 +96,7 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     placeOrder: new PlaceOrder(quotes, orders, ids, clock),
     getOrder: new GetOrder(orders),
     listOrders: new ListOrders(orders),
-    cancelOrder: new CancelOrder(orders, agentDirectory, clock),
+    cancelOrder: new CancelOrder(orders, clock),
     previewCancellation: new PreviewCancellation(orders, agentDirectory, clock),
   };
 };

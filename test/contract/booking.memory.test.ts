@@ -7,7 +7,8 @@ import { bookingContract } from 'partner-booking-wallet/testing';
 bookingContract(
   'memory',
   async () => {
-    const orders = new MemoryOrderRepo();
+    const directory = new MemoryIdentityStore();
+    const orders = new MemoryOrderRepo(undefined, directory);
     const catalogue = new MemoryCatalogue();
     return {
       quotes: new MemoryQuoteRepo(),
@@ -15,7 +16,7 @@ bookingContract(
       inventory: orders,
       tariffs: new MemoryTariffReader(catalogue),
       catalogue,
-      directory: new MemoryIdentityStore(),
+      directory,
     };
   },
   { concurrent: async () => true },

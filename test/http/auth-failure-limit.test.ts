@@ -107,7 +107,9 @@ describe('failed authentication, counted per client address', () => {
         refused = await token(tenant.clientSecret);
       });
       expect(refused?.status).to.equal(429);
-      expect(await reasonIn(refused as Response)).to.equal('rate-limited');
+      // An OAuth endpoint: RFC 6749 JSON that an OAuth client parses, not problem+json.
+      expect(refused?.headers.get('content-type')).to.match(/^application\/json/);
+      expect(((await refused!.json()) as { error: string }).error).to.equal('temporarily_unavailable');
       expect(refused?.headers.get('retry-after')).to.match(/^\d+$/);
       expect(queries).to.equal(0);
       // Another address with the right secret still gets its token.

@@ -203,6 +203,23 @@ describe('wallet user tokens: delegated and password login', () => {
       expect((await login(app, { clientId: tenant.clientId, email: u.email, password: u.password }, testAddress())).status).to.equal(200);
     });
 
+    it('when one IPv6 address is locked out, then the other addresses of its /56 are locked out too, and another /56 is not', async function () {
+      this.timeout(30_000);
+      // 2001:db8:XXXX:YY01::1 and 2001:db8:XXXX:YYff::2 share their first 56 bits.
+      const network = testAddress().split(':').slice(0, 4).join(':').slice(0, -2);
+      const first = `${network}01::1`;
+      const sibling = `${network}ff::2`;
+      for (let i = 0; i < 20; i++) {
+        const res = await login(app, { clientId: tenant.clientId, email: `spray-${unique()}@example.com`, password: 'Summer2024!' }, first);
+        expect(res.status, `attempt ${i + 1}`).to.equal(401);
+      }
+      const u = await buildPasswordUser(app, machine);
+      const res = await login(app, { clientId: tenant.clientId, email: u.email, password: u.password }, sibling);
+      expect(res.status).to.equal(429);
+      expect(await reason(res)).to.equal('too-many-attempts');
+      expect((await login(app, { clientId: tenant.clientId, email: u.email, password: u.password }, testAddress())).status).to.equal(200);
+    });
+
     it('when many wrong guesses arrive at once, then no more than the limit are checked (counted in the database)', async function () {
       // PGlite has one connection and cannot run the attempts concurrently.
       if ((await databaseKind()) !== 'postgres') this.skip();

@@ -28,7 +28,7 @@ describe('wallet request-rate limits', () => {
 
   const reason = reasonIn;
 
-  it('when a client asks for more tokens than its budget, then 429 rate-limited with Retry-After', async () => {
+  it('when a client asks for more tokens than its budget, then 429 temporarily_unavailable (RFC 6749 JSON) with Retry-After', async () => {
     const from = address();
     const ask = () =>
       app.request(
@@ -42,7 +42,8 @@ describe('wallet request-rate limits', () => {
     const limited = await ask();
     expect(limited.status).to.equal(429);
     expect(limited.headers.get('retry-after')).to.match(/^\d+$/);
-    expect(await reason(limited)).to.equal('rate-limited');
+    expect(limited.headers.get('content-type')).to.match(/^application\/json/);
+    expect(((await limited.json()) as { error: string }).error).to.equal('temporarily_unavailable');
   });
 
   it('when someone else spends requests with a client id from another address, then the client keeps its budget', async () => {

@@ -46,6 +46,19 @@ describe('wallet users (/users, /me)', () => {
     expect((await create({ externalUserRef: ref, email }, other)).status).to.equal(201);
   });
 
+  it('when the email has empty, over-long or hyphen-edged domain labels or a numeric TLD, then 400 invalid-request on email and no user', async () => {
+    for (const email of [`a@${'.'.repeat(250)}x`, 'a@example..com', `a@${'b'.repeat(64)}.com`, 'a@-example.com', 'a@example.123']) {
+      const ref = `r-${unique()}`;
+      const res = await create({ externalUserRef: ref, email, password: 'violet tram 42 lantern' });
+      expect(res.status, email).to.equal(400);
+      const body = (await res.json()) as { reason: string; errors: Array<{ path: string }> };
+      expect(body.reason).to.equal('invalid-request');
+      expect(body.errors.map((e) => e.path)).to.deep.equal(['email']);
+      // Nothing was stored: the ref is still free.
+      expect((await create({ externalUserRef: ref })).status).to.equal(201);
+    }
+  });
+
   it('when the body is invalid (bad ref, bad email, short password, password without email), then 400 invalid-request', async () => {
     for (const body of [
       {},

@@ -77,10 +77,13 @@ export const login = (app: TestApp, body: Record<string, unknown>, address: stri
     body: JSON.stringify(body),
   });
 
-/** A documentation-range address unique to the test, so throttling counters never collide. */
+/**
+ * A documentation-range address unique to the test, so throttling counters never collide: every
+ * limit counts an IPv6 address by its /56, so the random part is in the first 56 bits.
+ */
 export const testAddress = (): string => {
   const hex = unique().toLowerCase();
-  return `2001:db8::${hex.slice(0, 4)}:${hex.slice(4, 8)}`;
+  return `2001:db8:${hex.slice(0, 4)}:${hex.slice(4, 6)}00::${hex.slice(6, 10)}`;
 };
 
 /** A fresh ES256 private JWK with a kid, for `TOKEN_SIGNING_KEY`. */

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { z } from 'zod';
 import type { OperationSpec, TokenRule } from '../../src/adapters/http/operation.js';
 import { buildOpenApiDocument, OPENAPI_FILES, type OpenApiFile } from '../../src/adapters/http/openapi/documents.js';
 import { effectiveResponses } from '../../src/adapters/http/openapi/responses.js';
+import { OPERATIONS } from '../../src/adapters/http/operations.js';
 
 const walletOp = (token: TokenRule, path: string, extra: Partial<OperationSpec> = {}): OperationSpec => ({
   surface: 'wallet',
@@ -155,6 +158,38 @@ describe('OpenAPI documents', () => {
     expect(open['x-token']).to.equal('none');
   });
 
+  it('when any published file is read, then every operation and webhook declares its security: schemes the file defines, or [] when token-less', () => {
+    const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+    for (const file of OPENAPI_FILES) {
+      // The committed file, as published, and the one the operations build now.
+      for (const [source, d] of [
+        ['committed', parse(readFileSync(new URL(`../../openapi/${file}`, import.meta.url), 'utf8'))],
+        ['built', buildOpenApiDocument(file, OPERATIONS)],
+      ] as const) {
+        const schemes = Object.keys(d.components?.securitySchemes ?? {});
+        let checked = 0;
+        for (const section of ['paths', 'webhooks'] as const) {
+          for (const [path, item] of Object.entries((d[section] ?? {}) as Record<string, Record<string, any>>)) {
+            for (const method of methods.filter((m) => item[m] !== undefined)) {
+              const op = item[method];
+              const where = `${source} ${file} ${section} ${method} ${path}`;
+              expect(op.security, where).to.be.an('array');
+              for (const requirement of op.security as Array<Record<string, unknown>>) {
+                expect(Object.keys(requirement), where).to.have.length.above(0);
+                for (const name of Object.keys(requirement)) expect(schemes, where).to.include(name);
+              }
+              // Token-less means declared empty, never left out.
+              if (op['x-token'] === 'none' || section === 'webhooks') expect(op.security, where).to.deep.equal([]);
+              else expect(op.security, where).to.have.length.above(0);
+              checked += 1;
+            }
+          }
+        }
+        expect(checked, `${source} ${file}`).to.be.above(0);
+      }
+    }
+  });
+
   it('when an operation takes a key or a token, then its credential errors are documented without the author writing them', () => {
     const ops = operationsOf(doc('wallet-api.yaml'));
     const machine = ops.find((o) => o.path === '/users')!;
@@ -211,6 +246,17 @@ describe('OpenAPI documents', () => {
     expect(responses[415]).to.equal(undefined);
     const published = operationsOf(doc('wallet-api.yaml', [op])).find((o) => o.path === '/oauth/token')!;
     expect(Object.keys(published.responses['400'].content)).to.deep.equal(['application/json', 'application/problem+json']);
+    // Limits and faults are answered the OAuth way too, never as problem+json.
+    for (const [status, code] of [
+      ['429', 'temporarily_unavailable'],
+      ['500', 'server_error'],
+      ['503', 'temporarily_unavailable'],
+    ] as const) {
+      expect(Object.keys(published.responses[status].content), status).to.deep.equal(['application/json']);
+      expect(responses[Number(status)]!.schema!.safeParse({ error: code, error_description: 'x' }).success, status).to.equal(true);
+      expect(responses[Number(status)]!.reasons, status).to.equal(undefined);
+    }
+    expect(published.responses['429'].headers).to.have.property('Retry-After');
   });
 
   it('when an operation takes no parameters, then the 400 of a repeated X-API-KEY or Authorization header is documented', () => {

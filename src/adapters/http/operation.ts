@@ -45,8 +45,11 @@ export interface OperationSpec {
    */
   readonly audience?: 'backend' | 'app';
   /**
-   * The operation answers its own request errors as RFC 6749 §5.2 JSON, documented by its author:
-   * the generator adds no problem+json answers for the body framing (400, 413, 415).
+   * The operation answers every error as RFC 6749 §5.2 JSON: its request errors, documented by
+   * its author (the generator adds no problem+json answers for the body framing: 400, 413, 415),
+   * and the platform's limits and faults (429, 500, 503), which the generator adds as
+   * `temporarily_unavailable` and `server_error`. Only the header check before routing stays
+   * problem+json.
    */
   readonly oauthErrors?: true;
   /** A request-rate limiter guards this wallet operation (every booking operation has one). */

@@ -31,8 +31,24 @@ export const TITLES: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-/** Writes an RFC 9457 problem document with the contract's `reason`, `message` and `requestId`. */
+/**
+ * An error answer in another format than problem+json, for routes whose clients expect one (the
+ * OAuth endpoints answer RFC 6749 JSON). A route sets it on `res.locals.errorAnswer` before
+ * anything can fail; every error written for that request then goes through it, whoever wrote it
+ * (a limiter, the error handler).
+ */
+export type ErrorAnswer = (res: Response, status: number, reason: string, message: string) => void;
+
+/**
+ * Writes an RFC 9457 problem document with the contract's `reason`, `message` and `requestId`,
+ * or the route's own error format when it set one (`ErrorAnswer`).
+ */
 export function sendProblem(res: Response, status: number, reason: string, message: string, extra: Record<string, unknown> = {}): void {
+  const answer = (res.locals as { errorAnswer?: ErrorAnswer }).errorAnswer;
+  if (answer !== undefined) {
+    answer(res, status, reason, message);
+    return;
+  }
   const requestId = (res.locals as { requestId?: string }).requestId ?? '';
   // For the metrics: what the answer said, without reading it back.
   (res.locals as { reason?: string }).reason = reason;

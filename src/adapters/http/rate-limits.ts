@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, rateLimit, type Options, type Store } from 'express-rate-limit';
+import { rateLimit, type Options, type Store } from 'express-rate-limit';
 import { DomainError } from '../../domain/shared/errors.js';
+import { clientAddress } from './client-address.js';
 import { HttpProblem, sendProblem } from './problem.js';
 
 /** The named limiters, each counting by one identity. */
@@ -80,17 +81,8 @@ export interface RateLimitSettings {
 
 type KeyOf = (req: Request, res: Response) => string;
 
-/**
- * The client address a limit counts: an IPv6 address by its /56 network (express-rate-limit's
- * `ipKeyGenerator`), an IPv4 address as it is (the helper returns it unchanged; without a colon
- * it is not IPv6, so its IPv6 pattern test is skipped).
- */
-const ip = (req: Request): string => {
-  // Without X-Forwarded-For, Express's req.ip is the socket's address whatever 'trust proxy'
-  // says; reading it directly skips parsing the (absent) forwarding chain on every request.
-  const address = (req.headers['x-forwarded-for'] === undefined ? req.socket.remoteAddress : req.ip) ?? 'unknown';
-  return `ip:${address.includes(':') ? ipKeyGenerator(address) : address}`;
-};
+/** The key of a limit counted per client address (`clientAddress`: IPv6 by its /56). */
+const ip = (req: Request): string => `ip:${clientAddress(req)}`;
 
 /** The client id of HTTP Basic credentials; the secret is never read into the key. */
 const basicClientId = (req: Request): string | null => {

@@ -4,7 +4,9 @@ import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
 import { pageOf, type Page } from '../../domain/shared/page.js';
+import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import { ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { rows } from './sql.js';
 import { transactionOf } from './request-transaction.js';
@@ -110,14 +112,21 @@ export class KnexOrderRepo implements OrderRepo {
   async cancel(
     agentId: string,
     orderId: string,
-    decide: (order: Order) => { refund: Money; fee: Money },
+    decide: (order: Order, bookingKey: ApiKeyRecord | null) => { refund: Money; fee: Money },
     at: Date,
     unitOfWork?: UnitOfWork | null,
   ): Promise<Order | null> {
     return this.inTransaction(transactionOf(unitOfWork), async (trx) => {
       const row = (await trx('orders').where({ id: orderId, agent_id: agentId }).forUpdate().first()) as OrderRow | undefined;
       if (row === undefined) return null;
-      const { refund, fee } = decide(orderOf(row));
+      // The booking key under the order's lock, FOR SHARE: a revocation in flight (it locks the
+      // key's row FOR UPDATE) is waited for and its result read; one that starts now waits for
+      // this cancel to commit. Read before the lock, a leak report could commit in between.
+      const key = (await trx('api_keys')
+        .where({ id: row.key_id })
+        .forShare()
+        .first(...KEY_COLUMNS)) as KeyRow | undefined;
+      const { refund, fee } = decide(orderOf(row), key === undefined ? null : toKey(key));
       const [updated] = (await trx('orders')
         .where({ id: orderId, status: 'CONFIRMED' })
         .update({ status: 'CANCELLED', cancelled_at: at, refund_amount: refund.amount, fee_amount: fee.amount })

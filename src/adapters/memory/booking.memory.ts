@@ -2,6 +2,7 @@ import type { Money } from '../../domain/shared/money.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
 import type { Order } from '../../domain/booking/order.js';
+import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import type { Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
@@ -34,8 +35,14 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
   private readonly orderByIdempotencyKey = new Map<string, string>();
   private readonly seats = new Map<string, number>();
 
-  /** `outbox` records the orders' events with each change, as the database's would. */
-  constructor(private readonly outbox?: MemoryOutbox) {}
+  /**
+   * `outbox` records the orders' events with each change, as the database's would; `keys` gives
+   * the key that placed an order as it is at the moment of a cancel (without it, none is known).
+   */
+  constructor(
+    private readonly outbox?: MemoryOutbox,
+    private readonly keys?: { keyNow(keyId: string): ApiKeyRecord | null },
+  ) {}
 
   async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
     const order = this.orders.get(orderId);
@@ -79,10 +86,16 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     return pageOf(rows, query.limit);
   }
 
-  async cancel(agentId: string, orderId: string, decide: (order: Order) => { refund: Money; fee: Money }, at: Date): Promise<Order | null> {
+  async cancel(
+    agentId: string,
+    orderId: string,
+    decide: (order: Order, bookingKey: ApiKeyRecord | null) => { refund: Money; fee: Money },
+    at: Date,
+  ): Promise<Order | null> {
     const order = this.orders.get(orderId);
     if (order === undefined || order.agentId !== agentId) return null;
-    const { refund, fee } = decide(order);
+    // The key read in the same turn of the event loop as the change: no revocation runs between.
+    const { refund, fee } = decide(order, this.keys?.keyNow(order.keyId) ?? null);
     const cancelled: Order = { ...order, status: 'CANCELLED', cancelledAt: at, refund, fee };
     this.orders.set(orderId, cancelled);
     if (order.seats !== null) {

@@ -113,6 +113,11 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     return this.keys.get(keyId) ?? null;
   }
 
+  /** The key as it is now, without yielding: for a decision that must not interleave with a revocation. */
+  keyNow(keyId: string): ApiKeyRecord | null {
+    return this.keys.get(keyId) ?? null;
+  }
+
   async listKeys(agentId: string): Promise<KeyWithUsage[]> {
     return [...this.keys.values()]
       .filter((k) => k.agentId === agentId)

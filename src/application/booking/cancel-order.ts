@@ -1,4 +1,3 @@
-import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { decideCancellation, requireCancellable } from '../../domain/booking/cancellation.js';
 import type { Order } from '../../domain/booking/order.js';
@@ -10,13 +9,13 @@ import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 /**
  * Cancels one of the caller's orders, refunding the price less the fee the terms set, and gives
  * its seats back. The decision (`decideCancellation`, shared with the preview) is made on the
- * order as locked by storage, so two concurrent cancels cannot both succeed. The one path every
- * cancellation takes.
+ * order as locked by storage and on its booking key as read under that lock, so two concurrent
+ * cancels cannot both succeed, and a cancel cannot commit after a leak report of the key that it
+ * did not see. The one path every cancellation takes.
  */
 export class CancelOrder {
   constructor(
     private readonly orders: OrderRepo,
-    private readonly directory: AgentDirectory,
     private readonly clock: Clock,
   ) {}
 
@@ -26,13 +25,11 @@ export class CancelOrder {
    */
   async execute(principal: AgentPrincipal, orderId: string, unitOfWork: UnitOfWork | null = null): Promise<Order> {
     const { agentId } = principal;
-    const order = requireOwned(await this.orders.findForAgent(agentId, orderId, unitOfWork), agentId, 'order-not-found');
-    const bookingKey = await this.directory.findKey(order.keyId);
     const now = this.clock.now();
     const cancelled = await this.orders.cancel(
       agentId,
       orderId,
-      (locked) => requireCancellable(decideCancellation(locked, bookingKey, now)),
+      (locked, bookingKey) => requireCancellable(decideCancellation(locked, bookingKey, now)),
       now,
       unitOfWork,
     );

@@ -23,6 +23,11 @@ export class LogIn {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * `address`: the client address as every limit of the service counts it (an IPv6 address by
+   * its /56 network, see the HTTP adapter's `clientAddress`), so the lockout per address cannot
+   * be sidestepped with another address of the same network.
+   */
   async execute(input: { clientId: string; email: string; password: string; address: string }): Promise<IssuedToken> {
     const email = normalizeEmail(input.email);
     const accountKey = accountThrottleKey(input.clientId, email);

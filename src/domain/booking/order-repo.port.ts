@@ -1,3 +1,4 @@
+import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { UnitOfWork } from '../shared/idempotency.port.js';
 import type { Money } from '../shared/money.js';
 import type { Cursor, Page } from '../shared/page.js';
@@ -44,17 +45,21 @@ export interface OrderRepo {
    */
   listForAgent(agentId: string, query: OrderQuery): Promise<Page<Order>>;
   /**
-   * Cancels the agent's order: locks it, runs `decide` on the locked state (which throws to
-   * refuse; nothing changes then, or returns the refund and fee), marks it CANCELLED at `at`
-   * with that refund and fee and gives a bus order's seats back to the trip, all at once. Of two
-   * concurrent cancels exactly one succeeds; the other's `decide` sees the order already
-   * cancelled. Returns null when the order does not exist or belongs to another agent. The cancellation records
-   * `order.cancelled` (`orderCancelled`) in the same transaction.
+   * Cancels the agent's order: locks it, then reads the key that placed it (`order.keyId`; null
+   * if there is none), runs `decide` on both (which throws to refuse; nothing changes then, or
+   * returns the refund and fee), marks the order CANCELLED at `at` with that refund and fee and
+   * gives a bus order's seats back to the trip, all at once. Of two concurrent cancels exactly
+   * one succeeds; the other's `decide` sees the order already cancelled. The key is read under
+   * the order's lock and holds off its own revocation until the cancel ends: a revocation that
+   * committed before the read is seen, one in flight is waited for and then seen, and one that
+   * starts later waits for the cancel to commit. So no cancel commits after a leak report that
+   * it did not see. Returns null when the order does not exist or belongs to another agent. The
+   * cancellation records `order.cancelled` (`orderCancelled`) in the same transaction.
    */
   cancel(
     agentId: string,
     orderId: string,
-    decide: (order: Order) => { refund: Money; fee: Money },
+    decide: (order: Order, bookingKey: ApiKeyRecord | null) => { refund: Money; fee: Money },
     at: Date,
     unitOfWork?: UnitOfWork | null,
   ): Promise<Order | null>;

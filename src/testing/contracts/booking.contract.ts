@@ -63,7 +63,7 @@ export function bookingContract(
         place: new PlaceOrder(st.quotes, st.orders, ids, c),
         getOrder: new GetOrder(st.orders),
         list: new ListOrders(st.orders),
-        cancel: new CancelOrder(st.orders, st.directory, c),
+        cancel: new CancelOrder(st.orders, c),
       };
     };
 

@@ -273,6 +273,8 @@ function webhookOf(event: WebhookEventSpec): RouteConfig {
     summary: event.summary,
     description: WEBHOOK_SIGNING_TEXT,
     tags: ['webhooks'],
+    // The service sends no credential: the receiver checks the signature headers instead.
+    security: [],
     request: {
       headers: z.object({
         'webhook-id': z.string().describe('The event id (`evt_…`): the same on every attempt; de-duplicate on it'),

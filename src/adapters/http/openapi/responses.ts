@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { OperationSpec, ResponseSpec } from '../operation.js';
 
 /** One response the service adds to an operation on its own account (auth, framing, limits). */
@@ -77,16 +78,43 @@ function requestErrors(op: OperationSpec): Implied[] {
   return out;
 }
 
+/** An RFC 6749 error body with one of the given codes. */
+const oauthErrorBody = (...codes: [string, ...string[]]): z.ZodType =>
+  z.object({ error: z.enum(codes), error_description: z.string() });
+
+/**
+ * What the platform answers on an operation that answers OAuth errors (`oauthErrors`), in RFC
+ * 6749 JSON as the operation's own errors: RFC 6749 §5.2 has no code for a limit or a fault, so
+ * these are `temporarily_unavailable` and `server_error` (RFC 6749 §4.1.2.1).
+ */
+const OAUTH_PLATFORM_ANSWERS: Readonly<Record<number, ResponseSpec>> = {
+  429: {
+    description:
+      '`temporarily_unavailable`: too many requests from this client, or too many failed client authentications from this address; wait for `Retry-After`',
+    schema: oauthErrorBody('temporarily_unavailable'),
+    headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS },
+  },
+  500: { description: '`server_error`: an unexpected fault (no detail is given; quote `X-Request-Id`)', schema: oauthErrorBody('server_error') },
+  503: {
+    description: '`temporarily_unavailable`: the service cannot reach its database; retry after `Retry-After`',
+    schema: oauthErrorBody('temporarily_unavailable'),
+    headers: RETRY_AFTER,
+  },
+};
+
 /** What every booking and wallet operation can give: rate limits, an unreachable database, a fault. */
 function platformErrors(op: OperationSpec): Implied[] {
   if (op.surface === 'platform') return [{ status: 500, description: 'An unexpected fault (no detail is given)', reasons: ['internal-error'] }];
+  const headerCheck: Implied = {
+    status: 400,
+    description:
+      'A header that takes one value (`X-API-KEY`, `Authorization`, `Idempotency-Key`, `Content-Type`, `Content-Length`, `Host`, `X-Request-Id`) was sent more than once, a header value holds a control character, or the URL holds `%00`',
+    reasons: ['invalid-request'],
+  };
+  // The header check answers before any route, as problem+json; the rest is the OAuth answers'.
+  if (op.oauthErrors === true) return [headerCheck];
   return [
-    {
-      status: 400,
-      description:
-        'A header that takes one value (`X-API-KEY`, `Authorization`, `Idempotency-Key`, `Content-Type`, `Content-Length`, `Host`, `X-Request-Id`) was sent more than once, a header value holds a control character, or the URL holds `%00`',
-      reasons: ['invalid-request'],
-    },
+    headerCheck,
     { status: 429, description: 'Too many requests: wait for `Retry-After`', reasons: ['rate-limited'], headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS } },
     { status: 500, description: 'An unexpected fault (no detail is given; quote `requestId`)', reasons: ['internal-error'] },
     { status: 503, description: 'The service cannot reach its database: retry after `Retry-After`', reasons: ['service-unavailable'], headers: RETRY_AFTER },
@@ -113,6 +141,9 @@ export function effectiveResponses(op: OperationSpec): Readonly<Record<number, R
       ...spec.headers,
     };
     merged.set(Number(status), Object.keys(headers).length > 0 ? { ...spec, headers } : spec);
+  }
+  if (op.oauthErrors === true) {
+    for (const [status, spec] of Object.entries(OAUTH_PLATFORM_ANSWERS)) if (!merged.has(Number(status))) merged.set(Number(status), spec);
   }
   const request = new Set(requestErrors(op));
   for (const implied of [...credentialErrors(op), ...request, ...platformErrors(op)]) {

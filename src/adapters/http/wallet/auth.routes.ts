@@ -5,6 +5,7 @@ import type { LogOut } from '../../../application/wallet/log-out.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { machineOf, tokenOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
+import { clientAddress } from '../client-address.js';
 import { parseBody } from '../validate.js';
 import { delegatedTokenRequestSchema, loginRequestSchema } from './auth.schemas.js';
 
@@ -39,7 +40,7 @@ export function authRoutes(deps: {
     res.setHeader('Pragma', 'no-cache');
     const input = parseBody(loginRequestSchema, req);
     try {
-      const token = await deps.logIn.execute({ ...input, address: req.ip ?? req.socket.remoteAddress ?? 'unknown' });
+      const token = await deps.logIn.execute({ ...input, address: clientAddress(req) });
       res.status(200).json({ access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn });
     } catch (err) {
       if (err instanceof DomainError && err.reason === 'too-many-attempts') {

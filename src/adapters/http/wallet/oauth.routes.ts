@@ -7,11 +7,16 @@ import type { Tenant } from '../../../domain/identity/tenant.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { FORM_BODY_LIMIT, formBody } from '../body.js';
 import { hasNul } from '../json-guard.js';
+import type { ErrorAnswer } from '../problem.js';
 import type { AuthFailureLimit } from '../rate-limits.js';
 
-type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
+type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'temporarily_unavailable' | 'server_error';
 
-/** An RFC 6749 §5.2 error answer of the token, revocation and introspection endpoints. */
+/**
+ * An RFC 6749 §5.2 error answer of the token, revocation and introspection endpoints. §5.2 has no
+ * code for a limit or a fault: those use `temporarily_unavailable` and `server_error`, the codes
+ * RFC 6749 §4.1.2.1 defines for them, in the same JSON shape every OAuth client parses.
+ */
 class OAuthError extends Error {
   constructor(
     readonly status: number,
@@ -53,6 +58,32 @@ const sendOAuthError = (res: Response, err: OAuthError): void => {
   res.setHeader('Pragma', 'no-cache');
   if (err.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="wallet", charset="UTF-8"');
   res.status(err.status).json({ error: err.code, error_description: err.description });
+};
+
+/**
+ * Any other error of an OAuth endpoint (a rate limit, the failed-authentication limit, the
+ * database out of reach, a fault), which the platform would answer as problem+json, as RFC 6749
+ * JSON: 429 and 503 `temporarily_unavailable` (their `Retry-After` is already set), 401
+ * `invalid_client`, any other client error 400 `invalid_request`, anything else 500
+ * `server_error`. The problem's reason stays on `res.locals` for the metrics.
+ */
+const answerTheOAuthWay: ErrorAnswer = (res, status, reason, message) => {
+  const err =
+    status === 429 || status === 503
+      ? new OAuthError(status, 'temporarily_unavailable', message)
+      : status === 401
+        ? invalidClient(message)
+        : status >= 400 && status < 500
+          ? new OAuthError(400, 'invalid_request', message)
+          : new OAuthError(500, 'server_error', message);
+  sendOAuthError(res, err);
+  (res.locals as { reason?: string }).reason = reason;
+};
+
+/** First on every OAuth route: from here on, every error of the request is answered the OAuth way. */
+const oauthAnswers: RequestHandler = (_req, res, next) => {
+  (res.locals as { errorAnswer?: ErrorAnswer }).errorAnswer = answerTheOAuthWay;
+  next();
 };
 
 /** The form parameters, each present at most once and free of NUL characters. */
@@ -133,7 +164,7 @@ export function oauthRoutes(deps: {
     }
   };
 
-  router.post('/oauth/token', formBody, deps.limit, async (req, res) => {
+  router.post('/oauth/token', oauthAnswers, formBody, deps.limit, async (req, res) => {
     noStore(res);
     const form = formOf(req);
     const grantType = form.grant_type;
@@ -151,7 +182,7 @@ export function oauthRoutes(deps: {
   });
 
   // RFC 7009 §2.2: 200 whether or not there was anything to revoke; the hint may be ignored.
-  router.post('/oauth/revoke', formBody, deps.limit, async (req, res) => {
+  router.post('/oauth/revoke', oauthAnswers, formBody, deps.limit, async (req, res) => {
     noStore(res);
     const form = formOf(req);
     const client = await authenticated(req, form);
@@ -159,7 +190,7 @@ export function oauthRoutes(deps: {
     res.status(200).end();
   });
 
-  router.post('/oauth/introspect', formBody, deps.limit, async (req, res) => {
+  router.post('/oauth/introspect', oauthAnswers, formBody, deps.limit, async (req, res) => {
     noStore(res);
     const form = formOf(req);
     const client = await authenticated(req, form);

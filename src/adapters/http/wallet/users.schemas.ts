@@ -10,7 +10,16 @@ export const createUserSchema = z
     externalUserRef: externalUserRefSchema,
     // The email and password rules are the domain's (checkEmailAddress, checkNewPassword); the
     // schema only takes strings and documents those rules.
-    email: z.string().optional().meta({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
+    email: z
+      .string()
+      .optional()
+      .meta({
+        format: 'email',
+        maxLength: EMAIL_MAX_LENGTH,
+        description:
+          'The login address: a dot-atom local part of at most 64 octets (no quoting), a domain of at least two labels of 1..63 octets ' +
+          '(letters, digits, inner hyphens; no empty label), a top-level label that is not numeric; 254 octets in all',
+      }),
     password: z.string().optional().meta({
       description: 'Lets the person use /auth/login; needs email',
       minLength: PASSWORD_LENGTH.min,
