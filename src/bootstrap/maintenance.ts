@@ -3,6 +3,7 @@ import { BackupError, restoreBackup, writeBackup } from '../adapters/knex/backup
 import { openDatabase, type Database, type DatabaseTarget } from '../adapters/knex/database.js';
 import { CommandRefused } from '../adapters/cli/command.js';
 import type { DatabaseMaintenance } from '../adapters/cli/maintenance-commands.js';
+import type { PurgeExpired } from '../application/admin/purge-expired.js';
 
 const refused = async <T>(reason: string, work: () => Promise<T>): Promise<T> => {
   try {
@@ -14,7 +15,8 @@ const refused = async <T>(reason: string, work: () => Promise<T>): Promise<T> =>
 };
 
 /** The maintenance commands of a running (or admin-opened) service, on its database. */
-export const databaseMaintenance = (db: Database | null): DatabaseMaintenance => ({
+export const databaseMaintenance = (db: Database | null, purgeExpired: PurgeExpired): DatabaseMaintenance => ({
+  purge: async (options) => ({ ...(await purgeExpired.execute(options)) }),
   backup: (file) =>
     refused('backup-refused', async () => {
       if (db === null) throw new BackupError('the service keeps its data in memory: there is no database to back up');
