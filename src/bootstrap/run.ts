@@ -13,6 +13,8 @@ import type { Logger } from 'pino';
 /** What an entry point adds to the standard composition (a test or chaos server's extra routes). */
 export interface RunOptions {
   readonly extraModules?: readonly ContainerModule[];
+  /** Runs once the service has stopped, before the process exits (flushes the last spans). */
+  readonly beforeExit?: () => Promise<void>;
 }
 
 /**
@@ -98,6 +100,7 @@ async function runWorker(config: Config, log: Logger, options: RunOptions): Prom
     (owner?.stopAdmin() ?? Promise.resolve())
       .then(() => running.stop())
       .then(() => owner?.release())
+      .then(() => options.beforeExit?.())
       .then(() => {
         log.info('stopped');
         log.flush();

@@ -1,9 +1,14 @@
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { DomainError } from '../../domain/shared/errors.js';
 import { retryDelayAfter } from '../../domain/webhooks/endpoint.js';
 import type { SecretSealer, WebhookUrlGuard } from '../../domain/webhooks/webhook-ports.port.js';
 import type { ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { postSigned } from './sender.js';
+
+// Attempts are traced by hand: no instrumentation knows them. Without a tracer provider (tracing
+// off) the spans are no-ops.
+const tracer = trace.getTracer('partner-booking-wallet/webhooks');
 
 /** How the worker runs. */
 export interface DeliveryWorkerOptions {
@@ -61,7 +66,8 @@ export class WebhookDeliveryWorker {
   private schedule(ms: number): void {
     if (this.stopped) return;
     if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.poll(), ms);
+    // Outside the trace of whichever request woke the worker: each attempt starts its own.
+    this.timer = setTimeout(() => void context.with(ROOT_CONTEXT, () => this.poll()), ms);
     this.timer.unref();
   }
 
@@ -91,7 +97,25 @@ export class WebhookDeliveryWorker {
     }
   }
 
-  private async attempt(claim: ClaimedDelivery): Promise<void> {
+  /**
+   * One span per attempt, its statements as children. It names the receiver's host, never its
+   * URL (whose path or query may hold a secret), and holds nothing of the body or signature.
+   */
+  private attempt(claim: ClaimedDelivery): Promise<void> {
+    const attributes = {
+      'webhook.delivery.id': claim.id,
+      'webhook.event.id': claim.eventId,
+      'webhook.event.type': claim.type,
+      'webhook.attempt': claim.attempt,
+      'http.request.method': 'POST',
+      'server.address': hostOf(claim.url),
+    };
+    return tracer.startActiveSpan('webhook delivery attempt', { kind: SpanKind.CLIENT, attributes }, (span) =>
+      this.send(claim, span).finally(() => span.end()),
+    );
+  }
+
+  private async send(claim: ClaimedDelivery, span: Span): Promise<void> {
     let status: number | null = null;
     try {
       // One deadline for the whole attempt: the lookup, the connection and the answer.
@@ -115,6 +139,12 @@ export class WebhookDeliveryWorker {
     }
     const delivered = status !== null && status >= 200 && status < 300;
     const retryInSeconds = delivered ? null : retryDelayAfter(claim.attempt, this.options.schedule);
+    if (status !== null) span.setAttribute('http.response.status_code', status);
+    span.setAttribute('webhook.delivered', delivered);
+    if (!delivered) {
+      span.setAttribute('error.type', status === null ? 'no_response' : String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
     if (!delivered) {
       this.log.info(
         { deliveryId: claim.id, eventId: claim.eventId, attempt: claim.attempt, statusCode: status, retryInSeconds },
@@ -129,3 +159,11 @@ export class WebhookDeliveryWorker {
     }
   }
 }
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+};
