@@ -75,8 +75,11 @@ export async function startTracing(env: Env = process.env): Promise<Tracing | nu
           if (typeof id === 'string') span.setAttribute(REQUEST_ID_ATTRIBUTE, id);
         },
       }),
-      // The route template for the server span; one span per route handler, none per middleware.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      // The route template for the server span, and no span of its own: one per route handler
+      // would repeat the server span and double the spans a request exports.
+      new ExpressInstrumentation({
+        ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER],
+      }),
       // The statement's text has $n placeholders; its values are never recorded.
       new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
       // The command's name only: its arguments hold rate-limit keys and counters.
