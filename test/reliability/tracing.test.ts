@@ -20,18 +20,32 @@ interface ExportedSpan {
   name: string;
   kind: number;
   attributes: Record<string, unknown>;
+  /** The exporting resource's `service.name`. */
+  service: string;
   raw: unknown;
 }
 
+/** What one POST to /v1/traces carried. */
+interface Export {
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
 /** A stand-in OTLP/HTTP collector: records what is POSTed to /v1/traces. */
-async function startCollector(): Promise<{ url: string; bodies: string[]; spans: () => ExportedSpan[]; close: () => Promise<void> }> {
-  const bodies: string[] = [];
+async function startCollector(): Promise<{
+  url: string;
+  exports: Export[];
+  bodies: () => string[];
+  spans: () => ExportedSpan[];
+  close: () => Promise<void>;
+}> {
+  const exports: Export[] = [];
   const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.method === 'POST' && req.url === '/v1/traces') bodies.push(body);
+      if (req.method === 'POST' && req.url === '/v1/traces')
+        exports.push({ contentType: String(req.headers['content-type']), body: Buffer.concat(chunks) });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{}');
     });
@@ -39,25 +53,31 @@ async function startCollector(): Promise<{ url: string; bodies: string[]; spans:
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const flatten = (attrs: Array<{ key: string; value: Record<string, unknown> }> = []): Record<string, unknown> =>
     Object.fromEntries(attrs.map((a) => [a.key, Object.values(a.value)[0]]));
+  const bodies = (): string[] => exports.filter((e) => e.contentType === 'application/json').map((e) => e.body.toString('utf8'));
   const spans = (): ExportedSpan[] =>
-    bodies.flatMap((b) =>
-      (JSON.parse(b) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, any>> }> }> }).resourceSpans.flatMap(
-        (rs) =>
-          rs.scopeSpans.flatMap((ss) =>
-            ss.spans.map((s) => ({
-              traceId: s.traceId as string,
-              spanId: s.spanId as string,
-              parentSpanId: (s.parentSpanId as string | undefined) ?? '',
-              name: s.name as string,
-              kind: s.kind as number,
-              attributes: flatten(s.attributes),
-              raw: s,
-            })),
-          ),
+    bodies().flatMap((b) =>
+      (
+        JSON.parse(b) as {
+          resourceSpans: Array<{ resource: { attributes: any }; scopeSpans: Array<{ spans: Array<Record<string, any>> }> }>;
+        }
+      ).resourceSpans.flatMap((rs) =>
+        rs.scopeSpans.flatMap((ss) =>
+          ss.spans.map((s) => ({
+            traceId: s.traceId as string,
+            spanId: s.spanId as string,
+            parentSpanId: (s.parentSpanId as string | undefined) ?? '',
+            name: s.name as string,
+            kind: s.kind as number,
+            attributes: flatten(s.attributes),
+            service: String(flatten(rs.resource.attributes)['service.name']),
+            raw: s,
+          })),
+        ),
       ),
     );
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    exports,
     bodies,
     spans,
     close: async () => {
@@ -155,13 +175,14 @@ describe('traces over OTLP/HTTP (child process, PostgreSQL)', function () {
 
     server.child.kill('SIGTERM');
     expect((await server.exited()).code).to.equal(0);
-    expect(collector.bodies, 'spans flushed before the exit').to.not.be.empty;
+    expect(collector.bodies(), 'spans flushed before the exit').to.not.be.empty;
     const spans = collector.spans();
 
     const serverSpans = spans.filter((s) => s.traceId === traceId && s.kind === SERVER);
     expect(serverSpans).to.have.length(1);
     const span = serverSpans[0]!;
     expect(span.parentSpanId).to.equal(parentId);
+    expect(span.service).to.equal('partner-booking-wallet');
     expect(span.name).to.equal('GET /api/v1/orders/:orderId');
     expect(span.attributes).to.include({
       'http.request.method': 'GET',
@@ -209,10 +230,35 @@ describe('traces over OTLP/HTTP (child process, PostgreSQL)', function () {
     ).to.equal(true);
 
     // No attribute anywhere holds the key, the webhook secret, the receiver's path or a body's field.
-    const exported = collector.bodies.join('\n');
+    const exported = collector.bodies().join('\n');
     for (const secret of [agent.apiKey, 'pbk_', String(ep.body.secret), '/hooks', contact.email, contact.name, prefix]) {
       expect(exported, secret).to.not.include(secret);
     }
+  });
+
+  it('when only OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, then spans go there as OTLP protobuf (the default protocol) under OTEL_SERVICE_NAME', async () => {
+    const traceId = '5bf92f3577b34da6a3ce929d0e0e4736';
+    const serviceName = 'pbw-traced-elsewhere';
+    server = await spawnServer(
+      ENTRY,
+      {
+        DATABASE_URL: url!,
+        ...DEV_ENV,
+        OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+        OTEL_EXPORTER_OTLP_PROTOCOL: undefined,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
+        OTEL_SERVICE_NAME: serviceName,
+      },
+      await freePort(),
+    );
+    const res = await fetch(`${server.url}/healthz`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    expect(res.status).to.equal(200);
+    server.child.kill('SIGTERM');
+    expect((await server.exited()).code).to.equal(0);
+    const ours = collector.exports.filter((e) => e.body.includes(Buffer.from(traceId, 'hex')));
+    expect(ours, 'an export holding the trace').to.have.length.greaterThanOrEqual(1);
+    expect(ours[0]!.contentType).to.equal('application/x-protobuf');
+    expect(ours[0]!.body.includes(Buffer.from(serviceName))).to.equal(true);
   });
 
   it('when no OTLP endpoint is set, then nothing is traced: the log line carries no trace id', async () => {
