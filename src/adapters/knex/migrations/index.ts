@@ -13,6 +13,7 @@ import * as m0011 from './0011-oauth-revocation.js';
 import * as m0012 from './0012-webhooks.js';
 import * as m0013 from './0013-ledger-account-race.js';
 import * as m0014 from './0014-ledger-write.js';
+import * as m0015 from './0015-ledger-refusal-codes.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0012-webhooks', m0012],
   ['0013-ledger-account-race', m0013],
   ['0014-ledger-write', m0014],
+  ['0015-ledger-refusal-codes', m0015],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
