@@ -3,13 +3,14 @@ import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.j
 import type { Knex } from 'knex';
 import { KnexLedger, ledgerRefusal } from '../../src/adapters/knex/ledger.knex.js';
 import { rows } from '../../src/adapters/knex/sql.js';
+import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { insufficientFunds, shardOf, tenantAccountShort } from '../../src/domain/wallet/ledger.js';
 import type { UnitOfWork } from '../../src/domain/shared/idempotency.port.js';
 import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
-import { ledgerContract } from 'partner-booking-wallet/testing';
+import { ledgerContract, listenAs } from 'partner-booking-wallet/testing';
 import { ledgerTenant, machineInitiator, testId, type LedgerTenant } from '../support/ledger-builders.js';
 
 ledgerContract(
@@ -21,6 +22,10 @@ ledgerContract(
   {
     concurrent: async () => (await databaseKind()) === 'postgres',
     check: async () => assertLedgerBalanced((await testDatabase()).knex),
+    events: async () => {
+      const webhooks = new KnexWebhookStore((await testDatabase()).knex);
+      return { webhooks, log: webhooks };
+    },
   },
 );
 
@@ -292,5 +297,46 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
     expect(refused).to.be.instanceOf(DomainError);
     expect(refused).to.deep.include({ reason: 'insufficient-funds', message: tenantAccountShort().message });
     expect(await ledger.balanceOf(t.tenantId, u)).to.equal(4);
+  });
+});
+
+describe('ledger events under an idempotency claim (PostgreSQL)', () => {
+  it('when a write made through the claim’s unit of work is rolled back, then its event is gone with it; a completed one keeps exactly one', async function () {
+    const db = await testDatabase();
+    if (db.target.kind !== 'postgres') this.skip(); // PGlite holds claims in the process: no unit of work
+    const store = new KnexIdempotencyStore(db.knex, { holding: { kind: 'transaction', claims: db.knex } });
+    const ledger = new KnexLedger(db.knex);
+    const webhooks = new KnexWebhookStore(db.knex);
+    const t = ledgerTenant();
+    const u = t.newUser();
+    const seen = await listenAs({ webhooks, log: webhooks }, { kind: 'tenant', id: t.tenantId }, ['transaction.created']);
+    const topUp = (unitOfWork: UnitOfWork) =>
+      ledger.topUp({
+        id: testId('txn'),
+        tenantId: t.tenantId,
+        userId: u,
+        amount: { amount: 250, currency: 'THB' },
+        reference: 'r',
+        initiatedBy: machineInitiator(t),
+        idempotency: null,
+        createdAt: new Date(),
+        unitOfWork,
+      });
+    const claim = async () => {
+      const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
+      if (c.state !== 'claimed' || c.lease.unitOfWork === undefined) throw new Error('expected a new claim with a unit of work');
+      return c.lease;
+    };
+
+    const failed = await claim();
+    await topUp(failed.unitOfWork!);
+    expect(await seen()).to.deep.equal([]); // not committed while the request runs
+    await failed.release();
+    expect(await seen()).to.deep.equal([]);
+
+    const done = await claim();
+    const kept = await topUp(done.unitOfWork!);
+    await done.complete({ status: 201, contentType: 'application/json', body: '{}' }, new Date());
+    expect(await seen()).to.deep.equal([{ type: 'transaction.created', id: kept.id }]);
   });
 });
