@@ -1,13 +1,19 @@
+import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import { MemoryOrderRepo, MemoryQuoteRepo } from '../../src/adapters/memory/booking.memory.js';
 import { MemoryCatalogue } from '../../src/adapters/memory/catalogue.memory.js';
 import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.js';
 import { MemoryTariffReader } from '../../src/adapters/memory/tariff.memory.js';
+import { MemoryWebhookStore } from '../../src/adapters/memory/webhooks.memory.js';
 import { bookingContract } from 'partner-booking-wallet/testing';
+
+/** The outbox the stores of the current case record into. */
+let webhooks = new MemoryWebhookStore(new SystemClock());
 
 bookingContract(
   'memory',
   async () => {
-    const orders = new MemoryOrderRepo();
+    webhooks = new MemoryWebhookStore(new SystemClock());
+    const orders = new MemoryOrderRepo(webhooks);
     const catalogue = new MemoryCatalogue();
     return {
       quotes: new MemoryQuoteRepo(),
@@ -15,8 +21,8 @@ bookingContract(
       inventory: orders,
       tariffs: new MemoryTariffReader(catalogue),
       catalogue,
-      directory: new MemoryIdentityStore(),
+      directory: new MemoryIdentityStore(undefined, webhooks),
     };
   },
-  { concurrent: async () => true },
+  { concurrent: async () => true, events: async () => ({ webhooks, log: webhooks }) },
 );
