@@ -8,4 +8,7 @@ import type { Service } from './service.js';
 export const ADMIN_COMMANDS: readonly ServiceCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS, ...MAINTENANCE_COMMANDS];
 
 /** What the admin commands of a composed service drive: its core's operator area and its database. */
-export const adminUseCases = (service: Service): AdminUseCases => ({ ...service.core.admin, maintenance: databaseMaintenance(service.db) });
+export const adminUseCases = (service: Service): AdminUseCases => ({
+  ...service.core.admin,
+  maintenance: databaseMaintenance(service.db, service.core.admin.purgeExpired),
+});

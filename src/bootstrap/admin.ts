@@ -100,6 +100,7 @@ async function restore(argv: string[]): Promise<void> {
   let owner: FolderOwnership | null = null;
   const maintenance: DatabaseMaintenance = {
     backup: () => Promise.reject(new UsageError('backup is a command of its own')),
+    purge: () => Promise.reject(new UsageError('purge is a command of its own')),
     restore: async (file, { dataDir }) => {
       if (config.persistence.kind !== 'database') throw new UsageError('PERSISTENCE=memory keeps nothing to restore into');
       const target = config.persistence.target;

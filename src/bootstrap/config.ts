@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DatabaseTarget } from '../adapters/knex/database.js';
 import { parseSecretKey } from '../adapters/crypto/secret-sealer.js';
 import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks/endpoint.js';
+import { DEFAULT_WEBHOOK_RETENTION_DAYS } from '../application/admin/purge-expired.js';
 
 /** Where the service keeps its state. */
 export type Persistence = { readonly kind: 'database'; readonly target: DatabaseTarget } | { readonly kind: 'memory' };
@@ -241,7 +242,7 @@ const schema = z.object({
       }
       return servers;
     }),
-  WEBHOOK_RETENTION_DAYS: int(1, 3650, 30),
+  WEBHOOK_RETENTION_DAYS: int(1, 3650, DEFAULT_WEBHOOK_RETENTION_DAYS),
   NODE_ENV: z.string().optional(),
 });
 

@@ -49,7 +49,7 @@ export function buildContainer(
     identityModule,
     walletModule,
     webhooksModule(config),
-    adminModule,
+    adminModule(config),
     coreModule,
     reliabilityModule(config, db),
     httpModule(config),

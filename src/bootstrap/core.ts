@@ -18,6 +18,7 @@ import { SeedDemo } from '../application/admin/seed-demo.js';
 import { SeedWalletDemo } from '../application/admin/seed-wallet-demo.js';
 import { SetAgentChannel } from '../application/admin/set-agent-channel.js';
 import { ShowAgent } from '../application/admin/show-agent.js';
+import { DEFAULT_RETENTION, PurgeExpired } from '../application/admin/purge-expired.js';
 import { GetQuote } from '../application/booking/get-quote.js';
 import { QuoteBusTrip } from '../application/booking/quote-bus-trip.js';
 import { QuoteTransfer } from '../application/booking/quote-transfer.js';
@@ -72,6 +73,8 @@ export interface CoreOptions {
   readonly quoteTtlSeconds?: number;
   /** Called when an operator retries a delivery, so a delivery worker can send it at once. */
   readonly wakeDeliveries?: () => void;
+  /** Days delivered and failed webhook deliveries are kept (default 30). */
+  readonly webhookRetentionDays?: number;
 }
 
 const DEFAULT_QUOTE_TTL_SECONDS = 900;
@@ -168,7 +171,11 @@ export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
  * `tenantId`, `keyId`…); these are the command line's, never a caller's. Shares the catalogue
  * seed with the catalogue area.
  */
-export const adminUseCases = (ports: Ports, areas: { readonly catalogue: CatalogueUseCases }) => {
+export const adminUseCases = (
+  ports: Ports,
+  areas: { readonly catalogue: CatalogueUseCases },
+  options: { readonly webhookRetentionDays?: number } = {},
+) => {
   const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock } = ports;
   const createChannel = new CreateChannel(agentDirectory);
   const createAgent = new CreateAgent(agentDirectory, ids, clock);
@@ -202,6 +209,10 @@ export const adminUseCases = (ports: Ports, areas: { readonly catalogue: Catalog
     rotateClientSecret: new RotateClientSecret(tenants, random, secretHasher, clock),
     listTenantUsers: new ListTenantUsers(tenants),
     setWalletUserDisabled: new SetWalletUserDisabled(tenants, clock),
+    purgeExpired: new PurgeExpired(ports.webhooks, ports.idempotency, clock, {
+      ...DEFAULT_RETENTION,
+      ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),
+    }),
   };
 };
 
@@ -239,6 +250,6 @@ export function createCore(ports: Ports, options: CoreOptions = {}): Core {
     identity,
     wallet: walletUseCases(ports),
     webhooks: webhookUseCases(ports, options),
-    admin: adminUseCases(ports, { catalogue }),
+    admin: adminUseCases(ports, { catalogue }, options),
   };
 }

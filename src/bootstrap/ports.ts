@@ -66,7 +66,7 @@ import type { TokenIssuer } from '../domain/identity/token-issuer.port.js';
 import type { TokenRevocationList } from '../domain/identity/token-revocation.port.js';
 import type { TokenVerifier } from '../domain/identity/token-verifier.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
-import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from '../domain/shared/idempotency.port.js';
+import type { IdempotencyStore } from '../domain/shared/idempotency.port.js';
 import type { IdGenerator } from '../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../domain/shared/secrets.port.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
@@ -186,8 +186,6 @@ const DEFAULT_CACHE = { maxEntries: 10_000, ttlMs: 60_000 };
 const VERIFIED_TOKEN_CACHE = 10_000;
 /** How often expired login-attempt keys are deleted. */
 const LOGIN_THROTTLE_PURGE_EVERY_MS = 5 * 60_000;
-/** How often idempotency records past their retention are deleted. */
-const IDEMPOTENCY_PURGE_EVERY_MS = 3_600_000;
 /** How many requests of one instance may hold an idempotency claim at once (others wait for a connection). */
 const CLAIM_POOL_MAX = 10;
 
@@ -313,7 +311,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     () => keyUsage.start(),
     () => keyUsage.stop(),
   );
-  purges(steps, { loginThrottle, idempotency, clock, log });
+  purges(steps, { loginThrottle, clock, log });
   return {
     ...common,
     clock,
@@ -402,7 +400,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   if (claims !== null) steps.add(null, () => claims.destroy());
   const idempotency = new KnexIdempotencyStore(knex, { holding: claims === null ? { kind: 'process' } : { kind: 'transaction', claims } });
   const loginThrottle = new KnexLoginThrottle(knex);
-  purges(steps, { loginThrottle, idempotency, clock, log });
+  purges(steps, { loginThrottle, clock, log });
   const catalogue = new KnexCatalogue(knex);
   const orders = new KnexOrderRepo(knex);
   const ledger = new KnexLedger(knex);
@@ -452,24 +450,15 @@ function sealerOf(options: PortOptions, steps: Steps, generatedKey: () => Promis
 
 /**
  * Deletes expired login-attempt keys every few minutes (anyone can add a key by trying a made-up
- * email, so the store stays bounded by the attempts of the last window) and idempotency records
- * past their retention every hour.
+ * email, so the store stays bounded by the attempts of the last window). Idempotency records and
+ * webhook deliveries past their retention are the retention purge's (`PurgeExpired`).
  */
-function purges(
-  steps: Steps,
-  parts: { loginThrottle: LoginThrottleStore; idempotency: IdempotencyStore; clock: Clock; log: Logger | undefined },
-): void {
-  const { loginThrottle, idempotency, clock, log } = parts;
+function purges(steps: Steps, parts: { loginThrottle: LoginThrottleStore; clock: Clock; log: Logger | undefined }): void {
+  const { loginThrottle, clock, log } = parts;
   every(
     steps,
     LOGIN_THROTTLE_PURGE_EVERY_MS,
     () => loginThrottle.purgeExpired(clock.now(), LOGIN_THROTTLE_WINDOW_SECONDS),
     warnWith(log, 'login-attempt purge failed'),
-  );
-  every(
-    steps,
-    IDEMPOTENCY_PURGE_EVERY_MS,
-    () => idempotency.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)),
-    () => undefined,
   );
 }

@@ -475,13 +475,18 @@ describe('fuzzing the write operations with a valid credential', function () {
       await fc.assert(
         fc.asyncProperty(writePath(op), writeBody(op), otherHeaders, async (path, body, headers) => {
           let credential = credentialFor(op);
+          let ownKey: string | null = null;
           if (op.path.startsWith('/api/v1/keys/current/')) {
-            // These act on the calling key itself (roll, report a leak): each run brings its own key.
-            credential = { 'x-api-key': (await issueKey(app.service, agent.agentId)).apiKey };
+            // These act on the calling key itself (roll, report a leak): each run brings its own
+            // key, revoked after the run so the agent stays within its 50 live keys.
+            const issued = await issueKey(app.service, agent.agentId);
+            ownKey = issued.keyId;
+            credential = { 'x-api-key': issued.apiKey };
             before = await snapshot();
           }
           const status = await check(app, op.method, path, { ...headers, ...credential }, body);
           const after = await snapshot();
+          if (ownKey !== null) await app.service.core.admin.revokeApiKey.execute(ownKey, 'leaked');
           if (status !== null && status >= 400 && status < 500) {
             refused += 1;
             const changed = Object.fromEntries(

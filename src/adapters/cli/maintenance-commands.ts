@@ -7,6 +7,8 @@ export interface DatabaseMaintenance {
   backup(file: string): Promise<Record<string, unknown>>;
   /** Loads a backup into an empty database, or into an empty embedded folder (`dataDir`). */
   restore(file: string, options: { readonly dataDir?: string }): Promise<Record<string, unknown>>;
+  /** Removes (or with `dryRun` counts) what is past its retention. */
+  purge(options: { readonly dryRun: boolean }): Promise<Record<string, unknown>>;
 }
 
 /** The commands that work on the database as a whole rather than through the use cases. */
@@ -39,6 +41,15 @@ export const MAINTENANCE_COMMANDS: readonly AdminCommand<{ readonly maintenance:
       const dataDir = optional(v, 'data-dir');
       return u.maintenance.restore(resolve(required(v, 'in')), dataDir === undefined ? {} : { dataDir: resolve(dataDir) });
     },
+    output: 'fields',
+  },
+  {
+    name: 'purge',
+    summary: 'remove now what is past its retention (the service also does it every 10 minutes)',
+    flags: {
+      'dry-run': { description: 'count what would be removed, remove nothing' },
+    },
+    run: async (v, u) => u.maintenance.purge({ dryRun: v['dry-run'] === true }),
     output: 'fields',
   },
 ];

@@ -181,9 +181,28 @@ export class KnexIdempotencyStore implements IdempotencyStore {
     };
   }
 
-  async purge(before: Date): Promise<number> {
+  async purge(before: Date, batch: number): Promise<number> {
     // RETURNING rather than the affected-row count, which PGlite's Knex dialect does not report.
-    const gone = await this.knex('idempotency_keys').where('created_at', '<', before).delete().returning('key');
+    // A key a request holds (its claim's row lock) is skipped, not waited for.
+    const gone = await rows<{ key: string }>(
+      this.knex,
+      `DELETE FROM idempotency_keys WHERE (scope, key) IN (
+         SELECT scope, key FROM idempotency_keys WHERE created_at < $1
+         LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING key`,
+      [before, batch],
+      'idempotency.purge',
+    );
     return gone.length;
+  }
+
+  async countBefore(before: Date): Promise<number> {
+    const [row] = await rows<{ n: number }>(
+      this.knex,
+      'SELECT count(*)::int AS n FROM idempotency_keys WHERE created_at < $1',
+      [before],
+      'idempotency.count-before',
+    );
+    return row?.n ?? 0;
   }
 }

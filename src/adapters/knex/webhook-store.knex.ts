@@ -241,4 +241,20 @@ export class KnexWebhookStore implements WebhookStore, EventLog {
     );
     return { deliveries: deliveries.length, events: events.length };
   }
+
+  async countPurgeable(olderThan: Date): Promise<PurgedDeliveries> {
+    const [row] = await rows<{ deliveries: number; events: number }>(
+      this.knex,
+      `SELECT
+         (SELECT count(*)::int FROM webhook_deliveries
+           WHERE status IN ('delivered', 'failed') AND last_attempt_at < $1) AS deliveries,
+         (SELECT count(*)::int FROM webhook_events ev
+           WHERE ev.created_at < $1 AND NOT EXISTS (
+             SELECT 1 FROM webhook_deliveries d
+             WHERE d.event_id = ev.id AND NOT (d.status IN ('delivered', 'failed') AND d.last_attempt_at < $1))) AS events`,
+      [olderThan],
+      'webhooks.count-purgeable',
+    );
+    return { deliveries: row?.deliveries ?? 0, events: row?.events ?? 0 };
+  }
 }

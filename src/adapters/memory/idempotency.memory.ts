@@ -47,9 +47,16 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     };
   }
 
-  async purge(before: Date): Promise<number> {
+  async countBefore(before: Date): Promise<number> {
+    let n = 0;
+    for (const entry of this.entries.values()) if (entry.createdAt < before.getTime()) n += 1;
+    return n;
+  }
+
+  async purge(before: Date, batch: number): Promise<number> {
     let n = 0;
     for (const [id, entry] of this.entries) {
+      if (n >= batch) break;
       if (entry.createdAt < before.getTime()) {
         this.entries.delete(id);
         n += 1;

@@ -177,6 +177,14 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
     // Events live in their deliveries here: none is left behind.
     return { deliveries, events: 0 };
   }
+
+  async countPurgeable(olderThan: Date): Promise<PurgedDeliveries> {
+    let deliveries = 0;
+    for (const d of this.deliveries.values()) {
+      if (d.status !== 'pending' && d.lease === null && d.lastAttemptAt !== null && d.lastAttemptAt < olderThan) deliveries += 1;
+    }
+    return { deliveries, events: 0 };
+  }
 }
 
 const publicOf = (e: StoredWebhookEndpoint): WebhookEndpoint => ({

@@ -1,7 +1,8 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
-import { WebhookRetention } from '../../adapters/webhooks/retention.js';
+import { RetentionSchedule } from '../../adapters/webhooks/retention.js';
+import { DEFAULT_RETENTION, PurgeExpired } from '../../application/admin/purge-expired.js';
 import type { Config } from '../config.js';
 import {
   adminUseCases,
@@ -25,8 +26,8 @@ import { TOKENS } from '../tokens.js';
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** A claim hides a delivery from other instances this long: well past the timeout. */
 const LEASE_SECONDS = 60;
-/** Deliveries past retention are looked for this often, and removed this many per statement, at most this many statements a run. */
-const PURGE = { everyMs: 10 * 60_000, batch: 500, maxBatchesPerRun: 100 } as const;
+/** Records past their retention are looked for this often. */
+const PURGE_EVERY_MS = 10 * 60_000;
 
 /** The public catalogue: search and the shipped demo data. */
 export const catalogueModule = new ContainerModule(({ bind }) => {
@@ -53,12 +54,14 @@ export const walletModule = new ContainerModule(({ bind }) => {
 });
 
 /** Operator commands, sharing the catalogue seed. */
-export const adminModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.Admin).toResolvedValue(
-    (ports: PortSet, catalogue: CatalogueUseCases) => adminUseCases(ports, { catalogue }),
-    [TOKENS.Ports, TOKENS.Catalogue],
-  );
-});
+export const adminModule = (config: Config): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.Admin).toResolvedValue(
+      (ports: PortSet, catalogue: CatalogueUseCases) =>
+        adminUseCases(ports, { catalogue }, { webhookRetentionDays: config.webhooks.retentionDays }),
+      [TOKENS.Ports, TOKENS.Catalogue],
+    );
+  });
 
 /**
  * Webhooks: the endpoint use cases, and the delivery worker and retention purge that every
@@ -84,7 +87,11 @@ export const webhooksModule = (config: Config): ContainerModule =>
           log,
         );
         // The instances that send also purge what is past retention (§5.4), off every request.
-        const retention = new WebhookRetention(ports.webhooks, ports.clock, { retentionDays: settings.retentionDays, ...PURGE }, log);
+        const purge = new PurgeExpired(ports.webhooks, ports.idempotency, ports.clock, {
+          ...DEFAULT_RETENTION,
+          webhookRetentionDays: settings.retentionDays,
+        });
+        const retention = new RetentionSchedule(purge, PURGE_EVERY_MS, log);
         if (settings.worker) {
           lifecycle.onStart(async () => {
             worker.start();

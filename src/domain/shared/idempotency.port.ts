@@ -76,6 +76,11 @@ export interface IdempotencyStore {
    * - completed with another fingerprint → throws DomainError `idempotency-key-reused`.
    */
   claim(request: IdempotencyRequest, now: Date): Promise<IdempotencyClaim>;
-  /** Deletes keys created before `before`; returns how many. */
-  purge(before: Date): Promise<number>;
+  /**
+   * Deletes up to `batch` keys created before `before`, in one bounded statement that skips keys
+   * a request holds (safe while other instances purge); returns how many.
+   */
+  purge(before: Date, batch: number): Promise<number>;
+  /** How many keys were created before `before` (what a purge would remove). */
+  countBefore(before: Date): Promise<number>;
 }

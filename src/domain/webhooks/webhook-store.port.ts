@@ -68,6 +68,11 @@ export interface WebhookStore {
    * statement each, safe while other instances purge, claim and retry; returns what it removed.
    */
   purgeDeliveries(olderThan: Date, batch: number): Promise<PurgedDeliveries>;
+  /**
+   * What purging everything past `olderThan` would remove now: the delivered and failed
+   * deliveries last attempted before it, and the events older than it that none other is left for.
+   */
+  countPurgeable(olderThan: Date): Promise<PurgedDeliveries>;
 }
 
 /** What one purge batch removed. */

@@ -233,10 +233,12 @@ export function webhookStoreContract(
 
       // A shared database may hold other finished deliveries: purge until this endpoint's are gone, in batches of 2.
       const cutoff = new Date(Date.now() + 60_000);
+      expect((await s.store.countPurgeable(cutoff)).deliveries, 'counted before: the five finished ones at least').to.be.at.least(5);
       const first = await s.store.purgeDeliveries(cutoff, 2);
       expect(first.deliveries).to.equal(2);
       for (let i = 0; i < 1000 && (await s.store.purgeDeliveries(cutoff, 2)).deliveries > 0; i++);
       expect(await statusOf()).to.deep.equal({ [p1!.id]: 'pending', [held!.id]: 'pending' });
+      expect((await s.store.countPurgeable(cutoff)).deliveries, 'none is left to count').to.equal(0);
 
       // Once the claimed one is finished, it goes too.
       await s.store.finish(held!, { delivered: true, statusCode: 200, retryInSeconds: null });

@@ -1,0 +1,76 @@
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from '../../domain/shared/idempotency.port.js';
+import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+
+/** How long each kind of record is kept, and how the purge goes about removing them. */
+export interface RetentionPolicy {
+  /** `WEBHOOK_RETENTION_DAYS`: delivered and failed deliveries, after their last attempt. */
+  readonly webhookRetentionDays: number;
+  /** Rows per statement: each is a short statement of its own, never a long lock. */
+  readonly batch: number;
+  /** Statements per kind of record in one run at most; what is left waits for the next run. */
+  readonly maxBatches: number;
+}
+
+/** What a purge removed (or, in a dry run, would remove now). */
+export interface PurgeReport {
+  readonly dryRun: boolean;
+  readonly webhookDeliveries: number;
+  readonly webhookEvents: number;
+  readonly idempotencyRecords: number;
+  /** The cut-offs: records older than these are past their retention. */
+  readonly webhookCutoff: string;
+  readonly idempotencyCutoff: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** `WEBHOOK_RETENTION_DAYS` unless set. */
+export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
+
+export const DEFAULT_RETENTION: RetentionPolicy = { webhookRetentionDays: DEFAULT_WEBHOOK_RETENTION_DAYS, batch: 500, maxBatches: 100 };
+
+/**
+ * Removes what is past its retention (CONTRACT §5.4): delivered and failed webhook deliveries
+ * with the events none is left for, and idempotency records past the 24 hours they answer
+ * retries (kept 48). In bounded batches, so several instances may run it at once and none holds
+ * a lock a payment waits for.
+ */
+export class PurgeExpired {
+  constructor(
+    private readonly webhooks: WebhookStore,
+    private readonly idempotency: IdempotencyStore,
+    private readonly clock: Clock,
+    private readonly policy: RetentionPolicy,
+  ) {}
+
+  async execute(options: { readonly dryRun: boolean }): Promise<PurgeReport> {
+    const now = this.clock.now().getTime();
+    const webhookCutoff = new Date(now - this.policy.webhookRetentionDays * DAY_MS);
+    const idempotencyCutoff = new Date(now - IDEMPOTENCY_RETENTION_MS);
+    const cutoffs = { webhookCutoff: webhookCutoff.toISOString(), idempotencyCutoff: idempotencyCutoff.toISOString() };
+    if (options.dryRun) {
+      const [hooks, idempotencyRecords] = await Promise.all([
+        this.webhooks.countPurgeable(webhookCutoff),
+        this.idempotency.countBefore(idempotencyCutoff),
+      ]);
+      return { dryRun: true, webhookDeliveries: hooks.deliveries, webhookEvents: hooks.events, idempotencyRecords, ...cutoffs };
+    }
+    const { batch, maxBatches } = this.policy;
+    let webhookDeliveries = 0;
+    let webhookEvents = 0;
+    for (let i = 0; i < maxBatches; i += 1) {
+      const removed = await this.webhooks.purgeDeliveries(webhookCutoff, batch);
+      webhookDeliveries += removed.deliveries;
+      webhookEvents += removed.events;
+      if (removed.deliveries < batch && removed.events < batch) break;
+    }
+    let idempotencyRecords = 0;
+    for (let i = 0; i < maxBatches; i += 1) {
+      const removed = await this.idempotency.purge(idempotencyCutoff, batch);
+      idempotencyRecords += removed;
+      if (removed < batch) break;
+    }
+    return { dryRun: false, webhookDeliveries, webhookEvents, idempotencyRecords, ...cutoffs };
+  }
+}
