@@ -30,13 +30,31 @@ ledgerContract(
 );
 
 /** A top-up of 10 THB to `u`, made by the tenant's backend. */
-const topUpTen = (ledger: KnexLedger, t: LedgerTenant, u: string) =>
+/** A top-up of `amount` THB to `u` by the tenant's machine token, in `unitOfWork` when given. */
+const topUpOf = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number, unitOfWork: UnitOfWork | null = null) =>
   ledger.topUp({
     id: testId('txn'),
     tenantId: t.tenantId,
     userId: u,
-    amount: { amount: 10, currency: 'THB' },
+    amount: { amount, currency: 'THB' },
     reference: 'r',
+    initiatedBy: machineInitiator(t),
+    idempotency: null,
+    createdAt: new Date(),
+    unitOfWork,
+  });
+
+const topUpTen = (ledger: KnexLedger, t: LedgerTenant, u: string) => topUpOf(ledger, t, u, 10);
+
+/** A payment of `amount` THB by `u`, made by the tenant's machine token. */
+const pay = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number) =>
+  ledger.pay({
+    id: testId('txn'),
+    tenantId: t.tenantId,
+    userId: u,
+    amount: { amount, currency: 'THB' },
+    reference: 'r',
+    description: null,
     initiatedBy: machineInitiator(t),
     idempotency: null,
     createdAt: new Date(),
@@ -104,18 +122,7 @@ describe('ledger writes under an idempotency claim (PostgreSQL)', () => {
     const ledger = new KnexLedger(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
-    const topUp = (unitOfWork: UnitOfWork | undefined) =>
-      ledger.topUp({
-        id: testId('txn'),
-        tenantId: t.tenantId,
-        userId: u,
-        amount: { amount: 250, currency: 'THB' },
-        reference: 'r',
-        initiatedBy: machineInitiator(t),
-        idempotency: null,
-        createdAt: new Date(),
-        unitOfWork: unitOfWork ?? null,
-      });
+    const topUp = (unitOfWork: UnitOfWork | undefined) => topUpOf(ledger, t, u, 250, unitOfWork ?? null);
     const claim = async () => {
       const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
       if (c.state !== 'claimed') throw new Error('expected a new claim');
@@ -237,17 +244,7 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
     const t = ledgerTenant();
     const u = t.newUser();
     await topUpTen(ledger, t, u);
-    const p = await ledger.pay({
-      id: testId('txn'),
-      tenantId: t.tenantId,
-      userId: u,
-      amount: { amount: 4, currency: 'THB' },
-      reference: 'r',
-      description: null,
-      initiatedBy: machineInitiator(t),
-      idempotency: null,
-      createdAt: new Date(),
-    });
+    const p = await pay(ledger, t, u, 4);
     const err = await raised(knex, t, { refundOf: p.id, amount: 5 }, [
       { id: `${t.tenantId}:settlement:${shardOf(p.id)}`, kind: 'SETTLEMENT', userId: null, amount: -5, checked: true },
       { id: `${t.tenantId}:user:${u}`, kind: 'USER', userId: u, amount: 5, checked: false },
@@ -265,17 +262,7 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
     const t = ledgerTenant();
     const u = t.newUser();
     await topUpTen(ledger, t, u);
-    const p = await ledger.pay({
-      id: testId('txn'),
-      tenantId: t.tenantId,
-      userId: u,
-      amount: { amount: 6, currency: 'THB' },
-      reference: 'r',
-      description: null,
-      initiatedBy: machineInitiator(t),
-      idempotency: null,
-      createdAt: new Date(),
-    });
+    const p = await pay(ledger, t, u, 6);
     // Only a damaged ledger gets here: the shard a payment credited holds at least what remains of it.
     const shard = { id: `${t.tenantId}:settlement:${shardOf(p.id)}` };
     await knex('ledger_accounts').where(shard).update({ balance: 0 });
@@ -310,18 +297,7 @@ describe('ledger events under an idempotency claim (PostgreSQL)', () => {
     const t = ledgerTenant();
     const u = t.newUser();
     const seen = await listenAs({ webhooks, log: webhooks }, { kind: 'tenant', id: t.tenantId }, ['transaction.created']);
-    const topUp = (unitOfWork: UnitOfWork) =>
-      ledger.topUp({
-        id: testId('txn'),
-        tenantId: t.tenantId,
-        userId: u,
-        amount: { amount: 250, currency: 'THB' },
-        reference: 'r',
-        initiatedBy: machineInitiator(t),
-        idempotency: null,
-        createdAt: new Date(),
-        unitOfWork,
-      });
+    const topUp = (unitOfWork: UnitOfWork) => topUpOf(ledger, t, u, 250, unitOfWork);
     const claim = async () => {
       const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
       if (c.state !== 'claimed' || c.lease.unitOfWork === undefined) throw new Error('expected a new claim with a unit of work');

@@ -28,6 +28,9 @@ const endpoint = (owner: EventOwner, events: StoredWebhookEndpoint['events'], at
 });
 
 const order = orderRecord;
+/** A `wallet_user.created` event of a new user of `tenantId`. */
+const userCreated = (tenantId: string) =>
+  walletUserCreated({ id: id('usr'), tenantId, externalUserRef: 'r', email: null, passwordHash: null, createdAt: new Date() });
 
 /** The WebhookStore port's contract, run over each adapter. */
 export function webhookStoreContract(
@@ -69,16 +72,7 @@ export function webhookStoreContract(
       const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
       const stranger: EventOwner = { kind: 'tenant', id: id('tnt') };
       const ep = await register(tenant, ['wallet_user.created']);
-      await s.record([
-        walletUserCreated({
-          id: id('usr'),
-          tenantId: tenant.id,
-          externalUserRef: 'r',
-          email: null,
-          passwordHash: null,
-          createdAt: new Date(),
-        }),
-      ]);
+      await s.record([userCreated(tenant.id)]);
       const [d] = (await s.store.listDeliveries(tenant, ep.id, null, 10))!;
       expect(await s.store.findEndpoint(stranger, ep.id)).to.equal(null);
       expect(await s.store.listDeliveries(stranger, ep.id, null, 10)).to.equal(null);
@@ -200,16 +194,7 @@ export function webhookStoreContract(
     it('when a delivery is claimed, then the claim names the endpoint’s owner', async () => {
       const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
       const ep = await register(tenant, ['wallet_user.created']);
-      await s.record([
-        walletUserCreated({
-          id: id('usr'),
-          tenantId: tenant.id,
-          externalUserRef: 'r',
-          email: null,
-          passwordHash: null,
-          createdAt: new Date(),
-        }),
-      ]);
+      await s.record([userCreated(tenant.id)]);
       const [claim] = await claimAll(tenant, ep.id);
       expect(claim!.owner).to.deep.equal(tenant);
     });
