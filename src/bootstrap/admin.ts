@@ -92,7 +92,7 @@ function withAbsolutePaths(argv: readonly string[]): string[] {
  * empty and held by this command while it loads, so no service can open it half restored.
  */
 async function restore(argv: string[]): Promise<void> {
-  const [{ claimFolder }, { loadConfig }, { restoreInto }] = await Promise.all([
+  const [{ claimFolder }, { DEFAULT_PGLITE_DIR, loadConfig }, { restoreInto }] = await Promise.all([
     import('../adapters/knex/pglite-owner.js'),
     import('./config.js'),
     import('./maintenance.js'),
@@ -109,7 +109,7 @@ async function restore(argv: string[]): Promise<void> {
         if (dataDir !== undefined) throw new UsageError('--data-dir names an embedded folder; unset DATABASE_URL to restore into one');
         return restoreInto(target, file);
       }
-      const folder = dataDir ?? resolve(target.dataDir ?? './data');
+      const folder = dataDir ?? resolve(target.dataDir ?? DEFAULT_PGLITE_DIR);
       owner = await claimFolder(folder, 'admin');
       return restoreInto({ kind: 'pglite', dataDir: owner.folder }, file);
     },

@@ -171,7 +171,8 @@ export async function createHttpService(
     DATABASE_URL: undefined,
     METRICS_PORT: undefined,
   };
-  const log = options.log ?? createLogger(env.LOG_LEVEL ?? 'info');
-  const { app, core, ports, close } = await openService(loadConfig(env), log, { portSet });
+  const config = loadConfig(env);
+  const log = options.log ?? createLogger(config.logLevel);
+  const { app, core, ports, close } = await openService(config, log, { portSet });
   return { app, core, ports, close, serverOptions: expressServerClasses(app) };
 }
