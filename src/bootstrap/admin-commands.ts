@@ -2,13 +2,16 @@ import { BOOKING_COMMANDS, type AdminUseCases, type ServiceCommand } from '../ad
 import { MAINTENANCE_COMMANDS } from '../adapters/cli/maintenance-commands.js';
 import { WALLET_IDENTITY_COMMANDS } from '../adapters/cli/wallet-commands.js';
 import { databaseMaintenance } from './maintenance.js';
-import type { Service } from './service.js';
+import type { ComposedCore } from './core-container.js';
 
 /** Every admin command: booking, wallet and the database's maintenance. */
 export const ADMIN_COMMANDS: readonly ServiceCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS, ...MAINTENANCE_COMMANDS];
 
-/** What the admin commands of a composed service drive: its core's operator area and its database. */
-export const adminUseCases = (service: Service): AdminUseCases => ({
-  ...service.core.admin,
-  maintenance: databaseMaintenance(service.db, service.core.admin.purgeExpired),
+/**
+ * What the admin commands drive: the operator area of a composed core and its database (the
+ * admin command line's own composition, or a running service's).
+ */
+export const adminUseCases = (composed: Pick<ComposedCore, 'core' | 'db'>): AdminUseCases => ({
+  ...composed.core.admin,
+  maintenance: databaseMaintenance(composed.db, composed.core.admin.purgeExpired),
 });

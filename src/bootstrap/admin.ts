@@ -4,7 +4,7 @@ import { UsageError } from '../adapters/cli/command.js';
 import { MAINTENANCE_COMMANDS, RESTORE_COMMAND, type DatabaseMaintenance } from '../adapters/cli/maintenance-commands.js';
 import type { FolderOwnership } from '../adapters/knex/pglite-owner.js';
 import { ADMIN_COMMANDS, adminUseCases } from './admin-commands.js';
-import type { Service } from './service.js';
+import type { ComposedCore } from './core-container.js';
 
 /**
  * Process entry point: `npm run --silent admin -- <command> [flags] [--json]`. On the embedded
@@ -26,17 +26,18 @@ async function main(): Promise<void> {
     await restore(argv);
     return;
   }
-  const [{ askOwner, claimFolder, FolderInUse }, { loadConfig }, { createLogger }, { openService }] = await Promise.all([
+  // The core and its database only: no HTTP service is composed to run a command.
+  const [{ askOwner, claimFolder, FolderInUse }, { loadConfig }, { createLogger }, { openCore }] = await Promise.all([
     import('../adapters/knex/pglite-owner.js'),
     import('./config.js'),
     import('./logger.js'),
-    import('./service.js'),
+    import('./core-container.js'),
   ]);
   // Only serving instances deliver webhooks.
   const config = loadConfig({ ...process.env, WEBHOOK_WORKER: 'off' });
   const target = config.persistence.kind === 'database' ? config.persistence.target : null;
   let owner: FolderOwnership | null = null;
-  let service: Service | null = null;
+  let composed: ComposedCore | null = null;
   try {
     if (target?.kind === 'pglite' && target.dataDir !== null) {
       // A service that holds the folder but is still starting (or already stopping) does not
@@ -61,12 +62,12 @@ async function main(): Promise<void> {
       await runAdmin(argv, ADMIN_COMMANDS, async () => {
         // Logs go to stderr so that stdout carries only the command's output.
         const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
-        service = await openService(config, log);
-        return adminUseCases(service);
+        composed = await openCore(config, log);
+        return adminUseCases(composed);
       }),
     );
   } finally {
-    if (service !== null) await (service as Service).close();
+    if (composed !== null) await (composed as ComposedCore).close();
     await owner?.release();
   }
 }
@@ -91,7 +92,7 @@ function withAbsolutePaths(argv: readonly string[]): string[] {
  * empty and held by this command while it loads, so no service can open it half restored.
  */
 async function restore(argv: string[]): Promise<void> {
-  const [{ claimFolder }, { loadConfig }, { restoreInto }] = await Promise.all([
+  const [{ claimFolder }, { DEFAULT_PGLITE_DIR, loadConfig }, { restoreInto }] = await Promise.all([
     import('../adapters/knex/pglite-owner.js'),
     import('./config.js'),
     import('./maintenance.js'),
@@ -108,7 +109,7 @@ async function restore(argv: string[]): Promise<void> {
         if (dataDir !== undefined) throw new UsageError('--data-dir names an embedded folder; unset DATABASE_URL to restore into one');
         return restoreInto(target, file);
       }
-      const folder = dataDir ?? resolve(target.dataDir ?? './data');
+      const folder = dataDir ?? resolve(target.dataDir ?? DEFAULT_PGLITE_DIR);
       owner = await claimFolder(folder, 'admin');
       return restoreInto({ kind: 'pglite', dataDir: owner.folder }, file);
     },

@@ -1,9 +1,22 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import type { DatabaseTarget } from '../adapters/knex/database.js';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_POOL_MAX, type DatabaseTarget } from '../adapters/knex/database.js';
 import { parseSecretKey } from '../adapters/crypto/secret-sealer.js';
 import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks/endpoint.js';
 import { DEFAULT_WEBHOOK_RETENTION_DAYS } from '../application/admin/purge-expired.js';
+import { DEFAULT_DNS_TIMEOUT_MS } from '../adapters/webhooks/url-guard.js';
+import {
+  DEFAULT_KEY_CACHE,
+  DEFAULT_KEY_USAGE_FLUSH_MS,
+  DEFAULT_MACHINE_TOKEN_TTL_SECONDS,
+  DEFAULT_QUOTE_TTL_SECONDS,
+  DEFAULT_TOKEN_ISSUER,
+  DEFAULT_USER_TOKEN_TTL_SECONDS,
+  defaultTokenAudience,
+} from './defaults.js';
+
+/** `PGLITE_DIR`: the embedded database's folder. */
+export const DEFAULT_PGLITE_DIR = './data';
 
 /** Where the service keeps its state. */
 export type Persistence = { readonly kind: 'database'; readonly target: DatabaseTarget } | { readonly kind: 'memory' };
@@ -152,22 +165,22 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().url().optional(),
   PERSISTENCE: z.enum(['postgres', 'pglite', 'memory']).optional(),
-  PGLITE_DIR: z.string().min(1).default('./data'),
+  PGLITE_DIR: z.string().min(1).default(DEFAULT_PGLITE_DIR),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  QUOTE_TTL_SECONDS: int(10, 86_400, 900),
+  QUOTE_TTL_SECONDS: int(10, 86_400, DEFAULT_QUOTE_TTL_SECONDS),
   WALLET_BASE_PATH: z
     .string()
     .regex(/^(\/[A-Za-z0-9._-]+)*$/, 'WALLET_BASE_PATH must be empty or like /wallet')
     .default(''),
-  TOKEN_ISSUER: z.string().min(1).default('https://pbw.local'),
-  MACHINE_TOKEN_TTL_SECONDS: int(60, 86_400, 3600),
-  USER_TOKEN_TTL_SECONDS: int(60, 86_400, 900),
+  TOKEN_ISSUER: z.string().min(1).default(DEFAULT_TOKEN_ISSUER),
+  MACHINE_TOKEN_TTL_SECONDS: int(60, 86_400, DEFAULT_MACHINE_TOKEN_TTL_SECONDS),
+  USER_TOKEN_TTL_SECONDS: int(60, 86_400, DEFAULT_USER_TOKEN_TTL_SECONDS),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 600, 25),
-  KEY_CACHE_MAX_ENTRIES: int(0, 1_000_000, 10_000),
-  KEY_CACHE_TTL_SECONDS: int(0, 3600, 60),
-  KEY_USAGE_FLUSH_SECONDS: int(1, 60, 30),
-  DB_POOL_MAX: int(1, 200, 10),
+  KEY_CACHE_MAX_ENTRIES: int(0, 1_000_000, DEFAULT_KEY_CACHE.maxEntries),
+  KEY_CACHE_TTL_SECONDS: int(0, 3600, DEFAULT_KEY_CACHE.ttlMs / 1000),
+  KEY_USAGE_FLUSH_SECONDS: int(1, 60, DEFAULT_KEY_USAGE_FLUSH_MS / 1000),
+  DB_POOL_MAX: int(1, 200, DEFAULT_POOL_MAX),
   TOKEN_AUDIENCE: z.string().min(1).optional(),
   TOKEN_SIGNING_KEY: z
     .string()
@@ -181,7 +194,7 @@ const schema = z.object({
     }, 'TOKEN_SIGNING_KEY must be a private JWK or a JWK Set (JSON)')
     .optional(),
   TRUST_PROXY: int(0, 10, 0),
-  DB_ACQUIRE_TIMEOUT_MS: int(100, 60_000, 3_000),
+  DB_ACQUIRE_TIMEOUT_MS: int(100, 60_000, DEFAULT_ACQUIRE_TIMEOUT_MS),
   SHUTDOWN_DRAIN_DELAY_MS: int(0, 60_000, 0),
   CLUSTER_WORKERS: int(1, 64, 1),
   HTTP_HEADERS_TIMEOUT_MS: int(100, 120_000, 10_000),
@@ -229,7 +242,7 @@ const schema = z.object({
   WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   WEBHOOK_CONCURRENCY: int(1, 256, 16),
   // Below the attempt's 10 s, which the lookup counts in.
-  WEBHOOK_DNS_TIMEOUT_MS: int(100, 9_000, 3_000),
+  WEBHOOK_DNS_TIMEOUT_MS: int(100, 9_000, DEFAULT_DNS_TIMEOUT_MS),
   WEBHOOK_DNS_SERVERS: z
     .string()
     .optional()
@@ -298,7 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCache: { maxEntries: e.KEY_CACHE_MAX_ENTRIES, ttlMs: e.KEY_CACHE_TTL_SECONDS * 1000 },
     keyUsageFlushMs: e.KEY_USAGE_FLUSH_SECONDS * 1000,
     dbPoolMax: e.DB_POOL_MAX,
-    tokenAudience: e.TOKEN_AUDIENCE ?? `${e.TOKEN_ISSUER.replace(/\/+$/, '')}/wallet`,
+    tokenAudience: e.TOKEN_AUDIENCE ?? defaultTokenAudience(e.TOKEN_ISSUER),
     tokenSigningKey: e.TOKEN_SIGNING_KEY ?? null,
     trustProxyHops: e.TRUST_PROXY,
     shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,

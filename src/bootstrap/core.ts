@@ -65,6 +65,7 @@ import { ListWebhookDeliveries } from '../application/webhooks/list-webhook-deli
 import { ListWebhookEndpoints } from '../application/webhooks/list-webhook-endpoints.js';
 import { RegisterWebhookEndpoint } from '../application/webhooks/register-webhook-endpoint.js';
 import { RetryWebhookDelivery } from '../application/webhooks/retry-webhook-delivery.js';
+import { DEFAULT_QUOTE_TTL_SECONDS } from './defaults.js';
 import type { Ports } from './ports.js';
 
 /** What the core takes besides its ports. */
@@ -76,8 +77,6 @@ export interface CoreOptions {
   /** Days delivered and failed webhook deliveries are kept (default 30). */
   readonly webhookRetentionDays?: number;
 }
-
-const DEFAULT_QUOTE_TTL_SECONDS = 900;
 
 /** The public catalogue: search and the shipped demo data. */
 export const catalogueUseCases = (ports: Ports) => ({

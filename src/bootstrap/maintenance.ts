@@ -1,5 +1,6 @@
-import { readdir } from 'node:fs/promises';
-import { BackupError, restoreBackup, writeBackup } from '../adapters/knex/backup.js';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BackupError, checkBackup, restoreBackup, writeBackup } from '../adapters/knex/backup.js';
 import { openDatabase, type Database, type DatabaseTarget } from '../adapters/knex/database.js';
 import { CommandRefused } from '../adapters/cli/command.js';
 import type { DatabaseMaintenance } from '../adapters/cli/maintenance-commands.js';
@@ -30,26 +31,39 @@ export const databaseMaintenance = (db: Database | null, purgeExpired: PurgeExpi
 
 /**
  * Restores `file` into `target`: an empty PostgreSQL database, or an embedded folder that is
- * missing or empty (the caller holds the folder, so no service can open it meanwhile).
+ * missing or empty (the caller holds the folder, so no service can open it meanwhile). The file is
+ * read whole first; a folder the restore fails in is emptied again.
  */
 export async function restoreInto(target: DatabaseTarget, file: string): Promise<Record<string, unknown>> {
   return refused('restore-refused', async () => {
+    const folder = target.kind === 'pglite' ? target.dataDir : null;
     if (target.kind === 'pglite') {
-      if (target.dataDir === null) throw new BackupError('restore needs an embedded folder (--data-dir) or DATABASE_URL');
-      const entries = await readdir(target.dataDir).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return [];
-        throw err;
-      });
-      // The lock socket in it is the restoring command's own.
-      if (entries.some((e) => !/^lock-[0-9a-f]+\.sock$/.test(e))) {
-        throw new BackupError(`the folder ${target.dataDir} is not empty; restore only into a new or empty folder`);
+      if (folder === null) throw new BackupError('restore needs an embedded folder (--data-dir) or DATABASE_URL');
+      if ((await folderEntries(folder)).length > 0) {
+        throw new BackupError(`the folder ${folder} is not empty; restore only into a new or empty folder`);
       }
     }
+    const header = await checkBackup(file);
     const db = await openDatabase(target);
+    let done = false;
     try {
-      return { ...(await restoreBackup(db.knex, file)), into: target.kind === 'pglite' ? target.dataDir : 'DATABASE_URL' };
+      const summary = await restoreBackup(db.knex, file, header);
+      done = true;
+      return { ...summary, into: folder ?? 'DATABASE_URL' };
     } finally {
       await db.close();
+      if (!done && folder !== null) {
+        for (const entry of await folderEntries(folder)) await rm(join(folder, entry), { recursive: true, force: true });
+      }
     }
   });
+}
+
+/** What a folder holds besides the lock socket of the command holding it. */
+async function folderEntries(folder: string): Promise<string[]> {
+  const entries = await readdir(folder).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  return entries.filter((e) => !/^lock-[0-9a-f]+\.sock$/.test(e));
 }

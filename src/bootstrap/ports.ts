@@ -46,6 +46,14 @@ import { MemoryRevokedTokenStore } from '../adapters/memory/token-revocation.mem
 import { MemoryWebhookStore } from '../adapters/memory/webhooks.memory.js';
 import { ZxcvbnCommonPasswords } from '../adapters/passwords/common-passwords.zxcvbn.js';
 import { DnsWebhookUrlGuard } from '../adapters/webhooks/url-guard.js';
+import {
+  DEFAULT_KEY_CACHE,
+  DEFAULT_KEY_USAGE_FLUSH_MS,
+  DEFAULT_MACHINE_TOKEN_TTL_SECONDS,
+  DEFAULT_TOKEN_ISSUER,
+  DEFAULT_USER_TOKEN_TTL_SECONDS,
+  defaultTokenAudience,
+} from './defaults.js';
 import type { OrderRepo } from '../domain/booking/order-repo.port.js';
 import type { QuoteRepo } from '../domain/booking/quote-repo.port.js';
 import type { TripInventory } from '../domain/booking/trip-inventory.port.js';
@@ -180,8 +188,6 @@ export type PostgresPortOptions = PortOptions &
 
 /** The one ring of signing keys the service uses. */
 export const WALLET_KEY_RING = 'wallet';
-/** The key, tenant and user caches' bounds unless given. */
-const DEFAULT_CACHE = { maxEntries: 10_000, ttlMs: 60_000 };
 /** How many verified tokens each instance remembers. */
 const VERIFIED_TOKEN_CACHE = 10_000;
 /** How often expired login-attempt keys are deleted. */
@@ -191,12 +197,12 @@ const CLAIM_POOL_MAX = 10;
 
 /** The service's defaults (TOKEN_ISSUER, TOKEN_AUDIENCE, MACHINE_ and USER_TOKEN_TTL_SECONDS). */
 function tokenSettings(options: PortOptions): TokenSettings {
-  const issuer = options.tokens?.issuer ?? 'https://pbw.local';
+  const issuer = options.tokens?.issuer ?? DEFAULT_TOKEN_ISSUER;
   return {
     issuer,
-    audience: options.tokens?.audience ?? `${issuer.replace(/\/+$/, '')}/wallet`,
-    machineTokenTtlSeconds: options.tokens?.machineTokenTtlSeconds ?? 3600,
-    userTokenTtlSeconds: options.tokens?.userTokenTtlSeconds ?? 900,
+    audience: options.tokens?.audience ?? defaultTokenAudience(issuer),
+    machineTokenTtlSeconds: options.tokens?.machineTokenTtlSeconds ?? DEFAULT_MACHINE_TOKEN_TTL_SECONDS,
+    userTokenTtlSeconds: options.tokens?.userTokenTtlSeconds ?? DEFAULT_USER_TOKEN_TTL_SECONDS,
   };
 }
 
@@ -295,12 +301,16 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const signal = new ChangeSignal();
   const identity = new MemoryIdentityStore(signal, webhooks);
   // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.
-  const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_CACHE);
+  const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_KEY_CACHE);
   signal.subscribe(() => agentResolver.clear());
   const catalogue = new MemoryCatalogue();
   const orders = new MemoryOrderRepo(webhooks, identity);
   const ledger = new MemoryLedger(webhooks);
-  const keyUsage = new KeyUsageBuffer(identity, options.keyUsageFlushMs ?? 30_000, warnWith(log, 'writing key usage failed'));
+  const keyUsage = new KeyUsageBuffer(
+    identity,
+    options.keyUsageFlushMs ?? DEFAULT_KEY_USAGE_FLUSH_MS,
+    warnWith(log, 'writing key usage failed'),
+  );
   const tokenRevocations = new FeedTokenRevocationList(new MemoryRevokedTokenStore(), { trusted: true }, clock);
   const loginThrottle = new MemoryLoginThrottle();
   const idempotency = new MemoryIdempotencyStore();
@@ -365,7 +375,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   const clock = options.clock ?? new SystemClock();
   const steps = new Steps();
   const log = options.log;
-  const cache = options.cache ?? DEFAULT_CACHE;
+  const cache = options.cache ?? DEFAULT_KEY_CACHE;
   const feed = db === null ? null : new IdentityChangeFeed(db, log);
   const health: CacheHealth = feed ?? { trusted: false };
   const subscribe = (tables: ReadonlySet<string>, onChange: (detail: string | null) => void): void => {
@@ -387,7 +397,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   subscribe(WALLET_IDENTITY_TABLES, () => tenants.clear());
   const keyUsage = new KeyUsageBuffer(
     new KnexKeyUsageStore(knex),
-    options.keyUsageFlushMs ?? 30_000,
+    options.keyUsageFlushMs ?? DEFAULT_KEY_USAGE_FLUSH_MS,
     warnWith(log, 'writing key usage failed; kept for the next write'),
   );
   steps.add(

@@ -1,110 +1,36 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
-import type { Container, ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
-import { migrate, openDatabase, type Database, type DatabaseEvents } from '../adapters/knex/database.js';
 import { loadConfig, type Config } from './config.js';
-import { buildApp, buildContainer } from './container.js';
+import { composeHttp } from './container.js';
+import { openCore, type ComposedCore, type CompositionOptions } from './core-container.js';
 import { writeClientError } from '../adapters/http/client-error.js';
 import { expressServerClasses } from '../adapters/http/server-classes.js';
 import { TOKENS } from './tokens.js';
-import type { Core } from './core.js';
-import type { Ports, PortSet } from './ports.js';
-import type { Clock } from '../domain/shared/clock.port.js';
+import type { PortSet } from './ports.js';
 
-/** A composed service: container, port set, core, app and the database it owns. */
-export interface Service {
-  readonly container: Container;
-  /** The ports the service runs on (started with it). */
-  readonly ports: PortSet;
-  /** The use cases the HTTP app and the admin commands call. */
-  readonly core: Core;
+/** A composed service: the core's composition with the HTTP app on top. */
+export interface Service extends ComposedCore {
   readonly app: Express;
-  readonly db: Database | null;
-  /** Stops change feeds and timers, then closes the database (when the service opened it). */
-  close(): Promise<void>;
 }
 
 /**
- * Opens the database (unless one is given), applies pending migrations, composes the container
- * and starts its long-lived parts.
+ * Opens the database (unless one is given), applies pending migrations, composes the core and
+ * the HTTP app on it, and starts its long-lived parts.
  */
 export async function openService(
   config: Config,
   log: Logger,
-  options: {
-    db?: Database;
-    /** Skip migrations (a cluster's primary applied them before forking). */
-    skipMigrations?: boolean;
-    /** The clock of every part of the service (tests that control time). */
-    clock?: Clock;
-    /** A whole port set to serve instead of the one `config` chooses (an embedding program's own adapters). */
-    portSet?: PortSet;
-    /** Single ports replacing those of the set (test compositions only). */
-    ports?: Partial<Ports>;
+  options: CompositionOptions & {
     /** Extra modules loaded after the service's own (test and chaos compositions only). */
     extraModules?: readonly ContainerModule[];
   } = {},
 ): Promise<Service> {
-  const ownsDb = options.db === undefined;
-  const db =
-    options.db ??
-    (options.portSet === undefined && config.persistence.kind === 'database'
-      ? await openDatabase(config.persistence.target, databaseEvents(log))
-      : null);
-  try {
-    if (db !== null && ownsDb && options.skipMigrations !== true) await migrate(db);
-    const container = buildContainer(config, db, log, options.clock, options.ports, options.portSet);
-    if (options.extraModules !== undefined && options.extraModules.length > 0) container.load(...options.extraModules);
-    const app = buildApp(container);
-    // Behind a load balancer the client address (login throttling, logs) comes from X-Forwarded-For.
-    if (config.trustProxyHops > 0) app.set('trust proxy', config.trustProxyHops);
-    const lifecycle = container.get(TOKENS.Lifecycle);
-    await lifecycle.start();
-    return {
-      container,
-      ports: container.get(TOKENS.Ports),
-      core: container.get(TOKENS.Core),
-      app,
-      db,
-      close: async () => {
-        await lifecycle.stop();
-        if (ownsDb && db !== null) await db.close();
-      },
-    };
-  } catch (err) {
-    if (ownsDb && db !== null) await db.close().catch(() => undefined);
-    throw err;
-  }
-}
-
-/**
- * Pool events as log lines, one a second at most of each kind: a server restart drops every
- * connection at once and fails every waiting acquisition.
- */
-export function databaseEvents(log: Logger): DatabaseEvents {
-  const last = new Map<string, number>();
-  const quiet = (kind: string): boolean => {
-    const now = Date.now();
-    if (now - (last.get(kind) ?? 0) < 1000) return true;
-    last.set(kind, now);
-    return false;
-  };
-  return {
-    onConnectionError: (err) => {
-      if (quiet('lost')) return;
-      log.warn(
-        { err: { message: err.message, code: (err as { code?: string }).code } },
-        'pooled database connection lost; it will be replaced',
-      );
-    },
-    log: (level, message) => {
-      if (quiet(level)) return;
-      log[level]({ knex: message }, 'database pool');
-    },
-  };
+  const { extended: app, ...composed } = await openCore(config, log, options, (container) => composeHttp(container, options.extraModules));
+  return { ...composed, app };
 }
 
 /**
@@ -245,7 +171,8 @@ export async function createHttpService(
     DATABASE_URL: undefined,
     METRICS_PORT: undefined,
   };
-  const log = options.log ?? createLogger(env.LOG_LEVEL ?? 'info');
-  const { app, core, ports, close } = await openService(loadConfig(env), log, { portSet });
+  const config = loadConfig(env);
+  const log = options.log ?? createLogger(config.logLevel);
+  const { app, core, ports, close } = await openService(config, log, { portSet });
   return { app, core, ports, close, serverOptions: expressServerClasses(app) };
 }

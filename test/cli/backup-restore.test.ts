@@ -1,26 +1,13 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { adminProcessWith, type AdminRun } from '../support/cli.js';
 import { databaseUrl } from '../support/database.js';
 import { spawnServer, type ServerProcess } from '../support/reliability.js';
-
-/** A free port from 46000-46999, the range these tests keep to. */
-async function freePort(): Promise<number> {
-  for (let port = 46_000 + Math.floor(Math.random() * 900); port < 47_000; port += 1) {
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('no free port in 46000-46999');
-}
+import { freePort } from '../../scripts/private-postgres.js';
 
 type Env = Record<string, string | undefined>;
 

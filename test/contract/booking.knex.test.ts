@@ -8,6 +8,7 @@ import { KnexOrderRepo } from '../../src/adapters/knex/order-repo.knex.js';
 import { KnexQuoteRepo } from '../../src/adapters/knex/quote-repo.knex.js';
 import { KnexTariffReader } from '../../src/adapters/knex/tariff.knex.js';
 import { KnexTripInventory } from '../../src/adapters/knex/trip-inventory.knex.js';
+import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { dropTestSchedules, orderRecord } from '../support/booking-builders.js';
 import { bookingContract, keyRecordOf } from 'partner-booking-wallet/testing';
@@ -28,6 +29,10 @@ bookingContract(
   {
     concurrent: async () => (await databaseKind()) === 'postgres',
     cleanup: async () => dropTestSchedules((await testDatabase()).knex),
+    events: async () => {
+      const webhooks = new KnexWebhookStore((await testDatabase()).knex);
+      return { webhooks, log: webhooks };
+    },
   },
 );
 

@@ -1,14 +1,20 @@
+import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import { MemoryOrderRepo, MemoryQuoteRepo } from '../../src/adapters/memory/booking.memory.js';
 import { MemoryCatalogue } from '../../src/adapters/memory/catalogue.memory.js';
 import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.js';
 import { MemoryTariffReader } from '../../src/adapters/memory/tariff.memory.js';
+import { MemoryWebhookStore } from '../../src/adapters/memory/webhooks.memory.js';
 import { bookingContract } from 'partner-booking-wallet/testing';
+
+/** The outbox the stores of the current case record into. */
+let webhooks = new MemoryWebhookStore(new SystemClock());
 
 bookingContract(
   'memory',
   async () => {
-    const directory = new MemoryIdentityStore();
-    const orders = new MemoryOrderRepo(undefined, directory);
+    webhooks = new MemoryWebhookStore(new SystemClock());
+    const directory = new MemoryIdentityStore(undefined, webhooks);
+    const orders = new MemoryOrderRepo(webhooks, directory);
     const catalogue = new MemoryCatalogue();
     return {
       quotes: new MemoryQuoteRepo(),
@@ -19,5 +25,5 @@ bookingContract(
       directory,
     };
   },
-  { concurrent: async () => true },
+  { concurrent: async () => true, events: async () => ({ webhooks, log: webhooks }) },
 );

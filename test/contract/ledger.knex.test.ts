@@ -1,11 +1,16 @@
 import { expect } from 'chai';
 import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.js';
-import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
+import type { Knex } from 'knex';
+import { KnexLedger, ledgerRefusal } from '../../src/adapters/knex/ledger.knex.js';
+import { rows } from '../../src/adapters/knex/sql.js';
+import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import { insufficientFunds, shardOf, tenantAccountShort } from '../../src/domain/wallet/ledger.js';
 import type { UnitOfWork } from '../../src/domain/shared/idempotency.port.js';
 import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
-import { ledgerContract } from 'partner-booking-wallet/testing';
+import { ledgerContract, listenAs } from 'partner-booking-wallet/testing';
 import { ledgerTenant, machineInitiator, testId, type LedgerTenant } from '../support/ledger-builders.js';
 
 ledgerContract(
@@ -17,17 +22,39 @@ ledgerContract(
   {
     concurrent: async () => (await databaseKind()) === 'postgres',
     check: async () => assertLedgerBalanced((await testDatabase()).knex),
+    events: async () => {
+      const webhooks = new KnexWebhookStore((await testDatabase()).knex);
+      return { webhooks, log: webhooks };
+    },
   },
 );
 
 /** A top-up of 10 THB to `u`, made by the tenant's backend. */
-const topUpTen = (ledger: KnexLedger, t: LedgerTenant, u: string) =>
+/** A top-up of `amount` THB to `u` by the tenant's machine token, in `unitOfWork` when given. */
+const topUpOf = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number, unitOfWork: UnitOfWork | null = null) =>
   ledger.topUp({
     id: testId('txn'),
     tenantId: t.tenantId,
     userId: u,
-    amount: { amount: 10, currency: 'THB' },
+    amount: { amount, currency: 'THB' },
     reference: 'r',
+    initiatedBy: machineInitiator(t),
+    idempotency: null,
+    createdAt: new Date(),
+    unitOfWork,
+  });
+
+const topUpTen = (ledger: KnexLedger, t: LedgerTenant, u: string) => topUpOf(ledger, t, u, 10);
+
+/** A payment of `amount` THB by `u`, made by the tenant's machine token. */
+const pay = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number) =>
+  ledger.pay({
+    id: testId('txn'),
+    tenantId: t.tenantId,
+    userId: u,
+    amount: { amount, currency: 'THB' },
+    reference: 'r',
+    description: null,
     initiatedBy: machineInitiator(t),
     idempotency: null,
     createdAt: new Date(),
@@ -95,18 +122,7 @@ describe('ledger writes under an idempotency claim (PostgreSQL)', () => {
     const ledger = new KnexLedger(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
-    const topUp = (unitOfWork: UnitOfWork | undefined) =>
-      ledger.topUp({
-        id: testId('txn'),
-        tenantId: t.tenantId,
-        userId: u,
-        amount: { amount: 250, currency: 'THB' },
-        reference: 'r',
-        initiatedBy: machineInitiator(t),
-        idempotency: null,
-        createdAt: new Date(),
-        unitOfWork: unitOfWork ?? null,
-      });
+    const topUp = (unitOfWork: UnitOfWork | undefined) => topUpOf(ledger, t, u, 250, unitOfWork ?? null);
     const claim = async () => {
       const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
       if (c.state !== 'claimed') throw new Error('expected a new claim');
@@ -128,5 +144,175 @@ describe('ledger writes under an idempotency claim (PostgreSQL)', () => {
     expect((await ledger.find(transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }), kept.id))?.id).to.equal(
       kept.id,
     );
+  });
+});
+
+describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
+  /** Calls `pbw_ledger_write` as the adapter does, with the postings given; returns what it raised. */
+  const raised = async (
+    knex: Knex,
+    t: LedgerTenant,
+    over: { currency?: string; refundOf?: string | null; amount?: number },
+    postings: ReadonlyArray<{
+      id: string;
+      kind: 'USER' | 'FUNDING' | 'SETTLEMENT';
+      userId: string | null;
+      amount: number;
+      checked: boolean;
+    }>,
+  ): Promise<{ code?: string; detail?: string }> => {
+    const txn = testId('txn');
+    try {
+      // The adapter's own way to the database (its errors as the adapter sees them).
+      await rows(
+        knex,
+        `SELECT pbw_ledger_write($1, $2, $3, $4, $5, $6, NULL, 'r', NULL, $7, 'machine', $8, NULL, NULL, NULL, NULL, NULL, now(),
+           $9::text[], $10::text[], $11::text[], $12::bigint[], $13::boolean[], NULL)`,
+        [
+          txn,
+          t.tenantId,
+          over.refundOf === undefined || over.refundOf === null ? 'PAYMENT' : 'REFUND',
+          over.amount ?? 5,
+          over.currency ?? 'THB',
+          postings.find((p) => p.kind === 'USER')?.userId ?? 'nobody',
+          over.refundOf ?? null,
+          t.clientId,
+          postings.map((p) => p.id),
+          postings.map((p) => p.kind),
+          postings.map((p) => p.userId),
+          postings.map((p) => p.amount),
+          postings.map((p) => p.checked),
+        ],
+      );
+    } catch (err) {
+      expect(await knex('ledger_transactions').where({ id: txn }).first(), 'nothing of a refused write is kept').to.equal(undefined);
+      return err as { code?: string; detail?: string };
+    }
+    throw new Error('expected pbw_ledger_write to refuse');
+  };
+  const reasonAndMessage = (err: unknown, currency = 'THB') => {
+    const e = ledgerRefusal(err, currency);
+    expect(e).to.be.instanceOf(DomainError);
+    return { reason: (e as DomainError).reason, message: (e as DomainError).message, details: (e as DomainError).details };
+  };
+
+  it('when a user account is short, then PB010 with the account in DETAIL, which is insufficient-funds', async () => {
+    const { knex } = await testDatabase();
+    const t = ledgerTenant();
+    const u = t.newUser();
+    const account = `${t.tenantId}:user:${u}`;
+    await topUpTen(new KnexLedger(knex), t, u);
+    const err = await raised(knex, t, { amount: 11 }, [
+      { id: `${t.tenantId}:settlement:0`, kind: 'SETTLEMENT', userId: null, amount: 11, checked: false },
+      { id: account, kind: 'USER', userId: u, amount: -11, checked: true },
+    ]);
+    expect(err).to.include({ code: 'PB010', detail: account });
+    expect(reasonAndMessage(err)).to.deep.include({ reason: 'insufficient-funds', message: insufficientFunds().message });
+  });
+
+  it('when a tenant account is short, then PB011, which is insufficient-funds of the tenant account', async () => {
+    const { knex } = await testDatabase();
+    const t = ledgerTenant();
+    const u = t.newUser();
+    const settlement = `${t.tenantId}:settlement:3`;
+    const err = await raised(knex, t, {}, [
+      { id: settlement, kind: 'SETTLEMENT', userId: null, amount: -5, checked: true },
+      { id: `${t.tenantId}:user:${u}`, kind: 'USER', userId: u, amount: 5, checked: false },
+    ]);
+    expect(err).to.include({ code: 'PB011', detail: settlement });
+    expect(reasonAndMessage(err)).to.deep.include({ reason: 'insufficient-funds', message: tenantAccountShort().message });
+  });
+
+  it('when an account holds another currency, then PB020 with that currency in DETAIL, which is currency-mismatch', async () => {
+    const { knex } = await testDatabase();
+    const t = ledgerTenant();
+    const u = t.newUser();
+    await topUpTen(new KnexLedger(knex), t, u);
+    const err = await raised(knex, t, { currency: 'USD' }, [
+      { id: `${t.tenantId}:funding:7`, kind: 'FUNDING', userId: null, amount: -5, checked: false },
+      { id: `${t.tenantId}:user:${u}`, kind: 'USER', userId: u, amount: 5, checked: false },
+    ]);
+    expect(err).to.include({ code: 'PB020' });
+    // The funding shard is new (so USD), the user's account holds THB.
+    expect(err.detail).to.equal('THB');
+    expect(reasonAndMessage(err, 'USD')).to.deep.include({ reason: 'currency-mismatch', details: { expected: 'THB' } });
+  });
+
+  it('when a refund would exceed its payment, then PB030 with the payment in DETAIL, which is refund-exceeds-payment', async () => {
+    const { knex } = await testDatabase();
+    const ledger = new KnexLedger(knex);
+    const t = ledgerTenant();
+    const u = t.newUser();
+    await topUpTen(ledger, t, u);
+    const p = await pay(ledger, t, u, 4);
+    const err = await raised(knex, t, { refundOf: p.id, amount: 5 }, [
+      { id: `${t.tenantId}:settlement:${shardOf(p.id)}`, kind: 'SETTLEMENT', userId: null, amount: -5, checked: true },
+      { id: `${t.tenantId}:user:${u}`, kind: 'USER', userId: u, amount: 5, checked: false },
+    ]);
+    expect(err).to.include({ code: 'PB030', detail: p.id });
+    expect(reasonAndMessage(err).reason).to.equal('refund-exceeds-payment');
+    expect(
+      (await ledger.find(transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }), p.id))?.refundedAmount,
+    ).to.equal(0);
+  });
+
+  it('when the settlement shard of a payment is short at its refund, then the ledger refuses it as the tenant account’s insufficient-funds', async () => {
+    const { knex } = await testDatabase();
+    const ledger = new KnexLedger(knex);
+    const t = ledgerTenant();
+    const u = t.newUser();
+    await topUpTen(ledger, t, u);
+    const p = await pay(ledger, t, u, 6);
+    // Only a damaged ledger gets here: the shard a payment credited holds at least what remains of it.
+    const shard = { id: `${t.tenantId}:settlement:${shardOf(p.id)}` };
+    await knex('ledger_accounts').where(shard).update({ balance: 0 });
+    const refused = await ledger
+      .refund({
+        id: testId('txn'),
+        tenantId: t.tenantId,
+        paymentId: p.id,
+        amount: null,
+        initiatedBy: machineInitiator(t),
+        idempotency: null,
+        createdAt: new Date(),
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    await knex('ledger_accounts').where(shard).update({ balance: 6 });
+    expect(refused).to.be.instanceOf(DomainError);
+    expect(refused).to.deep.include({ reason: 'insufficient-funds', message: tenantAccountShort().message });
+    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(4);
+  });
+});
+
+describe('ledger events under an idempotency claim (PostgreSQL)', () => {
+  it('when a write made through the claim’s unit of work is rolled back, then its event is gone with it; a completed one keeps exactly one', async function () {
+    const db = await testDatabase();
+    if (db.target.kind !== 'postgres') this.skip(); // PGlite holds claims in the process: no unit of work
+    const store = new KnexIdempotencyStore(db.knex, { holding: { kind: 'transaction', claims: db.knex } });
+    const ledger = new KnexLedger(db.knex);
+    const webhooks = new KnexWebhookStore(db.knex);
+    const t = ledgerTenant();
+    const u = t.newUser();
+    const seen = await listenAs({ webhooks, log: webhooks }, { kind: 'tenant', id: t.tenantId }, ['transaction.created']);
+    const topUp = (unitOfWork: UnitOfWork) => topUpOf(ledger, t, u, 250, unitOfWork);
+    const claim = async () => {
+      const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
+      if (c.state !== 'claimed' || c.lease.unitOfWork === undefined) throw new Error('expected a new claim with a unit of work');
+      return c.lease;
+    };
+
+    const failed = await claim();
+    await topUp(failed.unitOfWork!);
+    expect(await seen()).to.deep.equal([]); // not committed while the request runs
+    await failed.release();
+    expect(await seen()).to.deep.equal([]);
+
+    const done = await claim();
+    const kept = await topUp(done.unitOfWork!);
+    await done.complete({ status: 201, contentType: 'application/json', body: '{}' }, new Date());
+    expect(await seen()).to.deep.equal([{ type: 'transaction.created', id: kept.id }]);
   });
 });

@@ -11,7 +11,8 @@ webhookStoreContract(
   'PostgreSQL (Knex)',
   async () => {
     const { knex } = await testDatabase();
-    return { store: new KnexWebhookStore(knex), record: (events) => recordEvents(knex, events) };
+    const store = new KnexWebhookStore(knex);
+    return { store, record: (events) => recordEvents(knex, events), log: store };
   },
   { concurrent: async () => (await databaseKind()) === 'postgres' },
 );

@@ -6,7 +6,7 @@ webhookStoreContract(
   'memory',
   async () => {
     const store = new MemoryWebhookStore(new SystemClock());
-    return { store, record: async (events) => store.record(events) };
+    return { store, record: async (events) => store.record(events), log: store };
   },
   { concurrent: async () => true },
 );

@@ -136,13 +136,13 @@ export async function isEmptyDatabase(knex: Knex): Promise<boolean> {
  * database that has any table, a file that is not a complete backup, and a backup made by a newer
  * version of the service.
  */
-export async function restoreBackup(knex: Knex, file: string): Promise<RestoreSummary> {
+export async function restoreBackup(knex: Knex, file: string, checked?: BackupHeader): Promise<RestoreSummary> {
   if (!(await isEmptyDatabase(knex))) {
     throw new BackupError('the target database is not empty; restore only into an empty database (or a new embedded folder)');
   }
   const known = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
   // The whole file is checked before the database is touched: a damaged copy leaves it empty.
-  const header = await checkBackup(file);
+  const header = checked ?? (await checkBackup(file));
   const backupMigrations = header.migrations;
   if (backupMigrations.some((name, i) => known[i] !== name)) {
     throw new BackupError(
@@ -194,8 +194,11 @@ export async function restoreBackup(knex: Knex, file: string): Promise<RestoreSu
   return { file, backupStartedAt: header.startedAt, tables, rows, migrationsApplied: pending.length };
 }
 
+/** What a backup file says of itself, once read whole and found complete. */
+export type BackupHeader = Header;
+
 /** Reads the whole file: a header, then tables and rows, then an end whose counts match. */
-async function checkBackup(file: string): Promise<Header> {
+export async function checkBackup(file: string): Promise<BackupHeader> {
   let header: Header | null = null;
   let tables = 0;
   let rows = 0;

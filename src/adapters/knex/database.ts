@@ -46,6 +46,9 @@ export const SESSION_TIMEOUTS = {
   idle_in_transaction_session_timeout: 30_000,
 } as const;
 
+/** Default size of the pool (`DB_POOL_MAX`). */
+export const DEFAULT_POOL_MAX = 10;
+
 /** Default wait for a free pooled connection: short, so an exhausted pool answers 503 quickly. */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 3_000;
 
@@ -81,7 +84,7 @@ export function postgresKnex(target: Extract<DatabaseTarget, { kind: 'postgres' 
     },
     pool: {
       min: 0,
-      max: target.poolMax ?? 10,
+      max: target.poolMax ?? DEFAULT_POOL_MAX,
       acquireTimeoutMillis: acquireTimeoutMs,
       createTimeoutMillis: acquireTimeoutMs,
       // A pooled connection that the server drops (restart, pg_terminate_backend, network)

@@ -10,9 +10,9 @@ import {
   accountId,
   currencyMismatch,
   inLockOrder,
+  insufficientFunds,
   mayGoNegative,
-  shortOf,
-  type AccountRef,
+  tenantAccountShort,
   postingsOf,
   refundableAmount,
   sameRequest,
@@ -27,7 +27,7 @@ import type { Ledger, NewPayment, NewRefund, NewTopUp, NewTransfer } from '../..
 import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionFilter, TransactionReader, TypeSummary } from '../../domain/wallet/transaction-reader.port.js';
 import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../../domain/wallet/transaction.js';
-import { isRetryableTransactionError, isUniqueViolation } from './pg-errors.js';
+import { detailOf, isRetryableTransactionError, isUniqueViolation, sqlState } from './pg-errors.js';
 import { transactionCreated } from '../../domain/webhooks/events.js';
 import { eventsJson } from './outbox.knex.js';
 
@@ -104,25 +104,28 @@ const toTransaction = (r: TransactionRow): Transaction => ({
 
 const RETRIES = 3;
 
-/** What `pbw_ledger_write` raises for a step it refused (0014). */
-const REFUSED = 'PB001';
-
-/** The refusal `pbw_ledger_write` reported, as the domain's error; anything else unchanged. */
-const refusalOf = (err: unknown, t: Transaction): unknown => {
-  const e = err as { code?: unknown; message?: unknown };
-  if (e?.code !== REFUSED || typeof e.message !== 'string') return err;
-  const said = /(short|currency|refund)(?::(\w+))?\s*$/.exec(e.message);
-  if (said?.[1] === 'currency') return currencyMismatch(said[2] ?? '', t.amount.currency);
-  if (said?.[1] === 'refund') return refundableAmountGone();
-  if (said?.[1] === 'short' && said[2] !== undefined && isAccountKind(said[2])) return shortOf(said[2]);
-  return err;
+/**
+ * The refusals of `pbw_ledger_write` (0015), by SQLSTATE, as the domain's errors. What an error
+ * needs besides the code (the currency the account holds) is the DETAIL field; the message text
+ * is for people reading the server's log, never parsed.
+ */
+const LEDGER_REFUSALS: Readonly<Record<string, (detail: string, currency: string) => DomainError>> = {
+  /** A checked debit of a user's account found too little. */
+  PB010: () => insufficientFunds(),
+  /** A checked debit of a tenant's own account (its settlement shard, when refunding) found too little. */
+  PB011: () => tenantAccountShort(),
+  /** An account of the transaction holds another currency (DETAIL). */
+  PB020: (held, currency) => currencyMismatch(held, currency),
+  /** The payment changed between its read and the refund's guard: only possible without its row lock. */
+  PB030: () => new DomainError('refund-exceeds-payment', { message: 'The refund is more than what remains of the payment.' }),
 };
 
-const isAccountKind = (kind: string): kind is AccountRef['kind'] => kind === 'USER' || kind === 'FUNDING' || kind === 'SETTLEMENT';
-
-/** The payment changed between its read and the refund's guard: only possible without its row lock. */
-const refundableAmountGone = (): DomainError =>
-  new DomainError('refund-exceeds-payment', { message: 'The refund is more than what remains of the payment.' });
+/** The refusal `pbw_ledger_write` raised for a write in `currency`, as the domain's error; anything else unchanged. */
+export const ledgerRefusal = (err: unknown, currency: string): unknown => {
+  const state = sqlState(err);
+  const refusal = state !== undefined && Object.hasOwn(LEDGER_REFUSALS, state) ? LEDGER_REFUSALS[state] : undefined;
+  return refusal === undefined ? err : refusal(detailOf(err), currency);
+};
 
 const WRITE = `SELECT pbw_ledger_write(${Array.from({ length: 18 }, (_, i) => `$${i + 1}`).join(', ')}::timestamptz,
   $19::text[], $20::text[], $21::text[], $22::bigint[], $23::boolean[], $24::jsonb) AS outcome`;
@@ -133,9 +136,9 @@ const WRITE = `SELECT pbw_ledger_write(${Array.from({ length: 18 }, (_, i) => `$
  * an upsert), then the transaction row (its unique idempotency key makes a concurrent duplicate
  * wait and then fail) and its entries, whose sum per transaction the database checks at commit.
  * Every write records its `transaction.created` event in the same transaction (the outbox).
- * All four kinds of write go through one function, `pbw_ledger_write` (0014): top-ups, payments
- * and transfers as a statement of their own; refunds inside the transaction that reads and locks
- * their payment first.
+ * All four kinds of write go through one function, `pbw_ledger_write` (0014; each refusal its
+ * own SQLSTATE since 0015): top-ups, payments and transfers as a statement of their own; refunds
+ * inside the transaction that reads and locks their payment first.
  * Works alike on PGlite (one connection: everything inside uses `trx`).
  */
 export class KnexLedger implements Ledger, TransactionReader {
@@ -337,7 +340,7 @@ export class KnexLedger implements Ledger, TransactionReader {
         'ledger.write',
       );
     } catch (err) {
-      throw refusalOf(err, t);
+      throw ledgerRefusal(err, t.amount.currency);
     }
     return t;
   }

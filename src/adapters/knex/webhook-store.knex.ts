@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Cursor } from '../../domain/shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
+import type { EventLog, RecordedEvent } from '../../domain/webhooks/event-log.port.js';
 import type { EventOwner, EventType } from '../../domain/webhooks/events.js';
 import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { rows } from './sql.js';
@@ -71,7 +72,7 @@ const DELIVERY_COLUMNS =
  * two instances never send the same attempt at once and a dead worker's claim expires. Times
  * are the database's clock, the one every instance shares.
  */
-export class KnexWebhookStore implements WebhookStore {
+export class KnexWebhookStore implements WebhookStore, EventLog {
   constructor(private readonly knex: Knex) {}
 
   async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number): Promise<WebhookEndpoint | null> {
@@ -180,6 +181,24 @@ export class KnexWebhookStore implements WebhookStore {
       sealedSecret: r.sealed_secret,
       attempt: r.attempts,
       lease,
+    }));
+  }
+
+  /** The owner's events that deliveries are still held for (an event whose deliveries all went with their endpoints is not listed). */
+  async eventsFor(owner: EventOwner): Promise<RecordedEvent[]> {
+    const found = await rows<{ id: string; type: EventType; body: string; created_at: Date | string }>(
+      this.knex,
+      `SELECT e.id, e.type, e.body, e.created_at FROM webhook_events e
+       WHERE e.owner_kind = $1 AND e.owner_id = $2 AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+       ORDER BY e.created_at, e.id`,
+      [owner.kind, owner.id],
+    );
+    return found.map((r) => ({
+      id: r.id,
+      type: r.type,
+      owner: { kind: owner.kind, id: owner.id },
+      body: r.body,
+      occurredAt: date(r.created_at),
     }));
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
+import type { EventLog, RecordedEvent } from '../../domain/webhooks/event-log.port.js';
 import type { DomainEvent, EventOwner } from '../../domain/webhooks/events.js';
 import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { outboxRecords, type OutboxRecord } from '../webhooks/payloads.js';
@@ -32,7 +33,7 @@ const newer = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: str
 const after = (cursor: Cursor | null) => (x: { createdAt: Date; id: string }) => cursor === null || newer(x, cursor) > 0;
 
 /** Endpoints, the outbox and deliveries in process memory, with the decisions PostgreSQL makes. */
-export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
+export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog {
   private readonly endpoints = new Map<string, StoredWebhookEndpoint>();
   private readonly deliveries = new Map<string, Delivery>();
 
@@ -133,6 +134,23 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox {
         lease: d.lease,
       };
     });
+  }
+
+  /** The events the deliveries held carry (an event is kept exactly while one of its deliveries is, as on PostgreSQL). */
+  async eventsFor(owner: EventOwner): Promise<RecordedEvent[]> {
+    const events = new Map<string, OutboxRecord>();
+    for (const d of this.deliveries.values()) {
+      if (d.event.owner_kind === owner.kind && d.event.owner_id === owner.id) events.set(d.event.id, d.event);
+    }
+    return [...events.values()]
+      .map((e) => ({
+        id: e.id,
+        type: e.type,
+        owner: { kind: e.owner_kind, id: e.owner_id },
+        body: e.body,
+        occurredAt: new Date(e.created_at),
+      }))
+      .sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async finish(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {

@@ -2,8 +2,7 @@ import { toWalletUserView } from '../../application/wallet/wallet-user-view.js';
 import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { DomainEvent } from '../../domain/webhooks/events.js';
 import { TimeSortableIds } from '../crypto/node-crypto.js';
-import { orderView } from '../http/booking/booking.views.js';
-import { transactionJson } from '../http/wallet/transactions.schemas.js';
+import { orderView, transactionJson } from '../json-views.js';
 
 /** An event as the outbox stores it: the exact body every attempt sends. */
 export interface OutboxRecord {

@@ -10,6 +10,7 @@ import { GetOrder } from '../../application/booking/get-order.js';
 import { ListOrders } from '../../application/booking/list-orders.js';
 import { PlaceOrder } from '../../application/booking/place-order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
+import type { Order } from '../../domain/booking/order.js';
 import type { Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
@@ -20,6 +21,7 @@ import type { AgentDirectory } from '../../domain/identity/agent-directory.port.
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { keyRecordOf, unique } from '../fixtures.js';
 import { TestClock, buildSchedule, dateAhead, reasonOf, tripIdOf } from '../fixtures.js';
+import { listenAs, type EmittedEvents, type EventSeen } from './events.js';
 
 /** The storage the booking flow runs on: one adapter family (memory, or PostgreSQL). */
 export interface BookingStores {
@@ -41,7 +43,12 @@ const HOUR = 3_600_000;
 export function bookingContract(
   name: string,
   make: () => Promise<BookingStores>,
-  options: { concurrent: () => Promise<boolean>; cleanup?: () => Promise<void> },
+  options: {
+    concurrent: () => Promise<boolean>;
+    cleanup?: () => Promise<void>;
+    /** The webhook store and outbox reader the stores of the last `make()` record into; without it the event cases are skipped. */
+    events?: () => Promise<EmittedEvents>;
+  },
 ): void {
   describe(`booking flow contract: ${name}`, () => {
     after(async () => {
@@ -425,6 +432,62 @@ export function bookingContract(
         expect(outcomes.sort()).to.deep.equal(['order-already-cancelled', 'resolved']);
         const tripId = tripIdOf(schedule, date);
         expect((await s.inventory.seatsLeft([{ tripId, capacity: 3 }])).get(tripId)).to.equal(3);
+      });
+    });
+    describe('events it records', () => {
+      let who: AgentPrincipal;
+      let seen: () => Promise<EventSeen[]>;
+      beforeEach(async function () {
+        if (options.events === undefined) this.skip();
+        who = await agent();
+        seen = await listenAs(await options.events(), { kind: 'agent', id: who.agentId }, ['order.confirmed', 'order.cancelled']);
+      });
+      const confirmed = (o: Order): EventSeen => ({ type: 'order.confirmed', id: o.id });
+      const cancelled = (o: Order): EventSeen => ({ type: 'order.cancelled', id: o.id });
+      // The test clock stands still, so events of one instant may be listed in any order: compared as members.
+
+      it('when an order is placed and cancelled, then exactly one order.confirmed and one order.cancelled with its id, and nothing for another agent', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 5 });
+        const order = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule)).id, contact });
+        expect(await seen()).to.have.deep.members([confirmed(order)]);
+        await uc.cancel.execute(who, order.id);
+        expect(await seen()).to.have.deep.members([confirmed(order), cancelled(order)]);
+        const stranger = await agent();
+        await uc.place.execute(stranger, { quoteId: (await busQuote(stranger, schedule)).id, contact });
+        expect(await seen()).to.have.deep.members([confirmed(order), cancelled(order)]);
+      });
+
+      it('when a placement is replayed, by its key or straight at the store, then its one event is not recorded again', async () => {
+        const quote = await busQuote(who, await buildSchedule(s.catalogue));
+        const first = await uc.place.execute(who, { quoteId: quote.id, contact, idempotencyKey: 'events-1' });
+        await uc.place.execute(who, { quoteId: quote.id, contact, idempotencyKey: 'events-1' });
+        await s.orders.place({ ...first, id: `ord_${unique()}` });
+        expect(await seen()).to.have.deep.members([confirmed(first)]);
+      });
+
+      it('when a placement or a cancellation is refused, then no event', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 3 });
+        const a = await busQuote(who, schedule, 2);
+        const b = await busQuote(who, schedule, 2);
+        const expired = await busQuote(who, schedule, 1);
+        const order = await uc.place.execute(who, { quoteId: a.id, contact });
+        await uc.cancel.execute(who, order.id);
+        const kept = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 1)).id, contact });
+        const before = await seen();
+        expect(before).to.have.deep.members([confirmed(order), cancelled(order), confirmed(kept)]);
+        expect(await reasonOf(uc.place.execute(who, { quoteId: a.id, contact }))).to.equal('quote-already-booked');
+        expect(await reasonOf(uc.cancel.execute(who, order.id))).to.equal('order-already-cancelled');
+        expect(await seen()).to.have.deep.members(before);
+        const late = await busQuote(who, schedule, 1);
+        const last = await uc.place.execute(who, { quoteId: b.id, contact }); // the last two seats
+        const after = [...before, confirmed(last)];
+        expect(await seen()).to.have.deep.members(after);
+        expect(await reasonOf(uc.place.execute(who, { quoteId: late.id, contact }))).to.equal('sold-out');
+        clock.advance(900_000);
+        expect(await reasonOf(uc.place.execute(who, { quoteId: expired.id, contact }))).to.equal('quote-expired');
+        clock.set(new Date(Date.parse(`${date}T03:00:00.000Z`)));
+        expect(await reasonOf(uc.cancel.execute(who, kept.id))).to.equal('cancellation-window-closed');
+        expect(await seen()).to.have.deep.members(after);
       });
     });
   });

@@ -5,6 +5,7 @@ import type { AgentResolver } from '../../domain/identity/agent-resolver.port.js
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { MAX_LIVE_KEYS_PER_AGENT, type ApiKeyRecord } from '../../domain/identity/api-key.js';
 import { keyRecordOf, unique } from '../fixtures.js';
+import { listenAs, type EmittedEvents, type EventSeen } from './events.js';
 
 export interface IdentityStores {
   readonly directory: AgentDirectory;
@@ -15,7 +16,14 @@ export interface IdentityStores {
 const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
 
 /** The behaviour every AgentDirectory + AgentResolver pair must show, whatever stores it. */
-export function identityContract(name: string, make: () => Promise<IdentityStores>): void {
+export function identityContract(
+  name: string,
+  make: () => Promise<IdentityStores>,
+  options: {
+    /** The webhook store and outbox reader the directory of the last `make()` records into; without it the event cases are skipped. */
+    events?: () => Promise<EmittedEvents>;
+  } = {},
+): void {
   describe(`identity stores contract: ${name}`, () => {
     let s: IdentityStores;
     beforeEach(async () => {
@@ -330,6 +338,46 @@ export function identityContract(name: string, make: () => Promise<IdentityStore
       expect(listed[0]?.lastUsedAt?.toISOString()).to.equal(t2.toISOString());
       expect(listed[1]?.lastUsedAt).to.equal(null);
       expect(await s.directory.listKeys(`agt_${unique()}`)).to.deep.equal([]);
+    });
+    describe('events it records', () => {
+      let agentId: string;
+      let seen: () => Promise<EventSeen[]>;
+      beforeEach(async function () {
+        if (options.events === undefined) this.skip();
+        agentId = (await agentOn()).id;
+        seen = await listenAs(await options.events(), { kind: 'agent', id: agentId }, ['api_key.revoked']);
+      });
+      const revoked = (...ids: string[]): EventSeen[] => ids.map((id) => ({ type: 'api_key.revoked', id }));
+
+      it('when a key is revoked, then exactly one api_key.revoked with its id; again for the same reason none, found leaked later one more', async () => {
+        const k = keyRecordOf(agentId);
+        const other = keyRecordOf(agentId);
+        await s.directory.insertKey(k);
+        await s.directory.insertKey(other);
+        await s.directory.revokeKey(k.id, 'operator', new Date('2026-02-01T00:00:00.000Z'));
+        expect(await seen()).to.deep.equal(revoked(k.id));
+        await s.directory.revokeKey(k.id, 'operator', new Date('2026-02-02T00:00:00.000Z'));
+        expect(await seen()).to.deep.equal(revoked(k.id));
+        await s.directory.revokeKey(k.id, 'leaked', new Date('2026-02-03T00:00:00.000Z'));
+        expect(await seen()).to.deep.equal(revoked(k.id, k.id));
+        await s.directory.revokeKey(k.id, 'leaked', new Date('2026-02-04T00:00:00.000Z'));
+        expect(await s.directory.revokeKey(`key_${unique()}`, 'leaked', new Date('2026-02-05T00:00:00.000Z'))).to.equal(null);
+        expect(await seen()).to.deep.equal(revoked(k.id, k.id));
+      });
+
+      it('when a leak revokes a lineage, then one api_key.revoked for each key it revoked and none for the others', async () => {
+        const a = keyRecordOf(agentId);
+        const untouched = keyRecordOf(agentId);
+        await s.directory.insertKey(a);
+        await s.directory.insertKey(untouched);
+        const b = keyRecordOf(agentId, { rolledFromKeyId: a.id });
+        await s.directory.rollKey(a.id, b, new Date('2030-01-01T00:00:00.000Z'));
+        const c = keyRecordOf(agentId, { rolledFromKeyId: b.id });
+        await s.directory.rollKey(b.id, c, new Date('2030-01-01T00:00:00.000Z'));
+        await s.directory.revokeKey(a.id, 'leaked', new Date('2026-02-01T00:00:00.000Z'));
+        // One instant for all three: compared as members.
+        expect(await seen()).to.have.deep.members(revoked(a.id, b.id, c.id));
+      });
     });
   });
 }

@@ -8,6 +8,7 @@ import { transactionScope, type TransactionScope } from '../../domain/wallet/sco
 import type { TransactionReader } from '../../domain/wallet/transaction-reader.port.js';
 import type { Initiator, Transaction } from '../../domain/wallet/transaction.js';
 import { idemKey, ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../fixtures.js';
+import { listenAs, type EmittedEvents, type EventSeen } from './events.js';
 
 export interface LedgerStores {
   readonly ledger: Ledger;
@@ -19,6 +20,11 @@ export interface LedgerContractOptions {
   concurrent(): Promise<boolean>;
   /** Checks the ledger's invariants; runs after every test. */
   check(stores: LedgerStores): Promise<void>;
+  /**
+   * The webhook store and outbox reader the ledger of the last `make()` records its
+   * `transaction.created` events into; without it the event cases are skipped.
+   */
+  events?(): Promise<EmittedEvents>;
 }
 
 let clock = Date.parse('2026-03-01T00:00:00.000Z');
@@ -268,6 +274,152 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(await reasonOf(refund(x.id, 1))).to.equal('not-refundable');
         expect(await s.ledger.balanceOf(t.tenantId, a)).to.equal(900);
         expect(await s.ledger.balanceOf(t.tenantId, b)).to.equal(100);
+      });
+    });
+
+    /**
+     * Every refusal of the ledger, each with the state it is refused in: a user with 1,000 who
+     * paid 400 (`p`) and topped up 500 under a key (`key`), another user with 1,000.
+     */
+    const refusals = (a: string, b: string, top: Transaction, p: Transaction, key: string) => {
+      const usd = (amount: number): Money => ({ amount, currency: 'USD' });
+      return [
+        { name: 'a payment over the balance', write: () => pay(a, 1_101), reason: 'insufficient-funds' },
+        { name: 'a payment by a user never credited', write: () => pay(t.newUser(), 1), reason: 'insufficient-funds' },
+        { name: 'a transfer over the balance', write: () => transfer(a, b, 1_101), reason: 'insufficient-funds' },
+        {
+          name: 'a top-up in another currency',
+          write: () => topUp(a, usd(100)),
+          reason: 'currency-mismatch',
+          details: { expected: 'THB' },
+        },
+        { name: 'a payment in another currency', write: () => pay(a, usd(100)), reason: 'currency-mismatch', details: { expected: 'THB' } },
+        {
+          name: 'a transfer in another currency',
+          write: () => transfer(a, b, usd(100)),
+          reason: 'currency-mismatch',
+          details: { expected: 'THB' },
+        },
+        {
+          name: 'a transfer in another currency to a user with no account yet',
+          write: () => transfer(a, t.newUser(), usd(100)),
+          reason: 'currency-mismatch',
+          details: { expected: 'THB' },
+        },
+        {
+          name: 'a refund in another currency',
+          write: () => refund(p.id, usd(100)),
+          reason: 'currency-mismatch',
+          details: { expected: 'THB' },
+        },
+        {
+          name: 'a refund over the payment',
+          write: () => refund(p.id, 401),
+          reason: 'refund-exceeds-payment',
+          details: { remaining: { amount: 400, currency: 'THB' } },
+        },
+        { name: 'a refund of a top-up', write: () => refund(top.id, 1), reason: 'not-refundable' },
+        { name: 'a refund of no transaction', write: () => refund(testId('txn'), 1), reason: 'transaction-not-found' },
+        {
+          name: 'a refund of another tenant’s payment',
+          write: () => refund(p.id, 1, { tenant: ledgerTenant() }),
+          reason: 'transaction-not-found',
+        },
+        { name: 'a transfer to the sender', write: () => transfer(a, a, 100), reason: 'same-user-transfer' },
+        { name: 'a payment of 0', write: () => pay(a, 0), reason: 'invalid-request' },
+        { name: 'a top-up under a used key for another amount', write: () => topUp(a, 501, { key }), reason: 'idempotency-key-reused' },
+      ] as const;
+    };
+    /** The state `refusals` starts from. */
+    const refusalState = async () => {
+      const a = t.newUser();
+      const b = t.newUser();
+      const top = await topUp(a, 1_000);
+      const p = await pay(a, 400);
+      const key = idemKey();
+      await topUp(a, 500, { key });
+      await topUp(b, 1_000);
+      return { a, b, top, p, key };
+    };
+    /** What a write throws, or null. */
+    const thrown = (write: Promise<unknown>): Promise<unknown> =>
+      write.then(
+        () => null,
+        (e: unknown) => e,
+      );
+
+    describe('refusals, each as the domain error', () => {
+      it('when a write is refused, then it throws a DomainError with its reason (and details), and nothing moves', async () => {
+        const { a, b, top, p, key } = await refusalState();
+        const state = async () => ({
+          balances: [await s.ledger.balanceOf(t.tenantId, a), await s.ledger.balanceOf(t.tenantId, b)],
+          listed: ids(await s.reader.list(tenantScope(), {}, null, 100)),
+          refunded: (await s.reader.find(tenantScope(), p.id))?.refundedAmount,
+        });
+        const before = await state();
+        expect(before.balances).to.deep.equal([1_100, 1_000]);
+        for (const r of refusals(a, b, top, p, key)) {
+          const err = await thrown(r.write());
+          expect(err, r.name).to.be.instanceOf(DomainError);
+          expect((err as DomainError).reason, r.name).to.equal(r.reason);
+          if ('details' in r) expect((err as DomainError).details, r.name).to.deep.equal(r.details);
+          expect(await state(), `${r.name} leaves everything as it was`).to.deep.equal(before);
+        }
+      });
+
+      it('when a user is short, then insufficient-funds says so; the message is the user’s, not the tenant account’s', async () => {
+        const u = t.newUser();
+        await topUp(u, 10);
+        const err = (await thrown(pay(u, 11))) as DomainError;
+        expect(err).to.be.instanceOf(DomainError);
+        expect(err.reason).to.equal('insufficient-funds');
+        expect(err.message).to.equal(new DomainError('insufficient-funds').message);
+      });
+    });
+
+    describe('events it records', () => {
+      let seen: () => Promise<EventSeen[]>;
+      beforeEach(async function () {
+        if (options.events === undefined) this.skip();
+        seen = await listenAs(await options.events(), { kind: 'tenant', id: t.tenantId }, ['transaction.created']);
+      });
+      const created = (...txns: Transaction[]): EventSeen[] => txns.map((x) => ({ type: 'transaction.created', id: x.id }));
+
+      it('when each kind of write is recorded, then exactly one transaction.created of it, with its id, and nothing for another tenant', async () => {
+        const a = t.newUser();
+        const b = t.newUser();
+        const top = await topUp(a, 1_000);
+        expect(await seen()).to.deep.equal(created(top));
+        const p = await pay(a, 300);
+        expect(await seen()).to.deep.equal(created(top, p));
+        const x = await transfer(a, b, 200);
+        const r = await refund(p.id, 100);
+        expect(await seen()).to.deep.equal(created(top, p, x, r));
+        const other = ledgerTenant();
+        await topUp(other.newUser(), 5, { tenant: other });
+        expect(await seen()).to.deep.equal(created(top, p, x, r));
+      });
+
+      it('when a write is replayed with its idempotency key, then its one event is not recorded again', async () => {
+        const u = t.newUser();
+        const key = idemKey();
+        const first = await topUp(u, 500, { key });
+        await topUp(u, 500, { key });
+        const p = await pay(u, 100, { key: idemKey() });
+        const refundKey = idemKey();
+        const r = await refund(p.id, 50, { key: refundKey });
+        await refund(p.id, 50, { key: refundKey });
+        expect(await seen()).to.deep.equal(created(first, p, r));
+      });
+
+      it('when a write is refused, then no event is recorded, whichever the refusal', async () => {
+        const { a, b, top, p, key } = await refusalState();
+        const before = await seen();
+        expect(before).to.have.length(4);
+        for (const r of refusals(a, b, top, p, key)) {
+          expect(await reasonOf(r.write()), r.name).to.equal(r.reason);
+          expect(await seen(), `${r.name} records nothing`).to.deep.equal(before);
+        }
       });
     });
 

@@ -3,6 +3,7 @@ import { reasonOf } from '../fixtures.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import { unique } from '../fixtures.js';
+import { listenAs, type EmittedEvents, type EventSeen } from './events.js';
 
 const tenant = (over: Partial<Tenant> = {}): Tenant => ({
   id: `tnt_${unique()}`,
@@ -33,7 +34,11 @@ const user = (tenantId: string, over: Partial<WalletUser> = {}): WalletUser => (
 export function tenantDirectoryContract(
   name: string,
   make: () => Promise<TenantDirectory>,
-  options: { concurrent: () => Promise<boolean> },
+  options: {
+    concurrent: () => Promise<boolean>;
+    /** The webhook store and outbox reader the directory of the last `make()` records into; without it the event cases are skipped. */
+    events?: () => Promise<EmittedEvents>;
+  },
 ): void {
   describe(`tenant directory contract: ${name}`, () => {
     let d: TenantDirectory;
@@ -150,6 +155,46 @@ export function tenantDirectoryContract(
       expect(enabled).to.deep.include({ disabledAt: null, tokensValidFrom: later });
       expect(await d.findUser(t.id, u.id)).to.deep.equal(enabled);
       expect(await d.setUserDisabled(`usr_${unique()}`, first)).to.equal(null);
+    });
+    describe('events it records', () => {
+      let t: Tenant;
+      let events: EmittedEvents;
+      let seen: () => Promise<EventSeen[]>;
+      beforeEach(async function () {
+        if (options.events === undefined) this.skip();
+        t = tenant();
+        await d.createTenant(t);
+        events = await options.events();
+        seen = await listenAs(events, { kind: 'tenant', id: t.id }, ['wallet_user.created']);
+      });
+      const created = (...users: WalletUser[]): EventSeen[] => users.map((u) => ({ type: 'wallet_user.created', id: u.id }));
+
+      it('when a user is created or ensured anew, then exactly one wallet_user.created with its id; ensuring it again records none', async () => {
+        const a = await d.createUser(user(t.id));
+        expect(await seen()).to.deep.equal(created(a));
+        const b = await d.ensureUser(user(t.id));
+        expect(await d.ensureUser(user(t.id, { externalUserRef: b.externalUserRef }))).to.deep.include({ id: b.id });
+        expect(await seen()).to.deep.equal(created(a, b));
+        const other = tenant();
+        await d.createTenant(other);
+        await d.createUser(user(other.id));
+        expect(await seen()).to.deep.equal(created(a, b));
+      });
+
+      it('when a creation is refused, then no event: a taken ref or email is user-exists, an unknown tenant tenant-not-found', async () => {
+        const a = await d.createUser(user(t.id, { email: `a-${unique()}@example.com` }));
+        const before = await seen();
+        expect(before).to.deep.equal(created(a));
+        expect(await reasonOf(d.createUser(user(t.id, { externalUserRef: a.externalUserRef })))).to.equal('user-exists');
+        expect(await reasonOf(d.createUser(user(t.id, { email: a.email!.toUpperCase() })))).to.equal('user-exists');
+        expect(await seen()).to.deep.equal(before);
+        // A tenant that does not exist, though an endpoint listens for it.
+        const ghost = `tnt_${unique()}`;
+        const ghostSeen = await listenAs(events, { kind: 'tenant', id: ghost }, ['wallet_user.created']);
+        expect(await reasonOf(d.createUser(user(ghost)))).to.equal('tenant-not-found');
+        expect(await reasonOf(d.ensureUser(user(ghost)))).to.equal('tenant-not-found');
+        expect(await ghostSeen()).to.deep.equal([]);
+      });
     });
   });
 }

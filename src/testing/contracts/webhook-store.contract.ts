@@ -2,13 +2,16 @@ import { expect } from 'chai';
 import { orderRecord } from '../fixtures.js';
 import { randomBytes } from 'node:crypto';
 import type { StoredWebhookEndpoint } from '../../domain/webhooks/endpoint.js';
-import { orderConfirmed, walletUserCreated, type DomainEvent, type EventOwner } from '../../domain/webhooks/events.js';
+import { orderCancelled, orderConfirmed, walletUserCreated, type DomainEvent, type EventOwner } from '../../domain/webhooks/events.js';
 import type { ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import type { EventLog } from '../../domain/webhooks/event-log.port.js';
 
 /** A store and the outbox write of the same adapter. */
 export interface WebhookStoreSubject {
   readonly store: WebhookStore;
   record(events: readonly DomainEvent[]): Promise<void>;
+  /** The outbox's read side of the same adapter; without it the event log cases are skipped. */
+  readonly log?: EventLog;
 }
 
 const id = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex').toUpperCase()}`;
@@ -25,6 +28,9 @@ const endpoint = (owner: EventOwner, events: StoredWebhookEndpoint['events'], at
 });
 
 const order = orderRecord;
+/** A `wallet_user.created` event of a new user of `tenantId`. */
+const userCreated = (tenantId: string) =>
+  walletUserCreated({ id: id('usr'), tenantId, externalUserRef: 'r', email: null, passwordHash: null, createdAt: new Date() });
 
 /** The WebhookStore port's contract, run over each adapter. */
 export function webhookStoreContract(
@@ -66,16 +72,7 @@ export function webhookStoreContract(
       const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
       const stranger: EventOwner = { kind: 'tenant', id: id('tnt') };
       const ep = await register(tenant, ['wallet_user.created']);
-      await s.record([
-        walletUserCreated({
-          id: id('usr'),
-          tenantId: tenant.id,
-          externalUserRef: 'r',
-          email: null,
-          passwordHash: null,
-          createdAt: new Date(),
-        }),
-      ]);
+      await s.record([userCreated(tenant.id)]);
       const [d] = (await s.store.listDeliveries(tenant, ep.id, null, 10))!;
       expect(await s.store.findEndpoint(stranger, ep.id)).to.equal(null);
       expect(await s.store.listDeliveries(stranger, ep.id, null, 10)).to.equal(null);
@@ -141,6 +138,43 @@ export function webhookStoreContract(
       expect(ids).to.have.length(30);
       expect(new Set(ids).size).to.equal(30);
     });
+    describe('event log', () => {
+      let log: EventLog;
+      beforeEach(function () {
+        if (s.log === undefined) this.skip();
+        log = s.log;
+      });
+
+      it('when events are recorded, then the log lists those an endpoint of their owner subscribes to, oldest first, with their bodies', async () => {
+        const agent: EventOwner = { kind: 'agent', id: id('agt') };
+        const stranger: EventOwner = { kind: 'agent', id: id('agt') };
+        await register(agent, ['order.confirmed']);
+        await register(stranger, ['order.confirmed']);
+        const first = { ...order(agent.id), createdAt: new Date('2026-03-01T00:00:00.000Z') };
+        const second = { ...order(agent.id), createdAt: new Date('2026-03-01T00:00:01.000Z') };
+        await s.record([orderConfirmed(second), orderConfirmed(first), orderCancelled({ ...first, status: 'CANCELLED' })]);
+        const listed = await log.eventsFor(agent);
+        expect(listed.map((e) => [e.type, (JSON.parse(e.body) as { data: { id: string } }).data.id])).to.deep.equal([
+          ['order.confirmed', first.id],
+          ['order.confirmed', second.id],
+        ]);
+        expect(listed[0]).to.deep.include({ owner: agent, occurredAt: first.createdAt });
+        expect(listed[0]!.id).to.match(/^evt_/);
+        const [d] = (await s.store.listDeliveries(agent, (await s.store.listEndpoints(agent, null, 1))[0]!.id, null, 10))!;
+        expect(listed.map((e) => e.id)).to.include(d!.eventId);
+        expect(await log.eventsFor(stranger)).to.deep.equal([]);
+        expect(await log.eventsFor({ kind: 'tenant', id: agent.id })).to.deep.equal([]);
+      });
+
+      it('when the only endpoint that received an event is deleted, then the log no longer lists it', async () => {
+        const agent: EventOwner = { kind: 'agent', id: id('agt') };
+        const ep = await register(agent, ['order.confirmed']);
+        await s.record([orderConfirmed(order(agent.id))]);
+        expect(await log.eventsFor(agent)).to.have.length(1);
+        await s.store.deleteEndpoint(agent, ep.id);
+        expect(await log.eventsFor(agent)).to.deep.equal([]);
+      });
+    });
   });
 
   describe(`webhook store contract: ${name}: claims and retention`, () => {
@@ -160,16 +194,7 @@ export function webhookStoreContract(
     it('when a delivery is claimed, then the claim names the endpoint’s owner', async () => {
       const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
       const ep = await register(tenant, ['wallet_user.created']);
-      await s.record([
-        walletUserCreated({
-          id: id('usr'),
-          tenantId: tenant.id,
-          externalUserRef: 'r',
-          email: null,
-          passwordHash: null,
-          createdAt: new Date(),
-        }),
-      ]);
+      await s.record([userCreated(tenant.id)]);
       const [claim] = await claimAll(tenant, ep.id);
       expect(claim!.owner).to.deep.equal(tenant);
     });

@@ -1,6 +1,5 @@
 import type { TripOffer } from '../../../application/booking/list-trips.js';
 import type { CancellationDecision } from '../../../domain/booking/cancellation.js';
-import type { Order } from '../../../domain/booking/order.js';
 import type { KeyView } from '../../../domain/identity/api-key.js';
 import type { Quote } from '../../../domain/booking/quote.js';
 
@@ -28,24 +27,7 @@ export const quoteView = (q: Quote) => ({
   details: q.details,
 });
 
-/** What the API shows of an order. */
-export const orderView = (o: Order) => ({
-  id: o.id,
-  status: o.status,
-  product: o.product,
-  quoteId: o.quoteId,
-  channel: { code: o.channelCode },
-  price: o.price,
-  contact: o.contact,
-  passengers: o.passengers,
-  agentReference: o.agentReference,
-  details: o.details,
-  createdAt: o.createdAt.toISOString(),
-  cancelledAt: o.cancelledAt === null ? null : o.cancelledAt.toISOString(),
-  cancellationTerms: o.terms,
-  refund: o.refund,
-  fee: o.fee,
-});
+export { orderView } from '../../json-views.js';
 
 /** What the API shows of a cancellation decision. */
 export const cancellationView = (d: CancellationDecision) => ({

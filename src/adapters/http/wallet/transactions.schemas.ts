@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageQueryFields } from '../page.schemas.js';
 import { MAX_TRANSACTION_AMOUNT } from '../../../domain/wallet/ledger.js';
-import { TRANSACTION_TYPES, type Transaction } from '../../../domain/wallet/transaction.js';
+import { TRANSACTION_TYPES } from '../../../domain/wallet/transaction.js';
 
 /** Money in integer minor units of an ISO 4217 currency. */
 export const moneySchema = z.object({
@@ -134,17 +134,4 @@ export const summarySchema = z
 
 export const balanceSchema = z.object({ available: moneySchema }).meta({ id: 'Balance', description: 'What the holder can spend' });
 
-/** The JSON of a transaction. */
-export const transactionJson = (t: Transaction) => ({
-  id: t.id,
-  type: t.type,
-  amount: t.amount,
-  userId: t.userId,
-  counterpartyUserId: t.counterpartyUserId,
-  reference: t.reference,
-  description: t.description,
-  refundOf: t.refundOf,
-  refunded: t.type === 'PAYMENT' ? { amount: t.refundedAmount, currency: t.amount.currency } : null,
-  createdAt: t.createdAt.toISOString(),
-  initiatedBy: t.initiatedBy,
-});
+export { transactionJson } from '../../json-views.js';

@@ -1,0 +1,42 @@
+import type { Order } from '../domain/booking/order.js';
+import type { Transaction } from '../domain/wallet/transaction.js';
+
+/*
+ * The JSON of the resources that both the HTTP answers and the webhook bodies carry: one shape
+ * for both, outside the HTTP adapter so that the stores writing events (and the admin command
+ * line on them) load no HTTP code.
+ */
+
+/** What the API shows of an order. */
+export const orderView = (o: Order) => ({
+  id: o.id,
+  status: o.status,
+  product: o.product,
+  quoteId: o.quoteId,
+  channel: { code: o.channelCode },
+  price: o.price,
+  contact: o.contact,
+  passengers: o.passengers,
+  agentReference: o.agentReference,
+  details: o.details,
+  createdAt: o.createdAt.toISOString(),
+  cancelledAt: o.cancelledAt === null ? null : o.cancelledAt.toISOString(),
+  cancellationTerms: o.terms,
+  refund: o.refund,
+  fee: o.fee,
+});
+
+/** The JSON of a transaction. */
+export const transactionJson = (t: Transaction) => ({
+  id: t.id,
+  type: t.type,
+  amount: t.amount,
+  userId: t.userId,
+  counterpartyUserId: t.counterpartyUserId,
+  reference: t.reference,
+  description: t.description,
+  refundOf: t.refundOf,
+  refunded: t.type === 'PAYMENT' ? { amount: t.refundedAmount, currency: t.amount.currency } : null,
+  createdAt: t.createdAt.toISOString(),
+  initiatedBy: t.initiatedBy,
+});
