@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { databaseUrl } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually } from '../support/builders.js';
@@ -7,7 +7,13 @@ import { spawnServer, type ServerProcess } from '../support/reliability.js';
 import { freePort } from '../../scripts/private-postgres.js';
 import { testRedisUrl, uniqueRedisPrefix } from '../support/redis.js';
 
-/** Pids of the live node processes whose parent is `pid` (Linux /proc); tsx's esbuild helper is not one. */
+const NODE_BINARY = realpathSync(process.execPath);
+
+/**
+ * Pids of the live node processes whose parent is `pid` (Linux /proc); tsx's esbuild helper is not
+ * one. A process is told by its executable, not its name: Node.js 24 names a worker's main thread
+ * `MainThread`, which is what /proc shows as the name of a process.
+ */
 function childrenOf(pid: number): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -15,9 +21,8 @@ function childrenOf(pid: number): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // Fields after the command name, which is in parentheses and may hold spaces.
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && fields[0] !== 'Z' && name === 'node') out.push(Number(entry));
+      if (Number(fields[1]) === pid && fields[0] !== 'Z' && readlinkSync(`/proc/${entry}/exe`) === NODE_BINARY) out.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }
