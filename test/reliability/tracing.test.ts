@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '../../scripts/private-postgres.js';
-import { json, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually } from '../support/builders.js';
 import { databaseUrl } from '../support/database.js';
 import { testRedisUrl, uniqueRedisPrefix } from '../support/redis.js';
 import { spawnServer, type ServerProcess } from '../support/reliability.js';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { orderWatchedBy, startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 const ENTRY = 'src/bootstrap/main.ts';
 const DEV_ENV = { WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_ALLOW_PRIVATE: 'on', RATE_LIMITS: 'off', LOG_LEVEL: 'info' };
@@ -144,25 +144,8 @@ describe('traces over OTLP/HTTP (child process, PostgreSQL)', function () {
       await freePort(),
     );
     const as = { 'X-API-KEY': agent.apiKey };
-    const ep = await call('/api/v1/webhook-endpoints', json('POST', { url: receiver.url, events: ['order.confirmed'] }, as));
-    expect(ep.status).to.equal(201);
-    const quote = await call(
-      '/api/v1/airport-transfer/quotes',
-      json(
-        'POST',
-        {
-          fromLocationId: 'loc_bkk',
-          toLocationId: 'loc_bkk_sukhumvit',
-          pickupAt: new Date(Date.now() + 10 * 86_400_000).toISOString(),
-          passengers: 2,
-        },
-        as,
-      ),
-    );
-    expect(quote.status, JSON.stringify(quote.body)).to.equal(201);
     const contact = { name: 'Traced Contact', email: 'traced-contact@example.com' };
-    const order = await call('/api/v1/orders', json('POST', { quoteId: quote.body.id, contact }, as));
-    expect(order.status).to.equal(201);
+    const { endpoint: ep, order } = await orderWatchedBy(call, agent.apiKey, receiver.url, contact);
 
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parentId = '00f067aa0ba902b7';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { freePort } from '../../scripts/private-postgres.js';
-import { json, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually } from '../support/builders.js';
 import { databaseUrl } from '../support/database.js';
 import { spawnServer, type ServerProcess } from '../support/reliability.js';
-import { startReceiver, verified, type Receiver } from '../support/webhook-receiver.js';
+import { orderWatchedBy, startReceiver, verified, type Receiver } from '../support/webhook-receiver.js';
 
 const ENTRY = 'src/bootstrap/main.ts';
 const DEV_ENV = { WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_ALLOW_PRIVATE: 'on', RATE_LIMITS: 'off' };
@@ -38,28 +38,7 @@ describe('webhooks across a crash (child processes, PostgreSQL)', function () {
       const res = await fetch(`${server!.url}${path}`, init);
       return { status: res.status, body: (await res.json()) as Record<string, any> };
     };
-    const as = { 'X-API-KEY': agent.apiKey };
-    const ep = await call('/api/v1/webhook-endpoints', json('POST', { url: receiver.url, events: ['order.confirmed'] }, as));
-    expect(ep.status).to.equal(201);
-    const quote = await call(
-      '/api/v1/airport-transfer/quotes',
-      json(
-        'POST',
-        {
-          fromLocationId: 'loc_bkk',
-          toLocationId: 'loc_bkk_sukhumvit',
-          pickupAt: new Date(Date.now() + 10 * 86_400_000).toISOString(),
-          passengers: 2,
-        },
-        as,
-      ),
-    );
-    expect(quote.status, JSON.stringify(quote.body)).to.equal(201);
-    const order = await call(
-      '/api/v1/orders',
-      json('POST', { quoteId: quote.body.id, contact: { name: 'A', email: 'a@example.com' } }, as),
-    );
-    expect(order.status).to.equal(201);
+    const { endpoint: ep, order } = await orderWatchedBy(call, agent.apiKey, receiver.url, { name: 'A', email: 'a@example.com' });
     server.child.kill('SIGKILL');
     const exit = await server.exited();
     expect(exit.signal).to.equal('SIGKILL');
