@@ -54,5 +54,5 @@ export const MAINTENANCE_COMMANDS: readonly AdminCommand<{ readonly maintenance:
   },
 ];
 
-/** The names of the commands that open the database themselves (never through a running service). */
+/** The command that opens its target database itself, never through a running service. */
 export const RESTORE_COMMAND = 'restore';

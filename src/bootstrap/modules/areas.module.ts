@@ -1,7 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
-import { RetentionSchedule } from '../../adapters/webhooks/retention.js';
+import { RetentionSchedule } from '../retention-schedule.js';
 import { DEFAULT_RETENTION, PurgeExpired } from '../../application/admin/purge-expired.js';
 import type { Config } from '../config.js';
 import {

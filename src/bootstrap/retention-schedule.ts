@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PurgeReport } from '../../application/admin/purge-expired.js';
+import type { PurgeReport } from '../application/admin/purge-expired.js';
 
 /**
  * Runs the retention purge (CONTRACT §5.4) in the background: at start (off the start path),
