@@ -9,7 +9,7 @@ import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { type QuotePolicy, expiryOf } from './quote-policy.js';
+import { type Offer, type QuotePolicy, quoteOf } from './quote-policy.js';
 
 /** What an express-bus quote asks for. */
 export interface BusQuoteRequest {
@@ -43,16 +43,11 @@ export class QuoteBusTrip {
       throw new DomainError('sold-out', { details: { seatsLeft: left } });
     }
     const unit = unitPrice(schedule.baseFare, termsOf(principal));
-    const quote: Quote = {
+    const offer: Offer = {
       id: this.ids.next('qte'),
-      agentId: principal.agentId,
-      channelCode: principal.channel.code,
-      keyId: principal.keyId,
       product: 'express-bus',
       price: totalPrice(unit, input.passengers),
       startsAt: trip.departsAt,
-      expiresAt: expiryOf(now, trip.departsAt, this.policy),
-      createdAt: now,
       details: {
         tripId: trip.id,
         fromCityId: trip.fromCityId,
@@ -65,6 +60,7 @@ export class QuoteBusTrip {
       },
       seats: { tripId: trip.id, scheduleId: schedule.id, departsAt: trip.departsAt, capacity: trip.seatCapacity, seats: input.passengers },
     };
+    const quote = quoteOf(principal, offer, now, this.policy);
     await this.quotes.insert(quote);
     return quote;
   }

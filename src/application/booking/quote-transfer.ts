@@ -9,7 +9,7 @@ import { withinHorizon } from '../../domain/booking/trip.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { type QuotePolicy, expiryOf } from './quote-policy.js';
+import { type Offer, type QuotePolicy, quoteOf } from './quote-policy.js';
 
 /** What an airport-transfer quote asks for. */
 export interface TransferQuoteRequest {
@@ -65,16 +65,11 @@ export class QuoteTransfer {
     const [fares, classes] = await Promise.all([this.tariffs.transferFares(from.zone, to.zone), this.tariffs.vehicleClasses()]);
     const { fare, vehicle } = chooseFare(fares, classes, input.passengers, input.vehicleClass);
     const price = unitPrice(fare.baseFare, termsOf(principal));
-    const quote: Quote = {
+    const offer: Offer = {
       id: this.ids.next('qte'),
-      agentId: principal.agentId,
-      channelCode: principal.channel.code,
-      keyId: principal.keyId,
       product: 'airport-transfer',
       price,
       startsAt: input.pickupAt,
-      expiresAt: expiryOf(now, input.pickupAt, this.policy),
-      createdAt: now,
       details: {
         fromLocationId: from.id,
         toLocationId: to.id,
@@ -85,6 +80,7 @@ export class QuoteTransfer {
       },
       seats: null,
     };
+    const quote = quoteOf(principal, offer, now, this.policy);
     await this.quotes.insert(quote);
     return quote;
   }
