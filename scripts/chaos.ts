@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import net from 'node:net';
+import http from 'node:http';
 import { freePort, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
 import { startLbCluster, type Instance, type LbStat } from './lb-cluster.js';
 
@@ -624,7 +625,34 @@ async function loadBalancerScenario(ctx: Ctx, url: string): Promise<{ rows: Row[
   }
 }
 
+/** An OTLP/HTTP collector that accepts every export and keeps only a count of them. */
+async function startTraceSink(): Promise<{ url: string; exports: () => { requests: number; bytes: number }; close: () => Promise<void> }> {
+  let requests = 0;
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/traces') requests += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exports: () => ({ requests, bytes }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function main(): Promise<void> {
+  // Set before any service process starts: they all inherit this process's environment.
+  const sink = process.env.CHAOS_TRACING === 'on' ? await startTraceSink() : null;
+  if (sink !== null) {
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
+    process.env.OTEL_BSP_SCHEDULE_DELAY = '500';
+    process.stdout.write(`chaos: tracing on, spans exported to ${sink.url} (counted, then dropped)\n`);
+  }
   const pgPort = Number(process.env.CHAOS_PG_PORT ?? 0) || (await freePort());
   process.stdout.write(`chaos: private PostgreSQL on port ${pgPort} (the machine's server is not touched)\n`);
   const cluster: PrivatePostgres = await startPrivatePostgres(pgPort);
@@ -765,7 +793,16 @@ async function main(): Promise<void> {
     `\nlost acknowledged writes: ${lost}; in-flight requests dropped on SIGTERM: ${droppedOnSigterm}; applied twice: ${twice}; inconsistent: ${inconsistent}\n`,
   );
   const lbFailed = lbSummary.some((l) => /OVER|MORE THAN|not within/.test(l));
-  process.exitCode = lost === 0 && droppedOnSigterm === 0 && twice === 0 && inconsistent === 0 && !lbFailed ? 0 : 1;
+  let untraced = false;
+  if (sink !== null) {
+    const { requests, bytes } = sink.exports();
+    await sink.close();
+    untraced = requests === 0;
+    process.stdout.write(
+      `traces: ${requests} OTLP exports received (${Math.round(bytes / 1024)} KiB)${untraced ? ': NONE, tracing was not on' : ''}\n`,
+    );
+  }
+  process.exitCode = lost === 0 && droppedOnSigterm === 0 && twice === 0 && inconsistent === 0 && !lbFailed && !untraced ? 0 : 1;
 }
 
 function firstAckAfter(records: readonly Record_[], workload: string, at: number): number | null {
