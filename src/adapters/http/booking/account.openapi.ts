@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { OperationSpec } from '../operation.js';
+import type { AgentAccount, GetAgentAccount } from '../../../application/booking/get-agent-account.js';
+import type { AgentPrincipal } from '../../../domain/identity/principal.js';
+import { JsonText, NO_STORE, operation, type Operation } from '../operation.js';
 import { timestamp } from './booking.schemas.js';
 import { EXAMPLE_IDS } from '../openapi/examples.js';
 
@@ -15,9 +17,50 @@ export const agentAccountSchema = z
   })
   .meta({ id: 'AgentAccount', description: 'The calling agent, as its key resolves' });
 
-/** The published description of `GET /api/v1/agent/account`. */
-export const accountOperations: readonly OperationSpec[] = [
-  {
+/** One key's account as last answered: what it was built from, and its JSON. */
+interface Answered {
+  readonly from: AgentPrincipal;
+  readonly body: string;
+}
+
+/**
+ * Whether `a` and `b` give the same account: the same scalars, and the same channel and
+ * entitlement objects (the resolved key's, replaced whenever the key, agent or channel changes).
+ */
+const sameAccount = (a: AgentPrincipal, b: AgentPrincipal): boolean =>
+  a.agentId === b.agentId &&
+  a.agentName === b.agentName &&
+  a.discountBps === b.discountBps &&
+  a.channel === b.channel &&
+  a.entitlements === b.entitlements &&
+  a.key.id === b.key.id &&
+  a.key.prefix === b.key.prefix &&
+  a.key.createdAt === b.key.createdAt &&
+  a.key.expiresAt === b.key.expiresAt;
+
+/** Keys whose account JSON is kept; past this the oldest is dropped. */
+const KEPT_ACCOUNTS = 1000;
+
+const answered = new Map<string, Answered>();
+
+/**
+ * The account JSON of a key: serialised once and sent again while nothing it is built from has
+ * changed (checked on every request).
+ */
+const accountJson = (getAgentAccount: GetAgentAccount, principal: AgentPrincipal): string => {
+  const last = answered.get(principal.keyId);
+  if (last !== undefined && sameAccount(last.from, principal)) return last.body;
+  const account: AgentAccount = getAgentAccount.execute(principal);
+  const body = JSON.stringify(account);
+  answered.delete(principal.keyId);
+  answered.set(principal.keyId, { from: principal, body });
+  if (answered.size > KEPT_ACCOUNTS) answered.delete(answered.keys().next().value!);
+  return body;
+};
+
+/** `GET /api/v1/agent/account`: the calling agent, from its key. */
+export const accountOperations: readonly Operation[] = [
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/agent/account',
@@ -39,5 +82,10 @@ export const accountOperations: readonly OperationSpec[] = [
     responses: {
       200: { description: 'The agent, its channel, pricing, entitlements and the key in use', schema: agentAccountSchema },
     },
-  },
+    handler: async ({ caller, core }) => ({
+      status: 200,
+      headers: NO_STORE,
+      body: new JsonText(accountJson(core.booking.getAgentAccount, caller.agent())),
+    }),
+  }),
 ];
