@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
 import { GetAgentAccount } from '../../src/application/booking/get-agent-account.js';
-import { accountOperations } from '../../src/adapters/http/booking/account.openapi.js';
+import { accountOperations } from '../../src/adapters/http/booking/account.operations.js';
 import { operationRouter, type OperationDeps } from '../../src/adapters/http/operation-router.js';
 import type { AgentPrincipal } from '../../src/domain/identity/principal.js';
 

@@ -1,19 +1,19 @@
 import type { Operation, OperationSpec } from './operation.js';
-import { accountOperations } from './booking/account.openapi.js';
-import { catalogueOperations } from './booking/catalogue.openapi.js';
+import { accountOperations } from './booking/account.operations.js';
+import { catalogueOperations } from './booking/catalogue.operations.js';
 import { healthOperations } from './health.openapi.js';
 import { docsOperations } from './docs.openapi.js';
-import { tripOperations } from './booking/trips.openapi.js';
-import { quoteOperations } from './booking/quotes.openapi.js';
-import { orderOperations } from './booking/orders.openapi.js';
-import { keyOperations } from './booking/keys.openapi.js';
-import { authOperations } from './wallet/auth.openapi.js';
-import { oauthMetadataOperations, oauthOperations } from './wallet/oauth.openapi.js';
-import { userOperations } from './wallet/users.openapi.js';
+import { tripOperations } from './booking/trips.operations.js';
+import { quoteOperations } from './booking/quotes.operations.js';
+import { orderOperations } from './booking/orders.operations.js';
+import { keyOperations } from './booking/keys.operations.js';
+import { authOperations } from './wallet/auth.operations.js';
+import { oauthMetadataOperations, oauthOperations } from './wallet/oauth.operations.js';
+import { userOperations } from './wallet/users.operations.js';
 import { jwksOperations } from './jwks.openapi.js';
-import { moneyOperations } from './wallet/money.openapi.js';
-import { transactionOperations } from './wallet/transactions.openapi.js';
-import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } from './webhooks/webhooks.openapi.js';
+import { moneyOperations } from './wallet/money.operations.js';
+import { transactionOperations } from './wallet/transactions.operations.js';
+import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } from './webhooks/webhooks.operations.js';
 
 /**
  * Every published operation, in the order of the published files. Each area adds its list here

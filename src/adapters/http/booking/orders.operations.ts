@@ -1,7 +1,7 @@
 import { cancellationView, orderView } from './booking.views.js';
 import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
-import { transferQuoteExample } from './quotes.openapi.js';
+import { transferQuoteExample } from './quotes.operations.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import {
   cancellationSchema,

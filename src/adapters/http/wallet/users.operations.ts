@@ -1,6 +1,6 @@
 import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
-import { DEMO_USER_EXAMPLE } from './auth.openapi.js';
+import { DEMO_USER_EXAMPLE } from './auth.operations.js';
 import {
   createUserSchema,
   listUsersQuery,
