@@ -249,10 +249,15 @@ describe('routes and OperationSpecs', () => {
     expect(routeCoverage(build(lessOne), declared)).to.deep.equal({ undocumented: [], unmounted: ['POST /me/payments'] });
   });
 
-  it('when a declaration is put on the wrong side of the key check, then building its router fails', () => {
+  it('when a declaration is put on the wrong side of the key check, or publishes an Idempotency-Key it does not handle, then building its router fails', () => {
     const deps = {} as OperationDeps;
     expect(() => operationRouter(BOOKING_OPERATIONS, deps)).to.throw(/takes an API key but its router is not behind the key check/);
     expect(() => operationRouter(BOOKING_PUBLIC_OPERATIONS, deps, { behindKey: true })).to.throw(/takes no credential/);
+    const placeOrder = BOOKING_OPERATIONS.find((op) => op.operationId === 'placeOrder')!;
+    const { idempotency: _, ...withoutIdempotency } = placeOrder;
+    expect(() => operationRouter([withoutIdempotency], deps, { behindKey: true })).to.throw(
+      /Idempotency-Key header is published exactly when/,
+    );
   });
 
   it('when every OperationSpec is listed, then operation ids are unique and paths are templates of mounted form', () => {

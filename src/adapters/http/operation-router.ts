@@ -102,6 +102,11 @@ export function operationRouter(
   const router = Router();
   const behindKey = options.behindKey ?? false;
   for (const op of operations) {
+    // The published `Idempotency-Key` header and the behaviour behind it go together.
+    const takesKey = Object.keys(op.request?.headers?.shape ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
+    if (takesKey !== (op.idempotency !== undefined)) {
+      throw new Error(`${op.operationId}: an Idempotency-Key header is published exactly when the operation declares idempotency`);
+    }
     const path = routePath(op);
     const form = op.request?.bodyContentType === 'application/x-www-form-urlencoded';
     const body: RequestHandler[] = form ? [formBody] : op.request?.body !== undefined || op.jsonBody === true ? [jsonBody] : [];

@@ -27,8 +27,8 @@ export interface ResponseSpec {
 }
 
 /**
- * The published description of one route, written beside the route and built from the same zod
- * schemas that validate it. The OpenAPI files are generated from these and nothing else.
+ * The published description of one operation, built from the same zod schemas that validate its
+ * requests. The OpenAPI files are generated from these and nothing else.
  */
 export interface OperationSpec {
   readonly surface: 'booking' | 'wallet' | 'platform';

@@ -1,7 +1,7 @@
 import { operation, type Operation } from '../operation.js';
 import { autocompleteQuery, cityListSchema, locationListSchema } from './catalogue.schemas.js';
 
-/** The published description of the public autocomplete routes. */
+/** The public autocomplete operations: no key needed, any key sent is ignored. */
 export const catalogueOperations: readonly Operation[] = [
   operation({
     surface: 'booking',

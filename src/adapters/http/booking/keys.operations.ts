@@ -18,7 +18,10 @@ const keyExample = (demo: DemoExamples) => ({
   rolledFromKeyId: null,
 });
 
-/** The published description of the agent's own key routes. */
+/**
+ * The calling agent's keys: list them, roll the calling key, report the calling key leaked. Each
+ * write acts on the key that authenticated the request and nothing else: no path names a key.
+ */
 export const keyOperations: readonly Operation[] = [
   operation({
     surface: 'booking',

@@ -41,7 +41,7 @@ const orderExample = (demo: DemoExamples, cancelled = false) => {
 
 const orderId = { orderId: EXAMPLE_IDS.order };
 
-/** The published description of the order routes. */
+/** Orders: place (with Idempotency-Key), list, read, preview a cancel and cancel, always the caller's own. */
 export const orderOperations: readonly Operation[] = [
   operation({
     surface: 'booking',

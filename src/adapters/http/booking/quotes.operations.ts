@@ -55,7 +55,7 @@ const busQuoteExample = (demo: DemoExamples) => ({
   },
 });
 
-/** The published description of the quote routes. */
+/** Quotes for both products, and reading one back. */
 export const quoteOperations: readonly Operation[] = [
   operation({
     surface: 'booking',

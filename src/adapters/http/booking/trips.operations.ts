@@ -3,7 +3,7 @@ import { NO_STORE, operation, type Operation } from '../operation.js';
 import { INVALID, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import { tripPageSchema, tripsQuery } from './booking.schemas.js';
 
-/** The published description of `GET /api/v1/express-bus/trips`. */
+/** `GET /api/v1/express-bus/trips`: a day's trips between two cities, priced for the caller. */
 export const tripOperations: readonly Operation[] = [
   operation({
     surface: 'booking',

@@ -19,7 +19,11 @@ const noStore = { 'Cache-Control': 'no-store' } as const;
 /** The demo wallet user (`demo seed`): the first start prints its password and the tenant's client id and secret. */
 export const DEMO_USER_EXAMPLE = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
 
-/** The published description of the token endpoints. */
+/**
+ * The token endpoints: `POST /oauth/token` (client credentials, RFC 6749 §4.4, answering RFC 6749
+ * errors), `POST /auth/delegated-token` (machine token), `POST /auth/login` (no token) and
+ * `POST /auth/logout` (user token).
+ */
 export const authOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',

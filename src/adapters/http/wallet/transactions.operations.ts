@@ -15,7 +15,10 @@ const eitherToken = { 401: { description: 'No valid token', reasons: ['invalid-t
 const scope =
   'A machine token reads the whole tenant (`userId` narrows it to one user’s activity); a user token reads only the transactions the person is party to, whatever the parameters say.';
 
-/** The published description of the transaction reads. */
+/**
+ * Transaction reads for either token. The scope comes from the token alone (the use cases build
+ * it in the domain): `userId` narrows a machine token's reads and never widens a user token's.
+ */
 export const transactionOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',

@@ -24,7 +24,7 @@ const demoUser = (demo: DemoExamples) => ({
 const newUser = { externalUserRef: 'customer-42', email: 'nok.chaiyo@example.com' };
 const thb = (amount: number) => ({ amount, currency: 'THB' });
 
-/** The published description of the wallet user routes. */
+/** The tenant's wallet users (machine token) and `GET /me` (user token). */
 export const userOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
