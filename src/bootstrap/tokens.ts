@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from '../adapters/knex/database.js';
 import type { Readiness } from '../adapters/http/health.routes.js';
-import type { Idempotent } from '../adapters/http/idempotency.middleware.js';
+import type { OperationDeps, WalletAuth } from '../adapters/http/operation-router.js';
 import type { RateLimits } from '../adapters/http/rate-limits.js';
 import type { ServiceMetrics } from '../adapters/http/metrics.js';
 import type { WebhookDeliveryWorker } from '../adapters/webhooks/delivery-worker.js';
@@ -47,11 +47,11 @@ export const TOKENS = {
   /** Several bindings: booking middleware run after the key check, before the booking routers. */
   BookingAuthenticatedMiddleware: token<RequestHandler>('BookingAuthenticatedMiddleware'),
   Readiness: token<Readiness>('Readiness'),
-  /** `(scopeOf) => middleware` for write routes that accept an Idempotency-Key. */
-  Idempotent: token<Idempotent>('Idempotent'),
-  /** `(rule) => RequestHandler`: put `auth('machine' | 'user' | 'either')` on each wallet route. */
-  WalletAuth: token<(rule: 'machine' | 'user' | 'either') => RequestHandler>('WalletAuth'),
-  /** Named request-rate limiters (`login`, `token`, `delegated`, `payments`, …) to mount on routes. */
+  /** `(rule) => RequestHandler`: the bearer-token check the wallet declarations' `token` derives. */
+  WalletAuth: token<WalletAuth>('WalletAuth'),
+  /** What the operation declarations' routers are built on (use cases, auth, limiters, idempotency). */
+  OperationDeps: token<OperationDeps>('OperationDeps'),
+  /** Named request-rate limiters (`login`, `token`, `delegated`, `payments`, …) the declarations name. */
   RateLimits: token<RateLimits>('RateLimits'),
   /** Prometheus metrics; bound only when METRICS_PORT is set. */
   Metrics: token<ServiceMetrics>('Metrics'),

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jsonBody } from '../../src/adapters/http/body.js';
 import { errorHandler } from '../../src/adapters/http/errors.js';
-import { idempotency } from '../../src/adapters/http/idempotency.middleware.js';
+import { runIdempotent } from '../../src/adapters/http/idempotent-route.js';
 import { requestId } from '../../src/adapters/http/request-context.js';
 import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.js';
 import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
@@ -12,7 +12,7 @@ import { silentLog } from '../support/app.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { unique } from '../support/builders.js';
 
-/** The Idempotency-Key middleware on the PostgreSQL store, around a write that counts its effects. */
+/** The Idempotency-Key handling of declared operations on the PostgreSQL store, around a write that counts its effects. */
 describe('Idempotency-Key on writes', () => {
   let server: http.Server;
   let url: string;
@@ -26,18 +26,22 @@ describe('Idempotency-Key on writes', () => {
     });
     const app = express();
     app.use(requestId);
+    const clock = new SystemClock();
     app.post(
       '/things',
       jsonBody,
-      idempotency(store, new SystemClock())((res) => `caller:${String(res.req.headers['x-caller'])}`),
+      (req, res, next) => {
+        // The caller, as a credential check would leave it.
+        res.locals.agent = { kind: 'agent', agentId: String(req.headers['x-caller']) } as never;
+        next();
+      },
       async (req, res) => {
-        await new Promise((r) => setTimeout(r, 30));
-        if (fail) {
-          res.status(409).json({ reason: 'sold-out' });
-          return;
-        }
-        effects += 1;
-        res.status(201).json({ id: `thing_${effects}`, got: req.body });
+        await runIdempotent({ store, clock }, { scope: 'agent' }, req, res, async () => {
+          await new Promise((r) => setTimeout(r, 30));
+          if (fail) return { status: 409, body: JSON.stringify({ reason: 'sold-out' }), contentType: 'application/json' };
+          effects += 1;
+          return { status: 201, body: JSON.stringify({ id: `thing_${effects}`, got: req.body }), contentType: 'application/json' };
+        });
       },
     );
     app.use(errorHandler(silentLog));

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import express from 'express';
 import { parse } from 'yaml';
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
-import { OPERATIONS } from '../../src/adapters/http/operations.js';
+import { BOOKING_OPERATIONS, BOOKING_PUBLIC_OPERATIONS, OPERATIONS, WALLET_OPERATIONS } from '../../src/adapters/http/operations.js';
+import { operationRouter, type OperationDeps } from '../../src/adapters/http/operation-router.js';
 import {
   committedExamplesDay,
   FILE_MEMBERSHIP,
@@ -224,6 +225,39 @@ describe('routes and OperationSpecs', () => {
         .sort();
     expect(found('')).to.deep.equal(['get /me/balance', 'get /users/{userId}']);
     expect(found('/wallet')).to.deep.equal(['get /wallet/me/balance', 'get /wallet/users/{userId}']);
+  });
+
+  it('when the surfaces are built from the declaration lists, then a declaration left out of its list is named unmounted', () => {
+    const pass: express.RequestHandler = (_req, _res, next) => next();
+    // Nothing is called: the routes are only walked.
+    const deps = { auth: () => pass, limits: new Proxy({}, { get: () => pass }) } as unknown as OperationDeps;
+    const build = (wallet: typeof WALLET_OPERATIONS) =>
+      createApp(
+        {
+          root: [],
+          bookingPublic: [operationRouter(BOOKING_PUBLIC_OPERATIONS, deps)],
+          bookingAuth: pass,
+          booking: [operationRouter(BOOKING_OPERATIONS, deps, { behindKey: true })],
+          wallet: [operationRouter(wallet, deps)],
+          walletBasePath: '',
+        },
+        silentLog,
+      );
+    const declared = OPERATIONS.filter((op) => op.surface !== 'platform' && 'handler' in op);
+    expect(routeCoverage(build(WALLET_OPERATIONS), declared)).to.deep.equal({ undocumented: [], unmounted: [] });
+    const lessOne = WALLET_OPERATIONS.filter((op) => op.operationId !== 'makePayment');
+    expect(routeCoverage(build(lessOne), declared)).to.deep.equal({ undocumented: [], unmounted: ['POST /me/payments'] });
+  });
+
+  it('when a declaration is put on the wrong side of the key check, or publishes an Idempotency-Key it does not handle, then building its router fails', () => {
+    const deps = {} as OperationDeps;
+    expect(() => operationRouter(BOOKING_OPERATIONS, deps)).to.throw(/takes an API key but its router is not behind the key check/);
+    expect(() => operationRouter(BOOKING_PUBLIC_OPERATIONS, deps, { behindKey: true })).to.throw(/takes no credential/);
+    const placeOrder = BOOKING_OPERATIONS.find((op) => op.operationId === 'placeOrder')!;
+    const { idempotency: _, ...withoutIdempotency } = placeOrder;
+    expect(() => operationRouter([withoutIdempotency], deps, { behindKey: true })).to.throw(
+      /Idempotency-Key header is published exactly when/,
+    );
   });
 
   it('when every OperationSpec is listed, then operation ids are unique and paths are templates of mounted form', () => {

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
 import { GetAgentAccount } from '../../src/application/booking/get-agent-account.js';
-import { accountRoutes } from '../../src/adapters/http/booking/account.routes.js';
+import { accountOperations } from '../../src/adapters/http/booking/account.operations.js';
+import { operationRouter, type OperationDeps } from '../../src/adapters/http/operation-router.js';
 import type { AgentPrincipal } from '../../src/domain/identity/principal.js';
 
 describe('the account answer', () => {
@@ -30,7 +31,8 @@ describe('the account answer', () => {
       res.locals.agent = { ...principal, key: { ...principal.key } };
       next();
     });
-    app.use(accountRoutes({ getAgentAccount: new GetAgentAccount() }));
+    const deps = { core: { booking: { getAgentAccount: new GetAgentAccount() } }, limits: {} } as unknown as OperationDeps;
+    app.use(operationRouter(accountOperations, deps, { behindKey: true }));
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent/account`;

@@ -273,7 +273,7 @@ describe('OpenAPI documents', () => {
   it('when an operation takes an Idempotency-Key, then its success declares Idempotent-Replayed; limited ones declare RateLimit-*', () => {
     const op = walletOp('user', '/me/payments', {
       method: 'post',
-      rateLimited: true,
+      rateLimit: 'payments',
       request: { body: z.object({}), headers: z.object({ 'Idempotency-Key': z.string().optional() }) },
       responses: { 201: { description: 'made', schema: z.object({}) } },
     });

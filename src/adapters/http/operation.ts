@@ -1,5 +1,11 @@
+import type { Request } from 'express';
 import type { z } from 'zod';
+import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
+import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
+import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import type { DemoExamples, OperationExamples } from './openapi/examples.js';
+import type { AuthFailureLimit, LimiterName } from './rate-limits.js';
+import type { HttpUseCases } from './use-cases.js';
 
 /**
  * Which credential an operation takes. Booking: `api-key` or `none`; wallet: the token kinds.
@@ -21,8 +27,8 @@ export interface ResponseSpec {
 }
 
 /**
- * The published description of one route, written beside the route and built from the same zod
- * schemas that validate it. The OpenAPI files are generated from these and nothing else.
+ * The published description of one operation, built from the same zod schemas that validate its
+ * requests. The OpenAPI files are generated from these and nothing else.
  */
 export interface OperationSpec {
   readonly surface: 'booking' | 'wallet' | 'platform';
@@ -52,8 +58,12 @@ export interface OperationSpec {
    * problem+json.
    */
   readonly oauthErrors?: true;
-  /** A request-rate limiter guards this wallet operation (every booking operation has one). */
-  readonly rateLimited?: true;
+  /**
+   * The request-rate limiter of `RateLimits` that guards this wallet operation, mounted on its
+   * route and published as its `RateLimit-*` headers and 429 (every booking operation has one:
+   * the per-IP limiter on the public ones, the per-key limiter on the rest, mounted per surface).
+   */
+  readonly rateLimit?: WalletLimiter;
   readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
@@ -83,3 +93,99 @@ export interface OperationSpec {
    */
   readonly examples?: (demo: DemoExamples) => OperationExamples;
 }
+
+/** The limiters a wallet operation names; the booking ones are mounted per surface. */
+export type WalletLimiter = Exclude<LimiterName, 'public' | 'booking'>;
+
+/** What a handler answers: sent as JSON (`204`, or no `body`, sends none). */
+export interface Answer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** JSON already serialised (an answer kept from an earlier request): sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** The authenticated caller, as the operation's credential established it. */
+export interface Caller {
+  /** The agent of the API key (`api-key` operations). */
+  agent(): AgentPrincipal;
+  /** The tenant backend of a machine token. */
+  machine(): MachinePrincipal;
+  /** The wallet holder of a user token. */
+  user(): WalletUserPrincipal;
+  /** Whichever wallet principal the token gave (`either` operations). */
+  wallet(): WalletPrincipal;
+  /** The verified bearer token itself (jti, iat, exp). */
+  token(): VerifiedToken;
+  /** The person as read by the token check (null for a machine token). */
+  readonly walletUser: unknown;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.infer<S> : Record<string, never>;
+
+/** The request schemas an operation declares. */
+export type RequestSchemas = NonNullable<OperationSpec['request']>;
+
+/**
+ * What a handler is given. `params`, `query` and `body` are parsed with the declared schemas
+ * when first read (a mismatch is the usual 400 `invalid-request`), so a handler reads them in
+ * the order it judges them.
+ */
+export interface OperationContext<R extends RequestSchemas = RequestSchemas> {
+  readonly params: Parsed<R['params']>;
+  readonly query: Parsed<R['query']>;
+  readonly body: Parsed<R['body']>;
+  readonly caller: Caller;
+  /** The request: its `baseUrl`, client address, headers. */
+  readonly req: Request;
+  readonly core: HttpUseCases;
+  /** Refuses an address that failed authentication too often (client credentials, sign-in). */
+  readonly authFailures: AuthFailureLimit;
+  /** The `Idempotency-Key` sent (validated), or null. */
+  readonly idempotencyKey: string | null;
+  /** The unit of work of the request's idempotency claim, for the writes the handler makes; null when none. */
+  readonly unitOfWork: UnitOfWork | null;
+}
+
+/** How an operation takes an `Idempotency-Key`. */
+export interface IdempotencyRule {
+  /**
+   * Whose keys they are: the agent's (whichever of its API keys sends them), the calling API
+   * key's own, or the wallet caller's (the tenant's backend per client, or one wallet user).
+   */
+  readonly scope: 'agent' | 'calling-key' | 'wallet';
+  /**
+   * Top-level fields of the JSON answer that hold a secret shown once (a new API key): sent to
+   * the caller, never stored, so a replay answers without them.
+   */
+  readonly secretFields?: readonly string[];
+}
+
+/**
+ * One operation, declared once: its published description, and what serves it. The Express
+ * route, its credential check, limiter, body parsing and `Idempotency-Key` handling are all
+ * derived from this object (`operation-router.ts`), and the OpenAPI files from the same object.
+ */
+export interface Operation<R extends RequestSchemas = RequestSchemas> extends Omit<OperationSpec, 'request'> {
+  readonly surface: 'booking' | 'wallet';
+  readonly request?: R;
+  /**
+   * The JSON body framing is checked (415, 413, malformed JSON) though the operation declares no
+   * body schema (a write that takes an empty body).
+   */
+  readonly jsonBody?: true;
+  /** Headers set as the handler starts, so that its error answers carry them too. */
+  readonly presetHeaders?: Readonly<Record<string, string>>;
+  readonly idempotency?: IdempotencyRule;
+  readonly handler: (ctx: OperationContext<R>) => Promise<Answer>;
+}
+
+/** Declares an operation, its handler typed by its request schemas. */
+export const operation = <R extends RequestSchemas = Record<never, never>>(op: Operation<R>): Operation => op as unknown as Operation;
+
+/** The header of an answer no cache may keep. */
+export const NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store' };

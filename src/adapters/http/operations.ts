@@ -1,23 +1,25 @@
-import type { OperationSpec } from './operation.js';
-import { accountOperations } from './booking/account.openapi.js';
-import { catalogueOperations } from './booking/catalogue.openapi.js';
+import type { Operation, OperationSpec } from './operation.js';
+import { accountOperations } from './booking/account.operations.js';
+import { catalogueOperations } from './booking/catalogue.operations.js';
 import { healthOperations } from './health.openapi.js';
 import { docsOperations } from './docs.openapi.js';
-import { tripOperations } from './booking/trips.openapi.js';
-import { quoteOperations } from './booking/quotes.openapi.js';
-import { orderOperations } from './booking/orders.openapi.js';
-import { keyOperations } from './booking/keys.openapi.js';
-import { authOperations } from './wallet/auth.openapi.js';
-import { oauthOperations } from './wallet/oauth.openapi.js';
-import { userOperations } from './wallet/users.openapi.js';
+import { tripOperations } from './booking/trips.operations.js';
+import { quoteOperations } from './booking/quotes.operations.js';
+import { orderOperations } from './booking/orders.operations.js';
+import { keyOperations } from './booking/keys.operations.js';
+import { authOperations } from './wallet/auth.operations.js';
+import { oauthMetadataOperations, oauthOperations } from './wallet/oauth.operations.js';
+import { userOperations } from './wallet/users.operations.js';
 import { jwksOperations } from './jwks.openapi.js';
-import { moneyOperations } from './wallet/money.openapi.js';
-import { transactionOperations } from './wallet/transactions.openapi.js';
-import { webhookOperations } from './webhooks/webhooks.openapi.js';
+import { moneyOperations } from './wallet/money.operations.js';
+import { transactionOperations } from './wallet/transactions.operations.js';
+import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } from './webhooks/webhooks.operations.js';
 
 /**
- * Every published operation. Each area adds its list here; the OpenAPI files are generated
- * from this and a test checks it against the mounted routes.
+ * Every published operation, in the order of the published files. Each area adds its list here
+ * and to its surface's list below; the OpenAPI files are generated from this and a test checks
+ * it against the mounted routes. The platform's own routes (health, docs, JWKS, OAuth metadata)
+ * are served by routers of their own at the root; every other operation is a declaration.
  */
 export const OPERATIONS: readonly OperationSpec[] = [
   ...catalogueOperations,
@@ -29,10 +31,37 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...healthOperations,
   ...docsOperations,
   ...authOperations,
+  ...oauthMetadataOperations,
   ...oauthOperations,
   ...userOperations,
   ...jwksOperations,
   ...moneyOperations,
   ...transactionOperations,
   ...webhookOperations,
+];
+
+/** The booking operations that take no key, mounted before the key check. */
+export const BOOKING_PUBLIC_OPERATIONS: readonly Operation[] = [...catalogueOperations];
+
+/**
+ * The booking operations behind the API key, in routing order (a literal path before a
+ * parameterised one that would take it).
+ */
+export const BOOKING_OPERATIONS: readonly Operation[] = [
+  ...accountOperations,
+  ...keyOperations,
+  ...tripOperations,
+  ...quoteOperations,
+  ...orderOperations,
+  ...agentWebhookOperations,
+];
+
+/** The wallet operations, in routing order (`/transactions/summary` before `/transactions/{transactionId}`). */
+export const WALLET_OPERATIONS: readonly Operation[] = [
+  ...authOperations,
+  ...oauthOperations,
+  ...userOperations,
+  ...moneyOperations,
+  ...transactionOperations,
+  ...tenantWebhookOperations,
 ];

@@ -6,7 +6,7 @@ import type { OperationSpec, ResponseSpec, TokenRule } from '../operation.js';
 import { problemExampleFor, problemJsonSchemaFor, problemSchema } from './problem.js';
 import { effectiveResponses } from './responses.js';
 import { demoExamples, EXAMPLE_LEAD_DAYS, exampleDayOf, type OperationExamples } from './examples.js';
-import { eventBodySchema, WEBHOOK_EVENTS, WEBHOOK_SIGNING_TEXT, type WebhookEventSpec } from '../webhooks/webhooks.openapi.js';
+import { eventBodySchema, WEBHOOK_EVENTS, WEBHOOK_SIGNING_TEXT, type WebhookEventSpec } from '../webhooks/webhooks.operations.js';
 
 /** The published files, served at `/openapi/<name>` and committed under `openapi/`. */
 export const OPENAPI_FILES = ['booking-api.yaml', 'wallet-api.yaml', 'wallet-backend-api.yaml', 'wallet-app-api.yaml'] as const;

@@ -131,7 +131,7 @@ function platformErrors(op: OperationSpec): Implied[] {
  */
 export function effectiveResponses(op: OperationSpec): Readonly<Record<number, ResponseSpec>> {
   const merged = new Map<number, ResponseSpec>();
-  const limited = op.surface === 'booking' || op.rateLimited === true;
+  const limited = op.surface === 'booking' || op.rateLimit !== undefined;
   for (const [status, spec] of Object.entries(op.responses)) {
     // Successes carry what the platform adds to them: the rate limiter's headers, the replay mark.
     const success = Number(status) >= 200 && Number(status) < 300;

@@ -1,4 +1,9 @@
-import type { OperationSpec } from '../operation.js';
+import { DomainError } from '../../../domain/shared/errors.js';
+import { clientAddress } from '../client-address.js';
+import { statusOf } from '../errors.js';
+import { HttpProblem } from '../problem.js';
+import { asInvalidClient, credentialsOf, formOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import {
   delegatedTokenRequestSchema,
@@ -14,9 +19,13 @@ const noStore = { 'Cache-Control': 'no-store' } as const;
 /** The demo wallet user (`demo seed`): the first start prints its password and the tenant's client id and secret. */
 export const DEMO_USER_EXAMPLE = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
 
-/** The published description of the token endpoints. */
-export const authOperations: readonly OperationSpec[] = [
-  {
+/**
+ * The token endpoints: `POST /oauth/token` (client credentials, RFC 6749 §4.4, answering RFC 6749
+ * errors), `POST /auth/delegated-token` (machine token), `POST /auth/login` (no token) and
+ * `POST /auth/logout` (user token).
+ */
+export const authOperations: readonly Operation[] = [
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/oauth/token',
@@ -29,7 +38,7 @@ export const authOperations: readonly OperationSpec[] = [
     token: 'none',
     audience: 'backend',
     oauthErrors: true,
-    rateLimited: true,
+    rateLimit: 'token',
     request: { body: tokenRequestSchema, bodyContentType: 'application/x-www-form-urlencoded' },
     examples: () => ({
       body: { grant_type: 'client_credentials', client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret },
@@ -48,8 +57,28 @@ export const authOperations: readonly OperationSpec[] = [
         headers: { 'WWW-Authenticate': 'Basic realm="wallet"' },
       },
     },
-  },
-  {
+    handler: async ({ req, core, authFailures }) => {
+      const form = formOf(req);
+      const grantType = form.grant_type;
+      if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
+      if (grantType !== 'client_credentials') {
+        throw new OAuthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported.');
+      }
+      const credentials = credentialsOf(req, form);
+      try {
+        // An address that failed too often is refused before the client's secret is looked up.
+        const token = await authFailures.guard(req, () => core.identity.issueMachineToken.execute(credentials));
+        return {
+          status: 200,
+          headers: OAUTH_NO_STORE,
+          body: { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn },
+        };
+      } catch (err) {
+        throw asInvalidClient(err);
+      }
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/auth/delegated-token',
@@ -60,7 +89,7 @@ export const authOperations: readonly OperationSpec[] = [
       '`act: { sub: <client id> }`; it gives the same access as a password login. No refresh token: mint a new one when it expires.',
     tags: ['auth'],
     token: 'machine',
-    rateLimited: true,
+    rateLimit: 'delegated',
     request: { body: delegatedTokenRequestSchema },
     examples: () => ({
       body: { externalUserRef: DEMO_USER_EXAMPLE.externalUserRef },
@@ -81,8 +110,21 @@ export const authOperations: readonly OperationSpec[] = [
       },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
-  },
-  {
+    handler: async ({ body: { externalUserRef }, caller, core }) => {
+      const token = await core.identity.issueDelegatedToken.execute(caller.machine(), externalUserRef);
+      return {
+        status: 200,
+        headers: OAUTH_NO_STORE,
+        body: {
+          access_token: token.accessToken,
+          token_type: 'Bearer',
+          expires_in: token.expiresIn,
+          issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        },
+      };
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/auth/login',
@@ -94,7 +136,7 @@ export const authOperations: readonly OperationSpec[] = [
     tags: ['auth'],
     token: 'none',
     audience: 'app',
-    rateLimited: true,
+    rateLimit: 'login',
     request: { body: loginRequestSchema },
     examples: () => ({
       body: { clientId: EXAMPLE_IDS.client, email: DEMO_USER_EXAMPLE.email, password: EXAMPLE_SECRETS.password },
@@ -110,8 +152,21 @@ export const authOperations: readonly OperationSpec[] = [
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
       429: { description: 'Too many failed attempts', reasons: ['too-many-attempts'], headers: { 'Retry-After': 'seconds' } },
     },
-  },
-  {
+    presetHeaders: OAUTH_NO_STORE,
+    handler: async ({ body, req, core }) => {
+      try {
+        const token = await core.identity.logIn.execute({ ...body, address: clientAddress(req) });
+        return { status: 200, body: { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn } };
+      } catch (err) {
+        if (err instanceof DomainError && err.reason === 'too-many-attempts') {
+          const retryAfter = String(err.details?.retryAfterSeconds ?? 60);
+          throw new HttpProblem(statusOf(err.kind), err.reason, err.message, err.details ?? {}, { 'Retry-After': retryAfter });
+        }
+        throw err;
+      }
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/auth/logout',
@@ -125,5 +180,10 @@ export const authOperations: readonly OperationSpec[] = [
     responses: {
       204: { description: 'Signed out: the token no longer works', headers: noStore },
     },
-  },
+    // A wallet app's sign-out: the token that made the call is revoked, on every instance.
+    handler: async ({ caller, core }) => {
+      await core.identity.logOut.execute(caller.token());
+      return { status: 204, headers: NO_STORE };
+    },
+  }),
 ];

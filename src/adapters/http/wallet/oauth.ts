@@ -1,11 +1,8 @@
-import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { AuthenticateClient, ClientCredentials } from '../../../application/wallet/authenticate-client.js';
-import type { IntrospectToken } from '../../../application/wallet/introspect-token.js';
-import type { IssueMachineToken } from '../../../application/wallet/issue-machine-token.js';
-import type { RevokeToken } from '../../../application/wallet/revoke-token.js';
 import type { Tenant } from '../../../domain/identity/tenant.js';
 import { DomainError } from '../../../domain/shared/errors.js';
-import { FORM_BODY_LIMIT, formBody } from '../body.js';
+import { FORM_BODY_LIMIT } from '../body.js';
 import { hasNul } from '../json-guard.js';
 import type { ErrorAnswer } from '../problem.js';
 import type { AuthFailureLimit } from '../rate-limits.js';
@@ -17,7 +14,7 @@ type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_
  * code for a limit or a fault: those use `temporarily_unavailable` and `server_error`, the codes
  * RFC 6749 §4.1.2.1 defines for them, in the same JSON shape every OAuth client parses.
  */
-class OAuthError extends Error {
+export class OAuthError extends Error {
   constructor(
     readonly status: number,
     readonly code: OAuthErrorCode,
@@ -81,13 +78,13 @@ const answerTheOAuthWay: ErrorAnswer = (res, status, reason, message) => {
 };
 
 /** First on every OAuth route: from here on, every error of the request is answered the OAuth way. */
-const oauthAnswers: RequestHandler = (_req, res, next) => {
+export const oauthAnswers: RequestHandler = (_req, res, next) => {
   (res.locals as { errorAnswer?: ErrorAnswer }).errorAnswer = answerTheOAuthWay;
   next();
 };
 
 /** The form parameters, each present at most once and free of NUL characters. */
-function formOf(req: Request): Record<string, string> {
+export function formOf(req: Request): Record<string, string> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   for (const [name, value] of Object.entries(body)) {
     if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
@@ -101,7 +98,7 @@ function formOf(req: Request): Record<string, string> {
 }
 
 /** The client's credentials, from HTTP Basic or the form body (not both). */
-function credentialsOf(req: Request, form: Record<string, string>): ClientCredentials {
+export function credentialsOf(req: Request, form: Record<string, string>): ClientCredentials {
   const basic = basicCredentials(req.headers.authorization);
   const formId = form.client_id;
   const formSecret = form.client_secret;
@@ -119,105 +116,55 @@ function credentialsOf(req: Request, form: Record<string, string>): ClientCreden
  * The form's `token` parameter (RFC 7009 §2.1, RFC 7662 §2.1). A value that cannot be a token
  * (too long, say) is still answered like any unknown token, not as a malformed request.
  */
-function tokenOf(form: Record<string, string>): string {
+export function formTokenOf(form: Record<string, string>): string {
   const token = form.token;
   if (token === undefined || token === '') throw new OAuthError(400, 'invalid_request', 'token is required.');
   return token;
 }
 
-const asInvalidClient = (err: unknown): unknown =>
+export const asInvalidClient = (err: unknown): unknown =>
   err instanceof DomainError && err.reason === 'invalid-client' ? invalidClient('Client authentication failed.') : err;
 
-const noStore = (res: Response): void => {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
-};
-
-/** The OAuth 2.0 endpoints of the wallet; each takes a form and answers RFC 6749 §5.2 errors. */
-export const OAUTH_PATHS = ['/oauth/token', '/oauth/revoke', '/oauth/introspect'] as const;
-
 /**
- * `POST /oauth/token`: the OAuth 2.0 client credentials grant (RFC 6749 §4.4);
- * `POST /oauth/revoke`: token revocation (RFC 7009); `POST /oauth/introspect`: token
- * introspection (RFC 7662). All are form-encoded and client-authenticated by HTTP Basic or
- * `client_id`/`client_secret` in the body (not both). Errors are RFC 6749 §5.2 JSON, not
- * problem+json, so OAuth client libraries understand them.
+ * Any error of an OAuth endpoint, answered as RFC 6749 §5.2 JSON: its own errors, and a body
+ * that is not a readable form (400 `invalid_request`, saying what is wrong with it).
  */
-export function oauthRoutes(deps: {
-  issueMachineToken: IssueMachineToken;
-  authenticateClient: AuthenticateClient;
-  revokeToken: RevokeToken;
-  introspectToken: IntrospectToken;
-  limit: RequestHandler;
-  failures?: AuthFailureLimit;
-}): Router {
-  const router = Router();
-  // An address that failed too often is refused before the client's secret is looked up.
-  const guarded = <T>(req: Request, work: () => Promise<T>): Promise<T> =>
-    deps.failures === undefined ? work() : deps.failures.guard(req, work);
-  const authenticated = async (req: Request, form: Record<string, string>): Promise<Tenant> => {
-    const credentials = credentialsOf(req, form);
-    try {
-      return await guarded(req, () => deps.authenticateClient.execute(credentials));
-    } catch (err) {
-      throw asInvalidClient(err);
-    }
-  };
-
-  router.post('/oauth/token', oauthAnswers, formBody, deps.limit, async (req, res) => {
-    noStore(res);
-    const form = formOf(req);
-    const grantType = form.grant_type;
-    if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
-    if (grantType !== 'client_credentials') {
-      throw new OAuthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported.');
-    }
-    const credentials = credentialsOf(req, form);
-    try {
-      const token = await guarded(req, () => deps.issueMachineToken.execute(credentials));
-      res.status(200).json({ access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn });
-    } catch (err) {
-      throw asInvalidClient(err);
-    }
-  });
-
-  // RFC 7009 §2.2: 200 whether or not there was anything to revoke; the hint may be ignored.
-  router.post('/oauth/revoke', oauthAnswers, formBody, deps.limit, async (req, res) => {
-    noStore(res);
-    const form = formOf(req);
-    const client = await authenticated(req, form);
-    await deps.revokeToken.execute(client, tokenOf(form));
-    res.status(200).end();
-  });
-
-  router.post('/oauth/introspect', oauthAnswers, formBody, deps.limit, async (req, res) => {
-    noStore(res);
-    const form = formOf(req);
-    const client = await authenticated(req, form);
-    res.status(200).json(await deps.introspectToken.execute(client, tokenOf(form)));
-  });
-
-  const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
-    if (err instanceof OAuthError) return sendOAuthError(res, err);
-    const bodyError = err as { status?: number; type?: string; reason?: string };
-    // A body that is not a readable form is a malformed request, answered the OAuth way
-    // (RFC 6749 §5.2: 400 invalid_request), saying what is wrong with it.
-    if (bodyError.reason === 'unsupported-media-type') {
-      return sendOAuthError(res, new OAuthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'));
-    }
-    if (bodyError.type !== undefined && bodyError.status !== undefined && bodyError.status < 500) {
-      const description =
-        bodyError.type === 'entity.too.large'
-          ? `The form body is larger than ${FORM_BODY_LIMIT}.`
-          : bodyError.type === 'parameters.too.many'
-            ? 'The form body has too many parameters.'
-            : bodyError.type === 'encoding.unsupported' || bodyError.type === 'charset.unsupported'
-              ? 'The form body’s encoding or charset is not supported (send UTF-8, without Content-Encoding).'
-              : 'The form body could not be read.';
-      return sendOAuthError(res, new OAuthError(400, 'invalid_request', description));
-    }
-    next(err);
-  };
-  for (const path of OAUTH_PATHS) router.use(path, oauthErrors);
-  return router;
+export const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  if (err instanceof OAuthError) return sendOAuthError(res, err);
+  const bodyError = err as { status?: number; type?: string; reason?: string };
+  // A body that is not a readable form is a malformed request, answered the OAuth way
+  // (RFC 6749 §5.2: 400 invalid_request), saying what is wrong with it.
+  if (bodyError.reason === 'unsupported-media-type') {
+    return sendOAuthError(res, new OAuthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'));
+  }
+  if (bodyError.type !== undefined && bodyError.status !== undefined && bodyError.status < 500) {
+    const description =
+      bodyError.type === 'entity.too.large'
+        ? `The form body is larger than ${FORM_BODY_LIMIT}.`
+        : bodyError.type === 'parameters.too.many'
+          ? 'The form body has too many parameters.'
+          : bodyError.type === 'encoding.unsupported' || bodyError.type === 'charset.unsupported'
+            ? 'The form body’s encoding or charset is not supported (send UTF-8, without Content-Encoding).'
+            : 'The form body could not be read.';
+    return sendOAuthError(res, new OAuthError(400, 'invalid_request', description));
+  }
+  next(err);
+};
+/** The client authenticated from the request (HTTP Basic or the form), refused as `invalid_client`. */
+export async function authenticatedClient(
+  req: Request,
+  form: Record<string, string>,
+  authenticateClient: AuthenticateClient,
+  failures: AuthFailureLimit,
+): Promise<Tenant> {
+  const credentials = credentialsOf(req, form);
+  try {
+    // An address that failed too often is refused before the client's secret is looked up.
+    return await failures.guard(req, () => authenticateClient.execute(credentials));
+  } catch (err) {
+    throw asInvalidClient(err);
+  }
 }
+
+/** The headers of every OAuth answer (RFC 6749 §5.1). */
+export const OAUTH_NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

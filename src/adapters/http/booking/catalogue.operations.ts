@@ -1,9 +1,9 @@
-import type { OperationSpec } from '../operation.js';
+import { operation, type Operation } from '../operation.js';
 import { autocompleteQuery, cityListSchema, locationListSchema } from './catalogue.schemas.js';
 
-/** The published description of the public autocomplete routes. */
-export const catalogueOperations: readonly OperationSpec[] = [
-  {
+/** The public autocomplete operations: no key needed, any key sent is ignored. */
+export const catalogueOperations: readonly Operation[] = [
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/airport-transfer/locations',
@@ -26,8 +26,16 @@ export const catalogueOperations: readonly OperationSpec[] = [
       200: { description: 'Matching locations, prefix matches first', schema: locationListSchema },
       400: { description: 'Bad query', reasons: ['invalid-request'] },
     },
-  },
-  {
+    handler: async ({ query: { q, limit }, core }) => {
+      const found = await core.catalogue.searchLocations.execute(q, limit);
+      return {
+        status: 200,
+        headers: { 'Cache-Control': 'public, max-age=300' },
+        body: { data: found.map(({ id, code, name, type, city, country }) => ({ id, code, name, type, city, country })) },
+      };
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/express-bus/cities',
@@ -44,5 +52,13 @@ export const catalogueOperations: readonly OperationSpec[] = [
       200: { description: 'Matching cities', schema: cityListSchema },
       400: { description: 'Bad query', reasons: ['invalid-request'] },
     },
-  },
+    handler: async ({ query: { q, limit }, core }) => {
+      const found = await core.catalogue.searchCities.execute(q, limit);
+      return {
+        status: 200,
+        headers: { 'Cache-Control': 'public, max-age=300' },
+        body: { data: found.map(({ id, name, country }) => ({ id, name, country })) },
+      };
+    },
+  }),
 ];

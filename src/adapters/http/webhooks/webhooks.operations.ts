@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { OperationSpec, ResponseSpec } from '../operation.js';
+import { NO_STORE, operation, type Caller, type Operation, type ResponseSpec } from '../operation.js';
+import type { WebhookCaller } from '../../../domain/webhooks/owner.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { KEY_ERRORS } from '../booking/booking.openapi-common.js';
 import {
@@ -13,6 +14,8 @@ import {
   tenantEndpointBody,
   webhookDeliverySchema,
   webhookEndpointSchema,
+  deliveryJson,
+  endpointJson,
 } from './webhooks.schemas.js';
 import { orderSchema } from '../booking/booking.schemas.js';
 import { transactionSchema } from '../wallet/transactions.schemas.js';
@@ -29,8 +32,14 @@ const SIGNING =
   '(`v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`). A 2xx within 10 s is a success; ' +
   'anything else is retried on `WEBHOOK_RETRY_SCHEDULE` (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then the delivery is `failed`.';
 
-function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
+/**
+ * `/webhook-endpoints…` for one surface: agents (under `/api/v1`, behind the key check) or
+ * tenants (at the wallet root, machine token). The handlers give the use cases the authenticated
+ * caller; the core makes the owner of it.
+ */
+function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
   const booking = surface === 'agent';
+  const callerOf = (caller: Caller): WebhookCaller => (booking ? caller.agent() : caller.machine());
   const base = booking ? '/api/v1/webhook-endpoints' : '/webhook-endpoints';
   const common = { surface: booking ? 'booking' : 'wallet', tags: ['webhooks'], token: booking ? 'api-key' : 'machine' } as const;
   const auth = booking ? KEY_ERRORS : MACHINE_ERRORS;
@@ -60,7 +69,7 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
   const params = { endpointId };
   const page = { limit: 20 };
   return [
-    {
+    operation({
       ...common,
       method: 'post',
       path: base,
@@ -82,8 +91,16 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
         ...auth,
         409: { description: 'The caller already has the maximum of endpoints', reasons: ['too-many-webhook-endpoints'] },
       },
-    },
-    {
+      handler: async ({ body, req, caller, core }) => {
+        const created = await core.webhooks.register.execute(callerOf(caller), body);
+        return {
+          status: 201,
+          headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/webhook-endpoints/${created.id}` },
+          body: { ...endpointJson(created), secret: created.secret },
+        };
+      },
+    }),
+    operation({
       ...common,
       method: 'get',
       path: base,
@@ -96,8 +113,12 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
         400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
         ...auth,
       },
-    },
-    {
+      handler: async ({ query, caller, core }) => {
+        const page = await core.webhooks.list.execute(callerOf(caller), query);
+        return { status: 200, headers: NO_STORE, body: { data: page.data.map(endpointJson), nextCursor: page.nextCursor } };
+      },
+    }),
+    operation({
       ...common,
       method: 'get',
       path: `${base}/{endpointId}`,
@@ -111,8 +132,13 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
         ...auth,
         404: notFound,
       },
-    },
-    {
+      handler: async ({ params: { endpointId }, caller, core }) => ({
+        status: 200,
+        headers: NO_STORE,
+        body: endpointJson(await core.webhooks.get.execute(callerOf(caller), endpointId)),
+      }),
+    }),
+    operation({
       ...common,
       method: 'delete',
       path: `${base}/{endpointId}`,
@@ -121,8 +147,12 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
       request: { params: endpointParams },
       examples: () => ({ params }),
       responses: { 204: { description: 'Deleted' }, 400: { description: 'Bad id', reasons: ['invalid-request'] }, ...auth, 404: notFound },
-    },
-    {
+      handler: async ({ params: { endpointId }, caller, core }) => {
+        await core.webhooks.remove.execute(callerOf(caller), endpointId);
+        return { status: 204 };
+      },
+    }),
+    operation({
       ...common,
       method: 'get',
       path: `${base}/{endpointId}/deliveries`,
@@ -136,8 +166,12 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
         ...auth,
         404: notFound,
       },
-    },
-    {
+      handler: async ({ params: { endpointId }, query, caller, core }) => {
+        const page = await core.webhooks.deliveries.execute(callerOf(caller), endpointId, query);
+        return { status: 200, headers: NO_STORE, body: { data: page.data.map(deliveryJson), nextCursor: page.nextCursor } };
+      },
+    }),
+    operation({
       ...common,
       method: 'post',
       path: `${base}/{endpointId}/deliveries/{deliveryId}/retry`,
@@ -159,12 +193,22 @@ function operationsFor(surface: 'agent' | 'tenant'): OperationSpec[] {
           reasons: ['webhook-endpoint-not-found', 'webhook-delivery-not-found'],
         },
       },
-    },
+      handler: async ({ params: { endpointId, deliveryId }, caller, core }) => {
+        const delivery = await core.webhooks.retry.execute(callerOf(caller), endpointId, deliveryId);
+        return { status: 202, headers: NO_STORE, body: deliveryJson(delivery) };
+      },
+    }),
   ];
 }
 
-/** The published description of the webhook endpoint routes, both surfaces. */
-export const webhookOperations: readonly OperationSpec[] = [...operationsFor('agent'), ...operationsFor('tenant')];
+/** The agents' webhook endpoint operations. */
+export const agentWebhookOperations: readonly Operation[] = operationsFor('agent');
+
+/** The tenants' webhook endpoint operations. */
+export const tenantWebhookOperations: readonly Operation[] = operationsFor('tenant');
+
+/** The webhook endpoint operations of both surfaces. */
+export const webhookOperations: readonly Operation[] = [...agentWebhookOperations, ...tenantWebhookOperations];
 
 /** One published event: its name, who receives it and the resource it carries. */
 export interface WebhookEventSpec {

@@ -1,6 +1,6 @@
-import type { OperationSpec } from '../operation.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
-import { DEMO_USER_EXAMPLE } from './auth.openapi.js';
+import { DEMO_USER_EXAMPLE } from './auth.operations.js';
 import {
   createUserSchema,
   listUsersQuery,
@@ -24,9 +24,9 @@ const demoUser = (demo: DemoExamples) => ({
 const newUser = { externalUserRef: 'customer-42', email: 'nok.chaiyo@example.com' };
 const thb = (amount: number) => ({ amount, currency: 'THB' });
 
-/** The published description of the wallet user routes. */
-export const userOperations: readonly OperationSpec[] = [
-  {
+/** The tenant's wallet users (machine token) and `GET /me` (user token). */
+export const userOperations: readonly Operation[] = [
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/users',
@@ -51,8 +51,16 @@ export const userOperations: readonly OperationSpec[] = [
       409: { description: 'The tenant already has that externalUserRef or email', reasons: ['user-exists'] },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
-  },
-  {
+    handler: async ({ body, req, caller, core }) => {
+      const user = await core.identity.createWalletUser.execute(caller.machine(), {
+        externalUserRef: body.externalUserRef,
+        ...(body.email === undefined ? {} : { email: body.email }),
+        ...(body.password === undefined ? {} : { password: body.password }),
+      });
+      return { status: 201, headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/users/${user.id}` }, body: user };
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'get',
     path: '/users',
@@ -67,8 +75,16 @@ export const userOperations: readonly OperationSpec[] = [
       400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
       ...machineErrors,
     },
-  },
-  {
+    handler: async ({ query: { cursor, limit }, caller, core }) => {
+      const page = await core.identity.listWalletUsers.execute(caller.machine(), { limit, ...(cursor === undefined ? {} : { cursor }) });
+      const balances = await core.wallet.getUserBalances.execute(
+        caller.machine(),
+        page.data.map((u) => u.id),
+      );
+      return { status: 200, headers: NO_STORE, body: { ...page, data: page.data.map((u) => ({ ...u, balance: balances.get(u.id) })) } };
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'get',
     path: '/users/{userId}',
@@ -83,8 +99,13 @@ export const userOperations: readonly OperationSpec[] = [
       ...machineErrors,
       404: { description: 'No such user in this tenant (another tenant’s user included)', reasons: ['user-not-found'] },
     },
-  },
-  {
+    handler: async ({ params: { userId }, caller, core }) => {
+      const user = await core.identity.getWalletUser.execute(caller.machine(), userId);
+      const balances = await core.wallet.getUserBalances.execute(caller.machine(), [user.id]);
+      return { status: 200, headers: NO_STORE, body: { ...user, balance: balances.get(user.id) } };
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'get',
     path: '/me',
@@ -101,5 +122,9 @@ export const userOperations: readonly OperationSpec[] = [
         reasons: ['invalid-token', 'not-a-wallet-user'],
       },
     },
-  },
+    handler: async ({ caller, core }) => {
+      const me = await core.identity.getCurrentWalletUser.execute(caller.user(), caller.walletUser as never);
+      return { status: 200, headers: NO_STORE, body: me };
+    },
+  }),
 ];

@@ -1,4 +1,4 @@
-import type { OperationSpec } from '../operation.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS } from '../openapi/examples.js';
 import { paymentExample, topUpExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
@@ -6,6 +6,7 @@ import {
   summaryQuery,
   summarySchema,
   transactionPageSchema,
+  transactionJson,
   transactionParams,
   transactionSchema,
 } from './transactions.schemas.js';
@@ -14,9 +15,12 @@ const eitherToken = { 401: { description: 'No valid token', reasons: ['invalid-t
 const scope =
   'A machine token reads the whole tenant (`userId` narrows it to one user’s activity); a user token reads only the transactions the person is party to, whatever the parameters say.';
 
-/** The published description of the transaction reads. */
-export const transactionOperations: readonly OperationSpec[] = [
-  {
+/**
+ * Transaction reads for either token. The scope comes from the token alone (the use cases build
+ * it in the domain): `userId` narrows a machine token's reads and never widens a user token's.
+ */
+export const transactionOperations: readonly Operation[] = [
+  operation({
     surface: 'wallet',
     method: 'get',
     path: '/transactions',
@@ -35,8 +39,19 @@ export const transactionOperations: readonly OperationSpec[] = [
       400: { description: 'Bad type, time, limit or cursor', reasons: ['invalid-request'] },
       ...eitherToken,
     },
-  },
-  {
+    handler: async ({ query: q, caller, core }) => {
+      const page = await core.wallet.listTransactions.execute(caller.wallet(), {
+        limit: q.limit,
+        ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+        ...(q.userId === undefined ? {} : { userId: q.userId }),
+        ...(q.type === undefined ? {} : { types: q.type }),
+        ...(q.from === undefined ? {} : { from: q.from }),
+        ...(q.to === undefined ? {} : { to: q.to }),
+      });
+      return { status: 200, headers: NO_STORE, body: { data: page.data.map(transactionJson), nextCursor: page.nextCursor } };
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'get',
     path: '/transactions/summary',
@@ -62,8 +77,21 @@ export const transactionOperations: readonly OperationSpec[] = [
       400: { description: 'Bad type or time', reasons: ['invalid-request'] },
       ...eitherToken,
     },
-  },
-  {
+    handler: async ({ query: q, caller, core }) => {
+      const summary = await core.wallet.summarizeTransactions.execute(caller.wallet(), {
+        ...(q.userId === undefined ? {} : { userId: q.userId }),
+        ...(q.type === undefined ? {} : { types: q.type }),
+        ...(q.from === undefined ? {} : { from: q.from }),
+        ...(q.to === undefined ? {} : { to: q.to }),
+      });
+      return {
+        status: 200,
+        headers: NO_STORE,
+        body: { from: summary.from?.toISOString() ?? null, to: summary.to?.toISOString() ?? null, byType: summary.byType },
+      };
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'get',
     path: '/transactions/{transactionId}',
@@ -78,5 +106,9 @@ export const transactionOperations: readonly OperationSpec[] = [
       ...eitherToken,
       404: { description: 'Unknown, another tenant’s, or (user token) another person’s', reasons: ['transaction-not-found'] },
     },
-  },
+    handler: async ({ params: { transactionId }, caller, core }) => {
+      const txn = await core.wallet.getTransaction.execute(caller.wallet(), transactionId);
+      return { status: 200, headers: NO_STORE, body: transactionJson(txn) };
+    },
+  }),
 ];

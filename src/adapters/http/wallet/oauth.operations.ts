@@ -1,5 +1,6 @@
+import { authenticatedClient, formOf, formTokenOf, OAUTH_NO_STORE } from './oauth.js';
 import { z } from 'zod';
-import type { OperationSpec } from '../operation.js';
+import { operation, type Operation, type OperationSpec } from '../operation.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 
 const noStore = { 'Cache-Control': 'no-store' } as const;
@@ -76,8 +77,11 @@ const oauthErrors = {
 
 const tokenParameterExample = { token: EXAMPLE_SECRETS.token, client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret };
 
-/** The published description of the OAuth metadata, revocation and introspection endpoints. */
-export const oauthOperations: readonly OperationSpec[] = [
+/**
+ * The published description of the OAuth metadata, served at the root by `oauth-metadata.routes.ts`
+ * (one answer built at start, at one or two paths, per the issuer).
+ */
+export const oauthMetadataOperations: readonly OperationSpec[] = [
   {
     surface: 'wallet',
     atRoot: true,
@@ -93,7 +97,11 @@ export const oauthOperations: readonly OperationSpec[] = [
     audience: 'backend',
     responses: { 200: { description: 'The metadata', schema: oauthMetadataSchema } },
   },
-  {
+];
+
+/** The OAuth revocation and introspection endpoints. */
+export const oauthOperations: readonly Operation[] = [
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/oauth/revoke',
@@ -107,15 +115,22 @@ export const oauthOperations: readonly OperationSpec[] = [
     token: 'none',
     audience: 'backend',
     oauthErrors: true,
-    rateLimited: true,
+    rateLimit: 'token',
     request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
     examples: () => ({ body: tokenParameterExample }),
     responses: {
       200: { description: 'Revoked, or nothing to revoke (empty body)', headers: noStore },
       ...oauthErrors,
     },
-  },
-  {
+    // RFC 7009 §2.2: 200 whether or not there was anything to revoke; the hint may be ignored.
+    handler: async ({ req, core, authFailures }) => {
+      const form = formOf(req);
+      const client = await authenticatedClient(req, form, core.identity.authenticateClient, authFailures);
+      await core.identity.revokeToken.execute(client, formTokenOf(form));
+      return { status: 200, headers: OAUTH_NO_STORE };
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/oauth/introspect',
@@ -128,12 +143,17 @@ export const oauthOperations: readonly OperationSpec[] = [
     token: 'none',
     audience: 'backend',
     oauthErrors: true,
-    rateLimited: true,
+    rateLimit: 'token',
     request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
     examples: () => ({ body: tokenParameterExample, response: { active: false } }),
     responses: {
       200: { description: 'What the token is, or `{ "active": false }`', schema: introspectionSchema, headers: noStore },
       ...oauthErrors,
     },
-  },
+    handler: async ({ req, core, authFailures }) => {
+      const form = formOf(req);
+      const client = await authenticatedClient(req, form, core.identity.authenticateClient, authFailures);
+      return { status: 200, headers: OAUTH_NO_STORE, body: await core.identity.introspectToken.execute(client, formTokenOf(form)) };
+    },
+  }),
 ];

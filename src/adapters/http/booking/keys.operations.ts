@@ -1,5 +1,6 @@
+import { keyView } from './booking.views.js';
 import { z } from 'zod';
-import type { OperationSpec } from '../operation.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS, EXAMPLE_SECRETS, type DemoExamples } from '../openapi/examples.js';
 import { BODY_LIMITS, INVALID_BODY, KEY_ERRORS } from './booking.openapi-common.js';
 import { idempotencyHeaders, keySchema, rollKeyBody } from './booking.schemas.js';
@@ -17,9 +18,12 @@ const keyExample = (demo: DemoExamples) => ({
   rolledFromKeyId: null,
 });
 
-/** The published description of the agent's own key routes. */
-export const keyOperations: readonly OperationSpec[] = [
-  {
+/**
+ * The calling agent's keys: list them, roll the calling key, report the calling key leaked. Each
+ * write acts on the key that authenticated the request and nothing else: no path names a key.
+ */
+export const keyOperations: readonly Operation[] = [
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/keys',
@@ -34,8 +38,12 @@ export const keyOperations: readonly OperationSpec[] = [
       200: { description: 'The agent’s keys', schema: z.object({ data: z.array(keySchema) }) },
       ...KEY_ERRORS,
     },
-  },
-  {
+    handler: async ({ caller, core }) => {
+      const keys = await core.identity.listOwnKeys.execute(caller.agent());
+      return { status: 200, headers: NO_STORE, body: { data: keys.map(keyView) } };
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'post',
     path: '/api/v1/keys/current/roll',
@@ -66,8 +74,18 @@ export const keyOperations: readonly OperationSpec[] = [
       ...BODY_LIMITS,
       422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
     },
-  },
-  {
+    // Scoped to the calling key; a replay answers the new key's metadata only, never the key.
+    idempotency: { scope: 'calling-key', secretFields: ['apiKey'] },
+    handler: async ({ body, caller, core }) => {
+      const rolled = await core.identity.rollOwnKey.execute(caller.agent(), body);
+      return {
+        status: 201,
+        headers: NO_STORE,
+        body: { apiKey: rolled.apiKey, key: keyView(rolled.key), previousKeyValidUntil: rolled.previousKeyValidUntil.toISOString() },
+      };
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'post',
     path: '/api/v1/keys/current/report-leak',
@@ -86,5 +104,10 @@ export const keyOperations: readonly OperationSpec[] = [
       ...KEY_ERRORS,
       ...BODY_LIMITS,
     },
-  },
+    jsonBody: true,
+    handler: async ({ caller, core }) => {
+      const leak = await core.identity.reportOwnKeyLeaked.execute(caller.agent());
+      return { status: 200, headers: NO_STORE, body: { key: keyView(leak.key), rolledKeys: leak.rolledKeys.map(keyView) } };
+    },
+  }),
 ];

@@ -1,4 +1,5 @@
-import type { OperationSpec } from '../operation.js';
+import type { Request } from 'express';
+import { NO_STORE, operation, type Answer, type Operation } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { paymentExample, refundExample, thb, topUpExample, transferExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
@@ -7,6 +8,7 @@ import {
   paymentBody,
   refundBody,
   topUpBody,
+  transactionJson,
   transactionParams,
   transactionSchema,
   transferBody,
@@ -39,9 +41,16 @@ const created = {
   headers: { Location: '/transactions/{transactionId}' },
 };
 
-/** The published description of the money movements. */
-export const moneyOperations: readonly OperationSpec[] = [
-  {
+/** A transaction just made: 201 with its address under the wallet's base path. */
+const transactionCreated = (req: Request, body: ReturnType<typeof transactionJson>): Answer => ({
+  status: 201,
+  headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/transactions/${body.id}` },
+  body,
+});
+
+/** The money movements: top-ups and refunds (machine token), payments, transfers and the balance (user token). */
+export const moneyOperations: readonly Operation[] = [
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/users/{userId}/top-ups',
@@ -69,8 +78,22 @@ export const moneyOperations: readonly OperationSpec[] = [
         reasons: ['currency-mismatch', 'idempotency-key-reused'],
       },
     },
-  },
-  {
+    idempotency: { scope: 'wallet' },
+    handler: async (ctx) => {
+      const { userId } = ctx.params;
+      const { amount, reference } = ctx.body;
+      const txn = await ctx.core.wallet.topUp.execute({
+        principal: ctx.caller.machine(),
+        userId,
+        amount,
+        reference,
+        idempotencyKey: ctx.idempotencyKey,
+        unitOfWork: ctx.unitOfWork,
+      });
+      return transactionCreated(ctx.req, transactionJson(txn));
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/transactions/{transactionId}/refunds',
@@ -99,8 +122,21 @@ export const moneyOperations: readonly OperationSpec[] = [
         reasons: ['refund-exceeds-payment', 'not-refundable', 'currency-mismatch', 'idempotency-key-reused'],
       },
     },
-  },
-  {
+    idempotency: { scope: 'wallet' },
+    handler: async (ctx) => {
+      const { transactionId } = ctx.params;
+      const { amount } = ctx.body;
+      const txn = await ctx.core.wallet.refundPayment.execute({
+        principal: ctx.caller.machine(),
+        transactionId,
+        amount: amount ?? null,
+        idempotencyKey: ctx.idempotencyKey,
+        unitOfWork: ctx.unitOfWork,
+      });
+      return transactionCreated(ctx.req, transactionJson(txn));
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/me/payments',
@@ -108,7 +144,7 @@ export const moneyOperations: readonly OperationSpec[] = [
     summary: 'Pay the tenant from the person’s balance',
     tags: ['me'],
     token: 'user',
-    rateLimited: true,
+    rateLimit: 'payments',
     request: { body: paymentBody, headers: idempotencyHeaders },
     examples: (demo) => ({
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.makePayment },
@@ -126,8 +162,20 @@ export const moneyOperations: readonly OperationSpec[] = [
         reasons: ['insufficient-funds', 'currency-mismatch', 'idempotency-key-reused'],
       },
     },
-  },
-  {
+    idempotency: { scope: 'wallet' },
+    handler: async ({ body, caller, core, req, idempotencyKey, unitOfWork }) => {
+      const txn = await core.wallet.makePayment.execute({
+        principal: caller.user(),
+        amount: body.amount,
+        reference: body.reference,
+        description: body.description ?? null,
+        idempotencyKey,
+        unitOfWork,
+      });
+      return transactionCreated(req, transactionJson(txn));
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'post',
     path: '/me/transfers',
@@ -135,7 +183,7 @@ export const moneyOperations: readonly OperationSpec[] = [
     summary: 'Send money to another user of the same tenant',
     tags: ['me'],
     token: 'user',
-    rateLimited: true,
+    rateLimit: 'payments',
     request: { body: transferBody, headers: idempotencyHeaders },
     examples: (demo) => ({
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.makeTransfer },
@@ -154,8 +202,20 @@ export const moneyOperations: readonly OperationSpec[] = [
         reasons: ['insufficient-funds', 'same-user-transfer', 'currency-mismatch', 'idempotency-key-reused'],
       },
     },
-  },
-  {
+    idempotency: { scope: 'wallet' },
+    handler: async ({ body, caller, core, req, idempotencyKey, unitOfWork }) => {
+      const txn = await core.wallet.makeTransfer.execute({
+        principal: caller.user(),
+        toUserId: body.toUserId,
+        amount: body.amount,
+        note: body.note ?? null,
+        idempotencyKey,
+        unitOfWork,
+      });
+      return transactionCreated(req, transactionJson(txn));
+    },
+  }),
+  operation({
     surface: 'wallet',
     method: 'get',
     path: '/me/balance',
@@ -170,5 +230,6 @@ export const moneyOperations: readonly OperationSpec[] = [
       200: { description: 'The balance', schema: balanceSchema },
       ...userOnly,
     },
-  },
+    handler: async ({ caller, core }) => ({ status: 200, headers: NO_STORE, body: await core.wallet.getMyBalance.execute(caller.user()) }),
+  }),
 ];

@@ -1,6 +1,7 @@
-import type { OperationSpec } from '../operation.js';
+import { cancellationView, orderView } from './booking.views.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
-import { transferQuoteExample } from './quotes.openapi.js';
+import { transferQuoteExample } from './quotes.operations.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import {
   cancellationSchema,
@@ -40,9 +41,9 @@ const orderExample = (demo: DemoExamples, cancelled = false) => {
 
 const orderId = { orderId: EXAMPLE_IDS.order };
 
-/** The published description of the order routes. */
-export const orderOperations: readonly OperationSpec[] = [
-  {
+/** Orders: place (with Idempotency-Key), list, read, preview a cancel and cancel, always the caller's own. */
+export const orderOperations: readonly Operation[] = [
+  operation({
     surface: 'booking',
     method: 'post',
     path: '/api/v1/orders',
@@ -75,8 +76,18 @@ export const orderOperations: readonly OperationSpec[] = [
       ...BODY_LIMITS,
       422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
     },
-  },
-  {
+    idempotency: { scope: 'agent' },
+    handler: async ({ body, caller, core, idempotencyKey, unitOfWork }) => {
+      const order = await core.booking.placeOrder.execute(caller.agent(), {
+        ...body,
+        ...(idempotencyKey === null ? {} : { idempotencyKey }),
+        // The order commits with the key's stored response, in one commit.
+        unitOfWork,
+      });
+      return { status: 201, headers: { 'Cache-Control': 'no-store', Location: `/api/v1/orders/${order.id}` }, body: orderView(order) };
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/orders',
@@ -95,8 +106,12 @@ export const orderOperations: readonly OperationSpec[] = [
       400: { description: 'Bad status, agentReference, limit or cursor', reasons: ['invalid-request'] },
       ...KEY_ERRORS,
     },
-  },
-  {
+    handler: async ({ query, caller, core }) => {
+      const page = await core.booking.listOrders.execute(caller.agent(), query);
+      return { status: 200, headers: NO_STORE, body: { data: page.data.map(orderView), nextCursor: page.nextCursor } };
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/orders/{orderId}',
@@ -112,8 +127,12 @@ export const orderOperations: readonly OperationSpec[] = [
       ...KEY_ERRORS,
       404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
     },
-  },
-  {
+    handler: async ({ params: { orderId }, caller, core }) => {
+      const order = await core.booking.getOrder.execute(caller.agent(), orderId);
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/orders/{orderId}/cancellation',
@@ -140,8 +159,12 @@ export const orderOperations: readonly OperationSpec[] = [
       ...KEY_ERRORS,
       404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
     },
-  },
-  {
+    handler: async ({ params: { orderId }, caller, core }) => {
+      const decision = await core.booking.previewCancellation.execute(caller.agent(), orderId);
+      return { status: 200, headers: NO_STORE, body: cancellationView(decision) };
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'post',
     path: '/api/v1/orders/{orderId}/cancel',
@@ -170,5 +193,11 @@ export const orderOperations: readonly OperationSpec[] = [
       ...BODY_LIMITS,
       422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
     },
-  },
+    jsonBody: true,
+    idempotency: { scope: 'agent' },
+    handler: async ({ params: { orderId }, caller, core, unitOfWork }) => {
+      const order = await core.booking.cancelOrder.execute(caller.agent(), orderId, unitOfWork);
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
 ];

@@ -1,7 +1,16 @@
-import type { OperationSpec } from '../operation.js';
+import { quoteView } from './booking.views.js';
+import type { Quote } from '../../../domain/booking/quote.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import { busQuoteBody, quoteParams, quoteSchema, transferQuoteBody } from './booking.schemas.js';
+
+/** A quote just made: 201 with its address. */
+const quoteCreated = (quote: Quote) => ({
+  status: 201,
+  headers: { 'Cache-Control': 'no-store', Location: `/api/v1/quotes/${quote.id}` },
+  body: quoteView(quote),
+});
 
 const PRICE_NOTE =
   "The price is the catalogue's base fare through the channel's markup and the agent's discount, rounded once to the minor unit, half away from zero. Any channel, agent or price the caller sends is ignored.";
@@ -46,9 +55,9 @@ const busQuoteExample = (demo: DemoExamples) => ({
   },
 });
 
-/** The published description of the quote routes. */
-export const quoteOperations: readonly OperationSpec[] = [
-  {
+/** Quotes for both products, and reading one back. */
+export const quoteOperations: readonly Operation[] = [
+  operation({
     surface: 'booking',
     method: 'post',
     path: '/api/v1/airport-transfer/quotes',
@@ -82,8 +91,12 @@ export const quoteOperations: readonly OperationSpec[] = [
         reasons: ['no-fare'],
       },
     },
-  },
-  {
+    handler: async ({ body, caller, core }) => {
+      const quote = await core.booking.quoteTransfer.execute(caller.agent(), { ...body, pickupAt: new Date(body.pickupAt) });
+      return quoteCreated(quote);
+    },
+  }),
+  operation({
     surface: 'booking',
     method: 'post',
     path: '/api/v1/express-bus/quotes',
@@ -103,8 +116,9 @@ export const quoteOperations: readonly OperationSpec[] = [
       ...BODY_LIMITS,
       422: { description: "The fare is not in the channel's currency", reasons: ['no-fare'] },
     },
-  },
-  {
+    handler: async (ctx) => quoteCreated(await ctx.core.booking.quoteBusTrip.execute(ctx.caller.agent(), ctx.body)),
+  }),
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/quotes/{quoteId}',
@@ -120,5 +134,9 @@ export const quoteOperations: readonly OperationSpec[] = [
       ...KEY_ERRORS,
       404: { description: 'No such quote, or another agent’s', reasons: ['quote-not-found'] },
     },
-  },
+    handler: async ({ params: { quoteId }, caller, core }) => {
+      const quote = await core.booking.getQuote.execute(caller.agent(), quoteId);
+      return { status: 200, headers: NO_STORE, body: quoteView(quote) };
+    },
+  }),
 ];

@@ -1,10 +1,11 @@
-import type { OperationSpec } from '../operation.js';
+import { tripView } from './booking.views.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
 import { INVALID, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import { tripPageSchema, tripsQuery } from './booking.schemas.js';
 
-/** The published description of `GET /api/v1/express-bus/trips`. */
-export const tripOperations: readonly OperationSpec[] = [
-  {
+/** `GET /api/v1/express-bus/trips`: a day's trips between two cities, priced for the caller. */
+export const tripOperations: readonly Operation[] = [
+  operation({
     surface: 'booking',
     method: 'get',
     path: '/api/v1/express-bus/trips',
@@ -39,5 +40,9 @@ export const tripOperations: readonly OperationSpec[] = [
       ...PRODUCT_KEY_ERRORS,
       422: { description: "The fares are not in the channel's currency", reasons: ['no-fare'] },
     },
-  },
+    handler: async ({ query, caller, core }) => {
+      const trips = await core.booking.listTrips.execute(caller.agent(), query);
+      return { status: 200, headers: NO_STORE, body: { data: trips.map(tripView) } };
+    },
+  }),
 ];

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import type { AgentAccount, GetAgentAccount } from '../../../application/booking/get-agent-account.js';
+import type { AgentPrincipal } from '../../../domain/identity/principal.js';
+import { JsonText, NO_STORE, operation, type Operation } from '../operation.js';
+import { timestamp } from './booking.schemas.js';
+import { EXAMPLE_IDS } from '../openapi/examples.js';
+
+export const agentAccountSchema = z
+  .object({
+    agentId: z.string(),
+    name: z.string(),
+    status: z.literal('ACTIVE'),
+    channel: z.object({ code: z.string(), name: z.string(), currency: z.string() }),
+    entitlements: z.array(z.enum(['airport-transfer', 'express-bus'])),
+    pricing: z.object({ currency: z.string(), channelMarkupBps: z.number().int(), agentDiscountBps: z.number().int() }),
+    apiKey: z.object({ id: z.string(), prefix: z.string(), createdAt: timestamp(), expiresAt: timestamp().nullable() }),
+  })
+  .meta({ id: 'AgentAccount', description: 'The calling agent, as its key resolves' });
+
+/** One key's account as last answered: what it was built from, and its JSON. */
+interface Answered {
+  readonly from: AgentPrincipal;
+  readonly body: string;
+}
+
+/**
+ * Whether `a` and `b` give the same account: the same scalars, and the same channel and
+ * entitlement objects (the resolved key's, replaced whenever the key, agent or channel changes).
+ */
+const sameAccount = (a: AgentPrincipal, b: AgentPrincipal): boolean =>
+  a.agentId === b.agentId &&
+  a.agentName === b.agentName &&
+  a.discountBps === b.discountBps &&
+  a.channel === b.channel &&
+  a.entitlements === b.entitlements &&
+  a.key.id === b.key.id &&
+  a.key.prefix === b.key.prefix &&
+  a.key.createdAt === b.key.createdAt &&
+  a.key.expiresAt === b.key.expiresAt;
+
+/** Keys whose account JSON is kept; past this the oldest is dropped. */
+const KEPT_ACCOUNTS = 1000;
+
+const answered = new Map<string, Answered>();
+
+/**
+ * The account JSON of a key: serialised once and sent again while nothing it is built from has
+ * changed (checked on every request).
+ */
+const accountJson = (getAgentAccount: GetAgentAccount, principal: AgentPrincipal): string => {
+  const last = answered.get(principal.keyId);
+  if (last !== undefined && sameAccount(last.from, principal)) return last.body;
+  const account: AgentAccount = getAgentAccount.execute(principal);
+  const body = JSON.stringify(account);
+  answered.delete(principal.keyId);
+  answered.set(principal.keyId, { from: principal, body });
+  if (answered.size > KEPT_ACCOUNTS) answered.delete(answered.keys().next().value!);
+  return body;
+};
+
+/** `GET /api/v1/agent/account`: the calling agent, from its key. */
+export const accountOperations: readonly Operation[] = [
+  operation({
+    surface: 'booking',
+    method: 'get',
+    path: '/api/v1/agent/account',
+    operationId: 'getAgentAccount',
+    summary: 'The calling agent, resolved from its key',
+    tags: ['account'],
+    token: 'api-key',
+    examples: (demo) => ({
+      response: {
+        agentId: EXAMPLE_IDS.agent,
+        name: 'Demo Travel Agency',
+        status: 'ACTIVE',
+        channel: { code: 'DEMO-B2B', name: 'Demo B2B channel', currency: 'THB' },
+        entitlements: ['airport-transfer', 'express-bus'],
+        pricing: { currency: 'THB', channelMarkupBps: 1000, agentDiscountBps: 500 },
+        apiKey: { id: EXAMPLE_IDS.apiKey, prefix: 'pbk_3yQb', createdAt: demo.createdAt, expiresAt: null },
+      },
+    }),
+    responses: {
+      200: { description: 'The agent, its channel, pricing, entitlements and the key in use', schema: agentAccountSchema },
+    },
+    handler: async ({ caller, core }) => ({
+      status: 200,
+      headers: NO_STORE,
+      body: new JsonText(accountJson(core.booking.getAgentAccount, caller.agent())),
+    }),
+  }),
+];
