@@ -80,3 +80,25 @@ describe('request-rate limits counted in Redis by three instances', () => {
     expect(admitted).to.be.at.most(BOUND);
   });
 });
+
+describe('request-rate limits counted in Redis by one instance', () => {
+  it('when one key sends three times its limit at once, then exactly its limit is admitted (the local view is exact)', async function () {
+    const redis = await testRedisUrl();
+    if (redis === null) this.skip();
+    const env = { RATE_LIMITS: 'on', RATE_LIMIT_BOOKING: '100/60', REDIS_URL: redis as string, REDIS_KEY_PREFIX: uniqueRedisPrefix() };
+    const app = await startTestApp({ env });
+    try {
+      const agent = await buildAgent(app.service);
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, () => app.request('/api/v1/agent/account', { headers: { 'X-API-KEY': agent.apiKey } })),
+      );
+      expect(answers.filter((r) => r.status === 200)).to.have.length(100);
+      expect(answers.filter((r) => r.status === 429)).to.have.length(200);
+      const remaining = answers.filter((r) => r.status === 200).map((r) => Number(r.headers.get('ratelimit-remaining')));
+      expect(Math.min(...remaining)).to.equal(0);
+      expect(Math.max(...remaining)).to.equal(99);
+    } finally {
+      await app.stop();
+    }
+  });
+});
