@@ -227,32 +227,45 @@ export class RedisFailureCount implements FailureCount {
 
   seen(key: string, now: number): { hits: number; resetAt: number } | undefined | Promise<{ hits: number; resetAt: number } | undefined> {
     const at = this.clean.get(key);
-    if (at !== undefined && now - at < this.freshMs) return undefined;
-    let pending = this.asking.get(key);
-    if (pending === undefined) {
-      pending = this.redis.pbwRatePeek(this.prefix + key).then(
-        ([hits, ttl]) => {
-          this.asking.delete(key);
-          const count = Number(hits);
-          if (count > 0) {
-            this.clean.delete(key);
-            return { hits: count, resetAt: Date.now() + Math.max(0, Number(ttl)) };
-          }
-          this.noteClean(key, Date.now());
-          return undefined;
-        },
-        (err: unknown) => {
-          this.asking.delete(key);
-          throw err;
-        },
-      );
-      this.asking.set(key, pending);
+    if (at !== undefined && now - at < this.freshMs) {
+      // Past half its life the answer is asked again in the background, so that an address in
+      // steady use is answered at once and never from an answer older than `freshMs`.
+      if (now - at >= this.freshMs / 2 && !this.asking.has(key)) this.ask(key).catch(() => undefined);
+      return undefined;
     }
+    return this.ask(key);
+  }
+
+  /** Asks Redis for the address's count, once for all the checks waiting on it. */
+  private ask(key: string): Promise<{ hits: number; resetAt: number } | undefined> {
+    const known = this.asking.get(key);
+    if (known !== undefined) return known;
+    const asked = Date.now();
+    const pending: Promise<{ hits: number; resetAt: number } | undefined> = this.redis.pbwRatePeek(this.prefix + key).then(
+      ([hits, ttl]) => {
+        // A failure counted here meanwhile (`add`) made this answer stale: it is not kept.
+        const current = this.asking.get(key) === pending;
+        if (current) this.asking.delete(key);
+        const count = Number(hits);
+        if (count > 0) {
+          this.clean.delete(key);
+          return { hits: count, resetAt: Date.now() + Math.max(0, Number(ttl)) };
+        }
+        if (current) this.noteClean(key, asked);
+        return undefined;
+      },
+      (err: unknown) => {
+        if (this.asking.get(key) === pending) this.asking.delete(key);
+        throw err;
+      },
+    );
+    this.asking.set(key, pending);
     return pending;
   }
 
   async add(key: string): Promise<void> {
     this.clean.delete(key);
+    this.asking.delete(key);
     await this.redis.pbwRateSettle(this.prefix + key, 1, this.windowMs);
   }
 
