@@ -197,7 +197,7 @@ export class RedisSharedCounter implements SharedCounter {
 }
 
 /** How long an address seen with no failed authentication is taken to still have none (ms). */
-export const FAILURES_FRESH_MS = 10;
+export const FAILURES_FRESH_MS = 100;
 
 /**
  * Failed authentications per address in Redis. Every failure is counted in Redis before the
