@@ -30,6 +30,13 @@ Options (environment):`;
  *   BENCH_RATE_LIMITS        on (default; every limit raised so none trips) | off
  *   BENCH_REDIS_URL          count the limits in this Redis (a key prefix of the run's own); default in memory
  *   BENCH_LIMITS_COMPARISON  on (default) | off: the account read again on a service with RATE_LIMITS=off
+ *   BENCH_LIMITS_REDIS       a Redis URL (default redis://127.0.0.1:6379 when it answers) | off: the account
+ *                            read again on a service counting its limits in that Redis (a key prefix of
+ *                            the run's own), beside limits off and the limits counted in process memory
+ *   BENCH_PGBENCH            on (default) | off: with the payments row, pgbench's builtin TPC-B-like script
+ *                            at the same connections and seconds in a scratch database (dropped after);
+ *                            skipped when pgbench is not installed. BENCH_PGBENCH_SCALE: its scale
+ *                            (default the connections)
  *   BENCH_METRICS            on (default) | off: the service exposes Prometheus metrics on a loopback port
  *   BENCH_ROUNDS             rounds of the account read's comparison (default 2): the account read, the
  *                            same read with limits off and with metrics off, and bare Express, measured
@@ -48,7 +55,9 @@ import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileS
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import net from 'node:net';
 import { SCENARIOS, type BenchContext } from './scenarios.js';
+import { pgbenchAvailable, pgbenchTpcb } from './pgbench.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 1);
@@ -65,6 +74,25 @@ const limitsComparison = process.env.BENCH_LIMITS_COMPARISON !== 'off' && rateLi
 const metrics = process.env.BENCH_METRICS !== 'off';
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const pgbench = process.env.BENCH_PGBENCH !== 'off';
+
+/** Does anything answer at this Redis URL's host and port (within a second)? */
+function answers(redisUrl: string): Promise<boolean> {
+  const { hostname, port } = new URL(redisUrl);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port || 6379) });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
 
 /** Every limit raised so that none trips: the bench measures what counting costs, not refusals. */
 const RAISED_LIMITS: Record<string, string> = Object.fromEntries(
@@ -325,6 +353,45 @@ async function load(name: string, conns: number, opts: autocannon.Options, servi
   };
 }
 
+/**
+ * The TPC-B-like anchor for the payments row: pgbench at the same connections and seconds, its
+ * mean latency in the p50 column's place noted below. No row (a note instead) when pgbench is
+ * missing or fails.
+ */
+async function pgbenchRows(conns: number, notes: string[]): Promise<Row[]> {
+  if (!pgbenchAvailable()) {
+    notes.push('pgbench row skipped: pgbench is not installed (it comes with the PostgreSQL client tools).');
+    return [];
+  }
+  try {
+    const scale = process.env.BENCH_PGBENCH_SCALE ? Number(process.env.BENCH_PGBENCH_SCALE) : conns;
+    const r = await pgbenchTpcb(adminUrl, conns, seconds, scale);
+    process.stderr.write(`done: ${r.name}\n`);
+    notes.push(
+      `${r.name}: ${r.transactions} transactions in ${seconds} s at ${conns} connections, latency average ${r.latencyMs} ms (pgbench prints no percentiles); synchronous commit as the server's default.`,
+    );
+    return [
+      {
+        name: r.name,
+        requests: r.transactions,
+        cpuUs: null,
+        systemUs: null,
+        dbUs: null,
+        connections: conns,
+        rps: r.tps,
+        p50: Number.NaN,
+        p99: Number.NaN,
+        errors: 0,
+        non2xx: 0,
+        dbWork: null,
+      },
+    ];
+  } catch (err) {
+    notes.push(`pgbench row FAILED: ${err instanceof Error ? err.message.slice(0, 500) : String(err)}`);
+    return [];
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     const options = readFileSync(new URL(import.meta.url), 'utf8')
@@ -397,11 +464,30 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           nodeArgs,
         )
       : null;
+  // The limits counted in Redis, beside the limits in process memory (the main service) and off.
+  const redisSetting = process.env.BENCH_LIMITS_REDIS ?? 'redis://127.0.0.1:6379';
+  const redisCompared =
+    limitsComparison && !redis && redisSetting !== 'off' && (process.env.BENCH_LIMITS_REDIS !== undefined || (await answers(redisSetting)))
+      ? await start(
+          'service-redis',
+          ['dist/bootstrap/main.js'],
+          {
+            ...serviceEnv,
+            ...extras,
+            REDIS_URL: redisSetting,
+            REDIS_KEY_PREFIX: `pbw-bench:${process.pid}-${Date.now()}-redis:`,
+            ...otherPort(),
+          },
+          listening,
+          nodeArgs,
+        )
+      : null;
   const bare = await start('bare', ['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
   const provider = oidc ? await start('oidc', ['bench/oidc-server.ts'], { PORT: '0' }, /READY (\d+)/) : null;
-  const children = [service, unlimited, unmeasured, bare, provider].filter((c) => c !== null);
+  const children = [service, unlimited, unmeasured, redisCompared, bare, provider].filter((c) => c !== null);
   const rows: Row[] = [];
   const failed: string[] = [];
+  const notesBeside: string[] = [];
   try {
     const ctx: BenchContext = {
       base: `http://127.0.0.1:${service.port}`,
@@ -419,10 +505,13 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
         const opts = await scenario.prepare(ctx);
         if (opts === null) continue;
         const pid = opts.url?.startsWith(ctx.base) ? service.child.pid! : (provider?.child.pid ?? null);
-        const compared = scenario.name === 'GET /api/v1/agent/account' && (unlimited !== null || unmeasured !== null);
+        const compared =
+          scenario.name === 'GET /api/v1/agent/account' && (unlimited !== null || unmeasured !== null || redisCompared !== null);
         if (!compared) {
-          rows.push(await load(scenario.name, scenario.connections ?? connections, opts, pid));
+          const row = await load(scenario.name, scenario.connections ?? connections, opts, pid);
+          rows.push(row);
           process.stderr.write(`done: ${scenario.name}\n`);
+          if (scenario.name.startsWith('POST /me/payments') && pgbench) rows.push(...(await pgbenchRows(row.connections, notesBeside)));
           continue;
         }
         // The account read and the services it is compared with (bare Express, limits off,
@@ -437,6 +526,14 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
                 {
                   name: `${scenario.name} (RATE_LIMITS=off, same run)`,
                   run: () => load('', connections, at(unlimited), unlimited.child.pid!),
+                },
+              ]),
+          ...(redisCompared === null
+            ? []
+            : [
+                {
+                  name: `${scenario.name} (limits counted in Redis, same run)`,
+                  run: () => load('', connections, at(redisCompared), redisCompared.child.pid!),
                 },
               ]),
           ...(unmeasured === null
@@ -476,18 +573,34 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const header = `| scenario | conns | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to bare Express | server CPU µs/req | PostgreSQL CPU µs/req |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`;
   const lines = rows.map(
     (r) =>
-      `| ${r.name} | ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} | ${r.cpuUs === null ? '' : Math.round(r.cpuUs)} | ${r.dbUs === null ? '' : Math.round(r.dbUs)} |`,
+      `| ${r.name} | ${r.connections} | ${Math.round(r.rps)} | ${Number.isNaN(r.p50) ? '' : r.p50} | ${Number.isNaN(r.p99) ? '' : r.p99} | ${r.errors} | ${r.non2xx} | ${(r.rps / ceiling).toFixed(2)} | ${r.cpuUs === null ? '' : Math.round(r.cpuUs)} | ${r.dbUs === null ? '' : Math.round(r.dbUs)} |`,
   );
   const ours = rows.find((r) => r.name.startsWith('POST /oauth/token'));
   const theirs = rows.find((r) => r.name.startsWith('oidc-provider'));
   const limited = rows.find((r) => r.name === 'GET /api/v1/agent/account');
   const free = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (RATE_LIMITS=off'));
   const noMetrics = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (limits on, metrics off'));
+  const inRedis = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (limits counted in Redis'));
+  const payments = rows.find((r) => r.name.startsWith('POST /me/payments'));
+  const tpcb = rows.find((r) => r.name.startsWith('pgbench TPC-B-like'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free
-      ? [`Account read with rate limits on: ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`]
+      ? [
+          `Account read with rate limits on (counted ${redis ? 'in Redis' : 'in process memory'}): ${(limited.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off.`,
+        ]
       : []),
+    ...(inRedis && free && limited
+      ? [
+          `Account read with rate limits counted in Redis: ${(inRedis.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off, ${(inRedis.rps / limited.rps).toFixed(2)} of the limits counted in process memory (${Math.round(inRedis.cpuUs ?? 0)} against ${Math.round(free.cpuUs ?? 0)} µs of server CPU a request with limits off).`,
+        ]
+      : []),
+    ...(payments && tpcb
+      ? [
+          `Payments: ${(payments.rps / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second on the same server at the same connections (${Math.round(payments.rps)} payments/s against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...notesBeside,
     ...(limited && noMetrics
       ? [
           `Account read with metrics on: ${(limited.rps / noMetrics.rps).toFixed(2)} of the same service without metrics (${Math.round(limited.cpuUs ?? 0)} against ${Math.round(noMetrics.cpuUs ?? 0)} µs of server CPU a request).`,

@@ -73,10 +73,41 @@ export interface RateLimitSettings {
    * process's memory (`WindowCounter`).
    */
   readonly store: (name: StoreName) => Store | undefined;
+  /**
+   * A count shared by every instance that answers from a local view (`SharedCounter`), used
+   * instead of `store` for a limiter when given; undefined to use `store`.
+   */
+  readonly counter?: (name: LimiterName, rule: LimiterRule) => SharedCounter | undefined;
+  /** The failed authentications shared by every instance, used instead of `store` when given. */
+  readonly failureCount?: (rule: LimiterRule) => FailureCount | undefined;
   /** Told of every store failure (a request then passes unlimited). */
   readonly onStoreError?: (err: unknown) => void;
   /** Told of every refusal, by limiter. */
   readonly onRefused?: (name: StoreName) => void;
+}
+
+/** A limiter's answer for one request: admitted or not, its place in the window, the window's end. */
+export interface Verdict {
+  readonly allowed: boolean;
+  readonly hits: number;
+  readonly resetAt: number;
+}
+
+/**
+ * A fixed-window count shared by several instances. `hit` counts one request of `key` and answers
+ * at once when it can, else once the shared store has counted it; undefined when the store could
+ * not be reached (the request then passes unlimited, without `RateLimit-*` headers).
+ */
+export interface SharedCounter {
+  hit(key: string, now: number): Verdict | Promise<Verdict | undefined>;
+}
+
+/** Failed authentications per address, shared by several instances. */
+export interface FailureCount {
+  /** The address's failures in its open window, if any; at once when known, else from the store. */
+  seen(key: string, now: number): { hits: number; resetAt: number } | undefined | Promise<{ hits: number; resetAt: number } | undefined>;
+  /** Counts one failure. */
+  add(key: string): Promise<void>;
 }
 
 type KeyOf = (req: Request, res: Response) => string;
@@ -205,26 +236,64 @@ const refuse = (res: Response, retryAfter: string): void => {
  * tenth of its CPU: no promise chain, the fixed header values built once.
  */
 function memoryLimiter(name: LimiterName, rule: LimiterRule, keyOf: KeyOf, onRefused?: (name: StoreName) => void): RequestHandler {
-  const windowMs = rule.windowSeconds * 1000;
-  const counter = new WindowCounter(windowMs);
-  const policy = `${rule.limit};w=${Math.ceil(windowMs / 1000)}`;
+  const counter = new WindowCounter(rule.windowSeconds * 1000);
+  return countingLimiter(
+    name,
+    rule,
+    keyOf,
+    (key, now) => {
+      const w = counter.increment(key, now);
+      return { allowed: w.hits <= rule.limit, hits: w.hits, resetAt: w.resetAt };
+    },
+    onRefused,
+  );
+}
+
+/**
+ * A limiter answering from `count`: synchronously when it answers at once, else when its promise
+ * settles. The answers of `memoryLimiter`; a count that could not be made (undefined, or a failed
+ * promise, reported to `onStoreError`) lets the request through without `RateLimit-*` headers,
+ * as express-rate-limit's `passOnStoreError` does.
+ */
+function countingLimiter(
+  name: LimiterName,
+  rule: LimiterRule,
+  keyOf: KeyOf,
+  count: (key: string, now: number) => Verdict | Promise<Verdict | undefined>,
+  onRefused?: (name: StoreName) => void,
+  onStoreError?: (err: unknown) => void,
+): RequestHandler {
+  const policy = `${rule.limit};w=${Math.ceil(rule.windowSeconds)}`;
   const limit = String(rule.limit);
-  return (req, res, next) => {
-    const now = Date.now();
-    const w = counter.increment(keyOf(req, res), now);
-    const reset = String(Math.max(0, Math.ceil((w.resetAt - now) / 1000)));
+  const answer = (res: Response, next: (err?: unknown) => void, v: Verdict, now: number): void => {
+    const reset = String(Math.max(0, Math.ceil((v.resetAt - now) / 1000)));
     if (!res.headersSent) {
       res.setHeader('RateLimit-Policy', policy);
       res.setHeader('RateLimit-Limit', limit);
-      res.setHeader('RateLimit-Remaining', String(Math.max(rule.limit - w.hits, 0)));
+      res.setHeader('RateLimit-Remaining', String(Math.max(rule.limit - v.hits, 0)));
       res.setHeader('RateLimit-Reset', reset);
     }
-    if (w.hits > rule.limit) {
+    if (!v.allowed) {
       onRefused?.(name);
       refuse(res, reset);
       return;
     }
     next();
+  };
+  return (req, res, next) => {
+    const now = Date.now();
+    const v = count(keyOf(req, res), now);
+    if (!(v instanceof Promise)) {
+      answer(res, next, v, now);
+      return;
+    }
+    v.then(
+      (verdict) => (verdict === undefined ? next() : answer(res, next, verdict, Date.now())),
+      (err: unknown) => {
+        onStoreError?.(err);
+        next();
+      },
+    );
   };
 }
 
@@ -234,6 +303,9 @@ export function createRateLimits(settings: RateLimitSettings): RateLimits {
   const make = (name: LimiterName): RequestHandler => {
     if (!settings.enabled) return passThrough;
     const rule = settings.rules[name];
+    const counter = settings.counter?.(name, rule);
+    if (counter !== undefined)
+      return countingLimiter(name, rule, KEYS[name], (key, now) => counter.hit(key, now), settings.onRefused, storeError);
     const store = settings.store(name);
     if (store === undefined) return memoryLimiter(name, rule, KEYS[name], settings.onRefused);
     return rateLimit({
@@ -280,6 +352,8 @@ function authFailureLimit(settings: RateLimitSettings, storeError: (err: unknown
       { 'Retry-After': String(retry) },
     );
   };
+  const shared = settings.failureCount?.(rule);
+  if (shared !== undefined) return sharedAuthFailureLimit(shared, rule, tooMany, storeError);
   const store = settings.store('authFailures');
   if (store === undefined) {
     const counter = new WindowCounter(windowMs);
@@ -340,6 +414,68 @@ function authFailureLimit(settings: RateLimitSettings, storeError: (err: unknown
         if (isAuthenticationFailure(err)) await record(req);
         throw err;
       }
+    },
+  };
+}
+
+/**
+ * Failed authentications in a `FailureCount`: the check answers at once when the count knows the
+ * address has no failure, so an authenticated request costs no await; failures are counted
+ * before the answer. A count that fails lets the request through (reported), as the stores do.
+ */
+function sharedAuthFailureLimit(
+  count: FailureCount,
+  rule: LimiterRule,
+  tooMany: (resetAt: number | undefined, now: number) => HttpProblem,
+  storeError: (err: unknown) => void,
+): AuthFailureLimit {
+  const over = (seen: { hits: number; resetAt: number } | undefined, now: number): void => {
+    if (seen !== undefined && seen.hits >= rule.limit) throw tooMany(seen.resetAt, now);
+  };
+  /** Undefined when answered at once (and not over), else the pending check. */
+  const checkNow = (req: Request): Promise<void> | undefined => {
+    const now = Date.now();
+    let seen;
+    try {
+      seen = count.seen(ip(req), now);
+    } catch (err) {
+      storeError(err);
+      return undefined;
+    }
+    if (!(seen instanceof Promise)) {
+      over(seen, now);
+      return undefined;
+    }
+    return seen.then(
+      (s) => over(s, Date.now()),
+      (err: unknown) => {
+        // A refusal is thrown by `over` in the first callback, never seen here.
+        storeError(err);
+      },
+    );
+  };
+  const record = async (req: Request): Promise<void> => {
+    try {
+      await count.add(ip(req));
+    } catch (err) {
+      storeError(err);
+    }
+  };
+  return {
+    check: async (req) => checkNow(req),
+    record,
+    guard: <T>(req: Request, authenticate: () => Promise<T>): Promise<T> => {
+      let pending: Promise<T>;
+      try {
+        const checking = checkNow(req);
+        pending = checking === undefined ? authenticate() : checking.then(authenticate);
+      } catch (err) {
+        pending = Promise.reject(err as Error);
+      }
+      return pending.catch(async (err: unknown) => {
+        if (isAuthenticationFailure(err)) await record(req);
+        throw err;
+      });
     },
   };
 }

@@ -6,8 +6,17 @@ import { headerGuard } from '../../adapters/http/header-guard.js';
 import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';
 import { OPERATIONS } from '../../adapters/http/operations.js';
 import type { Store } from 'express-rate-limit';
-import { createRateLimits, type RateLimits, type StoreName } from '../../adapters/http/rate-limits.js';
-import { createRateLimitRedis, RecoveringRedisStore } from '../../adapters/redis/rate-limit-store.redis.js';
+import {
+  createRateLimits,
+  type FailureCount,
+  type LimiterName,
+  type LimiterRule,
+  type RateLimits,
+  type SharedCounter,
+  type StoreName,
+} from '../../adapters/http/rate-limits.js';
+import { createRateLimitRedis } from '../../adapters/redis/rate-limit-store.redis.js';
+import { RedisFailureCount, RedisSharedCounter } from '../../adapters/redis/rate-limit-counter.redis.js';
 import type { Database } from '../../adapters/knex/database.js';
 import { KnexRateLimitStore, purgeExpiredRateLimits } from '../../adapters/knex/rate-limit-store.knex.js';
 import type { Config, RateLimitStoreConfig } from '../config.js';
@@ -28,15 +37,21 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
     bind(TOKENS.RateLimits).toResolvedValue(
       (lifecycle: Lifecycle, log: Logger, metrics: ServiceMetrics | undefined) => {
         const logStoreError = storeErrorLog(log);
+        const onStoreError = (err: unknown): void => {
+          metrics?.rateLimitStoreError();
+          logStoreError(err);
+        };
+        const shared =
+          config.rateLimits && config.rateLimitStore.kind === 'redis'
+            ? redisCounters(config.rateLimitStore, lifecycle, log, onStoreError)
+            : null;
         return createRateLimits({
           enabled: config.rateLimits,
           rules: config.rateLimitRules,
           authFailureRule: config.authFailureRule,
-          store: config.rateLimits ? rateLimitStores(config.rateLimitStore, db, lifecycle, log) : () => undefined,
-          onStoreError: (err) => {
-            metrics?.rateLimitStoreError();
-            logStoreError(err);
-          },
+          store: config.rateLimits && shared === null ? rateLimitStores(config.rateLimitStore, db, lifecycle, log) : () => undefined,
+          ...(shared ?? {}),
+          onStoreError,
           ...(metrics ? { onRefused: (name: string) => metrics.rateLimitRefused(name) } : {}),
         });
       },
@@ -55,8 +70,44 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
   });
 
 /**
- * The store each limiter counts in: Redis (one connection for all limiters, connected at start,
- * closed at stop), the database (expired windows purged every minute) or this process's memory.
+ * The counts in Redis (one connection for all limiters, connected at start, closed at stop): each
+ * instance counts locally and settles with Redis in batches (docs/scaling.md).
+ */
+function redisCounters(
+  choice: { readonly url: string; readonly prefix: string },
+  lifecycle: Lifecycle,
+  log: Logger,
+  onStoreError: (err: unknown) => void,
+): {
+  counter: (name: LimiterName, rule: LimiterRule) => SharedCounter;
+  failureCount: (rule: LimiterRule) => FailureCount;
+} {
+  const redis = createRateLimitRedis(choice.url);
+  // Errors are seen by the calls that fail; the connection's own events are only logged.
+  redis.on('error', storeErrorLog(log));
+  lifecycle.onStart(async () => {
+    // Fail open from the start too: the service serves while Redis is away and limits once it is back.
+    await redis
+      .connect()
+      .catch((err: unknown) =>
+        log.error(
+          { err: { message: (err as Error).message } },
+          'rate-limit store (Redis) unreachable at start: requests pass unlimited until it is back',
+        ),
+      );
+  });
+  lifecycle.onStop(async () => {
+    redis.disconnect();
+  });
+  return {
+    counter: (name, rule) => new RedisSharedCounter(redis, `${choice.prefix}${name}:`, rule, onStoreError),
+    failureCount: (rule) => new RedisFailureCount(redis, `${choice.prefix}authFailures:`, rule),
+  };
+}
+
+/**
+ * The store each limiter counts in: the database (expired windows purged every minute) or this
+ * process's memory.
  */
 function rateLimitStores(
   choice: RateLimitStoreConfig,
@@ -64,26 +115,6 @@ function rateLimitStores(
   lifecycle: Lifecycle,
   log: Logger,
 ): (name: StoreName) => Store | undefined {
-  if (choice.kind === 'redis') {
-    const redis = createRateLimitRedis(choice.url);
-    // Errors are seen by the calls that fail; the connection's own events are only logged.
-    redis.on('error', storeErrorLog(log));
-    lifecycle.onStart(async () => {
-      // Fail open from the start too: the service serves while Redis is away and limits once it is back.
-      await redis
-        .connect()
-        .catch((err: unknown) =>
-          log.error(
-            { err: { message: (err as Error).message } },
-            'rate-limit store (Redis) unreachable at start: requests pass unlimited until it is back',
-          ),
-        );
-    });
-    lifecycle.onStop(async () => {
-      redis.disconnect();
-    });
-    return (name) => new RecoveringRedisStore(redis, `${choice.prefix}${name}:`);
-  }
   if (choice.kind === 'postgres' && db !== null) {
     let timer: NodeJS.Timeout | null = null;
     lifecycle.onStart(async () => {
