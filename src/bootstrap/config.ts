@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_POOL_MAX, type DatabaseTarget } from '../adapters/knex/database.js';
 import { parseSecretKey } from '../adapters/crypto/secret-sealer.js';
 import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks/endpoint.js';
-import { DEFAULT_WEBHOOK_RETENTION_DAYS } from '../application/admin/purge-expired.js';
+import { DEFAULT_SECURITY_EVENT_RETENTION_DAYS, DEFAULT_WEBHOOK_RETENTION_DAYS } from '../application/admin/purge-expired.js';
 import { DEFAULT_DNS_TIMEOUT_MS } from '../adapters/webhooks/url-guard.js';
 import {
   DEFAULT_KEY_CACHE,
@@ -88,6 +88,8 @@ export interface WebhookSettings {
   readonly dnsServers: readonly string[] | null;
   /** `WEBHOOK_RETENTION_DAYS`: delivered and failed deliveries are purged this long after their last attempt. */
   readonly retentionDays: number;
+  /** `SECURITY_EVENT_RETENTION_DAYS`: security events are purged this long after they occurred. */
+  readonly securityEventRetentionDays: number;
 }
 
 /**
@@ -256,6 +258,7 @@ const schema = z.object({
       return servers;
     }),
   WEBHOOK_RETENTION_DAYS: int(1, 3650, DEFAULT_WEBHOOK_RETENTION_DAYS),
+  SECURITY_EVENT_RETENTION_DAYS: int(1, 3650, DEFAULT_SECURITY_EVENT_RETENTION_DAYS),
   NODE_ENV: z.string().optional(),
 });
 
@@ -343,6 +346,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
       dnsServers: e.WEBHOOK_DNS_SERVERS,
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
+      securityEventRetentionDays: e.SECURITY_EVENT_RETENTION_DAYS,
     },
   };
 }

@@ -173,7 +173,7 @@ export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
 export const adminUseCases = (
   ports: Ports,
   areas: { readonly catalogue: CatalogueUseCases },
-  options: { readonly webhookRetentionDays?: number } = {},
+  options: { readonly webhookRetentionDays?: number; readonly securityEventRetentionDays?: number } = {},
 ) => {
   const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock } = ports;
   const createChannel = new CreateChannel(agentDirectory);
@@ -208,10 +208,17 @@ export const adminUseCases = (
     rotateClientSecret: new RotateClientSecret(tenants, random, secretHasher, clock),
     listTenantUsers: new ListTenantUsers(tenants),
     setWalletUserDisabled: new SetWalletUserDisabled(tenants, clock),
-    purgeExpired: new PurgeExpired(ports.webhooks, ports.idempotency, clock, {
-      ...DEFAULT_RETENTION,
-      ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),
-    }),
+    purgeExpired: new PurgeExpired(
+      ports.webhooks,
+      ports.idempotency,
+      clock,
+      {
+        ...DEFAULT_RETENTION,
+        ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),
+        ...(options.securityEventRetentionDays === undefined ? {} : { securityEventRetentionDays: options.securityEventRetentionDays }),
+      },
+      ports.securityEvents,
+    ),
   };
 };
 

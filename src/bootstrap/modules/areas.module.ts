@@ -58,7 +58,14 @@ export const adminModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Admin).toResolvedValue(
       (ports: PortSet, catalogue: CatalogueUseCases) =>
-        adminUseCases(ports, { catalogue }, { webhookRetentionDays: config.webhooks.retentionDays }),
+        adminUseCases(
+          ports,
+          { catalogue },
+          {
+            webhookRetentionDays: config.webhooks.retentionDays,
+            securityEventRetentionDays: config.webhooks.securityEventRetentionDays,
+          },
+        ),
       [TOKENS.Ports, TOKENS.Catalogue],
     );
   });
@@ -87,10 +94,17 @@ export const webhooksModule = (config: Config): ContainerModule =>
           log,
         );
         // The instances that send also purge what is past retention (§5.4), off every request.
-        const purge = new PurgeExpired(ports.webhooks, ports.idempotency, ports.clock, {
-          ...DEFAULT_RETENTION,
-          webhookRetentionDays: settings.retentionDays,
-        });
+        const purge = new PurgeExpired(
+          ports.webhooks,
+          ports.idempotency,
+          ports.clock,
+          {
+            ...DEFAULT_RETENTION,
+            webhookRetentionDays: settings.retentionDays,
+            securityEventRetentionDays: settings.securityEventRetentionDays,
+          },
+          ports.securityEvents,
+        );
         const retention = new RetentionSchedule(purge, PURGE_EVERY_MS, log);
         if (settings.worker) {
           lifecycle.onStart(async () => {
