@@ -1,3 +1,7 @@
+import { CreateOwnKey } from '../application/identity/create-own-key.js';
+import { RevokeCreatedKey } from '../application/identity/revoke-created-key.js';
+import { ListSecurityEvents } from '../application/security-events/list-security-events.js';
+import { RecordKeyRefusal } from '../application/security-events/record-key-refusal.js';
 import { CreateAgent } from '../application/admin/create-agent.js';
 import { CreateChannel } from '../application/admin/create-channel.js';
 import { ListChannels } from '../application/admin/list-channels.js';
@@ -118,6 +122,10 @@ export const identityUseCases = (ports: Ports) => {
     listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
     rollOwnKey: new RollOwnKey(agentDirectory, ids, random, secretHasher, clock),
     reportOwnKeyLeaked: new ReportOwnKeyLeaked(new RevokeApiKey(agentDirectory, clock), clock),
+    createOwnKey: new CreateOwnKey(agentDirectory, ids, random, secretHasher, clock),
+    revokeCreatedKey: new RevokeCreatedKey(agentDirectory, clock),
+    recordKeyRefusal: new RecordKeyRefusal(ports.securityEvents, clock),
+    listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
     verifyWalletToken,
     authenticateClient,
     issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer),
@@ -197,6 +205,7 @@ export const adminUseCases = (
     setAgentChannel: new SetAgentChannel(agentDirectory),
     issueApiKey,
     revokeApiKey,
+    listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
       walletDemo,
     ]),
