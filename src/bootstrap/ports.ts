@@ -40,6 +40,8 @@ import { MemoryIdentityStore } from '../adapters/memory/identity.memory.js';
 import { MemorySecurityEvents } from '../adapters/memory/security-events.memory.js';
 import { KnexSecurityEvents } from '../adapters/knex/security-events.knex.js';
 import type { SecurityEvents } from '../domain/security-events/security-events.port.js';
+import type { KeyExpiryNotices } from '../domain/identity/key-expiry.port.js';
+import { KnexKeyExpiryNotices } from '../adapters/knex/key-expiry.knex.js';
 import { MemoryLedger } from '../adapters/memory/ledger.memory.js';
 import { MemoryLoginThrottle } from '../adapters/memory/login-throttle.memory.js';
 import { MemorySigningKeyStore } from '../adapters/memory/signing-key-store.memory.js';
@@ -140,6 +142,8 @@ export interface Ports {
   readonly webhookSealer: SecretSealer;
   /** The security trail; the key stores record into it in their own writes. */
   readonly securityEvents: SecurityEvents;
+  /** Claims and records the `api_key.expiring` notices. */
+  readonly keyExpiryNotices: KeyExpiryNotices;
 }
 
 /** A port set with what keeps it running: start before use, stop when done (both idempotent). */
@@ -348,6 +352,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     webhooks,
     webhookSealer: sealer,
     securityEvents,
+    keyExpiryNotices: identity,
     changes: null,
     start: () => steps.start(),
     stop: () => steps.stop(),
@@ -451,6 +456,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     webhooks: new KnexWebhookStore(knex),
     webhookSealer: sealer,
     securityEvents: new KnexSecurityEvents(knex),
+    keyExpiryNotices: new KnexKeyExpiryNotices(knex),
     changes: feed,
     start: () => steps.start(),
     stop: () => steps.stop(),

@@ -5,7 +5,8 @@ import { checkKeyLimit, revokedKey, type ApiKeyRecord, type RevokedReason } from
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
-import { apiKeyRevoked } from '../../domain/webhooks/events.js';
+import { apiKeyExpiring, apiKeyRevoked } from '../../domain/webhooks/events.js';
+import type { KeyExpiryNotices } from '../../domain/identity/key-expiry.port.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
 import type { MemorySecurityEvents } from './security-events.memory.js';
 import {
@@ -18,12 +19,13 @@ import {
 } from '../../domain/security-events/security-event.js';
 
 /** Channels, agents and keys held in process memory, with the same rules as PostgreSQL. */
-export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUsageStore {
+export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUsageStore, KeyExpiryNotices {
   private readonly channels = new Map<string, Channel>();
   private readonly agents = new Map<string, Agent>();
   private readonly keys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByHash = new Map<string, string>();
   private readonly lastUsed = new Map<string, Date>();
+  private readonly noticed = new Set<string>();
 
   /** `signal` is told of every change, as PostgreSQL's trigger would announce it. */
   constructor(
@@ -237,6 +239,23 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     this.outbox?.record(apiKeyRevoked(key, updated, at));
     if (updated !== key) this.trail?.record(apiKeyRevokedEvents(key, updated, context, at));
     return updated;
+  }
+
+  async sendDue(now: Date, withinMs: number, limit: number): Promise<ApiKeyRecord[]> {
+    const due = [...this.keys.values()]
+      .filter(
+        (k) =>
+          k.status === 'ACTIVE' &&
+          k.expiresAt !== null &&
+          k.expiresAt.getTime() > now.getTime() &&
+          k.expiresAt.getTime() <= now.getTime() + withinMs &&
+          !this.noticed.has(k.id),
+      )
+      .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime())
+      .slice(0, limit);
+    for (const k of due) this.noticed.add(k.id);
+    this.outbox?.record(due.map((k) => apiKeyExpiring(k, now)));
+    return due;
   }
 
   async recordUses(uses: ReadonlyMap<string, Date>): Promise<void> {
