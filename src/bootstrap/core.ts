@@ -166,7 +166,7 @@ export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
     register: new RegisterWebhookEndpoint(webhooks, webhookUrlGuard, webhookSealer, random, ids, clock),
     list: new ListWebhookEndpoints(webhooks),
     get: new GetWebhookEndpoint(webhooks),
-    remove: new DeleteWebhookEndpoint(webhooks),
+    remove: new DeleteWebhookEndpoint(webhooks, clock),
     deliveries: new ListWebhookDeliveries(webhooks),
     retry: new RetryWebhookDelivery(webhooks, wake),
   };

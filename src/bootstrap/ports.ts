@@ -306,9 +306,9 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const clock = options.clock ?? new SystemClock();
   const steps = new Steps();
   const log = options.log;
-  const webhooks = new MemoryWebhookStore(clock);
-  const signal = new ChangeSignal();
   const securityEvents = new MemorySecurityEvents();
+  const webhooks = new MemoryWebhookStore(clock, securityEvents);
+  const signal = new ChangeSignal();
   const identity = new MemoryIdentityStore(signal, webhooks, securityEvents);
   // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.
   const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_KEY_CACHE);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { KnexAgentDirectory } from '../../src/adapters/knex/agent-directory.knex.js';
+import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { keyToRow } from '../../src/adapters/knex/identity-rows.js';
 import { KnexSecurityEvents, recordSecurityEvents } from '../../src/adapters/knex/security-events.knex.js';
 import { OPERATOR_CONTEXT, apiKeyCreatedEvent } from '../../src/domain/security-events/security-event.js';
@@ -10,7 +11,7 @@ import { testDatabase } from '../support/database.js';
 
 securityEventsContract('PostgreSQL (Knex)', async () => {
   const { knex } = await testDatabase();
-  return { events: new KnexSecurityEvents(knex), directory: new KnexAgentDirectory(knex) };
+  return { events: new KnexSecurityEvents(knex), directory: new KnexAgentDirectory(knex), webhooks: new KnexWebhookStore(knex) };
 });
 
 describe('security events on PostgreSQL: append-only in the database itself', () => {

@@ -6,5 +6,6 @@ import { securityEventsContract } from 'partner-booking-wallet/testing';
 
 securityEventsContract('memory', async () => {
   const events = new MemorySecurityEvents();
-  return { events, directory: new MemoryIdentityStore(undefined, new MemoryWebhookStore(new SystemClock()), events) };
+  const webhooks = new MemoryWebhookStore(new SystemClock(), events);
+  return { events, directory: new MemoryIdentityStore(undefined, webhooks, events), webhooks };
 });

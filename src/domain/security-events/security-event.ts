@@ -181,5 +181,52 @@ export const apiKeyRefusedEvent = (
     refusal.requiredScope === undefined ? { reason: refusal.reason } : { reason: refusal.reason, requiredScope: refusal.requiredScope },
 });
 
+/** Who manages webhook endpoints, as the trail names them: the calling key, or the tenant's client. */
+export const callerContext = (
+  caller: { readonly kind: 'agent'; readonly keyId: string } | { readonly kind: 'machine'; readonly clientId: string },
+  origin: RequestOrigin = { ip: null, requestId: null },
+): SecurityContext =>
+  caller.kind === 'agent'
+    ? apiKeyContext(caller.keyId, origin)
+    : { actor: { kind: 'client', id: caller.clientId }, ip: origin.ip, requestId: origin.requestId };
+
+/** A webhook endpoint was registered (its URL and events; never its secret). */
+export const webhookEndpointCreatedEvent = (
+  endpoint: {
+    readonly id: string;
+    readonly owner: EventOwner;
+    readonly url: string;
+    readonly events: readonly string[];
+    readonly createdAt: Date;
+  },
+  context: SecurityContext,
+): NewSecurityEvent => ({
+  type: 'webhook_endpoint.created',
+  owner: endpoint.owner,
+  occurredAt: endpoint.createdAt,
+  actor: context.actor,
+  subject: { kind: 'webhook_endpoint', id: endpoint.id },
+  ip: context.ip,
+  requestId: context.requestId,
+  details: { url: endpoint.url, events: [...endpoint.events] },
+});
+
+/** A webhook endpoint was deleted. */
+export const webhookEndpointDeletedEvent = (
+  owner: EventOwner,
+  endpointId: string,
+  context: SecurityContext,
+  at: Date,
+): NewSecurityEvent => ({
+  type: 'webhook_endpoint.deleted',
+  owner,
+  occurredAt: at,
+  actor: context.actor,
+  subject: { kind: 'webhook_endpoint', id: endpointId },
+  ip: context.ip,
+  requestId: context.requestId,
+  details: {},
+});
+
 /** The UTC minute an event falls in: the bucket of the once-per-minute rule. */
 export const minuteBucket = (at: Date): number => Math.floor(at.getTime() / 60_000);

@@ -10,11 +10,14 @@ import {
 import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import { pageRequest } from '../../domain/shared/page.js';
 import { keyRecordOf, unique } from '../fixtures.js';
+import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 
 /** A trail and the key store of the same adapter, which records into it. */
 export interface SecurityEventStores {
   readonly events: SecurityEvents;
   readonly directory: AgentDirectory;
+  /** The webhook store of the same adapter, recording endpoint changes into `events`. */
+  readonly webhooks: WebhookStore;
 }
 
 const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
@@ -201,6 +204,31 @@ export function securityEventsContract(name: string, make: () => Promise<Securit
       expect((reports[0]!.details['revokedKeyIds'] as string[]).slice().sort()).to.deep.equal(
         [made.id, grandchild.id, rolledFromGrandchild.id].sort(),
       );
+    });
+
+    it('when an endpoint is registered and deleted, then both are recorded by the caller, with its URL and never its secret', async () => {
+      const owner = agentOwner();
+      const ctx = apiKeyContext(`key_${unique()}`, { ip: '192.0.2.4', requestId: 'req_w' });
+      const endpoint = {
+        id: `whe_${unique()}`,
+        owner,
+        url: 'https://hooks.example/in',
+        events: ['order.confirmed' as const],
+        description: null,
+        status: 'active' as const,
+        createdAt: new Date(),
+        sealedSecret: `v1.sealed-${unique()}`,
+      };
+      await s.webhooks.createEndpoint(endpoint, 10, ctx);
+      expect(await s.webhooks.deleteEndpoint(owner, `whe_${unique()}`, { context: ctx, at: new Date() })).to.equal(false);
+      expect(await s.webhooks.deleteEndpoint(owner, endpoint.id, { context: ctx, at: new Date() })).to.equal(true);
+      const trail = await all(owner);
+      expect(trail.map((e) => [e.type, e.subject.id, e.actor.id, e.ip])).to.deep.equal([
+        ['webhook_endpoint.deleted', endpoint.id, ctx.actor.id, '192.0.2.4'],
+        ['webhook_endpoint.created', endpoint.id, ctx.actor.id, '192.0.2.4'],
+      ]);
+      expect(trail[1]!.details).to.deep.equal({ url: 'https://hooks.example/in', events: ['order.confirmed'] });
+      expect(JSON.stringify(trail)).to.not.include(endpoint.sealedSecret);
     });
 
     it('when a key revokes keys, then only those it created, directly or through keys it created, are revoked as revoked', async () => {
