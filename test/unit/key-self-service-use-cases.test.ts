@@ -85,7 +85,11 @@ describe('keys that keys make: use cases', () => {
     expect(await reasonOf(create.execute(caller, { name: 'writer', scopes: ['orders:write'] }))).to.equal('scope-not-held');
     expect(await reasonOf(create.execute(caller, { name: 'all', scopes: ['*'] }))).to.equal('scope-not-held');
     const created = (await new ListSecurityEvents(trail).execute({ kind: 'agent', id: agentId }, { types: ['api_key.created'] })).data;
-    expect(created[0]).to.deep.include({ actor: { kind: 'api-key', id: caller.keyId }, ip: '192.0.2.1', requestId: 'req_1' });
+    expect(created.find((e) => e.subject.id === made.key.id)).to.deep.include({
+      actor: { kind: 'api-key', id: caller.keyId },
+      ip: '192.0.2.1',
+      requestId: 'req_1',
+    });
   });
 
   it('when the agent holds 50 live keys, then the 51st create is too-many-keys', async () => {
