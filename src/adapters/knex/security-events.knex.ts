@@ -2,10 +2,8 @@ import type { Knex } from 'knex';
 import type { NewSecurityEvent, SecurityActor, SecurityEvent, SecurityEventType } from '../../domain/security-events/security-event.js';
 import type { SecurityEventQuery, SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import { pageOf, type Page } from '../../domain/shared/page.js';
-import { TimeSortableIds } from '../crypto/node-crypto.js';
+import { nextSecurityEventId } from '../security-event-ids.js';
 import { rows } from './sql.js';
-
-const ids = new TimeSortableIds();
 
 interface SecurityEventRow {
   id: string;
@@ -30,7 +28,7 @@ export async function recordSecurityEvents(db: Knex | Knex.Transaction, events: 
   if (events.length === 0) return 0;
   const json = JSON.stringify(
     events.map((e) => ({
-      id: ids.next('sev'),
+      id: nextSecurityEventId(),
       owner_kind: e.owner.kind,
       owner_id: e.owner.id,
       type: e.type,

@@ -6,12 +6,11 @@ import {
 } from '../../domain/security-events/security-event.js';
 import type { SecurityEventQuery, SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import { pageOf, type Page } from '../../domain/shared/page.js';
-import { TimeSortableIds } from '../crypto/node-crypto.js';
+import { nextSecurityEventId } from '../security-event-ids.js';
 
 /** The security trail in process memory, with the same rules as PostgreSQL. */
 export class MemorySecurityEvents implements SecurityEvents {
   private readonly events: SecurityEvent[] = [];
-  private readonly ids = new TimeSortableIds();
 
   /**
    * Records the events at once, with no await: what the memory stores call in the same step as
@@ -21,7 +20,7 @@ export class MemorySecurityEvents implements SecurityEvents {
     let kept = 0;
     for (const e of events) {
       if (ONCE_PER_MINUTE_TYPES.includes(e.type) && this.events.some((s) => sameMinuteRepeat(s, e))) continue;
-      this.events.push({ ...e, id: this.ids.next('sev') });
+      this.events.push({ ...e, id: nextSecurityEventId() });
       kept += 1;
     }
     return kept;
