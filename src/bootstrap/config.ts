@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_POOL_MAX, type DatabaseTarget } from '../adapters/knex/database.js';
 import { parseSecretKey } from '../adapters/crypto/secret-sealer.js';
 import { DEFAULT_RETRY_SCHEDULE } from '../domain/webhooks/endpoint.js';
-import { DEFAULT_WEBHOOK_RETENTION_DAYS } from '../application/admin/purge-expired.js';
+import { DEFAULT_SECURITY_EVENT_RETENTION_DAYS, DEFAULT_WEBHOOK_RETENTION_DAYS } from '../application/admin/purge-expired.js';
+import { DEFAULT_KEY_EXPIRY_NOTICE_DAYS } from '../application/identity/send-key-expiry-notices.js';
 import { DEFAULT_DNS_TIMEOUT_MS } from '../adapters/webhooks/url-guard.js';
 import {
   DEFAULT_KEY_CACHE,
@@ -88,6 +89,10 @@ export interface WebhookSettings {
   readonly dnsServers: readonly string[] | null;
   /** `WEBHOOK_RETENTION_DAYS`: delivered and failed deliveries are purged this long after their last attempt. */
   readonly retentionDays: number;
+  /** `SECURITY_EVENT_RETENTION_DAYS`: security events are purged this long after they occurred. */
+  readonly securityEventRetentionDays: number;
+  /** `KEY_EXPIRY_NOTICE_DAYS`: `api_key.expiring` is sent this long before a key's expiry. */
+  readonly keyExpiryNoticeDays: number;
 }
 
 /**
@@ -256,6 +261,8 @@ const schema = z.object({
       return servers;
     }),
   WEBHOOK_RETENTION_DAYS: int(1, 3650, DEFAULT_WEBHOOK_RETENTION_DAYS),
+  SECURITY_EVENT_RETENTION_DAYS: int(1, 3650, DEFAULT_SECURITY_EVENT_RETENTION_DAYS),
+  KEY_EXPIRY_NOTICE_DAYS: int(1, 365, DEFAULT_KEY_EXPIRY_NOTICE_DAYS),
   NODE_ENV: z.string().optional(),
 });
 
@@ -343,6 +350,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
       dnsServers: e.WEBHOOK_DNS_SERVERS,
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
+      securityEventRetentionDays: e.SECURITY_EVENT_RETENTION_DAYS,
+      keyExpiryNoticeDays: e.KEY_EXPIRY_NOTICE_DAYS,
     },
   };
 }

@@ -1,3 +1,7 @@
+import { CreateOwnKey } from '../application/identity/create-own-key.js';
+import { RevokeCreatedKey } from '../application/identity/revoke-created-key.js';
+import { ListSecurityEvents } from '../application/security-events/list-security-events.js';
+import { RecordKeyRefusal } from '../application/security-events/record-key-refusal.js';
 import { CreateAgent } from '../application/admin/create-agent.js';
 import { CreateChannel } from '../application/admin/create-channel.js';
 import { ListChannels } from '../application/admin/list-channels.js';
@@ -118,6 +122,10 @@ export const identityUseCases = (ports: Ports) => {
     listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
     rollOwnKey: new RollOwnKey(agentDirectory, ids, random, secretHasher, clock),
     reportOwnKeyLeaked: new ReportOwnKeyLeaked(new RevokeApiKey(agentDirectory, clock), clock),
+    createOwnKey: new CreateOwnKey(agentDirectory, ids, random, secretHasher, clock),
+    revokeCreatedKey: new RevokeCreatedKey(agentDirectory, clock),
+    recordKeyRefusal: new RecordKeyRefusal(ports.securityEvents, clock),
+    listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
     verifyWalletToken,
     authenticateClient,
     issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer),
@@ -158,7 +166,7 @@ export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
     register: new RegisterWebhookEndpoint(webhooks, webhookUrlGuard, webhookSealer, random, ids, clock),
     list: new ListWebhookEndpoints(webhooks),
     get: new GetWebhookEndpoint(webhooks),
-    remove: new DeleteWebhookEndpoint(webhooks),
+    remove: new DeleteWebhookEndpoint(webhooks, clock),
     deliveries: new ListWebhookDeliveries(webhooks),
     retry: new RetryWebhookDelivery(webhooks, wake),
   };
@@ -173,7 +181,7 @@ export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
 export const adminUseCases = (
   ports: Ports,
   areas: { readonly catalogue: CatalogueUseCases },
-  options: { readonly webhookRetentionDays?: number } = {},
+  options: { readonly webhookRetentionDays?: number; readonly securityEventRetentionDays?: number } = {},
 ) => {
   const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock } = ports;
   const createChannel = new CreateChannel(agentDirectory);
@@ -197,6 +205,7 @@ export const adminUseCases = (
     setAgentChannel: new SetAgentChannel(agentDirectory),
     issueApiKey,
     revokeApiKey,
+    listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
       walletDemo,
     ]),
@@ -208,10 +217,17 @@ export const adminUseCases = (
     rotateClientSecret: new RotateClientSecret(tenants, random, secretHasher, clock),
     listTenantUsers: new ListTenantUsers(tenants),
     setWalletUserDisabled: new SetWalletUserDisabled(tenants, clock),
-    purgeExpired: new PurgeExpired(ports.webhooks, ports.idempotency, clock, {
-      ...DEFAULT_RETENTION,
-      ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),
-    }),
+    purgeExpired: new PurgeExpired(
+      ports.webhooks,
+      ports.idempotency,
+      clock,
+      {
+        ...DEFAULT_RETENTION,
+        ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),
+        ...(options.securityEventRetentionDays === undefined ? {} : { securityEventRetentionDays: options.securityEventRetentionDays }),
+      },
+      ports.securityEvents,
+    ),
   };
 };
 

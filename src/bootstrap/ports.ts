@@ -37,6 +37,11 @@ import { MemoryOrderRepo, MemoryQuoteRepo } from '../adapters/memory/booking.mem
 import { MemoryCatalogue } from '../adapters/memory/catalogue.memory.js';
 import { MemoryIdempotencyStore } from '../adapters/memory/idempotency.memory.js';
 import { MemoryIdentityStore } from '../adapters/memory/identity.memory.js';
+import { MemorySecurityEvents } from '../adapters/memory/security-events.memory.js';
+import { KnexSecurityEvents } from '../adapters/knex/security-events.knex.js';
+import type { SecurityEvents } from '../domain/security-events/security-events.port.js';
+import type { KeyExpiryNotices } from '../domain/identity/key-expiry.port.js';
+import { KnexKeyExpiryNotices } from '../adapters/knex/key-expiry.knex.js';
 import { MemoryLedger } from '../adapters/memory/ledger.memory.js';
 import { MemoryLoginThrottle } from '../adapters/memory/login-throttle.memory.js';
 import { MemorySigningKeyStore } from '../adapters/memory/signing-key-store.memory.js';
@@ -135,6 +140,10 @@ export interface Ports {
   readonly webhooks: WebhookStore;
   readonly webhookUrlGuard: WebhookUrlGuard;
   readonly webhookSealer: SecretSealer;
+  /** The security trail; the key stores record into it in their own writes. */
+  readonly securityEvents: SecurityEvents;
+  /** Claims and records the `api_key.expiring` notices. */
+  readonly keyExpiryNotices: KeyExpiryNotices;
 }
 
 /** A port set with what keeps it running: start before use, stop when done (both idempotent). */
@@ -297,9 +306,10 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const clock = options.clock ?? new SystemClock();
   const steps = new Steps();
   const log = options.log;
-  const webhooks = new MemoryWebhookStore(clock);
+  const securityEvents = new MemorySecurityEvents();
+  const webhooks = new MemoryWebhookStore(clock, securityEvents);
   const signal = new ChangeSignal();
-  const identity = new MemoryIdentityStore(signal, webhooks);
+  const identity = new MemoryIdentityStore(signal, webhooks, securityEvents);
   // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.
   const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_KEY_CACHE);
   signal.subscribe(() => agentResolver.clear());
@@ -341,6 +351,8 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     transactions: ledger,
     webhooks,
     webhookSealer: sealer,
+    securityEvents,
+    keyExpiryNotices: identity,
     changes: null,
     start: () => steps.start(),
     stop: () => steps.stop(),
@@ -443,6 +455,8 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     transactions: ledger,
     webhooks: new KnexWebhookStore(knex),
     webhookSealer: sealer,
+    securityEvents: new KnexSecurityEvents(knex),
+    keyExpiryNotices: new KnexKeyExpiryNotices(knex),
     changes: feed,
     start: () => steps.start(),
     stop: () => steps.stop(),

@@ -157,5 +157,9 @@ export const keyRecordOf = (agentId: string, over: Partial<ApiKeyRecord> = {}): 
   expiresAt: null,
   revokedAt: null,
   rolledFromKeyId: null,
+  name: null,
+  scopes: ['*'],
+  allowedIps: [],
+  createdByKeyId: null,
   ...over,
 });

@@ -14,4 +14,6 @@ export { ledgerContract, type LedgerContractOptions, type LedgerStores } from '.
 export { tenantDirectoryContract } from './contracts/tenant-directory.contract.js';
 export { walletSecurityStoresContract } from './contracts/wallet-security-stores.contract.js';
 export { webhookStoreContract, type WebhookStoreSubject } from './contracts/webhook-store.contract.js';
+export { securityEventsContract, type SecurityEventStores } from './contracts/security-events.contract.js';
+export { keyExpiryContract, type KeyExpiryStores } from './contracts/key-expiry.contract.js';
 export * from './fixtures.js';

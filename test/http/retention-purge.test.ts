@@ -69,6 +69,8 @@ describe('admin purge (separate process on PostgreSQL)', function () {
       'idempotencyRecords',
       'webhookCutoff',
       'idempotencyCutoff',
+      'securityEvents',
+      'securityEventCutoff',
     );
     const run = await adminProcess(url, 'purge', '--json');
     expect(run.code, run.stderr).to.equal(0);

@@ -18,7 +18,7 @@ describe('the account answer', () => {
     agentId: 'agt_1',
     agentName: 'Agency',
     keyId: 'key_1',
-    key: { id: 'key_1', prefix: 'pbk_abcd', createdAt, expiresAt: null },
+    key: { id: 'key_1', prefix: 'pbk_abcd', createdAt, expiresAt: null, scopes: ['*'], allowedIps: [] },
     channel,
     entitlements: ['airport-transfer'],
     discountBps: 500,

@@ -9,7 +9,7 @@ describe('webhookOwnerOf (the ownership rule of webhook endpoints)', () => {
     agentId: 'agt_A',
     agentName: 'A',
     keyId: 'key_A',
-    key: { id: 'key_A', prefix: 'pk_A', createdAt: new Date(0), expiresAt: null },
+    key: { id: 'key_A', prefix: 'pk_A', createdAt: new Date(0), expiresAt: null, scopes: ['*'], allowedIps: [] },
     channel: { code: 'CH', name: 'Channel', currency: 'THB', markupBps: 0, freeCancellationHours: 24, lateCancellationFeeBps: 5_000 },
     entitlements: [],
     discountBps: 0,

@@ -22,6 +22,8 @@ import type { ListTenantUsers } from '../../application/admin/list-tenant-users.
 import type { RotateClientSecret } from '../../application/admin/rotate-client-secret.js';
 import type { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
 import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
+import type { ListSecurityEvents } from '../../application/security-events/list-security-events.js';
+import type { SecurityEvent } from '../../domain/security-events/security-event.js';
 import {
   CommandRefused,
   optional,
@@ -59,6 +61,7 @@ export interface AdminUseCases {
   readonly rotateClientSecret: RotateClientSecret;
   readonly listTenantUsers: ListTenantUsers;
   readonly setWalletUserDisabled: SetWalletUserDisabled;
+  readonly listSecurityEvents: ListSecurityEvents;
   readonly maintenance: DatabaseMaintenance;
 }
 
@@ -194,10 +197,25 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
     flags: {
       agent: { value: 'ID', required: true, description: 'the agent (agt_…)' },
       'expires-in-days': { value: 'N', description: 'the key stops working after this many days (default: never)' },
+      name: { value: 'N', description: 'a label for the key (1 to 100 characters)' },
+      scopes: { value: 'a,b', description: 'what the key may call, comma-separated (default *: everything)' },
+      'allowed-ips': { value: 'CIDR,…', description: 'the IPv4/IPv6 ranges the key may be used from, at most 20 (default: anywhere)' },
+      'expires-at': { value: 'RFC3339', description: 'the key stops working at this time (instead of --expires-in-days)' },
     },
     run: async (v, u) => {
       const days = optionalInt(v, 'expires-in-days');
-      const issued = await u.issueApiKey.execute({ agentId: required(v, 'agent'), ...(days === undefined ? {} : { expiresInDays: days }) });
+      const name = optional(v, 'name');
+      const scopes = listFlag(v, 'scopes');
+      const allowedIps = listFlag(v, 'allowed-ips');
+      const expiresAt = timeFlag(v, 'expires-at');
+      const issued = await u.issueApiKey.execute({
+        agentId: required(v, 'agent'),
+        ...(days === undefined ? {} : { expiresInDays: days }),
+        ...(name === undefined ? {} : { name }),
+        ...(scopes === undefined ? {} : { scopes }),
+        ...(allowedIps === undefined ? {} : { allowedIps }),
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+      });
       return { keyId: issued.keyId, apiKey: issued.apiKey };
     },
     output: 'fields',
@@ -205,7 +223,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
   },
   {
     name: 'key revoke',
-    summary: 'revoke an API key; --leaked also revokes the keys rolled from it and blocks cancelling its bookings',
+    summary: 'revoke an API key; --leaked also revokes the keys rolled from or created by it and blocks cancelling its bookings',
     flags: {
       key: { value: 'ID', required: true, description: 'the key (key_…)' },
       leaked: { description: 'the key leaked (the same as --reason leaked)' },
@@ -230,7 +248,55 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
     summary: "list an agent's keys, oldest first (metadata only, never the key)",
     flags: { agent: { value: 'ID', required: true, description: 'the agent (agt_…)' } },
     run: async (v, u) => ({ data: (await u.listAgentKeys.execute(required(v, 'agent'))).map(keyJson) }),
-    output: { table: ['id', 'prefix', 'status', 'revokedReason', 'createdAt', 'expiresAt', 'lastUsedAt', 'rolledFromKeyId'] },
+    output: {
+      table: [
+        'id',
+        'name',
+        'prefix',
+        'status',
+        'revokedReason',
+        'scopes',
+        'allowedIps',
+        'createdAt',
+        'expiresAt',
+        'lastUsedAt',
+        'rolledFromKeyId',
+        'createdByKeyId',
+      ],
+    },
+  },
+  {
+    name: 'events list',
+    summary: "list an agent's or a tenant's security events, newest first",
+    flags: {
+      agent: { value: 'ID', description: 'the agent (agt_…) whose events to list' },
+      tenant: { value: 'ID', description: 'the tenant (tnt_…) whose events to list' },
+      type: { value: 'T', description: 'only events of these types, comma-separated' },
+      since: { value: 'RFC3339', description: 'only events at or after this time' },
+      until: { value: 'RFC3339', description: 'only events before this time' },
+      limit: { value: 'N', description: 'how many events (1 to 100, default 20)' },
+      cursor: { value: 'C', description: 'the nextCursor of the page before' },
+    },
+    run: async (v, u) => {
+      const agent = optional(v, 'agent');
+      const tenant = optional(v, 'tenant');
+      if ((agent === undefined) === (tenant === undefined)) throw new UsageError('name either --agent or --tenant');
+      const types = listFlag(v, 'type');
+      const since = timeFlag(v, 'since');
+      const until = timeFlag(v, 'until');
+      const limit = optionalInt(v, 'limit');
+      const cursor = optional(v, 'cursor');
+      const owner = agent !== undefined ? { kind: 'agent' as const, id: agent } : { kind: 'tenant' as const, id: tenant! };
+      const page = await u.listSecurityEvents.execute(owner, {
+        ...(types === undefined ? {} : { types }),
+        ...(since === undefined ? {} : { since }),
+        ...(until === undefined ? {} : { until }),
+        ...(limit === undefined ? {} : { limit }),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      return { data: page.data.map(securityEventJson), nextCursor: page.nextCursor };
+    },
+    output: { table: ['occurredAt', 'type', 'actor', 'subject', 'ip', 'details', 'id'] },
   },
   {
     name: 'demo seed',
@@ -278,7 +344,45 @@ export const keyJson = (k: KeyView): Record<string, unknown> => ({
   revokedAt: k.revokedAt?.toISOString() ?? null,
   revokedReason: k.revokedReason,
   rolledFromKeyId: k.rolledFromKeyId,
+  name: k.name,
+  scopes: k.scopes,
+  allowedIps: k.allowedIps,
+  createdByKeyId: k.createdByKeyId,
 });
+
+/** A security event as the API returns it (RFC 3339 time, no storage fields). */
+export const securityEventJson = (e: SecurityEvent): Record<string, unknown> => ({
+  id: e.id,
+  type: e.type,
+  occurredAt: e.occurredAt.toISOString(),
+  actor: e.actor,
+  subject: e.subject,
+  ip: e.ip,
+  requestId: e.requestId,
+  details: e.details,
+});
+
+/** A comma-separated flag as a list (absent: undefined). */
+const listFlag = (v: Values, flag: string): string[] | undefined => {
+  const text = optional(v, flag);
+  return text === undefined
+    ? undefined
+    : text
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+};
+
+/** An RFC 3339 time flag (absent: undefined); anything else is a usage error. */
+const timeFlag = (v: Values, flag: string): Date | undefined => {
+  const text = optional(v, flag);
+  if (text === undefined) return undefined;
+  const at = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(text) || Number.isNaN(at.getTime())) {
+    throw new UsageError(`--${flag} must be an RFC 3339 time, such as 2027-01-31T00:00:00Z`);
+  }
+  return at;
+};
 
 /** The outcome of one invocation, for the process entry point to print and exit with. */
 export interface CliOutcome {

@@ -6,6 +6,15 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
 import { recordEvents } from './outbox.knex.js';
 import { apiKeyRevoked } from '../../domain/webhooks/events.js';
+import {
+  SYSTEM_CONTEXT,
+  apiKeyCreatedEvent,
+  apiKeyLeakReportedEvent,
+  apiKeyRevokedEvents,
+  apiKeyRolledEvent,
+  type SecurityContext,
+} from '../../domain/security-events/security-event.js';
+import { recordSecurityEvents } from './security-events.knex.js';
 import { KEY_COLUMNS, keyToRow, toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
 
 /** Operator writes on PostgreSQL; triggers announce each change to every instance. */
@@ -118,10 +127,11 @@ export class KnexAgentDirectory implements AgentDirectory {
     return row === undefined ? null : toAgent(row as AgentRow);
   }
 
-  async insertKey(key: ApiKeyRecord): Promise<void> {
+  async insertKey(key: ApiKeyRecord, context: SecurityContext = SYSTEM_CONTEXT): Promise<void> {
     await this.knex.transaction(async (trx) => {
       checkKeyLimit([...(await liveKeysLocked(trx, key.agentId, key.createdAt)), key], key.createdAt);
       await trx<KeyRow>('api_keys').insert(keyToRow(key));
+      await recordSecurityEvents(trx, [apiKeyCreatedEvent(key, context)]);
     });
     this.changed();
   }
@@ -142,50 +152,105 @@ export class KnexAgentDirectory implements AgentDirectory {
     return rows.map((row) => ({ key: toKey(row), lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at) }));
   }
 
-  async rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date): Promise<ApiKeyRecord | null> {
-    const rolled = { ...next, rolledFromKeyId: fromKeyId };
+  async rollKey(
+    fromKeyId: string,
+    next: ApiKeyRecord,
+    until: Date,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<ApiKeyRecord | null> {
     // The conditional update takes the row lock: of two rolls of one key, one finds it ACTIVE.
-    const done = await this.knex.transaction(async (trx) => {
+    const rolled = await this.knex.transaction(async (trx) => {
       // The agent's lock first (as every add takes it), then the key's row.
       const live = await liveKeysLocked(trx, next.agentId, next.createdAt);
-      const moved = await trx('api_keys')
+      const [movedRow] = (await trx('api_keys')
         .where({ id: fromKeyId, status: 'ACTIVE' })
         .update({ status: 'REVOKED', revoked_reason: 'rotated', revoked_at: until })
-        .returning('id');
-      if (moved.length === 0) return false;
-      const after = live.map((k) =>
-        k.id === fromKeyId ? { ...k, status: 'REVOKED' as const, revokedReason: 'rotated' as const, revokedAt: until } : k,
-      );
-      checkKeyLimit([...after, rolled], next.createdAt);
-      await trx('api_keys').insert(keyToRow(rolled));
-      return true;
+        .returning([...KEY_COLUMNS])) as KeyRow[];
+      if (movedRow === undefined) return null;
+      const rotated = toKey(movedRow);
+      // The new key keeps the policy of the one it replaces: a roll never widens a key.
+      const made: ApiKeyRecord = {
+        ...next,
+        rolledFromKeyId: fromKeyId,
+        name: rotated.name,
+        scopes: rotated.scopes,
+        allowedIps: rotated.allowedIps,
+      };
+      const after = live.map((k) => (k.id === fromKeyId ? rotated : k));
+      checkKeyLimit([...after, made], next.createdAt);
+      await trx('api_keys').insert(keyToRow(made));
+      const before: ApiKeyRecord = { ...rotated, status: 'ACTIVE', revokedReason: null, revokedAt: null };
+      await recordSecurityEvents(trx, [
+        apiKeyRolledEvent(rotated, made, until, context),
+        ...apiKeyRevokedEvents(before, rotated, context, next.createdAt),
+      ]);
+      return made;
     });
-    if (!done) return null;
+    if (rolled === null) return null;
     this.changed();
     return rolled;
   }
 
-  async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null> {
+  async revokeKey(keyId: string, reason: RevokedReason, at: Date, context: SecurityContext = SYSTEM_CONTEXT): Promise<RevokedKeys | null> {
     const result = await this.knex.transaction(async (trx) => {
-      const [key] = await revokeLocked(trx, [keyId], reason, at);
-      if (key === undefined) return null;
+      const [root] = await revokeLocked(trx, [keyId], reason, at, context);
+      if (root === undefined) return null;
       const rolled: ApiKeyRecord[] = [];
       if (reason === 'leaked') {
-        // Breadth first down the roll lineage. Each level is read after the level above was
-        // locked and revoked, so a roll that raced with this one is seen at the next level
-        // (and a roll that comes after finds its key revoked).
+        // Breadth first down the lineage (rolls and creations). Each level is read after the
+        // level above was locked and revoked, so a roll or create that raced with this one is
+        // seen at the next level (and one that comes after finds its key revoked).
         const seen = new Set([keyId]);
         for (let parents = [keyId]; parents.length > 0;) {
-          const children = (await trx('api_keys').whereIn('rolled_from_key_id', parents).pluck('id')) as string[];
+          const children = (await trx('api_keys')
+            .whereIn('rolled_from_key_id', parents)
+            .orWhereIn('created_by_key_id', parents)
+            .orderBy('id')
+            .pluck('id')) as string[];
           const fresh = children.filter((id) => !seen.has(id));
           for (const id of fresh) seen.add(id);
-          rolled.push(...(await revokeLocked(trx, fresh, reason, at)));
+          rolled.push(...(await revokeLocked(trx, fresh, reason, at, context)).map((r) => r.after));
           parents = fresh;
         }
+        if (root.before.revokedReason !== 'leaked') {
+          await recordSecurityEvents(trx, [
+            apiKeyLeakReportedEvent(
+              root.after,
+              rolled.map((k) => k.id),
+              context,
+              at,
+            ),
+          ]);
+        }
       }
-      return { key, rolled };
+      return { key: root.after, rolled };
     });
     this.changed();
+    return result;
+  }
+
+  async revokeCreatedKey(
+    creatorKeyId: string,
+    keyId: string,
+    at: Date,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<ApiKeyRecord | null> {
+    const result = await this.knex.transaction(async (trx) => {
+      const made = new Set<string>();
+      let parents = (await trx('api_keys').where({ created_by_key_id: creatorKeyId }).pluck('id')) as string[];
+      while (parents.length > 0 && !made.has(keyId)) {
+        for (const id of parents) made.add(id);
+        const children = (await trx('api_keys')
+          .whereIn('rolled_from_key_id', parents)
+          .orWhereIn('created_by_key_id', parents)
+          .pluck('id')) as string[];
+        parents = children.filter((id) => !made.has(id) && id !== creatorKeyId);
+      }
+      if (!made.has(keyId)) return null;
+      const [revoked] = await revokeLocked(trx, [keyId], 'revoked', at, context);
+      return revoked?.after ?? null;
+    });
+    if (result !== null) this.changed();
     return result;
   }
 }
@@ -207,15 +272,24 @@ async function liveKeysLocked(trx: Knex.Transaction, agentId: string, now: Date)
   return rows.map(toKey);
 }
 
-/** Locks the keys (in id order), applies the revocation rule to each, stores and returns them. */
-async function revokeLocked(trx: Knex.Transaction, ids: readonly string[], reason: RevokedReason, at: Date): Promise<ApiKeyRecord[]> {
+/**
+ * Locks the keys (in id order), applies the revocation rule to each, stores them (recording the
+ * changes in the webhook outbox and the trail) and returns each as it was and as it is.
+ */
+async function revokeLocked(
+  trx: Knex.Transaction,
+  ids: readonly string[],
+  reason: RevokedReason,
+  at: Date,
+  context: SecurityContext,
+): Promise<Array<{ before: ApiKeyRecord; after: ApiKeyRecord }>> {
   if (ids.length === 0) return [];
   const rows = (await trx('api_keys')
     .whereIn('id', ids)
     .orderBy('id')
     .forUpdate()
     .select(...KEY_COLUMNS)) as KeyRow[];
-  const revoked: ApiKeyRecord[] = [];
+  const revoked: Array<{ before: ApiKeyRecord; after: ApiKeyRecord }> = [];
   for (const row of rows) {
     const key = toKey(row);
     const updated = revokedKey(key, reason, at);
@@ -224,8 +298,9 @@ async function revokeLocked(trx: Knex.Transaction, ids: readonly string[], reaso
         .where({ id: key.id })
         .update({ status: updated.status, revoked_reason: updated.revokedReason, revoked_at: updated.revokedAt });
       await recordKeyRevocation(trx, key, updated, at);
+      await recordSecurityEvents(trx, apiKeyRevokedEvents(key, updated, context, at));
     }
-    revoked.push(updated);
+    revoked.push({ before: key, after: updated });
   }
   return revoked;
 }

@@ -30,6 +30,10 @@ export interface KeyRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   rolled_from_key_id: string | null;
+  name: string | null;
+  scopes: string[];
+  allowed_ips: string[];
+  created_by_key_id: string | null;
 }
 
 export const toChannel = (r: ChannelRow): Channel => ({
@@ -62,6 +66,10 @@ export const toKey = (r: KeyRow): ApiKeyRecord => ({
   expiresAt: r.expires_at === null ? null : new Date(r.expires_at),
   revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at),
   rolledFromKeyId: r.rolled_from_key_id ?? null,
+  name: r.name ?? null,
+  scopes: r.scopes ?? ['*'],
+  allowedIps: r.allowed_ips ?? [],
+  createdByKeyId: r.created_by_key_id ?? null,
 });
 
 /** The columns of a key row. */
@@ -76,6 +84,10 @@ export const KEY_COLUMNS = [
   'expires_at',
   'revoked_at',
   'rolled_from_key_id',
+  'name',
+  'scopes',
+  'allowed_ips',
+  'created_by_key_id',
 ] as const;
 
 /** A key as a row to insert. */
@@ -90,4 +102,8 @@ export const keyToRow = (key: ApiKeyRecord): KeyRow => ({
   expires_at: key.expiresAt,
   revoked_at: key.revokedAt,
   rolled_from_key_id: key.rolledFromKeyId,
+  name: key.name,
+  scopes: [...key.scopes],
+  allowed_ips: [...key.allowedIps],
+  created_by_key_id: key.createdByKeyId,
 });

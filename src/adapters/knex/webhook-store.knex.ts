@@ -1,3 +1,9 @@
+import {
+  webhookEndpointCreatedEvent,
+  webhookEndpointDeletedEvent,
+  type SecurityContext,
+} from '../../domain/security-events/security-event.js';
+import { recordSecurityEvents } from './security-events.knex.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -75,7 +81,7 @@ const DELIVERY_COLUMNS =
 export class KnexWebhookStore implements WebhookStore, EventLog {
   constructor(private readonly knex: Knex) {}
 
-  async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number): Promise<WebhookEndpoint | null> {
+  async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number, trail?: SecurityContext): Promise<WebhookEndpoint | null> {
     return this.knex.transaction(async (trx) => {
       // Serialises registrations of one owner, so the count below cannot be raced past the limit.
       await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`webhooks:${endpoint.owner.kind}:${endpoint.owner.id}`]);
@@ -95,6 +101,7 @@ export class KnexWebhookStore implements WebhookStore, EventLog {
           created_at: endpoint.createdAt,
         })
         .returning(ENDPOINT_COLUMNS.split(', '))) as EndpointRow[];
+      if (trail !== undefined) await recordSecurityEvents(trx, [webhookEndpointCreatedEvent(endpoint, trail)]);
       return toEndpoint(row!);
     });
   }
@@ -113,13 +120,22 @@ export class KnexWebhookStore implements WebhookStore, EventLog {
     return ((await q.orderByRaw('created_at DESC, id DESC').limit(limit)) as EndpointRow[]).map(toEndpoint);
   }
 
-  async deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean> {
-    // RETURNING, not the affected-row count, which the PGlite driver does not report.
-    const gone = await this.knex('webhook_endpoints')
-      .where({ id: endpointId, owner_kind: owner.kind, owner_id: owner.id })
-      .delete()
-      .returning('id');
-    return gone.length > 0;
+  async deleteEndpoint(
+    owner: EventOwner,
+    endpointId: string,
+    trail?: { readonly context: SecurityContext; readonly at: Date },
+  ): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      // RETURNING, not the affected-row count, which the PGlite driver does not report.
+      const gone = await trx('webhook_endpoints')
+        .where({ id: endpointId, owner_kind: owner.kind, owner_id: owner.id })
+        .delete()
+        .returning('id');
+      if (gone.length > 0 && trail !== undefined) {
+        await recordSecurityEvents(trx, [webhookEndpointDeletedEvent(owner, endpointId, trail.context, trail.at)]);
+      }
+      return gone.length > 0;
+    });
   }
 
   async listDeliveries(owner: EventOwner, endpointId: string, after: Cursor | null, limit: number): Promise<WebhookDelivery[] | null> {

@@ -5,21 +5,33 @@ import { checkKeyLimit, revokedKey, type ApiKeyRecord, type RevokedReason } from
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
-import { apiKeyRevoked } from '../../domain/webhooks/events.js';
+import { apiKeyExpiring, apiKeyRevoked } from '../../domain/webhooks/events.js';
+import type { KeyExpiryNotices } from '../../domain/identity/key-expiry.port.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
+import type { MemorySecurityEvents } from './security-events.memory.js';
+import {
+  SYSTEM_CONTEXT,
+  apiKeyCreatedEvent,
+  apiKeyLeakReportedEvent,
+  apiKeyRevokedEvents,
+  apiKeyRolledEvent,
+  type SecurityContext,
+} from '../../domain/security-events/security-event.js';
 
 /** Channels, agents and keys held in process memory, with the same rules as PostgreSQL. */
-export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUsageStore {
+export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUsageStore, KeyExpiryNotices {
   private readonly channels = new Map<string, Channel>();
   private readonly agents = new Map<string, Agent>();
   private readonly keys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByHash = new Map<string, string>();
   private readonly lastUsed = new Map<string, Date>();
+  private readonly noticed = new Set<string>();
 
   /** `signal` is told of every change, as PostgreSQL's trigger would announce it. */
   constructor(
     private readonly signal?: ChangeSignal,
     private readonly outbox?: MemoryOutbox,
+    private readonly trail?: MemorySecurityEvents,
   ) {}
 
   findByKeyHash(keyHash: string): Promise<ResolvedKey | null> {
@@ -99,13 +111,14 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     return updated;
   }
 
-  async insertKey(key: ApiKeyRecord): Promise<void> {
+  async insertKey(key: ApiKeyRecord, context: SecurityContext = SYSTEM_CONTEXT): Promise<void> {
     if (!this.agents.has(key.agentId)) throw new Error(`insertKey: no agent ${key.agentId}`);
     if (this.keyIdByHash.has(key.hash)) throw new Error('insertKey: duplicate key hash');
     // Counted and stored with no await in between: nothing else runs in between.
     checkKeyLimit([...this.keysOf(key.agentId), key], key.createdAt);
     this.keys.set(key.id, { ...key });
     this.keyIdByHash.set(key.hash, key.id);
+    this.trail?.record([apiKeyCreatedEvent(key, context)]);
     this.changed();
   }
 
@@ -125,16 +138,32 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
       .map((key) => ({ key, lastUsedAt: this.lastUsed.get(key.id) ?? null }));
   }
 
-  async rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date): Promise<ApiKeyRecord | null> {
+  async rollKey(
+    fromKeyId: string,
+    next: ApiKeyRecord,
+    until: Date,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<ApiKeyRecord | null> {
     const from = this.keys.get(fromKeyId);
     if (from === undefined || from.status !== 'ACTIVE') return null;
     if (this.keyIdByHash.has(next.hash)) throw new Error('rollKey: duplicate key hash');
     const rotated: ApiKeyRecord = { ...from, status: 'REVOKED', revokedReason: 'rotated', revokedAt: until };
-    const rolled: ApiKeyRecord = { ...next, rolledFromKeyId: fromKeyId };
+    // The new key keeps the policy of the one it replaces: a roll never widens a key.
+    const rolled: ApiKeyRecord = {
+      ...next,
+      rolledFromKeyId: fromKeyId,
+      name: from.name,
+      scopes: from.scopes,
+      allowedIps: from.allowedIps,
+    };
     checkKeyLimit([...this.keysOf(next.agentId).map((k) => (k.id === fromKeyId ? rotated : k)), rolled], next.createdAt);
     this.keys.set(fromKeyId, rotated);
     this.keys.set(next.id, rolled);
     this.keyIdByHash.set(next.hash, next.id);
+    this.trail?.record([
+      apiKeyRolledEvent(rotated, rolled, until, context),
+      ...apiKeyRevokedEvents(from, rotated, context, next.createdAt),
+    ]);
     this.changed();
     return this.keys.get(next.id)!;
   }
@@ -143,27 +172,90 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     return [...this.keys.values()].filter((k) => k.agentId === agentId);
   }
 
-  async revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null> {
+  async revokeKey(keyId: string, reason: RevokedReason, at: Date, context: SecurityContext = SYSTEM_CONTEXT): Promise<RevokedKeys | null> {
     const key = this.keys.get(keyId);
     if (key === undefined) return null;
-    const updated = revokedKey(key, reason, at);
-    this.keys.set(keyId, updated);
-    this.outbox?.record(apiKeyRevoked(key, updated, at));
+    const updated = this.revokeOne(key, reason, at, context);
     const rolled: ApiKeyRecord[] = [];
     if (reason === 'leaked') {
+      const seen = new Set([keyId]);
       for (let parents = [keyId]; parents.length > 0;) {
-        const children = [...this.keys.values()].filter((k) => k.rolledFromKeyId !== null && parents.includes(k.rolledFromKeyId));
+        const children = this.childrenOf(parents).filter((k) => !seen.has(k.id));
         for (const child of children) {
-          const revoked = revokedKey(child, reason, at);
-          this.keys.set(child.id, revoked);
-          this.outbox?.record(apiKeyRevoked(child, revoked, at));
-          rolled.push(revoked);
+          seen.add(child.id);
+          rolled.push(this.revokeOne(child, reason, at, context));
         }
         parents = children.map((c) => c.id);
+      }
+      if (key.revokedReason !== 'leaked') {
+        this.trail?.record([
+          apiKeyLeakReportedEvent(
+            updated,
+            rolled.map((k) => k.id),
+            context,
+            at,
+          ),
+        ]);
       }
     }
     this.changed();
     return { key: updated, rolled };
+  }
+
+  async revokeCreatedKey(
+    creatorKeyId: string,
+    keyId: string,
+    at: Date,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<ApiKeyRecord | null> {
+    const made = new Set<string>();
+    let level = [...this.keys.values()].filter((k) => k.createdByKeyId === creatorKeyId);
+    while (level.length > 0) {
+      for (const k of level) made.add(k.id);
+      level = this.childrenOf(level.map((k) => k.id)).filter((k) => !made.has(k.id) && k.id !== creatorKeyId);
+    }
+    const key = this.keys.get(keyId);
+    if (key === undefined || !made.has(keyId)) return null;
+    const updated = this.revokeOne(key, 'revoked', at, context);
+    this.changed();
+    return updated;
+  }
+
+  /** Keys rolled from or created by any of `parents`, in id order. */
+  private childrenOf(parents: readonly string[]): ApiKeyRecord[] {
+    return [...this.keys.values()]
+      .filter(
+        (k) =>
+          (k.rolledFromKeyId !== null && parents.includes(k.rolledFromKeyId)) ||
+          (k.createdByKeyId !== null && parents.includes(k.createdByKeyId)),
+      )
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Applies the revocation rule to one key, storing it and recording what changed. */
+  private revokeOne(key: ApiKeyRecord, reason: RevokedReason, at: Date, context: SecurityContext): ApiKeyRecord {
+    const updated = revokedKey(key, reason, at);
+    this.keys.set(key.id, updated);
+    this.outbox?.record(apiKeyRevoked(key, updated, at));
+    if (updated !== key) this.trail?.record(apiKeyRevokedEvents(key, updated, context, at));
+    return updated;
+  }
+
+  async sendDue(now: Date, withinMs: number, limit: number): Promise<ApiKeyRecord[]> {
+    const due = [...this.keys.values()]
+      .filter(
+        (k) =>
+          k.status === 'ACTIVE' &&
+          k.expiresAt !== null &&
+          k.expiresAt.getTime() > now.getTime() &&
+          k.expiresAt.getTime() <= now.getTime() + withinMs &&
+          !this.noticed.has(k.id),
+      )
+      .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime())
+      .slice(0, limit);
+    for (const k of due) this.noticed.add(k.id);
+    this.outbox?.record(due.map((k) => apiKeyExpiring(k, now)));
+    return due;
   }
 
   async recordUses(uses: ReadonlyMap<string, Date>): Promise<void> {

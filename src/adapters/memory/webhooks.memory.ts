@@ -1,3 +1,9 @@
+import {
+  webhookEndpointCreatedEvent,
+  webhookEndpointDeletedEvent,
+  type SecurityContext,
+} from '../../domain/security-events/security-event.js';
+import type { MemorySecurityEvents } from './security-events.memory.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -37,7 +43,11 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
   private readonly endpoints = new Map<string, StoredWebhookEndpoint>();
   private readonly deliveries = new Map<string, Delivery>();
 
-  constructor(private readonly clock: Clock) {}
+  /** `trail`: the security trail endpoint changes are recorded in (when given a context). */
+  constructor(
+    private readonly clock: Clock,
+    private readonly trail?: MemorySecurityEvents,
+  ) {}
 
   record(events: readonly DomainEvent[]): void {
     const now = this.clock.now();
@@ -62,10 +72,11 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
     }
   }
 
-  async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number): Promise<WebhookEndpoint | null> {
+  async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number, trail?: SecurityContext): Promise<WebhookEndpoint | null> {
     const count = [...this.endpoints.values()].filter((e) => sameOwner(e.owner, endpoint.owner)).length;
     if (count >= maxPerOwner) return null;
     this.endpoints.set(endpoint.id, endpoint);
+    if (trail !== undefined) this.trail?.record([webhookEndpointCreatedEvent(endpoint, trail)]);
     return publicOf(endpoint);
   }
 
@@ -83,9 +94,15 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
       .map(publicOf);
   }
 
-  async deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean> {
-    if ((await this.findEndpoint(owner, endpointId)) === null) return false;
+  async deleteEndpoint(
+    owner: EventOwner,
+    endpointId: string,
+    trail?: { readonly context: SecurityContext; readonly at: Date },
+  ): Promise<boolean> {
+    const ep = this.endpoints.get(endpointId);
+    if (ep === undefined || !sameOwner(ep.owner, owner)) return false;
     this.endpoints.delete(endpointId);
+    if (trail !== undefined) this.trail?.record([webhookEndpointDeletedEvent(owner, endpointId, trail.context, trail.at)]);
     for (const [id, d] of this.deliveries) if (d.endpointId === endpointId) this.deliveries.delete(id);
     return true;
   }

@@ -32,6 +32,7 @@ export function eventData(e: DomainEvent): unknown {
     case 'order.cancelled':
       return orderView(e.order);
     case 'api_key.revoked':
+    case 'api_key.expiring':
       return keyView(e.key);
     case 'transaction.created':
       return transactionJson(e.transaction);

@@ -2,6 +2,9 @@ import type { AgentDirectory } from '../../domain/identity/agent-directory.port.
 import { mintApiKey, type ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { FULL_KEY_SCOPES, parseAllowedIps, parseScopes } from '../../domain/identity/key-policy.js';
+import { OPERATOR_CONTEXT } from '../../domain/security-events/security-event.js';
+import { checkKeyName, checkNewKeyExpiry } from '../identity/key-fields.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
 
@@ -17,23 +20,44 @@ export class IssueApiKey {
     private readonly clock: Clock,
   ) {}
 
-  async execute(input: { agentId: string; expiresInDays?: number }): Promise<{ keyId: string; apiKey: string; record: ApiKeyRecord }> {
+  /**
+   * Without `scopes` the key is a full key (`*`); without `allowedIps` it works from anywhere.
+   * `expiresInDays` and `expiresAt` are two ways to name the expiry (at most one).
+   */
+  async execute(input: {
+    agentId: string;
+    expiresInDays?: number;
+    expiresAt?: Date;
+    name?: string;
+    scopes?: readonly string[];
+    allowedIps?: readonly string[];
+  }): Promise<{ keyId: string; apiKey: string; record: ApiKeyRecord }> {
     const days = input.expiresInDays;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
       throw new DomainError('invalid-request', { message: 'Expiry must be a whole number of days from 1 to 3650.' });
     }
+    if (days !== undefined && input.expiresAt !== undefined) {
+      throw new DomainError('invalid-request', { message: 'Name the expiry once: in days or as a time, not both.' });
+    }
+    const name = input.name === undefined ? null : checkKeyName(input.name);
+    const scopes = input.scopes === undefined ? FULL_KEY_SCOPES : parseScopes(input.scopes);
+    const allowedIps = parseAllowedIps(input.allowedIps ?? []);
+    const now = this.clock.now();
+    const expiresAt = days === undefined ? checkNewKeyExpiry(input.expiresAt ?? null, now) : new Date(now.getTime() + days * DAY_MS);
     if ((await this.directory.findAgent(input.agentId)) === null) {
       throw new DomainError('agent-not-found');
     }
-    const now = this.clock.now();
     const { apiKey, record } = mintApiKey(this.random, this.hasher, {
       id: this.ids.next('key'),
       agentId: input.agentId,
       createdAt: now,
-      expiresAt: days === undefined ? null : new Date(now.getTime() + days * DAY_MS),
+      expiresAt,
       rolledFromKeyId: null,
+      name,
+      scopes,
+      allowedIps,
     });
-    await this.directory.insertKey(record);
+    await this.directory.insertKey(record, OPERATOR_CONTEXT);
     return { keyId: record.id, apiKey, record };
   }
 }

@@ -2,9 +2,10 @@ import type { AgentDirectory, RevokedKeys } from '../../domain/identity/agent-di
 import type { RevokedReason } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { OPERATOR_CONTEXT, type SecurityContext } from '../../domain/security-events/security-event.js';
 
 /**
- * Revokes a key; `leaked` also revokes every key rolled from it, directly or not, and freezes
+ * Revokes a key; `leaked` also revokes every key rolled from it or created by it, at any depth, and freezes
  * the orders made with any of them against cancellation. The one path every revocation takes
  * (operator and the key's own holder).
  */
@@ -14,8 +15,9 @@ export class RevokeApiKey {
     private readonly clock: Clock,
   ) {}
 
-  async execute(keyId: string, reason: RevokedReason): Promise<RevokedKeys> {
-    const revoked = await this.directory.revokeKey(keyId, reason, this.clock.now());
+  /** `context`: who revokes (the operator unless said otherwise), recorded in the trail. */
+  async execute(keyId: string, reason: RevokedReason, context: SecurityContext = OPERATOR_CONTEXT): Promise<RevokedKeys> {
+    const revoked = await this.directory.revokeKey(keyId, reason, this.clock.now(), context);
     if (revoked === null) throw new DomainError('key-not-found');
     return revoked;
   }

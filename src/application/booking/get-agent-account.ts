@@ -36,7 +36,13 @@ export class GetAgentAccount {
         channelMarkupBps: channel.markupBps,
         agentDiscountBps: principal.discountBps,
       },
-      apiKey: principal.key,
+      // What the account shows of the key: its identity and expiry (its policy is the key listing's).
+      apiKey: {
+        id: principal.key.id,
+        prefix: principal.key.prefix,
+        createdAt: principal.key.createdAt,
+        expiresAt: principal.key.expiresAt,
+      },
     };
   }
 }

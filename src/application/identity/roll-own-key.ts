@@ -11,6 +11,7 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
+import { apiKeyContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
 
 /** What a roll gives back: the new key's plaintext (shown this once) and its metadata. */
 export interface RolledKey {
@@ -21,7 +22,7 @@ export interface RolledKey {
 }
 
 /**
- * Rolls the calling key, and only it: a new key for the same agent (with the same expiry), while
+ * Rolls the calling key, and only it: a new key for the same agent (with the same expiry, scopes, allowlist and name), while
  * the calling key keeps working for the overlap and then counts as revoked (`rotated`). A key is
  * rolled once: rolling it again, or a key already revoked, is refused.
  */
@@ -34,7 +35,7 @@ export class RollOwnKey {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: AgentPrincipal, input: { overlapSeconds?: number | undefined }): Promise<RolledKey> {
+  async execute(principal: AgentPrincipal, input: { overlapSeconds?: number | undefined }, origin?: RequestOrigin): Promise<RolledKey> {
     const overlap = input.overlapSeconds ?? DEFAULT_ROLL_OVERLAP_SECONDS;
     if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_ROLL_OVERLAP_SECONDS) {
       throw new DomainError('invalid-request', {
@@ -51,9 +52,11 @@ export class RollOwnKey {
       createdAt: now,
       expiresAt: principal.key.expiresAt,
       rolledFromKeyId: principal.keyId,
+      scopes: principal.key.scopes,
+      allowedIps: principal.key.allowedIps,
     });
     const until = new Date(now.getTime() + overlap * 1000);
-    const stored = await this.directory.rollKey(principal.keyId, next, until);
+    const stored = await this.directory.rollKey(principal.keyId, next, until, apiKeyContext(principal.keyId, origin));
     if (stored === null) {
       throw new DomainError('key-already-rolled');
     }

@@ -1,3 +1,4 @@
+import { callerContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
@@ -25,6 +26,7 @@ export class RegisterWebhookEndpoint {
   async execute(
     caller: WebhookCaller,
     input: { url: string; events: readonly string[]; description?: string | undefined },
+    origin?: RequestOrigin,
   ): Promise<WebhookEndpoint & { secret: string }> {
     const owner = webhookOwnerOf(caller);
     const events = checkSubscribedEvents(owner, input.events);
@@ -42,6 +44,7 @@ export class RegisterWebhookEndpoint {
         sealedSecret: this.sealer.seal(secret),
       },
       WEBHOOK_LIMITS.endpointsPerOwner,
+      callerContext(caller, origin),
     );
     if (created === null) {
       throw new DomainError('too-many-webhook-endpoints', {

@@ -2,6 +2,8 @@ import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
 import { RetentionSchedule } from '../retention-schedule.js';
+import { KeyExpirySchedule } from '../key-expiry-schedule.js';
+import { SendKeyExpiryNotices } from '../../application/identity/send-key-expiry-notices.js';
 import { DEFAULT_RETENTION, PurgeExpired } from '../../application/admin/purge-expired.js';
 import type { Config } from '../config.js';
 import {
@@ -28,6 +30,8 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 const LEASE_SECONDS = 60;
 /** Records past their retention are looked for this often. */
 const PURGE_EVERY_MS = 10 * 60_000;
+/** How often the expiry notices are looked for (a notice may come this much after its day starts). */
+const KEY_EXPIRY_EVERY_MS = 5 * 60_000;
 
 /** The public catalogue: search and the shipped demo data. */
 export const catalogueModule = new ContainerModule(({ bind }) => {
@@ -58,7 +62,14 @@ export const adminModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Admin).toResolvedValue(
       (ports: PortSet, catalogue: CatalogueUseCases) =>
-        adminUseCases(ports, { catalogue }, { webhookRetentionDays: config.webhooks.retentionDays }),
+        adminUseCases(
+          ports,
+          { catalogue },
+          {
+            webhookRetentionDays: config.webhooks.retentionDays,
+            securityEventRetentionDays: config.webhooks.securityEventRetentionDays,
+          },
+        ),
       [TOKENS.Ports, TOKENS.Catalogue],
     );
   });
@@ -87,17 +98,33 @@ export const webhooksModule = (config: Config): ContainerModule =>
           log,
         );
         // The instances that send also purge what is past retention (§5.4), off every request.
-        const purge = new PurgeExpired(ports.webhooks, ports.idempotency, ports.clock, {
-          ...DEFAULT_RETENTION,
-          webhookRetentionDays: settings.retentionDays,
-        });
+        const purge = new PurgeExpired(
+          ports.webhooks,
+          ports.idempotency,
+          ports.clock,
+          {
+            ...DEFAULT_RETENTION,
+            webhookRetentionDays: settings.retentionDays,
+            securityEventRetentionDays: settings.securityEventRetentionDays,
+          },
+          ports.securityEvents,
+        );
         const retention = new RetentionSchedule(purge, PURGE_EVERY_MS, log);
+        // They also tell agents of keys that expire soon (§5.1), once per key.
+        const expiry = new KeyExpirySchedule(
+          new SendKeyExpiryNotices(ports.keyExpiryNotices, ports.clock, settings.keyExpiryNoticeDays),
+          KEY_EXPIRY_EVERY_MS,
+          log,
+          () => worker.wake(),
+        );
         if (settings.worker) {
           lifecycle.onStart(async () => {
             worker.start();
             retention.start();
+            expiry.start();
           });
           lifecycle.onStop(async () => {
+            await expiry.stop();
             await retention.stop();
             await worker.stop();
           });

@@ -1,5 +1,6 @@
 import type { Agent, AgentStatus, Channel, Product } from './agent.js';
 import type { ApiKeyRecord, RevokedReason } from './api-key.js';
+import type { SecurityContext } from '../security-events/security-event.js';
 
 export interface NewAgent {
   readonly id: string;
@@ -19,10 +20,13 @@ export interface KeyWithUsage {
   readonly lastUsedAt: Date | null;
 }
 
-/** What a revocation changed: the key itself, and the keys rolled from it that went with it. */
+/** What a revocation changed: the key itself, and the keys of its lineage that went with it. */
 export interface RevokedKeys {
   readonly key: ApiKeyRecord;
-  /** Keys rolled from `key`, directly or not, revoked with it (only for `leaked`). */
+  /**
+   * Keys rolled from `key` or created by it, and every key rolled from or created by any of
+   * those, at any depth, revoked with it (only for `leaked`).
+   */
   readonly rolled: readonly ApiKeyRecord[];
 }
 
@@ -61,8 +65,10 @@ export interface AgentDirectory {
    * counted at `key.createdAt`: when the agent already holds MAX_LIVE_KEYS_PER_AGENT keys that
    * authenticate, throws DomainError `too-many-keys` and stores nothing. The count and the insert
    * are serialised per agent (across instances), so concurrent adds never pass the bound together.
+   * Records `api_key.created` in the trail, in the same transaction, as done by `context`
+   * (default: the system).
    */
-  insertKey(key: ApiKeyRecord): Promise<void>;
+  insertKey(key: ApiKeyRecord, context?: SecurityContext): Promise<void>;
   /** Returns the key record, or null. */
   findKey(keyId: string): Promise<ApiKeyRecord | null>;
   /** The agent's keys with when each was last used (as far as recorded), oldest first; empty when none. */
@@ -74,16 +80,25 @@ export interface AgentDirectory {
    * roll of it winning a race) nothing is stored and null is returned. The agent's keys are
    * bounded as in `insertKey`, counted at `next.createdAt` with `fromKeyId` valid until `until`
    * (a roll with no overlap leaves the count as it was): past the bound, throws DomainError
-   * `too-many-keys` and changes nothing.
+   * `too-many-keys` and changes nothing. Records `api_key.rolled` and `api_key.revoked`
+   * (`rotated`) in the trail in the same transaction.
    */
-  rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date): Promise<ApiKeyRecord | null>;
+  rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date, context?: SecurityContext): Promise<ApiKeyRecord | null>;
   /**
    * Revokes the key by the rule of `revokedKey` (an already revoked key keeps its first
    * revocation, except that `leaked` always wins; a rotation still ahead is brought forward).
-   * With `leaked`, every key rolled from it, directly or not, is revoked as leaked in the same
-   * transaction, since whoever held the key could have rolled it. Each key whose revocation
-   * changed records `api_key.revoked` (`apiKeyRevoked`) in the same transaction. Returns null for
-   * no such key.
+   * With `leaked`, every key rolled from it or created by it, and every key rolled from or
+   * created by any of those, at any depth, is revoked as leaked in the same transaction, since
+   * whoever held the key could have made them; the trail records `api_key.leak_reported`. Each
+   * key whose revocation changed records `api_key.revoked` (webhook outbox and trail) in the same
+   * transaction. Returns null for no such key.
    */
-  revokeKey(keyId: string, reason: RevokedReason, at: Date): Promise<RevokedKeys | null>;
+  revokeKey(keyId: string, reason: RevokedReason, at: Date, context?: SecurityContext): Promise<RevokedKeys | null>;
+  /**
+   * Revokes `keyId` as `revoked` if `creatorKeyId` created it, directly or through keys it
+   * created (a created key's rolls count as that key). Any other key — the creator itself, a
+   * sibling, another agent's key, an unknown id — changes nothing and returns null. Checked and
+   * revoked in one transaction.
+   */
+  revokeCreatedKey(creatorKeyId: string, keyId: string, at: Date, context?: SecurityContext): Promise<ApiKeyRecord | null>;
 }

@@ -1,4 +1,5 @@
 import { DomainError } from '../shared/errors.js';
+import { FULL_KEY_SCOPES } from './key-policy.js';
 import type { RandomSource, SecretHasher } from '../shared/secrets.port.js';
 
 /**
@@ -14,7 +15,12 @@ export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LEN
 const API_KEY_DISPLAY_LENGTH = API_KEY_PREFIX.length + 4;
 
 export type KeyStatus = 'ACTIVE' | 'REVOKED';
-export type RevokedReason = 'rotated' | 'leaked' | 'operator';
+/**
+ * Why a key was revoked: `rotated` by a roll, `leaked` by a leak report, `operator` by the
+ * operator, `revoked` by the agent (a key that one of its keys created).
+ */
+export type RevokedReason = 'rotated' | 'leaked' | 'operator' | 'revoked';
+/** The reasons the operator may name. */
 export const REVOKED_REASONS: readonly RevokedReason[] = ['rotated', 'leaked', 'operator'];
 
 /** An issued key as stored: never the plaintext, only its hash and display prefix. */
@@ -34,6 +40,22 @@ export interface ApiKeyRecord {
   readonly revokedAt: Date | null;
   /** The key this one was rolled from, or null for a key the operator issued. */
   readonly rolledFromKeyId: string | null;
+  /** A label the issuer chose, or null. */
+  readonly name: string | null;
+  /** What the key may call (`key-policy.ts`); `["*"]` for a full key. */
+  readonly scopes: readonly string[];
+  /** The CIDRs the key may be used from; empty for anywhere. */
+  readonly allowedIps: readonly string[];
+  /** The key that created this one through the API (its lineage for a leak), or null. */
+  readonly createdByKeyId: string | null;
+}
+
+/** The policy a new key is given; absent fields make a full key usable from anywhere. */
+export interface NewKeyPolicy {
+  readonly name?: string | null;
+  readonly scopes?: readonly string[];
+  readonly allowedIps?: readonly string[];
+  readonly createdByKeyId?: string | null;
 }
 
 /** Makes a new plaintext key from the random source. */
@@ -49,13 +71,21 @@ export const generateApiKey = (random: RandomSource): string => {
 export const mintApiKey = (
   random: RandomSource,
   hasher: SecretHasher,
-  fields: { id: string; agentId: string; createdAt: Date; expiresAt: Date | null; rolledFromKeyId: string | null },
+  fields: { id: string; agentId: string; createdAt: Date; expiresAt: Date | null; rolledFromKeyId: string | null } & NewKeyPolicy,
 ): { apiKey: string; record: ApiKeyRecord } => {
   const apiKey = generateApiKey(random);
   return {
     apiKey,
     record: {
-      ...fields,
+      id: fields.id,
+      agentId: fields.agentId,
+      createdAt: fields.createdAt,
+      expiresAt: fields.expiresAt,
+      rolledFromKeyId: fields.rolledFromKeyId,
+      name: fields.name ?? null,
+      scopes: [...(fields.scopes ?? FULL_KEY_SCOPES)],
+      allowedIps: [...(fields.allowedIps ?? [])],
+      createdByKeyId: fields.createdByKeyId ?? null,
       hash: hasher.hash(apiKey),
       prefix: apiKey.slice(0, API_KEY_DISPLAY_LENGTH),
       status: 'ACTIVE',
@@ -112,6 +142,10 @@ export interface KeyView {
   readonly revokedAt: Date | null;
   readonly revokedReason: RevokedReason | null;
   readonly rolledFromKeyId: string | null;
+  readonly name: string | null;
+  readonly scopes: readonly string[];
+  readonly allowedIps: readonly string[];
+  readonly createdByKeyId: string | null;
 }
 
 /**
@@ -135,6 +169,10 @@ export const keyViewAt = (key: ApiKeyRecord, lastUsedAt: Date | null, now: Date)
     revokedAt: revoked ? key.revokedAt : null,
     revokedReason: revoked ? key.revokedReason : null,
     rolledFromKeyId: key.rolledFromKeyId,
+    name: key.name,
+    scopes: key.scopes,
+    allowedIps: key.allowedIps,
+    createdByKeyId: key.createdByKeyId,
   };
 };
 

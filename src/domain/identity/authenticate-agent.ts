@@ -3,6 +3,7 @@ import type { Product } from './agent.js';
 import { isKeyUsable, isWellFormedApiKey } from './api-key.js';
 import type { ResolvedKey } from './agent-resolver.port.js';
 import type { AgentPrincipal } from './principal.js';
+import { decideKeyPolicy, keyPolicyError, type Scope } from './key-policy.js';
 
 /** The first rule of the booking surface: a key must be presented. */
 export const requirePresentedKey = (presented: string | undefined): string => {
@@ -33,7 +34,14 @@ export const principalFromKey = (resolved: ResolvedKey | null, now: Date): Agent
     agentId: agent.id,
     agentName: agent.name,
     keyId: key.id,
-    key: { id: key.id, prefix: key.prefix, createdAt: key.createdAt, expiresAt: key.expiresAt },
+    key: {
+      id: key.id,
+      prefix: key.prefix,
+      createdAt: key.createdAt,
+      expiresAt: key.expiresAt,
+      scopes: key.scopes,
+      allowedIps: key.allowedIps,
+    },
     channel,
     entitlements: agent.entitlements,
     discountBps: agent.discountBps,
@@ -45,6 +53,15 @@ export const requireEntitlement = (principal: AgentPrincipal, product: Product):
   if (!principal.entitlements.includes(product)) {
     throw new DomainError('not-entitled', { message: `The agent is not entitled to ${product}.` });
   }
+};
+
+/**
+ * The key policy of the calling key for one request: refuses with `ip-not-allowed` or
+ * `insufficient-scope` (403). Pure, on the resolved identity: no query.
+ */
+export const requireKeyPolicy = (principal: AgentPrincipal, requiredScope: Scope | null, clientAddress: string): void => {
+  const decision = decideKeyPolicy(principal.key, requiredScope, clientAddress);
+  if (!decision.allowed) throw keyPolicyError(decision);
 };
 
 const invalidKey = (): DomainError => new DomainError('invalid-api-key');

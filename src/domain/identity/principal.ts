@@ -13,6 +13,9 @@ export interface AgentPrincipal {
     readonly prefix: string;
     readonly createdAt: Date;
     readonly expiresAt: Date | null;
+    /** The key's scopes and allowlist, checked on every request (`decideKeyPolicy`). */
+    readonly scopes: readonly string[];
+    readonly allowedIps: readonly string[];
   };
   readonly channel: Channel;
   readonly entitlements: readonly Product[];

@@ -23,6 +23,8 @@ export const REASONS = {
   'invalid-api-key': { kind: 'unauthenticated', message: 'The API key is not valid.' },
   'agent-suspended': { kind: 'forbidden', message: 'The agent account is not active.' },
   'not-entitled': { kind: 'forbidden', message: 'The agent is not entitled to this product.' },
+  'insufficient-scope': { kind: 'forbidden', message: 'This key does not hold the scope this operation needs.' },
+  'ip-not-allowed': { kind: 'forbidden', message: 'This key may not be used from this address.' },
   // booking flow
   'quote-not-found': { kind: 'not-found', message: 'No such quote.' },
   'quote-channel-mismatch': {
@@ -79,6 +81,7 @@ export const REASONS = {
   'key-not-found': { kind: 'not-found', message: 'No such key.' },
   // agents' own keys
   'key-already-rolled': { kind: 'conflict', message: 'This key has already been rolled; use the key it was rolled to.' },
+  'scope-not-held': { kind: 'forbidden', message: 'A key can only be given scopes the calling key holds.' },
   'too-many-keys': { kind: 'conflict', message: 'The agent holds as many keys as allowed (keys in a roll’s overlap count).' },
   // webhooks
   'invalid-webhook-url': { kind: 'invalid', message: 'The webhook URL is refused.' },

@@ -17,7 +17,8 @@ export type IdPrefix =
   | 'req'
   | 'whe'
   | 'evt'
-  | 'dlv';
+  | 'dlv'
+  | 'sev';
 
 /** Makes new opaque ids. */
 export interface IdGenerator {

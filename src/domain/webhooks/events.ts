@@ -4,7 +4,7 @@ import type { WalletUser } from '../identity/tenant.js';
 import type { Transaction } from '../wallet/transaction.js';
 
 /** The events an agent can subscribe to. */
-export const AGENT_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'api_key.revoked'] as const;
+export const AGENT_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'api_key.revoked', 'api_key.expiring'] as const;
 /** The events a tenant can subscribe to. */
 export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created'] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
@@ -27,7 +27,12 @@ export const eventTypesFor = (kind: EventOwner['kind']): readonly EventType[] =>
  */
 export type DomainEvent =
   | { readonly type: 'order.confirmed' | 'order.cancelled'; readonly owner: EventOwner; readonly occurredAt: Date; readonly order: Order }
-  | { readonly type: 'api_key.revoked'; readonly owner: EventOwner; readonly occurredAt: Date; readonly key: ApiKeyRecord }
+  | {
+      readonly type: 'api_key.revoked' | 'api_key.expiring';
+      readonly owner: EventOwner;
+      readonly occurredAt: Date;
+      readonly key: ApiKeyRecord;
+    }
   | { readonly type: 'transaction.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly transaction: Transaction }
   | { readonly type: 'wallet_user.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly user: WalletUser };
 
@@ -56,6 +61,14 @@ export const apiKeyRevoked = (before: ApiKeyRecord, after: ApiKeyRecord, at: Dat
   after.status === 'REVOKED' && (before.status === 'ACTIVE' || before.revokedReason !== after.revokedReason)
     ? [{ type: 'api_key.revoked', owner: { kind: 'agent', id: after.agentId }, occurredAt: at, key: after }]
     : [];
+
+/** A key nears its `expiresAt` (KEY_EXPIRY_NOTICE_DAYS before it): told once to its agent. */
+export const apiKeyExpiring = (key: ApiKeyRecord, at: Date): DomainEvent => ({
+  type: 'api_key.expiring',
+  owner: { kind: 'agent', id: key.agentId },
+  occurredAt: at,
+  key,
+});
 
 /** Every recorded money movement tells its tenant `transaction.created`. */
 export const transactionCreated = (transaction: Transaction): DomainEvent => ({

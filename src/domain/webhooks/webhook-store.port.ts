@@ -1,3 +1,4 @@
+import type { SecurityContext } from '../security-events/security-event.js';
 import type { Cursor } from '../shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './endpoint.js';
 import type { EventOwner, EventType } from './events.js';
@@ -38,14 +39,18 @@ export interface WebhookStore {
   /**
    * Stores the endpoint unless the owner already has `maxPerOwner` of them (then returns null);
    * the count and the insert are one atomic step, so concurrent registrations cannot exceed it.
+   * With `trail`, records `webhook_endpoint.created` in the security trail in the same transaction.
    */
-  createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number): Promise<WebhookEndpoint | null>;
+  createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number, trail?: SecurityContext): Promise<WebhookEndpoint | null>;
   /** The owner's endpoint, or null. */
   findEndpoint(owner: EventOwner, endpointId: string): Promise<WebhookEndpoint | null>;
   /** The owner's endpoints, newest first, strictly after `after`, at most `limit`. */
   listEndpoints(owner: EventOwner, after: Cursor | null, limit: number): Promise<WebhookEndpoint[]>;
-  /** Deletes the owner's endpoint and its deliveries (none is attempted again); false when not found. */
-  deleteEndpoint(owner: EventOwner, endpointId: string): Promise<boolean>;
+  /**
+   * Deletes the owner's endpoint and its deliveries (none is attempted again); false when not
+   * found. With `trail`, records `webhook_endpoint.deleted` in the same transaction.
+   */
+  deleteEndpoint(owner: EventOwner, endpointId: string, trail?: { readonly context: SecurityContext; readonly at: Date }): Promise<boolean>;
   /** The deliveries of the owner's endpoint, newest first; null when the endpoint is not the owner's. */
   listDeliveries(owner: EventOwner, endpointId: string, after: Cursor | null, limit: number): Promise<WebhookDelivery[] | null>;
   /**

@@ -103,7 +103,7 @@ export function bookingContract(
         agentId: a.id,
         agentName: a.name,
         keyId,
-        key: { id: keyId, prefix: 'pbk_test', createdAt: new Date(), expiresAt: null },
+        key: { id: keyId, prefix: 'pbk_test', createdAt: new Date(), expiresAt: null, scopes: ['*'], allowedIps: [] },
         channel,
         entitlements: a.entitlements,
         discountBps: a.discountBps,

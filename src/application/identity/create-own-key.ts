@@ -1,0 +1,60 @@
+import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
+import { keyViewAt, mintApiKey, type KeyView } from '../../domain/identity/api-key.js';
+import { checkScopesHeld, parseAllowedIps, parseScopes } from '../../domain/identity/key-policy.js';
+import type { AgentPrincipal } from '../../domain/identity/principal.js';
+import { apiKeyContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
+import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
+import { checkKeyName, checkNewKeyExpiry } from './key-fields.js';
+
+/** What a create asks for (`POST /api/v1/keys`). */
+export interface CreateKeyInput {
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly allowedIps?: readonly string[] | undefined;
+  readonly expiresAt?: Date | null | undefined;
+}
+
+/** What a create gives back: the new key's plaintext (shown this once) and its metadata. */
+export interface CreatedKey {
+  readonly apiKey: string;
+  readonly key: KeyView;
+}
+
+/**
+ * A key makes another key for its agent: with scopes it holds itself (`*` holds them all;
+ * otherwise `scope-not-held`), within the agent's bound on keys (`too-many-keys`). The new key
+ * records the calling key as its creator, so a leak of the caller revokes it too.
+ */
+export class CreateOwnKey {
+  constructor(
+    private readonly directory: AgentDirectory,
+    private readonly ids: IdGenerator,
+    private readonly random: RandomSource,
+    private readonly hasher: SecretHasher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(principal: AgentPrincipal, input: CreateKeyInput, origin?: RequestOrigin): Promise<CreatedKey> {
+    const name = checkKeyName(input.name);
+    const scopes = parseScopes(input.scopes);
+    const allowedIps = parseAllowedIps(input.allowedIps ?? []);
+    const now = this.clock.now();
+    const expiresAt = checkNewKeyExpiry(input.expiresAt ?? null, now);
+    checkScopesHeld(principal.key.scopes, scopes);
+    const { apiKey, record } = mintApiKey(this.random, this.hasher, {
+      id: this.ids.next('key'),
+      agentId: principal.agentId,
+      createdAt: now,
+      expiresAt,
+      rolledFromKeyId: null,
+      name,
+      scopes,
+      allowedIps,
+      createdByKeyId: principal.keyId,
+    });
+    await this.directory.insertKey(record, apiKeyContext(principal.keyId, origin));
+    return { apiKey, key: keyViewAt(record, null, now) };
+  }
+}

@@ -1,0 +1,214 @@
+import { expect } from 'chai';
+import {
+  MAX_ALLOWED_IPS,
+  SCOPES,
+  checkScopesHeld,
+  decideKeyPolicy,
+  ipAllowed,
+  keyPolicyError,
+  parseAllowedIps,
+  parseScopes,
+  requiredScopeFor,
+  type Scope,
+} from '../../src/domain/identity/key-policy.js';
+import { principalFromKey, requireKeyPolicy } from '../../src/domain/identity/authenticate-agent.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import { keyRecordOf } from '../../src/testing/fixtures.js';
+
+const reasonOf = (fn: () => unknown): string | null => {
+  try {
+    fn();
+    return null;
+  } catch (err) {
+    return err instanceof DomainError ? err.reason : `not a DomainError: ${String(err)}`;
+  }
+};
+
+/** The scope table of the contract (§5.1), row by row. */
+const TABLE: ReadonlyArray<readonly [Scope, ReadonlyArray<readonly [string, string]>]> = [
+  ['account:read', [['GET', '/api/v1/agent/account']]],
+  ['trips:read', [['GET', '/api/v1/express-bus/trips']]],
+  [
+    'quotes:write',
+    [
+      ['POST', '/api/v1/airport-transfer/quotes'],
+      ['POST', '/api/v1/express-bus/quotes'],
+      ['GET', '/api/v1/quotes/{quoteId}'],
+    ],
+  ],
+  [
+    'orders:read',
+    [
+      ['GET', '/api/v1/orders'],
+      ['GET', '/api/v1/orders/{orderId}'],
+      ['GET', '/api/v1/orders/{orderId}/cancellation'],
+    ],
+  ],
+  ['orders:write', [['POST', '/api/v1/orders']]],
+  ['orders:cancel', [['POST', '/api/v1/orders/{orderId}/cancel']]],
+  [
+    'webhooks:manage',
+    [
+      ['GET', '/api/v1/webhook-endpoints'],
+      ['POST', '/api/v1/webhook-endpoints'],
+      ['GET', '/api/v1/webhook-endpoints/{endpointId}'],
+      ['DELETE', '/api/v1/webhook-endpoints/{endpointId}'],
+      ['GET', '/api/v1/webhook-endpoints/{endpointId}/deliveries'],
+    ],
+  ],
+  [
+    'keys:manage',
+    [
+      ['GET', '/api/v1/keys'],
+      ['POST', '/api/v1/keys'],
+      ['DELETE', '/api/v1/keys/{keyId}'],
+    ],
+  ],
+  ['events:read', [['GET', '/api/v1/security-events']]],
+];
+
+describe('key scopes: the table of §5.1', () => {
+  it('when the table is read, then it names every scope of the catalogue once', () => {
+    expect(TABLE.map(([s]) => s)).to.deep.equal([...SCOPES]);
+  });
+
+  for (const [scope, operations] of TABLE) {
+    for (const [method, path] of operations) {
+      it(`when ${method} ${path} is called, then it needs ${scope}: a key with it (or *) passes, a key with every other scope is refused`, () => {
+        expect(requiredScopeFor(method, path)).to.equal(scope);
+        expect(decideKeyPolicy({ scopes: [scope], allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({ allowed: true });
+        expect(decideKeyPolicy({ scopes: ['*'], allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({ allowed: true });
+        const others = SCOPES.filter((s) => s !== scope);
+        expect(decideKeyPolicy({ scopes: others, allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({
+          allowed: false,
+          reason: 'insufficient-scope',
+          requiredScope: scope,
+        });
+      });
+    }
+  }
+
+  it('when a key rolls itself or reports its leak, then no scope is needed', () => {
+    expect(requiredScopeFor('POST', '/api/v1/keys/current/roll')).to.equal(null);
+    expect(requiredScopeFor('POST', '/api/v1/keys/current/report-leak')).to.equal(null);
+    expect(decideKeyPolicy({ scopes: ['trips:read'], allowedIps: [] }, null, '203.0.113.1')).to.deep.equal({ allowed: true });
+  });
+
+  it('when the refusal becomes an error, then it is 403 insufficient-scope naming requiredScope, or ip-not-allowed', () => {
+    const scope = keyPolicyError({ allowed: false, reason: 'insufficient-scope', requiredScope: 'orders:write' });
+    expect([scope.reason, scope.kind, scope.details]).to.deep.equal(['insufficient-scope', 'forbidden', { requiredScope: 'orders:write' }]);
+    const ip = keyPolicyError({ allowed: false, reason: 'ip-not-allowed' });
+    expect([ip.reason, ip.kind]).to.deep.equal(['ip-not-allowed', 'forbidden']);
+  });
+
+  it('when scopes are asked for, then unknown or empty lists are refused, * stands alone and order follows the catalogue', () => {
+    expect(parseScopes(['orders:write', 'account:read', 'orders:write'])).to.deep.equal(['account:read', 'orders:write']);
+    expect(parseScopes(['*', 'orders:read'])).to.deep.equal(['*']);
+    expect(reasonOf(() => parseScopes([]))).to.equal('invalid-request');
+    expect(reasonOf(() => parseScopes(['orders:delete']))).to.equal('invalid-request');
+  });
+
+  it('when a key makes a key, then it may give only scopes it holds; * holds them all, and only * gives *', () => {
+    expect(reasonOf(() => checkScopesHeld(['*'], ['orders:write', 'keys:manage']))).to.equal(null);
+    expect(reasonOf(() => checkScopesHeld(['*'], ['*']))).to.equal(null);
+    expect(reasonOf(() => checkScopesHeld(['keys:manage', 'orders:read'], ['orders:read']))).to.equal(null);
+    expect(reasonOf(() => checkScopesHeld(['keys:manage', 'orders:read'], ['orders:write']))).to.equal('scope-not-held');
+    expect(reasonOf(() => checkScopesHeld(SCOPES, ['*']))).to.equal('scope-not-held');
+  });
+});
+
+describe('key allowlists: IPv4 and IPv6 CIDRs', () => {
+  it('when an IPv4 CIDR is allowed, then addresses inside match, outside do not, and their IPv4-mapped IPv6 forms match too', () => {
+    const allowed = ['192.0.2.0/24'];
+    expect(ipAllowed(allowed, '192.0.2.1')).to.equal(true);
+    expect(ipAllowed(allowed, '192.0.2.255')).to.equal(true);
+    expect(ipAllowed(allowed, '192.0.3.1')).to.equal(false);
+    expect(ipAllowed(allowed, '::ffff:192.0.2.77')).to.equal(true);
+    expect(ipAllowed(allowed, '::ffff:c000:0201')).to.equal(true);
+    expect(ipAllowed(allowed, '::ffff:192.0.3.77')).to.equal(false);
+    expect(ipAllowed(['10.0.0.0/8'], '10.255.1.2')).to.equal(true);
+    expect(ipAllowed(['10.0.0.0/8'], '11.0.0.1')).to.equal(false);
+    expect(ipAllowed(['0.0.0.0/0'], '8.8.8.8')).to.equal(true);
+    expect(ipAllowed(['0.0.0.0/0'], '2001:db8::1')).to.equal(false);
+  });
+
+  it('when an IPv6 CIDR is allowed, then addresses inside match (any spelling), outside and IPv4 do not', () => {
+    const allowed = ['2001:db8:abcd::/48'];
+    expect(ipAllowed(allowed, '2001:db8:abcd:1::5')).to.equal(true);
+    expect(ipAllowed(allowed, '2001:0DB8:ABCD:ffff:ffff:ffff:ffff:ffff')).to.equal(true);
+    expect(ipAllowed(allowed, '2001:db8:abce::1')).to.equal(false);
+    expect(ipAllowed(allowed, '192.0.2.1')).to.equal(false);
+    expect(ipAllowed(['::1/128'], '::1')).to.equal(true);
+    expect(ipAllowed(['::1/128'], '::2')).to.equal(false);
+  });
+
+  it('when the allowlist is empty, then every address is allowed; when it is not, an unreadable address is refused', () => {
+    expect(ipAllowed([], 'anything')).to.equal(true);
+    expect(ipAllowed(['192.0.2.0/24'], 'not-an-ip')).to.equal(false);
+    expect(ipAllowed(['192.0.2.0/24'], '')).to.equal(false);
+  });
+
+  it('when an allowlist is given, then CIDRs and bare addresses are kept normalised; bad ones, host bits or more than 20 are refused', () => {
+    expect(parseAllowedIps(['192.0.2.0/24', '198.51.100.7', '2001:DB8::/32', '192.0.2.0/24'])).to.deep.equal([
+      '192.0.2.0/24',
+      '198.51.100.7/32',
+      '2001:db8::/32',
+    ]);
+    for (const bad of [
+      '192.0.2.1/24',
+      '192.0.2.0/33',
+      '256.0.0.0/8',
+      '1.2.3/24',
+      '2001:db8::/129',
+      '2001:db8::1/32',
+      'fe80::1%eth0',
+      '01.2.3.4',
+      'x/8',
+      '1::2::3',
+    ])
+      expect(
+        reasonOf(() => parseAllowedIps([bad])),
+        bad,
+      ).to.equal('invalid-request');
+    const many = Array.from({ length: MAX_ALLOWED_IPS + 1 }, (_, i) => `10.0.${i}.0/24`);
+    expect(reasonOf(() => parseAllowedIps(many.slice(0, MAX_ALLOWED_IPS)))).to.equal(null);
+    expect(reasonOf(() => parseAllowedIps(many))).to.equal('invalid-request');
+  });
+
+  it('when a request comes from outside the allowlist, then it is refused ip-not-allowed before any scope is looked at', () => {
+    const key = { scopes: ['trips:read'], allowedIps: ['192.0.2.0/24'] };
+    expect(decideKeyPolicy(key, 'orders:write', '198.51.100.1')).to.deep.equal({ allowed: false, reason: 'ip-not-allowed' });
+    expect(decideKeyPolicy(key, 'trips:read', '192.0.2.9')).to.deep.equal({ allowed: true });
+  });
+});
+
+describe('key policy on the resolved identity', () => {
+  const resolved = (over: Parameters<typeof keyRecordOf>[1]) => ({
+    key: keyRecordOf('agt_1', over),
+    agent: {
+      id: 'agt_1',
+      name: 'A',
+      status: 'ACTIVE' as const,
+      channelCode: 'C',
+      entitlements: [],
+      discountBps: 0,
+      createdAt: new Date(0),
+    },
+    channel: { code: 'C', name: 'C', currency: 'THB', markupBps: 0, freeCancellationHours: 24, lateCancellationFeeBps: 0 },
+  });
+
+  it('when a key resolves, then the principal carries its scopes and allowlist, and the check needs nothing else', () => {
+    const now = new Date('2026-06-01T00:00:00.000Z');
+    const principal = principalFromKey(resolved({ scopes: ['orders:read'], allowedIps: ['192.0.2.0/24'] }), now);
+    expect(principal.key).to.deep.include({ scopes: ['orders:read'], allowedIps: ['192.0.2.0/24'] });
+    expect(reasonOf(() => requireKeyPolicy(principal, 'orders:read', '192.0.2.5'))).to.equal(null);
+    expect(reasonOf(() => requireKeyPolicy(principal, 'orders:write', '192.0.2.5'))).to.equal('insufficient-scope');
+    expect(reasonOf(() => requireKeyPolicy(principal, 'orders:read', '203.0.113.5'))).to.equal('ip-not-allowed');
+  });
+
+  it('when a key is past its expiresAt, then it resolves as invalid-api-key; a moment before, it works', () => {
+    const expiresAt = new Date('2026-06-01T00:00:00.000Z');
+    expect(reasonOf(() => principalFromKey(resolved({ expiresAt }), expiresAt))).to.equal('invalid-api-key');
+    expect(reasonOf(() => principalFromKey(resolved({ expiresAt }), new Date(expiresAt.getTime() - 1)))).to.equal(null);
+  });
+});
