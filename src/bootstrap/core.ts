@@ -11,6 +11,7 @@ import { ListTenants } from '../application/admin/list-tenants.js';
 import { ListTenantUsers } from '../application/admin/list-tenant-users.js';
 import { ResetClientSecret } from '../application/admin/reset-client-secret.js';
 import { RotateClientSecret } from '../application/admin/rotate-client-secret.js';
+import { SetTenantClientSettings } from '../application/admin/set-tenant-client-settings.js';
 import { RotateSigningKey } from '../application/admin/rotate-signing-key.js';
 import { SetWalletUserDisabled } from '../application/admin/set-wallet-user-disabled.js';
 import { ListAgents } from '../application/admin/list-agents.js';
@@ -208,6 +209,7 @@ export const adminUseCases = (
     rotateClientSecret: new RotateClientSecret(tenants, random, secretHasher, clock),
     listTenantUsers: new ListTenantUsers(tenants),
     setWalletUserDisabled: new SetWalletUserDisabled(tenants, clock),
+    setTenantClientSettings: new SetTenantClientSettings(tenants),
     purgeExpired: new PurgeExpired(ports.webhooks, ports.idempotency, clock, {
       ...DEFAULT_RETENTION,
       ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),

@@ -22,6 +22,7 @@ import type { ListTenantUsers } from '../../application/admin/list-tenant-users.
 import type { RotateClientSecret } from '../../application/admin/rotate-client-secret.js';
 import type { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
 import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
+import type { SetTenantClientSettings } from '../../application/admin/set-tenant-client-settings.js';
 import {
   CommandRefused,
   optional,
@@ -59,6 +60,7 @@ export interface AdminUseCases {
   readonly rotateClientSecret: RotateClientSecret;
   readonly listTenantUsers: ListTenantUsers;
   readonly setWalletUserDisabled: SetWalletUserDisabled;
+  readonly setTenantClientSettings: SetTenantClientSettings;
   readonly maintenance: DatabaseMaintenance;
 }
 
