@@ -210,10 +210,16 @@ export const adminUseCases = (
     listTenantUsers: new ListTenantUsers(tenants),
     setWalletUserDisabled: new SetWalletUserDisabled(tenants, clock),
     setTenantClientSettings: new SetTenantClientSettings(tenants),
-    purgeExpired: new PurgeExpired(ports.webhooks, ports.idempotency, clock, {
-      ...DEFAULT_RETENTION,
-      ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),
-    }),
+    purgeExpired: new PurgeExpired(
+      ports.webhooks,
+      ports.idempotency,
+      clock,
+      {
+        ...DEFAULT_RETENTION,
+        ...(options.webhookRetentionDays === undefined ? {} : { webhookRetentionDays: options.webhookRetentionDays }),
+      },
+      ports.replayGuard,
+    ),
   };
 };
 
