@@ -60,6 +60,8 @@ import { LogOut } from '../application/wallet/log-out.js';
 import { RevokeToken } from '../application/wallet/revoke-token.js';
 import { TopUp } from '../application/wallet/top-up.js';
 import { VerifyWalletToken } from '../application/wallet/verify-wallet-token.js';
+import { CheckDpopProof } from '../application/wallet/check-dpop-proof.js';
+import { ExchangeToken } from '../application/wallet/exchange-token.js';
 import { DeleteWebhookEndpoint } from '../application/webhooks/delete-webhook-endpoint.js';
 import { GetWebhookEndpoint } from '../application/webhooks/get-webhook-endpoint.js';
 import { ListWebhookDeliveries } from '../application/webhooks/list-webhook-deliveries.js';
@@ -77,6 +79,11 @@ export interface CoreOptions {
   readonly wakeDeliveries?: () => void;
   /** Days delivered and failed webhook deliveries are kept (default 30). */
   readonly webhookRetentionDays?: number;
+  /**
+   * The issuer and the token endpoint's URL: the audiences client assertions and subject tokens
+   * must name. Without them `private_key_jwt` and the token exchange refuse every JWT.
+   */
+  readonly oauth?: { readonly issuer: string; readonly tokenEndpoint: string };
 }
 
 /** The public catalogue: search and the shipped demo data. */
@@ -109,11 +116,19 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
  * wallet users by password or delegation; tokens issued, verified, revoked; a tenant's wallet
  * users. Past authentication, each use case takes the caller's principal.
  */
-export const identityUseCases = (ports: Ports) => {
+export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
   const { agentDirectory, agentResolver, keyUsage, tenants, secretHasher, passwordHasher, ids, random, clock } = ports;
-  const { tokenIssuer, tokenVerifier, tokenRevocations, loginThrottle, commonPasswords } = ports;
-  const verifyWalletToken = new VerifyWalletToken(tokenVerifier, tenants, tokenRevocations);
-  const authenticateClient = new AuthenticateClient(tenants, secretHasher, clock);
+  const { tokenIssuer, tokenVerifier, tokenRevocations, loginThrottle, commonPasswords, replayGuard, tenantJwts } = ports;
+  const checkDpopProof = new CheckDpopProof(ports.dpopProofs, replayGuard, clock);
+  const verifyWalletToken = new VerifyWalletToken(tokenVerifier, tenants, tokenRevocations, checkDpopProof);
+  const oauth = options.oauth ?? null;
+  const authenticateClient = new AuthenticateClient(
+    tenants,
+    secretHasher,
+    clock,
+    oauth === null ? null : { verifier: tenantJwts, replay: replayGuard, audiences: [oauth.issuer, oauth.tokenEndpoint] },
+  );
+  const issueDelegatedToken = new IssueDelegatedToken(tenants, tokenIssuer, ids, clock, checkDpopProof);
   return {
     authenticateAgent: new AuthenticateAgent(agentResolver, secretHasher, clock, keyUsage),
     listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
@@ -121,9 +136,12 @@ export const identityUseCases = (ports: Ports) => {
     reportOwnKeyLeaked: new ReportOwnKeyLeaked(new RevokeApiKey(agentDirectory, clock), clock),
     verifyWalletToken,
     authenticateClient,
-    issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer),
-    issueDelegatedToken: new IssueDelegatedToken(tenants, tokenIssuer, ids, clock),
-    logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock),
+    checkDpopProof,
+    issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer, checkDpopProof),
+    issueDelegatedToken,
+    // Without the issuer no subject token can name it as its audience: every one is invalid_grant.
+    exchangeToken: new ExchangeToken(tenantJwts, replayGuard, issueDelegatedToken, clock, oauth?.issuer ?? ''),
+    logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock, checkDpopProof),
     logOut: new LogOut(tokenRevocations),
     revokeToken: new RevokeToken(tokenVerifier, tokenRevocations),
     introspectToken: new IntrospectToken(verifyWalletToken),
@@ -250,7 +268,7 @@ export interface Core {
  */
 export function createCore(ports: Ports, options: CoreOptions = {}): Core {
   const catalogue = catalogueUseCases(ports);
-  const identity = identityUseCases(ports);
+  const identity = identityUseCases(ports, options);
   return {
     catalogue,
     booking: bookingUseCases(ports, options),

@@ -1,4 +1,8 @@
 import type { ReplayGuard } from '../domain/identity/replay-guard.port.js';
+import type { TenantJwtVerifier } from '../domain/identity/tenant-jwt.js';
+import type { DpopProofVerifier } from '../domain/identity/dpop.js';
+import { JoseTenantJwtVerifier } from '../adapters/jose/tenant-jwt-verifier.jose.js';
+import { JoseDpopProofVerifier } from '../adapters/jose/dpop-proof-verifier.jose.js';
 import { MemoryReplayGuard } from '../adapters/memory/replay-guard.memory.js';
 import { KnexReplayGuard } from '../adapters/knex/replay-guard.knex.js';
 import { createReplayGuardRedis, RedisReplayGuard } from '../adapters/redis/replay-guard.redis.js';
@@ -136,6 +140,10 @@ export interface Ports {
   readonly tokenRevocations: TokenRevocationList;
   /** One-time identifiers (client assertions, subject tokens, DPoP proofs), shared by every instance. */
   readonly replayGuard: ReplayGuard;
+  /** Signature checks of JWTs tenants sign with their registered keys (client assertions, subject tokens). */
+  readonly tenantJwts: TenantJwtVerifier;
+  /** Signature checks of DPoP proofs (RFC 9449). */
+  readonly dpopProofs: DpopProofVerifier;
   readonly ledger: Ledger;
   readonly transactions: TransactionReader;
   readonly webhooks: WebhookStore;
@@ -282,6 +290,8 @@ function commonParts(options: PortOptions, clock: Clock, steps: Steps, stores: {
     signingKeys: ring,
     tokenIssuer: new JoseTokenIssuer(ring, clock, settings),
     tokenVerifier: new JoseTokenVerifier(ring, clock, settings, { cacheEntries: VERIFIED_TOKEN_CACHE }),
+    tenantJwts: new JoseTenantJwtVerifier(),
+    dpopProofs: new JoseDpopProofVerifier(),
     webhookUrlGuard: new DnsWebhookUrlGuard({
       allowInsecure: options.webhooks?.allowInsecure ?? false,
       allowPrivate: options.webhooks?.allowPrivate ?? false,

@@ -45,7 +45,10 @@ export const bookingModule = (config: Config): ContainerModule =>
 
 /** Agents' keys, wallet tokens and wallet users. */
 export const identityModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.Identity).toResolvedValue((ports: PortSet) => identityUseCases(ports), [TOKENS.Ports]);
+  bind(TOKENS.Identity).toResolvedValue(
+    (ports: PortSet, config: Config) => identityUseCases(ports, { oauth: oauthAudiencesOf(config) }),
+    [TOKENS.Ports, TOKENS.Config],
+  );
 });
 
 /** Wallet money. */
@@ -125,4 +128,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
     ) => ({ catalogue, booking, identity, wallet, webhooks, admin }),
     [TOKENS.Catalogue, TOKENS.Booking, TOKENS.Identity, TOKENS.Wallet, TOKENS.Webhooks, TOKENS.Admin],
   );
+});
+
+/** The issuer and the token endpoint's URL, as the OAuth metadata publishes them. */
+export const oauthAudiencesOf = (config: Pick<Config, 'issuer' | 'walletBasePath'>): { issuer: string; tokenEndpoint: string } => ({
+  issuer: config.issuer,
+  tokenEndpoint: `${config.issuer.replace(/\/+$/, '')}${config.walletBasePath}/oauth/token`,
 });
