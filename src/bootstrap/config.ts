@@ -61,6 +61,11 @@ export interface Config {
   readonly rateLimitStore: RateLimitStoreConfig;
   /** Failed authentications (keys, bearer tokens, client credentials) allowed per client address. */
   readonly authFailureRule: RateLimitRule;
+  /**
+   * Where one-time identifiers (client assertions, subject tokens, DPoP proofs) are recorded:
+   * Redis when `REDIS_URL` is set, else the database (ADR 0008).
+   */
+  readonly replayRedis: { readonly url: string; readonly prefix: string } | null;
   /** Prometheus metrics listener (null: no metrics), on its own port so the public cannot reach it. */
   readonly metrics: { readonly port: number; readonly host: string } | null;
   /** Webhook delivery. */
@@ -338,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     rateLimitStore,
     authFailureRule: e.RATE_LIMIT_AUTH_FAILURES,
+    replayRedis: e.REDIS_URL === undefined ? null : { url: e.REDIS_URL, prefix: 'pbw:once:' },
     metrics: e.METRICS_PORT === undefined ? null : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     webhooks: {
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,

@@ -15,6 +15,7 @@ import { ListTenants } from '../application/admin/list-tenants.js';
 import { ListTenantUsers } from '../application/admin/list-tenant-users.js';
 import { ResetClientSecret } from '../application/admin/reset-client-secret.js';
 import { RotateClientSecret } from '../application/admin/rotate-client-secret.js';
+import { SetTenantClientSettings } from '../application/admin/set-tenant-client-settings.js';
 import { RotateSigningKey } from '../application/admin/rotate-signing-key.js';
 import { SetWalletUserDisabled } from '../application/admin/set-wallet-user-disabled.js';
 import { ListAgents } from '../application/admin/list-agents.js';
@@ -63,6 +64,8 @@ import { LogOut } from '../application/wallet/log-out.js';
 import { RevokeToken } from '../application/wallet/revoke-token.js';
 import { TopUp } from '../application/wallet/top-up.js';
 import { VerifyWalletToken } from '../application/wallet/verify-wallet-token.js';
+import { CheckDpopProof } from '../application/wallet/check-dpop-proof.js';
+import { ExchangeToken } from '../application/wallet/exchange-token.js';
 import { DeleteWebhookEndpoint } from '../application/webhooks/delete-webhook-endpoint.js';
 import { GetWebhookEndpoint } from '../application/webhooks/get-webhook-endpoint.js';
 import { ListWebhookDeliveries } from '../application/webhooks/list-webhook-deliveries.js';
@@ -80,6 +83,11 @@ export interface CoreOptions {
   readonly wakeDeliveries?: () => void;
   /** Days delivered and failed webhook deliveries are kept (default 30). */
   readonly webhookRetentionDays?: number;
+  /**
+   * The issuer and the token endpoint's URL: the audiences client assertions and subject tokens
+   * must name. Without them `private_key_jwt` and the token exchange refuse every JWT.
+   */
+  readonly oauth?: { readonly issuer: string; readonly tokenEndpoint: string };
 }
 
 /** The public catalogue: search and the shipped demo data. */
@@ -112,11 +120,19 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
  * wallet users by password or delegation; tokens issued, verified, revoked; a tenant's wallet
  * users. Past authentication, each use case takes the caller's principal.
  */
-export const identityUseCases = (ports: Ports) => {
+export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
   const { agentDirectory, agentResolver, keyUsage, tenants, secretHasher, passwordHasher, ids, random, clock } = ports;
-  const { tokenIssuer, tokenVerifier, tokenRevocations, loginThrottle, commonPasswords } = ports;
-  const verifyWalletToken = new VerifyWalletToken(tokenVerifier, tenants, tokenRevocations);
-  const authenticateClient = new AuthenticateClient(tenants, secretHasher, clock);
+  const { tokenIssuer, tokenVerifier, tokenRevocations, loginThrottle, commonPasswords, replayGuard, tenantJwts } = ports;
+  const checkDpopProof = new CheckDpopProof(ports.dpopProofs, replayGuard, clock);
+  const verifyWalletToken = new VerifyWalletToken(tokenVerifier, tenants, tokenRevocations, checkDpopProof);
+  const oauth = options.oauth ?? null;
+  const authenticateClient = new AuthenticateClient(
+    tenants,
+    secretHasher,
+    clock,
+    oauth === null ? null : { verifier: tenantJwts, replay: replayGuard, audiences: [oauth.issuer, oauth.tokenEndpoint] },
+  );
+  const issueDelegatedToken = new IssueDelegatedToken(tenants, tokenIssuer, ids, clock, checkDpopProof);
   return {
     authenticateAgent: new AuthenticateAgent(agentResolver, secretHasher, clock, keyUsage),
     listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
@@ -128,9 +144,12 @@ export const identityUseCases = (ports: Ports) => {
     listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
     verifyWalletToken,
     authenticateClient,
-    issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer),
-    issueDelegatedToken: new IssueDelegatedToken(tenants, tokenIssuer, ids, clock),
-    logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock),
+    checkDpopProof,
+    issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer, checkDpopProof),
+    issueDelegatedToken,
+    // Without the issuer no subject token can name it as its audience: every one is invalid_grant.
+    exchangeToken: new ExchangeToken(tenantJwts, replayGuard, issueDelegatedToken, clock, oauth?.issuer ?? ''),
+    logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock, checkDpopProof),
     logOut: new LogOut(tokenRevocations),
     revokeToken: new RevokeToken(tokenVerifier, tokenRevocations),
     introspectToken: new IntrospectToken(verifyWalletToken),
@@ -217,6 +236,7 @@ export const adminUseCases = (
     rotateClientSecret: new RotateClientSecret(tenants, random, secretHasher, clock),
     listTenantUsers: new ListTenantUsers(tenants),
     setWalletUserDisabled: new SetWalletUserDisabled(tenants, clock),
+    setTenantClientSettings: new SetTenantClientSettings(tenants),
     purgeExpired: new PurgeExpired(
       ports.webhooks,
       ports.idempotency,
@@ -227,6 +247,7 @@ export const adminUseCases = (
         ...(options.securityEventRetentionDays === undefined ? {} : { securityEventRetentionDays: options.securityEventRetentionDays }),
       },
       ports.securityEvents,
+      ports.replayGuard,
     ),
   };
 };
@@ -258,7 +279,7 @@ export interface Core {
  */
 export function createCore(ports: Ports, options: CoreOptions = {}): Core {
   const catalogue = catalogueUseCases(ports);
-  const identity = identityUseCases(ports);
+  const identity = identityUseCases(ports, options);
   return {
     catalogue,
     booking: bookingUseCases(ports, options),

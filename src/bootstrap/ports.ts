@@ -1,3 +1,11 @@
+import type { ReplayGuard } from '../domain/identity/replay-guard.port.js';
+import type { TenantJwtVerifier } from '../domain/identity/tenant-jwt.js';
+import type { DpopProofVerifier } from '../domain/identity/dpop.js';
+import { JoseTenantJwtVerifier } from '../adapters/jose/tenant-jwt-verifier.jose.js';
+import { JoseDpopProofVerifier } from '../adapters/jose/dpop-proof-verifier.jose.js';
+import { MemoryReplayGuard } from '../adapters/memory/replay-guard.memory.js';
+import { KnexReplayGuard } from '../adapters/knex/replay-guard.knex.js';
+import { createReplayGuardRedis, RedisReplayGuard } from '../adapters/redis/replay-guard.redis.js';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -135,6 +143,12 @@ export interface Ports {
   readonly tokenIssuer: TokenIssuer;
   readonly tokenVerifier: TokenVerifier;
   readonly tokenRevocations: TokenRevocationList;
+  /** One-time identifiers (client assertions, subject tokens, DPoP proofs), shared by every instance. */
+  readonly replayGuard: ReplayGuard;
+  /** Signature checks of JWTs tenants sign with their registered keys (client assertions, subject tokens). */
+  readonly tenantJwts: TenantJwtVerifier;
+  /** Signature checks of DPoP proofs (RFC 9449). */
+  readonly dpopProofs: DpopProofVerifier;
   readonly ledger: Ledger;
   readonly transactions: TransactionReader;
   readonly webhooks: WebhookStore;
@@ -184,6 +198,8 @@ export interface PortOptions {
     /** Warn that the sealing key is generated (a serving instance says it; a command keeps quiet). */
     readonly warnGeneratedKey?: boolean;
   };
+  /** Where one-time identifiers are recorded: Redis when given (PostgreSQL sets only), else the set's own store. */
+  readonly replay?: { readonly redis?: { readonly url: string; readonly prefix: string } | null };
   readonly log?: Logger;
 }
 
@@ -283,6 +299,8 @@ function commonParts(options: PortOptions, clock: Clock, steps: Steps, stores: {
     signingKeys: ring,
     tokenIssuer: new JoseTokenIssuer(ring, clock, settings),
     tokenVerifier: new JoseTokenVerifier(ring, clock, settings, { cacheEntries: VERIFIED_TOKEN_CACHE }),
+    tenantJwts: new JoseTenantJwtVerifier(),
+    dpopProofs: new JoseDpopProofVerifier(),
     webhookUrlGuard: new DnsWebhookUrlGuard({
       allowInsecure: options.webhooks?.allowInsecure ?? false,
       allowPrivate: options.webhooks?.allowPrivate ?? false,
@@ -347,6 +365,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     tenants: new MemoryTenantDirectory(webhooks),
     loginThrottle,
     tokenRevocations,
+    replayGuard: new MemoryReplayGuard(clock),
     ledger,
     transactions: ledger,
     webhooks,
@@ -451,6 +470,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     tenants,
     loginThrottle,
     tokenRevocations,
+    replayGuard: replayGuardOf(options, knex, clock, steps),
     ledger,
     transactions: ledger,
     webhooks: new KnexWebhookStore(knex),
@@ -461,6 +481,24 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     start: () => steps.start(),
     stop: () => steps.stop(),
   };
+}
+
+/**
+ * The replay guard of a PostgreSQL set: Redis when configured (its connection opened at start and
+ * closed at stop), else the database's table. Either is shared by every instance.
+ */
+function replayGuardOf(options: PortOptions, knex: Knex, clock: Clock, steps: Steps): ReplayGuard {
+  const redis = options.replay?.redis ?? null;
+  if (redis === null) return new KnexReplayGuard(knex);
+  const connection = createReplayGuardRedis(redis.url);
+  // An outage shows as refused checks (service-unavailable); the connection retries by itself.
+  connection.on('error', () => undefined);
+  steps.add(
+    // A Redis down at start is not fatal: checks fail until it answers (ADR 0008).
+    () => connection.connect().catch(() => undefined),
+    () => void connection.disconnect(),
+  );
+  return new RedisReplayGuard(connection, clock, redis.prefix);
 }
 
 /** The configured sealer, or one whose key is generated (or read) at start. */

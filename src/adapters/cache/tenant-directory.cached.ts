@@ -1,4 +1,5 @@
 import type { CacheCounts } from './bounded-cache.js';
+import type { ClientSettingsChange } from '../../domain/identity/client-keys.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -78,6 +79,14 @@ export class CachedTenantDirectory implements TenantDirectory {
   async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
     try {
       return await this.inner.rotateClientSecret(tenantId, clientSecretHash, previousValidUntil);
+    } finally {
+      this.clear();
+    }
+  }
+
+  async updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null> {
+    try {
+      return await this.inner.updateClientSettings(tenantId, change);
     } finally {
       this.clear();
     }

@@ -24,6 +24,7 @@ import type { RotateSigningKey } from '../../application/admin/rotate-signing-ke
 import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
 import type { ListSecurityEvents } from '../../application/security-events/list-security-events.js';
 import type { SecurityEvent } from '../../domain/security-events/security-event.js';
+import type { SetTenantClientSettings } from '../../application/admin/set-tenant-client-settings.js';
 import {
   CommandRefused,
   optional,
@@ -62,6 +63,7 @@ export interface AdminUseCases {
   readonly listTenantUsers: ListTenantUsers;
   readonly setWalletUserDisabled: SetWalletUserDisabled;
   readonly listSecurityEvents: ListSecurityEvents;
+  readonly setTenantClientSettings: SetTenantClientSettings;
   readonly maintenance: DatabaseMaintenance;
 }
 

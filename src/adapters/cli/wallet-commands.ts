@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { CLIENT_AUTH_METHODS, isClientAuthMethod } from '../../domain/identity/client-keys.js';
 import type { ServiceCommand } from './admin.js';
 import { optional, optionalInt, required, UsageError } from './command.js';
 
@@ -44,6 +46,57 @@ export const WALLET_IDENTITY_COMMANDS: readonly ServiceCommand[] = [
     },
     output: 'fields',
     note: 'the new client secret is shown this once (only its hash is stored): store it now.',
+  },
+  {
+    name: 'tenant set-jwks',
+    summary: 'register the public keys (JWK Set) the tenant signs client assertions and subject tokens with',
+    flags: {
+      tenant: { value: 'ID', required: true, description: 'the tenant (tnt_…)' },
+      'jwks-file': {
+        value: 'PATH',
+        required: true,
+        description: 'a JSON file {"keys":[...]} of 1-10 public ES256, RS256 or EdDSA keys (a private key is refused)',
+      },
+    },
+    run: async (v, u) => {
+      const path = required(v, 'jwks-file');
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch {
+        throw new UsageError(`--jwks-file ${path} cannot be read`);
+      }
+      return { ...(await u.setTenantClientSettings.setJwks(required(v, 'tenant'), text)) };
+    },
+    output: 'fields',
+  },
+  {
+    name: 'tenant set-auth-method',
+    summary: 'choose how the tenant authenticates: its client secret or private_key_jwt',
+    flags: {
+      tenant: { value: 'ID', required: true, description: 'the tenant (tnt_…)' },
+      method: { value: 'M', required: true, description: `${CLIENT_AUTH_METHODS.join(' or ')} (private_key_jwt needs set-jwks first)` },
+    },
+    run: async (v, u) => {
+      const method = required(v, 'method');
+      if (!isClientAuthMethod(method)) throw new UsageError(`--method must be ${CLIENT_AUTH_METHODS.join(' or ')}`);
+      return { ...(await u.setTenantClientSettings.setAuthMethod(required(v, 'tenant'), method)) };
+    },
+    output: 'fields',
+  },
+  {
+    name: 'tenant set-dpop',
+    summary: "require (or stop requiring) that the tenant's tokens be DPoP-bound",
+    flags: {
+      tenant: { value: 'ID', required: true, description: 'the tenant (tnt_…)' },
+      required: { value: 'on|off', required: true, description: 'on: a token request without a DPoP proof is refused' },
+    },
+    run: async (v, u) => {
+      const value = required(v, 'required');
+      if (value !== 'on' && value !== 'off') throw new UsageError('--required must be on or off');
+      return { ...(await u.setTenantClientSettings.setDpopRequired(required(v, 'tenant'), value === 'on')) };
+    },
+    output: 'fields',
   },
   {
     name: 'user create',

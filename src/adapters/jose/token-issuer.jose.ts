@@ -1,6 +1,6 @@
 import { randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
-import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
+import type { IssuedToken, TokenBinding, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
 import { claimsFor } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { SigningAlgorithm, SigningKeyRing } from './signing-keys.js';
@@ -55,8 +55,9 @@ export class JoseTokenIssuer implements TokenIssuer {
     private readonly settings: TokenSettings,
   ) {}
 
-  async issue(principal: WalletPrincipal): Promise<IssuedToken> {
-    const { typ, claims } = claimsFor(principal);
+  async issue(principal: WalletPrincipal, binding: TokenBinding | null = null): Promise<IssuedToken> {
+    const { typ, claims: principalClaims } = claimsFor(principal);
+    const claims = binding === null ? principalClaims : { ...principalClaims, cnf: { jkt: binding.jkt } };
     const ttl = principal.kind === 'machine' ? this.settings.machineTokenTtlSeconds : this.settings.userTokenTtlSeconds;
     const { kid, alg, key } = this.keys.currentIfFresh() ?? (await this.keys.current());
     const iat = Math.floor(this.clock.now().getTime() / 1000);
@@ -65,6 +66,7 @@ export class JoseTokenIssuer implements TokenIssuer {
       JSON.stringify({ ...claims, iss: this.settings.issuer, aud: this.settings.audience, iat, exp: iat + ttl, jti: newJti() }),
     );
     const input = `${header}.${payload}`;
-    return { accessToken: `${input}.${await signature(alg, key, input)}`, expiresIn: ttl };
+    const accessToken = `${input}.${await signature(alg, key, input)}`;
+    return binding === null ? { accessToken, expiresIn: ttl } : { accessToken, expiresIn: ttl, tokenType: 'DPoP' };
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { jwtVerify, type JWTHeaderParameters } from 'jose';
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
 import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
-import { invalidToken, principalFromToken } from '../../domain/identity/wallet-token.js';
+import { invalidToken, jktFromClaims, principalFromToken } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { BoundedCache, type CacheCounts } from '../cache/bounded-cache.js';
 import { SIGNING_ALGORITHMS, type SigningKeyRing } from './signing-keys.js';
@@ -68,8 +68,10 @@ export class JoseTokenVerifier implements TokenVerifier {
     }
     const principal = principalFromToken(verified.protectedHeader.typ, verified.payload as Record<string, unknown>);
     const { exp, iat, jti } = verified.payload;
+    const jkt = jktFromClaims(verified.payload as Record<string, unknown>);
     if (
       principal === null ||
+      jkt === undefined ||
       typeof exp !== 'number' ||
       typeof iat !== 'number' ||
       typeof jti !== 'string' ||
@@ -78,7 +80,7 @@ export class JoseTokenVerifier implements TokenVerifier {
     ) {
       throw invalidToken();
     }
-    const result: VerifiedToken = { principal, jti, iat, exp };
+    const result: VerifiedToken = { principal, jti, iat, exp, jkt };
     this.cache.set(hash, result);
     return result;
   }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { walletUserCreated } from '../../domain/webhooks/events.js';
 import { eventsJson } from './outbox.knex.js';
+import type { ClientAuthMethod, ClientJwkSet, ClientSettingsChange } from '../../domain/identity/client-keys.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -16,6 +17,9 @@ interface TenantRow {
   created_at: Date;
   previous_client_secret_hash?: string | null;
   previous_secret_valid_until?: Date | null;
+  client_jwks?: ClientJwkSet | null;
+  token_endpoint_auth_method?: ClientAuthMethod;
+  dpop_required?: boolean;
 }
 interface UserRow {
   id: string;
@@ -39,6 +43,9 @@ const toTenant = (r: TenantRow): Tenant => ({
   createdAt: new Date(r.created_at),
   previousClientSecretHash: r.previous_client_secret_hash ?? null,
   previousSecretValidUntil: dateOrNull(r.previous_secret_valid_until),
+  clientJwks: r.client_jwks ?? null,
+  authMethod: r.token_endpoint_auth_method ?? 'client_secret',
+  dpopRequired: r.dpop_required ?? false,
 });
 const toUser = (r: UserRow): WalletUser => ({
   id: r.id,
@@ -115,6 +122,20 @@ export class KnexTenantDirectory implements TenantDirectory {
       .where({ id: tenantId })
       .update({ client_secret_hash: clientSecretHash, previous_client_secret_hash: null, previous_secret_valid_until: null });
     return n > 0;
+  }
+
+  async updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null> {
+    const changes: Partial<TenantRow> = {
+      ...(change.jwks === undefined ? {} : { client_jwks: change.jwks === null ? null : (JSON.stringify(change.jwks) as never) }),
+      ...(change.authMethod === undefined ? {} : { token_endpoint_auth_method: change.authMethod }),
+      ...(change.dpopRequired === undefined ? {} : { dpop_required: change.dpopRequired }),
+    };
+    if (Object.keys(changes).length === 0) return this.findTenant(tenantId);
+    const [row] = await this.knex<TenantRow>('tenants')
+      .where({ id: tenantId })
+      .update(changes as never)
+      .returning('*');
+    return row === undefined ? null : toTenant(row as TenantRow);
   }
 
   async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {

@@ -1,5 +1,6 @@
 import { walletUserCreated } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
+import type { ClientSettingsChange } from '../../domain/identity/client-keys.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import { normalizeEmail } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
@@ -21,7 +22,14 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (this.tenants.has(tenant.id) || [...this.tenants.values()].some((t) => t.clientId === tenant.clientId)) {
       throw new Error('createTenant: duplicate tenant id or client id');
     }
-    this.tenants.set(tenant.id, { previousClientSecretHash: null, previousSecretValidUntil: null, ...tenant });
+    this.tenants.set(tenant.id, {
+      previousClientSecretHash: null,
+      previousSecretValidUntil: null,
+      clientJwks: null,
+      authMethod: 'client_secret',
+      dpopRequired: false,
+      ...tenant,
+    });
   }
 
   async findTenant(tenantId: string): Promise<Tenant | null> {
@@ -45,6 +53,19 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (t === undefined) return false;
     this.tenants.set(tenantId, { ...t, clientSecretHash, previousClientSecretHash: null, previousSecretValidUntil: null });
     return true;
+  }
+
+  async updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null> {
+    const t = this.tenants.get(tenantId);
+    if (t === undefined) return null;
+    const updated: Tenant = {
+      ...t,
+      ...(change.jwks === undefined ? {} : { clientJwks: change.jwks }),
+      ...(change.authMethod === undefined ? {} : { authMethod: change.authMethod }),
+      ...(change.dpopRequired === undefined ? {} : { dpopRequired: change.dpopRequired }),
+    };
+    this.tenants.set(tenantId, updated);
+    return { ...updated };
   }
 
   async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {

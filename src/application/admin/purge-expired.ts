@@ -1,3 +1,4 @@
+import type { PurgeableReplayGuard, ReplayGuard } from '../../domain/identity/replay-guard.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from '../../domain/shared/idempotency.port.js';
 import type { WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
@@ -50,6 +51,8 @@ export class PurgeExpired {
     private readonly clock: Clock,
     private readonly policy: RetentionPolicy,
     private readonly securityEvents: SecurityEvents | null = null,
+    /** One-time identifiers: a store that keeps them past their expiry has them removed here. */
+    private readonly usedOnce: ReplayGuard | PurgeableReplayGuard | null = null,
   ) {}
 
   async execute(options: { readonly dryRun: boolean }): Promise<PurgeReport> {
@@ -97,6 +100,12 @@ export class PurgeExpired {
       const removed = await this.securityEvents.purgeBefore(securityEventCutoff, batch);
       securityEvents += removed;
       if (removed < batch) break;
+    }
+    // Expired one-time identifiers refuse nothing any more (what carried them has expired too);
+    // they are only removed, not reported, as they are no record anyone looks up.
+    const usedOnce = this.usedOnce;
+    if (usedOnce !== null && 'purge' in usedOnce) {
+      for (let i = 0; i < maxBatches; i += 1) if ((await usedOnce.purge(new Date(now), batch)) < batch) break;
     }
     return { dryRun: false, webhookDeliveries, webhookEvents, idempotencyRecords, securityEvents, ...cutoffs };
   }

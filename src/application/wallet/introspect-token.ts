@@ -12,7 +12,7 @@ export type Introspection =
       readonly tid: string;
       readonly client_id: string;
       /** RFC 7662 / RFC 6749 §5.1: how the token is presented. */
-      readonly token_type: 'Bearer';
+      readonly token_type: 'Bearer' | 'DPoP';
       /** Which kind of wallet token it is (the signed `token_use` claim). */
       readonly token_use: string;
       readonly amr?: readonly string[];
@@ -20,6 +20,8 @@ export type Introspection =
       readonly iat: number;
       readonly exp: number;
       readonly jti: string;
+      /** RFC 9449 §6.2: the key a DPoP-bound token is bound to. */
+      readonly cnf?: { readonly jkt: string };
     };
 
 const INACTIVE = { active: false } as const;
@@ -43,14 +45,16 @@ export class IntrospectToken {
     }
     const { principal, token: t } = checked;
     if (principal.tenantId !== client.id) return INACTIVE;
+    const jkt = t.jkt ?? null;
     const base = {
       active: true as const,
       tid: principal.tenantId,
       client_id: principal.clientId,
-      token_type: 'Bearer' as const,
+      token_type: jkt === null ? ('Bearer' as const) : ('DPoP' as const),
       iat: t.iat,
       exp: t.exp,
       jti: t.jti,
+      ...(jkt === null ? {} : { cnf: { jkt } }),
     };
     if (principal.kind === 'machine') return { ...base, sub: principal.clientId, token_use: TOKEN_USE.machine };
     return {

@@ -6,6 +6,7 @@ import { AMR } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
+import { bindingOrRefuse, type CheckDpopProof, type DpopRequestContext } from './check-dpop-proof.js';
 
 /**
  * A tenant's backend vouches for one of its users and gets a user token for them, creating the
@@ -18,11 +19,18 @@ export class IssueDelegatedToken {
     private readonly issuer: TokenIssuer,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly dpop: CheckDpopProof | null = null,
   ) {}
 
-  async execute(machine: MachinePrincipal, externalUserRef: string): Promise<IssuedToken & { userId: string }> {
+  /**
+   * `dpop`: the request's DPoP proof, binding the user token to its key (refused without one
+   * when the tenant requires DPoP). The token exchange reaches this same path.
+   */
+  async execute(machine: MachinePrincipal, externalUserRef: string, dpop?: DpopRequestContext): Promise<IssuedToken & { userId: string }> {
     if (!isExternalUserRef(externalUserRef))
       throw new DomainError('invalid-request', { message: 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.' });
+    const tenant = await this.tenants.findTenant(machine.tenantId);
+    if (tenant === null) throw new DomainError('tenant-not-found');
     const user = await this.tenants.ensureUser({
       id: this.ids.next('usr'),
       tenantId: machine.tenantId,
@@ -34,14 +42,18 @@ export class IssueDelegatedToken {
     if (isDisabled(user)) {
       throw new DomainError('user-disabled');
     }
-    const token = await this.issuer.issue({
-      kind: 'user',
-      tenantId: machine.tenantId,
-      userId: user.id,
-      amr: [AMR.delegated],
-      act: { sub: machine.clientId },
-      clientId: machine.clientId,
-    });
+    const binding = await bindingOrRefuse(this.dpop, tenant, dpop);
+    const token = await this.issuer.issue(
+      {
+        kind: 'user',
+        tenantId: machine.tenantId,
+        userId: user.id,
+        amr: [AMR.delegated],
+        act: { sub: machine.clientId },
+        clientId: machine.clientId,
+      },
+      binding,
+    );
     return { ...token, userId: user.id };
   }
 }

@@ -7,6 +7,7 @@ import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issue
 import { AMR } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { bindingOrRefuse, type CheckDpopProof, type DpopRequestContext } from './check-dpop-proof.js';
 
 /**
  * A wallet holder signs in with the tenant's client id, email and password. An unknown client,
@@ -21,6 +22,7 @@ export class LogIn {
     private readonly throttle: LoginThrottleStore,
     private readonly issuer: TokenIssuer,
     private readonly clock: Clock,
+    private readonly dpop: CheckDpopProof | null = null,
   ) {}
 
   /**
@@ -28,7 +30,10 @@ export class LogIn {
    * its /56 network, see the HTTP adapter's `clientAddress`), so the lockout per address cannot
    * be sidestepped with another address of the same network.
    */
-  async execute(input: { clientId: string; email: string; password: string; address: string }): Promise<IssuedToken> {
+  async execute(
+    input: { clientId: string; email: string; password: string; address: string },
+    dpop?: DpopRequestContext,
+  ): Promise<IssuedToken> {
     const email = normalizeEmail(input.email);
     const accountKey = accountThrottleKey(input.clientId, email);
     const addressKey = addressThrottleKey(input.address);
@@ -47,15 +52,21 @@ export class LogIn {
     if (!ok || tenant === null || user === null || isDisabled(user)) {
       throw new DomainError('invalid-credentials');
     }
+    // Checked once the person is known (a proof is not spent on a wrong password); a refused
+    // proof leaves the attempt counted.
+    const binding = await bindingOrRefuse(this.dpop, tenant, dpop);
     await this.throttle.release(accountKey, true);
     await this.throttle.release(addressKey, false);
-    return this.issuer.issue({
-      kind: 'user',
-      tenantId: tenant.id,
-      userId: user.id,
-      amr: [AMR.password],
-      act: null,
-      clientId: tenant.clientId,
-    });
+    return this.issuer.issue(
+      {
+        kind: 'user',
+        tenantId: tenant.id,
+        userId: user.id,
+        amr: [AMR.password],
+        act: null,
+        clientId: tenant.clientId,
+      },
+      binding,
+    );
   }
 }

@@ -3,7 +3,9 @@ import { userTokenCounts, type WalletUser } from '../../domain/identity/tenant.j
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
 import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
+import { DpopRefusal, dpopSchemeToken } from '../../domain/identity/dpop.js';
 import { bearerToken, invalidToken } from '../../domain/identity/wallet-token.js';
+import type { CheckDpopProof, DpopRequestContext } from './check-dpop-proof.js';
 
 /** A wallet caller that passed every check, with what the checks read. */
 export interface AuthenticatedWalletCaller {
@@ -23,6 +25,7 @@ export class VerifyWalletToken {
     private readonly verifier: TokenVerifier,
     private readonly tenants: TenantDirectory,
     private readonly revocations: TokenRevocationList,
+    private readonly dpop: CheckDpopProof | null = null,
   ) {}
 
   async execute(authorization: string | undefined): Promise<WalletPrincipal> {
@@ -33,8 +36,29 @@ export class VerifyWalletToken {
    * The same check, also returning the wallet user that it read for a user token (null for a
    * machine token), so a route about that person need not read it again in the same request.
    */
-  authenticate(authorization: string | undefined): Promise<AuthenticatedWalletCaller> {
-    return this.check(bearerToken(authorization));
+  async authenticate(authorization: string | undefined): Promise<AuthenticatedWalletCaller> {
+    const caller = await this.check(bearerToken(authorization));
+    if ((caller.token.jkt ?? null) !== null) throw boundAsBearer();
+    return caller;
+  }
+
+  /**
+   * The check of a resource request, bearer or DPoP (RFC 9449 §7): `Authorization: Bearer` with
+   * an unbound token; `Authorization: DPoP` with a bound token and a proof for this very request
+   * (method, URL, the token's hash) signed by the key the token is bound to. A bad or missing
+   * token is `invalid-token`; a bound token sent as Bearer, an unbound one sent as DPoP, or a
+   * missing or failed proof is a `DpopRefusal` (reason `invalid-dpop-proof`, with
+   * `oauthError` `invalid_token` or `invalid_dpop_proof` for `WWW-Authenticate`).
+   */
+  async authenticateRequest(authorization: string | undefined, request: DpopRequestContext): Promise<AuthenticatedWalletCaller> {
+    const dpopToken = dpopSchemeToken(authorization);
+    if (dpopToken === null) return this.authenticate(authorization);
+    const caller = await this.check(dpopToken);
+    const jkt = caller.token.jkt ?? null;
+    if (jkt === null) throw new DpopRefusal('invalid_token', 'This token is not DPoP-bound: send it with the Bearer scheme.');
+    if (this.dpop === null) throw new DpopRefusal('invalid_dpop_proof', 'DPoP proofs are not accepted here.');
+    await this.dpop.forBoundToken(request, dpopToken, jkt);
+    return caller;
   }
 
   /** The same check on a bare token (introspection). */
@@ -54,3 +78,7 @@ export class VerifyWalletToken {
     return { principal, user: null, token: verified };
   }
 }
+
+/** A DPoP-bound token presented as a plain bearer token. */
+const boundAsBearer = (): DpopRefusal =>
+  new DpopRefusal('invalid_token', 'This token is DPoP-bound: send it as Authorization: DPoP with a DPoP proof.');

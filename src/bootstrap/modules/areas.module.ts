@@ -49,7 +49,10 @@ export const bookingModule = (config: Config): ContainerModule =>
 
 /** Agents' keys, wallet tokens and wallet users. */
 export const identityModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.Identity).toResolvedValue((ports: PortSet) => identityUseCases(ports), [TOKENS.Ports]);
+  bind(TOKENS.Identity).toResolvedValue(
+    (ports: PortSet, config: Config) => identityUseCases(ports, { oauth: oauthAudiencesOf(config) }),
+    [TOKENS.Ports, TOKENS.Config],
+  );
 });
 
 /** Wallet money. */
@@ -108,6 +111,7 @@ export const webhooksModule = (config: Config): ContainerModule =>
             securityEventRetentionDays: settings.securityEventRetentionDays,
           },
           ports.securityEvents,
+          ports.replayGuard,
         );
         const retention = new RetentionSchedule(purge, PURGE_EVERY_MS, log);
         // They also tell agents of keys that expire soon (§5.1), once per key.
@@ -152,4 +156,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
     ) => ({ catalogue, booking, identity, wallet, webhooks, admin }),
     [TOKENS.Catalogue, TOKENS.Booking, TOKENS.Identity, TOKENS.Wallet, TOKENS.Webhooks, TOKENS.Admin],
   );
+});
+
+/** The issuer and the token endpoint's URL, as the OAuth metadata publishes them. */
+export const oauthAudiencesOf = (config: Pick<Config, 'issuer' | 'walletBasePath'>): { issuer: string; tokenEndpoint: string } => ({
+  issuer: config.issuer,
+  tokenEndpoint: `${config.issuer.replace(/\/+$/, '')}${config.walletBasePath}/oauth/token`,
 });

@@ -43,6 +43,7 @@ export const persistenceModule = (
             // Said by serving instances; the admin command (no worker) keeps stderr for its own output.
             warnGeneratedKey: config.webhooks.worker,
           },
+          replay: { redis: config.replayRedis },
           log,
         };
         const set = given ?? (db === null ? createMemoryPorts(options) : postgresPorts(db.knex, db, options));

@@ -1,4 +1,5 @@
 import type { Cursor } from '../shared/page.js';
+import type { ClientSettingsChange } from './client-keys.js';
 import type { Tenant, WalletUser } from './tenant.js';
 
 /**
@@ -27,6 +28,12 @@ export interface TenantDirectory {
    * a tenant has at most two. Returns the updated tenant, or null when there is no such tenant.
    */
   rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null>;
+  /**
+   * Changes the tenant's OAuth client settings (registered JWK Set, authentication method, DPoP
+   * requirement); a setting absent from `change` is kept. Returns the updated tenant, or null
+   * when there is no such tenant. Every instance sees the change within a second.
+   */
+  updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null>;
   /**
    * Stores a new user. Throws DomainError `user-exists` when the tenant already has a user with
    * that `externalUserRef` or (case-insensitively) that email, `tenant-not-found` when the tenant

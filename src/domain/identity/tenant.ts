@@ -1,4 +1,5 @@
 import type { RandomSource } from '../shared/secrets.port.js';
+import { DEFAULT_CLIENT_AUTH_METHOD, type ClientAuthMethod, type ClientJwkSet } from './client-keys.js';
 
 /** A wallet tenant (integrator): one contract, one OAuth client for its backend. */
 export interface Tenant {
@@ -14,7 +15,19 @@ export interface Tenant {
   /** During a secret rotation: SHA-256 of the secret being replaced, valid until `previousSecretValidUntil`. */
   readonly previousClientSecretHash?: string | null;
   readonly previousSecretValidUntil?: Date | null;
+  /** The public keys the tenant signs client assertions and subject tokens with (null: none registered). */
+  readonly clientJwks?: ClientJwkSet | null;
+  /** How the tenant's client authenticates (absent: `client_secret`). */
+  readonly authMethod?: ClientAuthMethod;
+  /** Whether every token issued to the tenant must be bound to a DPoP key (absent: no). */
+  readonly dpopRequired?: boolean;
 }
+
+/** The tenant's client authentication method. */
+export const authMethodOf = (tenant: Tenant): ClientAuthMethod => tenant.authMethod ?? DEFAULT_CLIENT_AUTH_METHOD;
+
+/** Whether the tenant's tokens must be DPoP-bound. */
+export const dpopRequiredOf = (tenant: Tenant): boolean => tenant.dpopRequired ?? false;
 
 /** A wallet holder: belongs to exactly one tenant. */
 export interface WalletUser {

@@ -8,6 +8,8 @@ export interface VerifiedToken {
   readonly iat: number;
   /** Expires at, in seconds since the epoch. */
   readonly exp: number;
+  /** The DPoP key thumbprint the token is bound to (`cnf.jkt`), or null/absent for a bearer token. */
+  readonly jkt?: string | null;
 }
 
 /** Turns a presented wallet bearer token into the principal it was issued to. */

@@ -21,7 +21,26 @@ export interface WalletClaims {
   readonly token_use: string;
   readonly amr?: readonly string[];
   readonly act?: { readonly sub: string };
+  readonly cnf?: { readonly jkt: string };
 }
+
+/** A JWK SHA-256 thumbprint (RFC 7638): 43 base64url characters. */
+const JKT = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The `cnf.jkt` of verified claims: the thumbprint, null when the token is unbound, undefined
+ * when `cnf` is there but malformed (then the token is not one of ours).
+ */
+export const jktFromClaims = (claims: Readonly<Record<string, unknown>>): string | null | undefined => {
+  const { cnf } = claims;
+  if (cnf === undefined) return null;
+  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf)) return undefined;
+  const { jkt } = cnf as { jkt?: unknown };
+  return typeof jkt === 'string' && JKT.test(jkt) && Object.keys(cnf).length === 1 ? jkt : undefined;
+};
+
+/** Whether a string can be a JWK SHA-256 thumbprint. */
+export const isJkt = (value: string): boolean => JKT.test(value);
 
 /** The `typ` and claims to sign for a principal. */
 export const claimsFor = (principal: WalletPrincipal): { typ: string; claims: WalletClaims } => {

@@ -64,6 +64,8 @@ export const REASONS = {
   'tenant-not-found': { kind: 'not-found', message: 'No such tenant.' },
   'invalid-client': { kind: 'unauthenticated', message: 'Client authentication failed.' },
   'user-disabled': { kind: 'forbidden', message: 'The wallet user is disabled; no token is issued for it.' },
+  'invalid-dpop-proof': { kind: 'unauthenticated', message: 'The DPoP proof is missing or not valid for this request.' },
+  'invalid-grant': { kind: 'invalid', message: 'The grant (subject token) is not valid.' },
   // wallet money
   'insufficient-funds': { kind: 'unprocessable', message: 'The balance is too low for this amount.' },
   'refund-exceeds-payment': { kind: 'unprocessable', message: 'The refund is more than what remains of the payment.' },

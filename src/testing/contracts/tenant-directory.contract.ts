@@ -14,6 +14,9 @@ const tenant = (over: Partial<Tenant> = {}): Tenant => ({
   createdAt: new Date('2026-01-01T00:00:00.000Z'),
   previousClientSecretHash: null,
   previousSecretValidUntil: null,
+  clientJwks: null,
+  authMethod: 'client_secret',
+  dpopRequired: false,
   ...over,
 });
 
@@ -57,6 +60,28 @@ export function tenantDirectoryContract(
       expect(await d.replaceClientSecret(`tnt_${unique()}`, 'b')).to.equal(false);
       expect(await d.replaceClientSecret(t.id, 'b'.repeat(64))).to.equal(true);
       expect((await d.findTenant(t.id))?.clientSecretHash).to.equal('b'.repeat(64));
+    });
+
+    it('when client settings change, then only the named settings change and a new tenant has the defaults', async () => {
+      const t = tenant();
+      await d.createTenant(t);
+      const jwks = { keys: [{ kty: 'EC', crv: 'P-256', alg: 'ES256', kid: 'k1', x: 'eA', y: 'eQ' }] };
+      const withKeys = await d.updateClientSettings(t.id, { jwks });
+      expect(withKeys).to.deep.equal({ ...t, clientJwks: jwks });
+      expect(await d.updateClientSettings(t.id, { authMethod: 'private_key_jwt' })).to.deep.equal({
+        ...t,
+        clientJwks: jwks,
+        authMethod: 'private_key_jwt',
+      });
+      const bound = await d.updateClientSettings(t.id, { dpopRequired: true });
+      expect(bound).to.deep.equal({ ...t, clientJwks: jwks, authMethod: 'private_key_jwt', dpopRequired: true });
+      expect(await d.findTenant(t.id)).to.deep.equal(bound);
+      expect(await d.findTenantByClientId(t.clientId)).to.deep.equal(bound);
+      expect(await d.updateClientSettings(t.id, { jwks: null, authMethod: 'client_secret', dpopRequired: false })).to.deep.equal(t);
+      expect(await d.updateClientSettings(`tnt_${unique()}`, { dpopRequired: true })).to.equal(null);
+      // A secret rotation keeps the settings.
+      await d.updateClientSettings(t.id, { dpopRequired: true });
+      expect((await d.rotateClientSecret(t.id, 'c'.repeat(64), null))?.dpopRequired).to.equal(true);
     });
 
     it('when a user is created, then only its own tenant finds it (by id and by email in any case)', async () => {

@@ -16,6 +16,7 @@ import * as m0014 from './0014-ledger-write.js';
 import * as m0015 from './0015-webhook-retention.js';
 import * as m0016 from './0016-ledger-refusal-codes.js';
 import * as m0018 from './0018-key-policies-security-events.js';
+import * as m0019 from './0019-oauth-client-keys.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0015-webhook-retention', m0015],
   ['0016-ledger-refusal-codes', m0016],
   ['0018-key-policies-security-events', m0018],
+  ['0019-oauth-client-keys', m0019],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
