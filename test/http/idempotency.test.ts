@@ -8,6 +8,8 @@ import { idempotency } from '../../src/adapters/http/idempotency.middleware.js';
 import { requestId } from '../../src/adapters/http/request-context.js';
 import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.js';
 import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
+import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
+import { IdempotentWrites } from '../../src/application/idempotent-writes.js';
 import { silentLog } from '../support/app.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { unique } from '../support/builders.js';
@@ -21,15 +23,13 @@ describe('Idempotency-Key on writes', () => {
 
   before(async () => {
     const db = await testDatabase();
-    const store = new KnexIdempotencyStore(db.knex, {
-      holding: db.target.kind === 'postgres' ? { kind: 'transaction', claims: db.knex } : { kind: 'process' },
-    });
+    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
     const app = express();
     app.use(requestId);
     app.post(
       '/things',
       jsonBody,
-      idempotency(store, new SystemClock())((res) => `caller:${String(res.req.headers['x-caller'])}`),
+      idempotency(writes)((res) => `caller:${String(res.req.headers['x-caller'])}`),
       async (req, res) => {
         await new Promise((r) => setTimeout(r, 30));
         if (fail) {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import type { Clock } from '../../domain/shared/clock.port.js';
+import type { IdempotentWrites } from '../../application/idempotent-writes.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { IdempotencyRequest, IdempotencyStore, UnitOfWork } from '../../domain/shared/idempotency.port.js';
+import type { IdempotencyRequest, StoredResponse } from '../../domain/shared/idempotency.port.js';
 import { isValidIdempotencyKey } from '../../domain/shared/idempotency.js';
 
 /** Names the caller an idempotency key belongs to (agent, tenant backend or wallet user). */
@@ -25,16 +25,16 @@ export type Idempotent = (scopeOf: ScopeOf, options?: IdempotentOptions) => Requ
 const REPLAYED_HEADERS = ['location', 'cache-control'] as const;
 
 /**
- * `Idempotency-Key` for writes that move money or stock. The first successful (2xx) response is
- * stored and replayed for the same key, caller and request, with `Idempotent-Replayed: true` and
- * the same status, body, `Content-Type`, `Location` and `Cache-Control`. The claim on the key is
- * held while the request runs (a duplicate waits for it, then replays) and ends with it: a
- * failed request releases it so that a retry runs again, and so does a crash of the instance.
- * The stored response is written before the response leaves, so a retry never runs a completed
- * write again.
+ * `Idempotency-Key` for writes that move money or stock, on `IdempotentWrites`: the claim of the
+ * key, the handler's writes and its stored answer commit together, in one unit of work. The first
+ * successful (2xx) response is stored and replayed for the same key, caller and request, with
+ * `Idempotent-Replayed: true` and the same status, body, `Content-Type`, `Location` and
+ * `Cache-Control`. A duplicate that arrives while the first runs waits for it, then replays; a
+ * failed request (or a crash of the instance) rolls the claim back with its writes, so that a
+ * retry runs again. The answer leaves only once it is committed.
  */
 export const idempotency =
-  (store: IdempotencyStore, clock: Clock): Idempotent =>
+  (writes: IdempotentWrites): Idempotent =>
   (scopeOf, options = {}) =>
   async (req, res, next) => {
     const key = req.headers['idempotency-key'];
@@ -59,50 +59,51 @@ export const idempotency =
         .update(`${req.method}\n${path}\n${canonicalJson(req.body)}`)
         .digest('hex'),
     };
-    const claim = await store.claim(request, clock.now());
-    if (claim.state === 'replay') {
-      const { response } = claim;
+    const send = res.send.bind(res);
+    let settled = false;
+    // What the handler answered, sent once its unit of work has ended.
+    let answer: unknown;
+    const outcome = await writes.execute(
+      request,
+      () =>
+        new Promise<StoredResponse>((resolve, reject) => {
+          res.send = ((body?: unknown) => {
+            if (settled) return send(body);
+            settled = true;
+            answer = body;
+            const status = res.statusCode;
+            const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
+            const headers: Record<string, string> = {};
+            for (const name of REPLAYED_HEADERS) {
+              const value = res.getHeader(name);
+              if (value !== undefined) headers[name] = String(value);
+            }
+            const stored = status >= 200 && status < 300 ? withoutSecrets(text, options.secretFields ?? []) : text;
+            // A secret that cannot be taken out of the answer is never stored: the request fails whole.
+            if (stored === null) reject(new Error('an answer with secret fields is not a JSON object'));
+            else resolve({ status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: stored, headers });
+            return res;
+          }) as Response['send'];
+          res.on('close', () => {
+            // The handler never answered (client gone, crash of the handler): roll back, free the key.
+            if (!settled) {
+              settled = true;
+              reject(new Error('the request ended without an answer'));
+            }
+          });
+          // The handler runs inside the unit of work: its writes commit with the stored answer.
+          next();
+        }),
+    );
+    if (outcome.replayed) {
+      const { response } = outcome;
+      settled = true;
       res.setHeader('Idempotent-Replayed', 'true');
       for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
       res.status(response.status).type(response.contentType).send(response.body);
       return;
     }
-    const { lease } = claim;
-    const send = res.send.bind(res);
-    let settled = false;
-    res.send = ((body?: unknown) => {
-      if (settled) return send(body);
-      settled = true;
-      const status = res.statusCode;
-      const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
-      const headers: Record<string, string> = {};
-      for (const name of REPLAYED_HEADERS) {
-        const value = res.getHeader(name);
-        if (value !== undefined) headers[name] = String(value);
-      }
-      const stored = status >= 200 && status < 300 ? withoutSecrets(text, options.secretFields ?? []) : null;
-      const outcome =
-        stored !== null
-          ? lease.complete(
-              { status, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: stored, headers },
-              clock.now(),
-            )
-          : lease.release();
-      outcome.then(
-        () => send(body),
-        () => send(body),
-      );
-      return res;
-    }) as Response['send'];
-    res.on('close', () => {
-      // The handler never answered (client gone, crash of the handler): free the key.
-      if (!settled) {
-        settled = true;
-        void lease.release().catch(() => undefined);
-      }
-    });
-    if (lease.unitOfWork !== undefined) res.locals.unitOfWork = lease.unitOfWork;
-    next();
+    send(answer);
   };
 
 /** The answer as it may be stored: without the secret fields; null when they cannot be taken out. */
@@ -119,9 +120,6 @@ function withoutSecrets(text: string, secretFields: readonly string[]): string |
   for (const field of secretFields) delete kept[field];
   return JSON.stringify(kept);
 }
-
-/** The unit of work of the request's idempotency claim, for the writes its handler makes; null when none. */
-export const unitOfWorkOf = (res: Response): UnitOfWork | null => (res.locals.unitOfWork as UnitOfWork | undefined) ?? null;
 
 /**
  * JSON with object keys sorted, so the same body in another key order is the same request.

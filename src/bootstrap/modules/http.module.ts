@@ -66,7 +66,7 @@ export const httpModule = (config: Config): ContainerModule =>
       }),
       [TOKENS.Lifecycle, TOKENS.Database],
     );
-    bind(TOKENS.Idempotent).toResolvedValue((ports: PortSet) => idempotency(ports.idempotency, ports.clock), [TOKENS.Ports]);
+    bind(TOKENS.Idempotent).toResolvedValue((core: Core) => idempotency(core.idempotentWrites), [TOKENS.Core]);
     bind(TOKENS.WalletAuth).toResolvedValue(
       (core: Core, limits: RateLimits): Auth => walletAuth(core.identity.verifyWalletToken, limits.authFailures),
       [TOKENS.Core, TOKENS.RateLimits],

@@ -5,7 +5,6 @@ import type { ListOrders } from '../../../application/booking/list-orders.js';
 import type { PlaceOrder } from '../../../application/booking/place-order.js';
 import type { PreviewCancellation } from '../../../application/booking/preview-cancellation.js';
 import { jsonBody } from '../body.js';
-import { unitOfWorkOf } from '../idempotency.middleware.js';
 import { agentOf } from '../request-context.js';
 import { parseBody, parseParams, parseQuery } from '../validate.js';
 import { orderBody, orderParams, ordersQuery } from './booking.schemas.js';
@@ -29,7 +28,6 @@ export function orderRoutes(deps: {
       ...body,
       ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
       // The order commits with the key's stored response, in one commit.
-      unitOfWork: unitOfWorkOf(res),
     });
     res.status(201).setHeader('Cache-Control', 'no-store').location(`/api/v1/orders/${order.id}`).json(orderView(order));
   });
@@ -52,7 +50,7 @@ export function orderRoutes(deps: {
   });
   router.post('/orders/:orderId/cancel', jsonBody, deps.idempotent, async (req, res) => {
     const { orderId } = parseParams(orderParams, req);
-    const order = await deps.cancelOrder.execute(agentOf(res.locals), orderId, unitOfWorkOf(res));
+    const order = await deps.cancelOrder.execute(agentOf(res.locals), orderId);
     res.setHeader('Cache-Control', 'no-store');
     res.json(orderView(order));
   });

@@ -7,7 +7,7 @@ import type { TopUp } from '../../../application/wallet/top-up.js';
 import { machineOf, userOf } from '../bearer.middleware.js';
 import { jsonBody } from '../body.js';
 import { walletScopeOf } from '../idempotency-scopes.js';
-import { unitOfWorkOf, type Idempotent } from '../idempotency.middleware.js';
+import type { Idempotent } from '../idempotency.middleware.js';
 import { parseBody, parseParams } from '../validate.js';
 import {
   paymentBody,
@@ -20,12 +20,6 @@ import {
 } from './transactions.schemas.js';
 
 type Auth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
-
-/** The key the idempotency middleware has already validated, passed on to the ledger's unique column. */
-const keyOf = (req: Request): string | null => {
-  const key = req.headers['idempotency-key'];
-  return typeof key === 'string' ? key : null;
-};
 
 const created = (req: Request, res: Response, body: ReturnType<typeof transactionJson>): void => {
   res.setHeader('Cache-Control', 'no-store');
@@ -55,8 +49,6 @@ export function moneyRoutes(deps: {
       userId,
       amount: body.amount,
       reference: body.reference,
-      idempotencyKey: keyOf(req),
-      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
@@ -67,8 +59,6 @@ export function moneyRoutes(deps: {
       principal: machineOf(res.locals),
       transactionId,
       amount: body.amount ?? null,
-      idempotencyKey: keyOf(req),
-      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
@@ -79,8 +69,6 @@ export function moneyRoutes(deps: {
       amount: body.amount,
       reference: body.reference,
       description: body.description ?? null,
-      idempotencyKey: keyOf(req),
-      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
@@ -91,8 +79,6 @@ export function moneyRoutes(deps: {
       toUserId: body.toUserId,
       amount: body.amount,
       note: body.note ?? null,
-      idempotencyKey: keyOf(req),
-      unitOfWork: unitOfWorkOf(res),
     });
     created(req, res, transactionJson(txn));
   });
