@@ -13,10 +13,13 @@ import { ambient, ambientTransaction } from './unit-of-work.knex.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
 
-/** An order without seats and its `order.confirmed` event, in one statement. */
+/**
+ * An order without seats and its `order.confirmed` event, in one statement; no row when a unique
+ * key (the quote's, or the agent's idempotency key) already holds another order.
+ */
 const PLACE = `WITH placed AS (
     INSERT INTO orders (${ORDER_COLUMNS.join(', ')})
-    VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id)
+    VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT DO NOTHING RETURNING id)
   SELECT pbw_webhook_record($${ORDER_COLUMNS.length + 1}::jsonb) FROM placed`;
 
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
@@ -43,13 +46,20 @@ export class KnexOrderRepo implements OrderRepo {
         // its own; the unique quote_id still lets only one booking of the quote through. No
         // BEGIN/COMMIT round trips. A prepared statement with explicit columns.
         const row = orderToRow(order);
-        await rows(this.knex, PLACE, [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderConfirmed(order)])], 'orders.place');
-        return order;
+        const placed = await rows(
+          this.knex,
+          PLACE,
+          [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderConfirmed(order)])],
+          'orders.place',
+        );
+        return placed.length > 0 ? order : await this.earlierOrBooked(order);
       }
-      await this.inTransaction(async (trx) => {
+      const placed = await this.inTransaction(async (trx) => {
         // The order first: a second booking of the quote waits here on the unique index, and
-        // fails once the first commits, before it could touch any seat.
-        await trx('orders').insert(orderToRow(order));
+        // inserts nothing once the first commits, before it could touch any seat. A conflict is
+        // not an error, so a unit of work it runs in stays usable for the read that follows.
+        const inserted = (await trx('orders').insert(orderToRow(order)).onConflict().ignore().returning('id')) as unknown[];
+        if (inserted.length === 0) return false;
         // The event is written before the seats are taken: when they are gone it is rolled
         // back with the order, never sent for a booking that did not happen.
         await recordEvents(trx, [orderConfirmed(order)]);
@@ -74,18 +84,27 @@ export class KnexOrderRepo implements OrderRepo {
             throw new DomainError('sold-out');
           }
         }
+        return true;
       });
-      return order;
+      return placed ? order : await this.earlierOrBooked(order);
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      // Either unique key may be the one reported when both clash; the idempotency key decides.
-      // Read on the pool: the failed statement has ended the request's transaction, if it ran in one.
-      if (order.idempotencyKey !== null) {
-        const earlier = await this.findByIdempotencyKey(order.agentId, order.idempotencyKey);
-        if (earlier !== null) return earlier;
-      }
-      throw alreadyBooked();
+      // Another unique key (never expected): the quote is taken all the same.
+      if (isUniqueViolation(err)) throw alreadyBooked();
+      throw err;
     }
+  }
+
+  /**
+   * A unique key held another order: the agent's earlier order under the same idempotency key
+   * when there is one (it decides when both keys clash), else the quote is booked already. Read
+   * after the conflict, in the same transaction: the conflicting order has committed by then.
+   */
+  private async earlierOrBooked(order: Order): Promise<Order> {
+    if (order.idempotencyKey !== null) {
+      const earlier = await this.findByIdempotencyKey(order.agentId, order.idempotencyKey);
+      if (earlier !== null) return earlier;
+    }
+    throw alreadyBooked();
   }
 
   async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
