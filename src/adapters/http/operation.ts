@@ -2,7 +2,6 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import type { DemoExamples, OperationExamples } from './openapi/examples.js';
 import type { AuthFailureLimit, LimiterName } from './rate-limits.js';
 import type { HttpUseCases } from './use-cases.js';
@@ -147,8 +146,6 @@ export interface OperationContext<R extends RequestSchemas = RequestSchemas> {
   readonly authFailures: AuthFailureLimit;
   /** The `Idempotency-Key` sent (validated), or null. */
   readonly idempotencyKey: string | null;
-  /** The unit of work of the request's idempotency claim, for the writes the handler makes; null when none. */
-  readonly unitOfWork: UnitOfWork | null;
 }
 
 /** How an operation takes an `Idempotency-Key`. */
