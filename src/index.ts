@@ -2,8 +2,8 @@
  * The public entry of `partner-booking-wallet`: the core (every use case, grouped by area) on a
  * port set built in memory or on PostgreSQL. See docs/embedding.md.
  */
+export { createCore } from './bootstrap/create-core.js';
 export {
-  createCore,
   type AdminUseCases,
   type BookingUseCases,
   type CatalogueUseCases,

@@ -8,15 +8,7 @@ import { Lifecycle } from './lifecycle.js';
 import type { Ports, PortSet } from './ports.js';
 import { TOKENS } from './tokens.js';
 import { persistenceModule } from './modules/persistence.module.js';
-import {
-  adminModule,
-  bookingModule,
-  catalogueModule,
-  coreModule,
-  identityModule,
-  walletModule,
-  webhooksModule,
-} from './modules/areas.module.js';
+import { serviceModule, useCaseModules } from './modules/areas.module.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 
 /** How a composition is opened: what `openService` and the admin command line both take. */
@@ -56,16 +48,7 @@ export function buildCoreContainer(config: Config, db: Database | null, log: Log
   container.bind(TOKENS.Logger).toConstantValue(log);
   container.bind(TOKENS.Database).toConstantValue(db);
   container.bind(TOKENS.Lifecycle).toConstantValue(new Lifecycle());
-  container.load(
-    persistenceModule(config, db, options.clock, options.ports, options.portSet),
-    catalogueModule,
-    bookingModule(config),
-    identityModule,
-    walletModule,
-    webhooksModule(config),
-    adminModule(config),
-    coreModule,
-  );
+  container.load(persistenceModule(config, db, options.clock, options.ports, options.portSet), serviceModule(config), ...useCaseModules);
   return container;
 }
 

@@ -84,6 +84,8 @@ export interface CoreOptions {
   readonly wakeDeliveries?: () => void;
   /** Days delivered and failed webhook deliveries are kept (default 30). */
   readonly webhookRetentionDays?: number;
+  /** Days security events are kept (default 400). */
+  readonly securityEventRetentionDays?: number;
   /**
    * The issuer and the token endpoint's URL: the audiences client assertions and subject tokens
    * must name. Without them `private_key_jwt` and the token exchange refuse every JWT.
@@ -283,21 +285,3 @@ export interface Core {
 /** The one idempotency mechanism on these ports. */
 export const idempotentWritesOf = (ports: Ports): IdempotentWrites =>
   new IdempotentWrites(ports.unitOfWork, ports.idempotency, ports.clock);
-
-/**
- * The use cases on one set of ports, by plain construction. Build the ports with
- * `createMemoryPorts()` or `createPostgresPorts(…)` and start them before the first call.
- */
-export function createCore(ports: Ports, options: CoreOptions = {}): Core {
-  const catalogue = catalogueUseCases(ports);
-  const identity = identityUseCases(ports, options);
-  return {
-    catalogue,
-    booking: bookingUseCases(ports, options),
-    identity,
-    wallet: walletUseCases(ports),
-    webhooks: webhookUseCases(ports, options),
-    admin: adminUseCases(ports, { catalogue }, options),
-    idempotentWrites: idempotentWritesOf(ports),
-  };
-}

@@ -10,7 +10,16 @@ import type { ServiceMetrics } from '../adapters/http/metrics.js';
 import type { WebhookDeliveryWorker } from '../adapters/webhooks/delivery-worker.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { PortSet } from './ports.js';
-import type { AdminUseCases, BookingUseCases, CatalogueUseCases, Core, IdentityUseCases, WalletUseCases, WebhookUseCases } from './core.js';
+import type {
+  AdminUseCases,
+  BookingUseCases,
+  CatalogueUseCases,
+  Core,
+  CoreOptions,
+  IdentityUseCases,
+  WalletUseCases,
+  WebhookUseCases,
+} from './core.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(name) as ServiceIdentifier<T>;
 
@@ -36,6 +45,8 @@ export const TOKENS = {
   Admin: token<AdminUseCases>('Admin'),
   /** Every area together: what the HTTP app and the admin commands run on. */
   Core: token<Core>('Core'),
+  /** What the use cases take from the configuration (or from an embedding program). */
+  CoreOptions: token<CoreOptions>('CoreOptions'),
   /** Sends webhook deliveries (started with the service when this instance sends). */
   WebhookWorker: token<WebhookDeliveryWorker>('WebhookWorker'),
   // http: several bindings each, collected with getAll in binding order

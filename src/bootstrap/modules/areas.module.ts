@@ -19,6 +19,7 @@ import {
   type IdentityUseCases,
   type WalletUseCases,
   type WebhookUseCases,
+  type CoreOptions,
   idempotentWritesOf,
 } from '../core.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -40,19 +41,18 @@ export const catalogueModule = new ContainerModule(({ bind }) => {
 });
 
 /** The booking flow: trips, quotes, orders and cancellation. */
-export const bookingModule = (config: Config): ContainerModule =>
-  new ContainerModule(({ bind }) => {
-    bind(TOKENS.Booking).toResolvedValue(
-      (ports: PortSet) => bookingUseCases(ports, { quoteTtlSeconds: config.quoteTtlSeconds }),
-      [TOKENS.Ports],
-    );
-  });
+export const bookingModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Booking).toResolvedValue(
+    (ports: PortSet, options: CoreOptions) => bookingUseCases(ports, options),
+    [TOKENS.Ports, TOKENS.CoreOptions],
+  );
+});
 
 /** Agents' keys, wallet tokens and wallet users. */
 export const identityModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Identity).toResolvedValue(
-    (ports: PortSet, config: Config) => identityUseCases(ports, { oauth: oauthAudiencesOf(config) }),
-    [TOKENS.Ports, TOKENS.Config],
+    (ports: PortSet, options: CoreOptions) => identityUseCases(ports, options),
+    [TOKENS.Ports, TOKENS.CoreOptions],
   );
 });
 
@@ -62,28 +62,28 @@ export const walletModule = new ContainerModule(({ bind }) => {
 });
 
 /** Operator commands, sharing the catalogue seed. */
-export const adminModule = (config: Config): ContainerModule =>
-  new ContainerModule(({ bind }) => {
-    bind(TOKENS.Admin).toResolvedValue(
-      (ports: PortSet, catalogue: CatalogueUseCases) =>
-        adminUseCases(
-          ports,
-          { catalogue },
-          {
-            webhookRetentionDays: config.webhooks.retentionDays,
-            securityEventRetentionDays: config.webhooks.securityEventRetentionDays,
-          },
-        ),
-      [TOKENS.Ports, TOKENS.Catalogue],
-    );
-  });
+export const adminModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Admin).toResolvedValue(
+    (ports: PortSet, catalogue: CatalogueUseCases, options: CoreOptions) => adminUseCases(ports, { catalogue }, options),
+    [TOKENS.Ports, TOKENS.Catalogue, TOKENS.CoreOptions],
+  );
+});
+
+/** Webhook endpoints and deliveries, as their owners and the operator manage them. */
+export const webhookUseCasesModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Webhooks).toResolvedValue(
+    (ports: PortSet, options: CoreOptions) => webhookUseCases(ports, options),
+    [TOKENS.Ports, TOKENS.CoreOptions],
+  );
+});
 
 /**
- * Webhooks: the endpoint use cases, and the delivery worker and retention purge that every
- * serving instance runs (`WEBHOOK_WORKER=off` leaves both to other instances). A retried
- * delivery wakes the worker.
+ * The service's background work: the webhook delivery worker, the retention purge and the key
+ * expiry notices, which every serving instance runs (`WEBHOOK_WORKER=off` leaves them to other
+ * instances); and the options the use cases take from the configuration (a retried delivery
+ * wakes the worker).
  */
-export const webhooksModule = (config: Config): ContainerModule =>
+export const serviceModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     const settings = config.webhooks;
     bind(TOKENS.WebhookWorker).toResolvedValue(
@@ -138,13 +138,19 @@ export const webhooksModule = (config: Config): ContainerModule =>
       },
       [TOKENS.Ports, TOKENS.Lifecycle, TOKENS.Logger],
     );
-    bind(TOKENS.Webhooks).toResolvedValue(
-      (ports: PortSet, worker: WebhookDeliveryWorker) => webhookUseCases(ports, { wakeDeliveries: () => worker.wake() }),
-      [TOKENS.Ports, TOKENS.WebhookWorker],
+    bind(TOKENS.CoreOptions).toResolvedValue(
+      (worker: WebhookDeliveryWorker): CoreOptions => ({
+        quoteTtlSeconds: config.quoteTtlSeconds,
+        webhookRetentionDays: settings.retentionDays,
+        securityEventRetentionDays: settings.securityEventRetentionDays,
+        oauth: oauthAudiencesOf(config),
+        wakeDeliveries: () => worker.wake(),
+      }),
+      [TOKENS.WebhookWorker],
     );
   });
 
-/** Every area together. */
+/** Every area together: the core as `createCore` returns it. */
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Core).toResolvedValue(
     (
@@ -159,6 +165,20 @@ export const coreModule = new ContainerModule(({ bind }) => {
     [TOKENS.Catalogue, TOKENS.Booking, TOKENS.Identity, TOKENS.Wallet, TOKENS.Webhooks, TOKENS.Admin, TOKENS.Ports],
   );
 });
+
+/**
+ * The modules that bind the use cases on `TOKENS.Ports` and `TOKENS.CoreOptions`: what the
+ * service, the admin command line and `createCore` compose the core from.
+ */
+export const useCaseModules: readonly ContainerModule[] = [
+  catalogueModule,
+  bookingModule,
+  identityModule,
+  walletModule,
+  webhookUseCasesModule,
+  adminModule,
+  coreModule,
+];
 
 /** The issuer and the token endpoint's URL, as the OAuth metadata publishes them. */
 export const oauthAudiencesOf = (config: Pick<Config, 'issuer' | 'walletBasePath'>): { issuer: string; tokenEndpoint: string } => ({
