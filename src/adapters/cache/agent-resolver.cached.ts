@@ -1,6 +1,5 @@
-import type { CacheCounts } from './bounded-cache.js';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
-import { InvalidatedCache, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
+import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
 
 export type { CacheHealth } from './invalidated-cache.js';
 
@@ -14,32 +13,16 @@ export const AGENT_IDENTITY_TABLES: ReadonlySet<string> = new Set(['channels', '
  * `clear()` is called for each. While the feed is down the cache is bypassed, and entries also
  * age out after `ttlMs` as a last resort.
  */
-export class CachedAgentResolver implements AgentResolver {
-  private readonly cache: InvalidatedCache<ResolvedKey>;
-
+export class CachedAgentResolver extends InvalidatedCacheFront<ResolvedKey> implements AgentResolver {
   constructor(
     private readonly inner: AgentResolver,
     health: CacheHealth,
     options: InvalidatedCacheOptions,
   ) {
-    this.cache = new InvalidatedCache(health, options);
+    super(health, options);
   }
 
   findByKeyHash(keyHash: string): Promise<ResolvedKey | null> {
     return this.cache.get(keyHash, () => this.inner.findByKeyHash(keyHash));
-  }
-
-  /** Forgets everything; called on every announced identity change. */
-  clear(): void {
-    this.cache.clear();
-  }
-
-  get size(): number {
-    return this.cache.size;
-  }
-
-  /** Lookups answered from memory and from the database, since start. */
-  get counts(): CacheCounts {
-    return this.cache.counts;
   }
 }

@@ -65,3 +65,29 @@ export class InvalidatedCache<V> {
     return this.entries.size;
   }
 }
+
+/**
+ * What a store fronted by an `InvalidatedCache` exposes besides the port: `clear()`, called on
+ * every change the database's feed announces, and the figures the metrics read.
+ */
+export abstract class InvalidatedCacheFront<V> {
+  protected readonly cache: InvalidatedCache<V>;
+
+  protected constructor(health: CacheHealth, options: InvalidatedCacheOptions) {
+    this.cache = new InvalidatedCache<V>(health, options);
+  }
+
+  /** Forgets everything; called on every announced change to what the cache holds. */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** Lookups answered from memory and from the database, since start. */
+  get counts(): CacheCounts {
+    return this.cache.counts;
+  }
+}

@@ -1,9 +1,8 @@
-import type { CacheCounts } from './bounded-cache.js';
 import type { ClientSettingsChange } from '../../domain/identity/client-keys.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
-import { InvalidatedCache, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
+import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
 
 /** The tables whose changes can make a cached tenant or wallet user stale. */
 export const WALLET_IDENTITY_TABLES: ReadonlySet<string> = new Set(['tenants', 'wallet_users']);
@@ -17,15 +16,13 @@ export const WALLET_IDENTITY_TABLES: ReadonlySet<string> = new Set(['tenants', '
  * While the feed is down the cache is bypassed; entries also age out after `ttlMs` as a last
  * resort.
  */
-export class CachedTenantDirectory implements TenantDirectory {
-  private readonly cache: InvalidatedCache<Tenant | WalletUser>;
-
+export class CachedTenantDirectory extends InvalidatedCacheFront<Tenant | WalletUser> implements TenantDirectory {
   constructor(
     private readonly inner: TenantDirectory,
     health: CacheHealth,
     options: InvalidatedCacheOptions,
   ) {
-    this.cache = new InvalidatedCache(health, options);
+    super(health, options);
   }
 
   findTenant(tenantId: string): Promise<Tenant | null> {
@@ -106,20 +103,6 @@ export class CachedTenantDirectory implements TenantDirectory {
     } finally {
       this.clear();
     }
-  }
-
-  /** Forgets everything; called on every announced change to tenants or wallet users. */
-  clear(): void {
-    this.cache.clear();
-  }
-
-  get size(): number {
-    return this.cache.size;
-  }
-
-  /** Lookups answered from memory and from the database, since start. */
-  get counts(): CacheCounts {
-    return this.cache.counts;
   }
 
   private cached<T extends Tenant | WalletUser>(key: string, load: () => Promise<T | null>): Promise<T | null> {

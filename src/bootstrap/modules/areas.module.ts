@@ -1,8 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
-import { RetentionSchedule } from '../retention-schedule.js';
-import { KeyExpirySchedule } from '../key-expiry-schedule.js';
+import { keyExpiryJob, retentionJob } from '../background-job.js';
 import { SendKeyExpiryNotices } from '../../application/identity/send-key-expiry-notices.js';
 import { DEFAULT_RETENTION, PurgeExpired } from '../../application/admin/purge-expired.js';
 import type { Config } from '../config.js';
@@ -114,9 +113,9 @@ export const serviceModule = (config: Config): ContainerModule =>
           ports.securityEvents,
           ports.replayGuard,
         );
-        const retention = new RetentionSchedule(purge, PURGE_EVERY_MS, log);
+        const retention = retentionJob(purge, PURGE_EVERY_MS, log);
         // They also tell agents of keys that expire soon (§5.1), once per key.
-        const expiry = new KeyExpirySchedule(
+        const expiry = keyExpiryJob(
           new SendKeyExpiryNotices(ports.keyExpiryNotices, ports.clock, settings.keyExpiryNoticeDays),
           KEY_EXPIRY_EVERY_MS,
           log,
