@@ -6,7 +6,7 @@ import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import { JsonText, type Answer, type Caller, type Operation, type OperationContext, type TokenRule } from './operation.js';
-import { oauthAnswers, oauthErrors } from './wallet/oauth.js';
+import { dpopRequestOf, oauthAnswers, oauthErrors } from './wallet/oauth.js';
 import type { RateLimits } from './rate-limits.js';
 import { agentOf } from './request-context.js';
 import type { HttpUseCases } from './use-cases.js';
@@ -23,6 +23,8 @@ export interface OperationDeps {
   readonly limits: RateLimits;
   readonly idempotency: IdempotencyStore;
   readonly clock: Clock;
+  /** The issuer's origin (`TOKEN_ISSUER`): where the service is reached, for a DPoP proof's `htu`. */
+  readonly publicOrigin?: string;
 }
 
 /**
@@ -134,6 +136,9 @@ export function operationRouter(
         core: deps.core,
         authFailures: deps.limits.authFailures,
         idempotencyKey: op.idempotency === undefined ? null : idempotencyKeyOf(req),
+        get dpop() {
+          return dpopRequestOf(req, deps.publicOrigin ?? '');
+        },
         unitOfWork,
       } as OperationContext;
     };

@@ -1,3 +1,4 @@
+import type { DpopRequestContext } from '../../application/wallet/check-dpop-proof.js';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
@@ -147,6 +148,8 @@ export interface OperationContext<R extends RequestSchemas = RequestSchemas> {
   readonly authFailures: AuthFailureLimit;
   /** The `Idempotency-Key` sent (validated), or null. */
   readonly idempotencyKey: string | null;
+  /** The request's DPoP proof, method and public URL, for the token endpoints (RFC 9449). */
+  readonly dpop: DpopRequestContext;
   /** The unit of work of the request's idempotency claim, for the writes the handler makes; null when none. */
   readonly unitOfWork: UnitOfWork | null;
 }

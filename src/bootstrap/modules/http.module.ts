@@ -51,7 +51,7 @@ export const httpModule = (config: Config): ContainerModule =>
       [TOKENS.Lifecycle, TOKENS.Database],
     );
     bind(TOKENS.WalletAuth).toResolvedValue(
-      (core: Core, limits: RateLimits): WalletAuth => walletAuth(core.identity.verifyWalletToken, limits.authFailures),
+      (core: Core, limits: RateLimits): WalletAuth => walletAuth(core.identity.verifyWalletToken, limits.authFailures, config.issuer),
       [TOKENS.Core, TOKENS.RateLimits],
     );
     bind(TOKENS.OperationDeps).toResolvedValue(
@@ -61,6 +61,7 @@ export const httpModule = (config: Config): ContainerModule =>
         limits,
         idempotency: ports.idempotency,
         clock: ports.clock,
+        publicOrigin: config.issuer,
       }),
       [TOKENS.Core, TOKENS.WalletAuth, TOKENS.RateLimits, TOKENS.Ports],
     );
