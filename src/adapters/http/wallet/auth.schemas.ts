@@ -21,16 +21,22 @@ export const tokenRequestSchema = z
     client_assertion_type: z.literal(JWT_BEARER_ASSERTION_TYPE).optional().meta({
       description: '`private_key_jwt` (RFC 7523 §2.2), for a tenant set up for it, instead of a secret',
     }),
-    client_assertion: z.string().optional().meta({
-      description:
-        'A JWT signed with a key of the tenant’s registered JWK Set: `iss` = `sub` = the client id, `aud` the issuer or this endpoint’s URL, ' +
-        '`exp` at most 5 minutes ahead, a `jti` accepted once',
-    }),
-    subject_token: z.string().optional().meta({
-      description:
-        'Token exchange: a JWT the tenant signed with a key of its JWK Set, `iss` = the client id, `sub` = the person’s `externalUserRef`, ' +
-        '`aud` = the issuer, `exp` at most 5 minutes ahead, a `jti` accepted once',
-    }),
+    client_assertion: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'A JWT signed with a key of the tenant’s registered JWK Set: `iss` = `sub` = the client id, `aud` the issuer or this endpoint’s URL, ' +
+          '`exp` at most 5 minutes ahead, a `jti` accepted once',
+      }),
+    subject_token: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'Token exchange: a JWT the tenant signed with a key of its JWK Set, `iss` = the client id, `sub` = the person’s `externalUserRef`, ' +
+          '`aud` = the issuer, `exp` at most 5 minutes ahead, a `jti` accepted once',
+      }),
     subject_token_type: z.literal(TOKEN_EXCHANGE.jwtTokenType).optional().meta({ description: 'Token exchange: the subject token’s type' }),
     scope: z.string().optional().meta({ description: 'Accepted and ignored: a token carries its holder’s whole authority' }),
   })
@@ -48,7 +54,9 @@ export const loginRequestSchema = z
 
 const tokenResponse = z.object({
   access_token: z.string(),
-  token_type: z.enum(['Bearer', 'DPoP']).meta({ description: '`DPoP` when the request carried a DPoP proof: the token is bound to its key' }),
+  token_type: z
+    .enum(['Bearer', 'DPoP'])
+    .meta({ description: '`DPoP` when the request carried a DPoP proof: the token is bound to its key' }),
   expires_in: z.number().int(),
 });
 

@@ -136,7 +136,11 @@ export function clientAuthenticationOf(req: Request, form: Record<string, string
   if (!assertionType || !assertion) {
     throw new OAuthError(400, 'invalid_request', 'client_assertion_type and client_assertion go together.');
   }
-  return { clientAssertionType: assertionType, clientAssertion: assertion, ...(form.client_id === undefined ? {} : { clientId: form.client_id }) };
+  return {
+    clientAssertionType: assertionType,
+    clientAssertion: assertion,
+    ...(form.client_id === undefined ? {} : { clientId: form.client_id }),
+  };
 }
 
 /**
