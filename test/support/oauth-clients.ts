@@ -69,7 +69,8 @@ export const dpopProof = (
 
 /** oauth4webapi's options for the test app: requests to the issuer's URLs go to the app, over plain HTTP. */
 export const toApp = (app: TestApp) => ({
-  [oauth.customFetch]: (url: string, init: RequestInit) => fetch(url.replace(ISSUER, app.url), init),
+  [oauth.customFetch]: (url: string, init: oauth.CustomFetchOptions<string, unknown>) =>
+    fetch(url.replace(ISSUER, app.url), init as RequestInit),
   [oauth.allowInsecureRequests]: true,
 });
 
