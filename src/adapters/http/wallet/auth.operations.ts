@@ -11,6 +11,7 @@ import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import {
   delegatedTokenRequestSchema,
   delegatedTokenResponseSchema,
+  DPOP_PROOF_EXAMPLE,
   dpopHeaderSchema,
   loginRequestSchema,
   oauthErrorSchema,
@@ -64,6 +65,7 @@ export const authOperations: readonly Operation[] = [
     rateLimit: 'token',
     request: { body: tokenRequestSchema, bodyContentType: 'application/x-www-form-urlencoded', headers: dpopHeaderSchema },
     examples: () => ({
+      headers: { DPoP: DPOP_PROOF_EXAMPLE },
       body: { grant_type: 'client_credentials', client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret },
       response: { access_token: EXAMPLE_SECRETS.token, token_type: 'Bearer', expires_in: 3600 },
     }),
@@ -145,6 +147,7 @@ export const authOperations: readonly Operation[] = [
     rateLimit: 'delegated',
     request: { body: delegatedTokenRequestSchema, headers: dpopHeaderSchema },
     examples: () => ({
+      headers: { DPoP: DPOP_PROOF_EXAMPLE },
       body: { externalUserRef: DEMO_USER_EXAMPLE.externalUserRef },
       response: {
         access_token: EXAMPLE_SECRETS.token,
@@ -207,6 +210,7 @@ export const authOperations: readonly Operation[] = [
     rateLimit: 'login',
     request: { body: loginRequestSchema, headers: dpopHeaderSchema },
     examples: () => ({
+      headers: { DPoP: DPOP_PROOF_EXAMPLE },
       body: { clientId: EXAMPLE_IDS.client, email: DEMO_USER_EXAMPLE.email, password: EXAMPLE_SECRETS.password },
       response: { access_token: EXAMPLE_SECRETS.token, token_type: 'Bearer', expires_in: 900 },
     }),

@@ -76,12 +76,17 @@ export const oauthTokenResponseSchema = tokenResponse
   })
   .meta({ id: 'OAuthTokenResponse', description: 'A machine token (client credentials) or a user token (token exchange)' });
 
+/** A DPoP proof's shape (header with the public key, htm, htu, iat, jti); its signature is a stand-in. */
+export const DPOP_PROOF_EXAMPLE =
+  'eyJ0eXAiOiJkcG9wK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7Imt0eSI6IkVDIiwiY3J2IjoiUC0yNTYiLCJ4IjoibDh0RnJoeC0zNHRWM2hSSUNSRFk5ekNrRGxwQmhGNDJVUVVmV1ZBV0JGcyIsInkiOiI5VkU0amZfT2tfbzY0emJUVGxjdU5KYWpIbXQ2djlURFZyVTBDZHZHUkRBIn19.eyJodG0iOiJQT1NUIiwiaHR1IjoiaHR0cHM6Ly9wYncubG9jYWwvYXV0aC9sb2dpbiIsImlhdCI6MTc2NzIyNTYwMCwianRpIjoiZTFqM1ZfYktpYzgtTEFFQiJ9.c2lnbmF0dXJl';
+
 /** The `DPoP` request header (RFC 9449 §4). */
 export const dpopHeaderSchema = z.object({
-  DPoP: z
-    .string()
-    .optional()
-    .meta({ description: 'A DPoP proof (`typ: dpop+jwt`, ES256, RS256 or EdDSA) for this request: the token issued is bound to its key' }),
+  DPoP: z.string().optional().meta({
+    description: 'A DPoP proof (`typ: dpop+jwt`, ES256, RS256 or EdDSA) for this request: the token issued is bound to its key',
+    // The shape of a proof: each one is made by the client's key for one request.
+    example: DPOP_PROOF_EXAMPLE,
+  }),
 });
 
 export const oauthErrorSchema = z.object({
