@@ -138,3 +138,30 @@ describe('private_key_jwt over HTTP (RFC 7523): a backend authenticates with a s
     expect(await oauthError(replay, 401)).to.equal('invalid_client');
   });
 });
+
+describe('one-time checks while the shared replay store (Redis) is out of reach', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+  let key: SigningKey;
+  before(async () => {
+    // Nothing listens on port 1: every one-time check fails.
+    app = await startTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    key = await signingKey();
+    tenant = await buildTenant(app.service);
+    await registerKeys(app.service, tenant, [key]);
+  });
+  after(() => app.stop());
+
+  it('when a client assertion cannot be checked for replay, then 503 temporarily_unavailable, never a token', async () => {
+    const res = await app.request(
+      '/oauth/token',
+      formPost({
+        grant_type: 'client_credentials',
+        client_assertion_type: JWT_BEARER,
+        client_assertion: await tenantJwt(key, tenant.clientId),
+      }),
+    );
+    expect(res.status).to.equal(503);
+    expect(((await res.json()) as { error: string }).error).to.equal('temporarily_unavailable');
+  });
+});
