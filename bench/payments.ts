@@ -60,7 +60,6 @@ try {
       amount: money(1_000_000_000),
       reference: 'bench',
       initiatedBy: machine,
-      idempotency: null,
       createdAt: new Date(),
     });
   }
@@ -81,7 +80,6 @@ try {
           reference: 'bench',
           description: null,
           initiatedBy: by,
-          idempotency: { scope: `user:${userId}`, key: id('key') },
           createdAt: new Date(),
         });
         latencies.push(performance.now() - t0);

@@ -42,7 +42,6 @@ try {
     userId: user.id,
     amount: 50_000,
     reference: 'example-top-up',
-    idempotencyKey: null,
   });
 
   // The tenant delegates to its user; the user pays with that token.
@@ -54,7 +53,6 @@ try {
     amount: 12_500,
     reference: `order ${order.id}`,
     description: 'Airport transfer',
-    idempotencyKey: null,
   });
   const balance = await core.wallet.getMyBalance.execute(payer);
 

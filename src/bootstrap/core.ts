@@ -72,6 +72,7 @@ import { ListWebhookDeliveries } from '../application/webhooks/list-webhook-deli
 import { ListWebhookEndpoints } from '../application/webhooks/list-webhook-endpoints.js';
 import { RegisterWebhookEndpoint } from '../application/webhooks/register-webhook-endpoint.js';
 import { RetryWebhookDelivery } from '../application/webhooks/retry-webhook-delivery.js';
+import { IdempotentWrites } from '../application/idempotent-writes.js';
 import { DEFAULT_QUOTE_TTL_SECONDS } from './defaults.js';
 import type { Ports } from './ports.js';
 
@@ -107,10 +108,10 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     quoteTransfer: new QuoteTransfer(tariffs, quotes, ids, clock, policy),
     quoteBusTrip: new QuoteBusTrip(tariffs, inventory, quotes, ids, clock, policy),
     getQuote: new GetQuote(quotes),
-    placeOrder: new PlaceOrder(quotes, orders, ids, clock),
+    placeOrder: new PlaceOrder(quotes, orders, ids, clock, ports.unitOfWork),
     getOrder: new GetOrder(orders),
     listOrders: new ListOrders(orders),
-    cancelOrder: new CancelOrder(orders, clock),
+    cancelOrder: new CancelOrder(orders, clock, ports.unitOfWork),
     previewCancellation: new PreviewCancellation(orders, agentDirectory, clock),
   };
 };
@@ -162,13 +163,13 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
 
 /** Wallet money: top-ups, payments, transfers, refunds, balances and the transaction history. */
 export const walletUseCases = (ports: Ports) => {
-  const { ledger, transactions, ids, clock } = ports;
+  const { ledger, transactions, ids, clock, unitOfWork } = ports;
   const holders = new DirectoryWalletHolders(ports.tenants);
   return {
-    topUp: new TopUp(ledger, holders, ids, clock),
-    makePayment: new MakePayment(ledger, holders, ids, clock),
-    makeTransfer: new MakeTransfer(ledger, holders, ids, clock),
-    refundPayment: new RefundPayment(ledger, holders, ids, clock),
+    topUp: new TopUp(ledger, holders, ids, clock, unitOfWork),
+    makePayment: new MakePayment(ledger, holders, ids, clock, unitOfWork),
+    makeTransfer: new MakeTransfer(ledger, holders, ids, clock, unitOfWork),
+    refundPayment: new RefundPayment(ledger, holders, ids, clock, unitOfWork),
     getMyBalance: new GetMyBalance(ledger, holders),
     getUserBalances: new GetUserBalances(ledger, holders),
     listTransactions: new ListTransactions(transactions),
@@ -271,7 +272,17 @@ export interface Core {
   readonly wallet: WalletUseCases;
   readonly webhooks: WebhookUseCases;
   readonly admin: AdminUseCases;
+  /**
+   * Writes made once per idempotency key: the claim of the key, the write and its stored answer
+   * in one unit of work. What the HTTP layer's `Idempotency-Key` runs on; an embedder's once-only
+   * writes run on it too.
+   */
+  readonly idempotentWrites: IdempotentWrites;
 }
+
+/** The one idempotency mechanism on these ports. */
+export const idempotentWritesOf = (ports: Ports): IdempotentWrites =>
+  new IdempotentWrites(ports.unitOfWork, ports.idempotency, ports.clock);
 
 /**
  * The use cases on one set of ports, by plain construction. Build the ports with
@@ -287,5 +298,6 @@ export function createCore(ports: Ports, options: CoreOptions = {}): Core {
     wallet: walletUseCases(ports),
     webhooks: webhookUseCases(ports, options),
     admin: adminUseCases(ports, { catalogue }, options),
+    idempotentWrites: idempotentWritesOf(ports),
   };
 }

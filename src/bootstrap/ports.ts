@@ -27,6 +27,7 @@ import { KnexAgentResolver } from '../adapters/knex/agent-resolver.knex.js';
 import { KnexCatalogue } from '../adapters/knex/catalogue.knex.js';
 import { migrate, openDatabase, postgresKnex, type Database } from '../adapters/knex/database.js';
 import { KnexIdempotencyStore } from '../adapters/knex/idempotency.knex.js';
+import { KnexUnitOfWork } from '../adapters/knex/unit-of-work.knex.js';
 import { IdentityChangeFeed } from '../adapters/knex/identity-change-feed.js';
 import { KnexKeyUsageStore } from '../adapters/knex/key-usage.knex.js';
 import { KnexLedger } from '../adapters/knex/ledger.knex.js';
@@ -44,6 +45,7 @@ import { KnexWebhookStore } from '../adapters/knex/webhook-store.knex.js';
 import { MemoryOrderRepo, MemoryQuoteRepo } from '../adapters/memory/booking.memory.js';
 import { MemoryCatalogue } from '../adapters/memory/catalogue.memory.js';
 import { MemoryIdempotencyStore } from '../adapters/memory/idempotency.memory.js';
+import { MemoryUnitOfWork } from '../adapters/memory/unit-of-work.memory.js';
 import { MemoryIdentityStore } from '../adapters/memory/identity.memory.js';
 import { MemorySecurityEvents } from '../adapters/memory/security-events.memory.js';
 import { KnexSecurityEvents } from '../adapters/knex/security-events.knex.js';
@@ -88,6 +90,7 @@ import type { TokenRevocationList } from '../domain/identity/token-revocation.po
 import type { TokenVerifier } from '../domain/identity/token-verifier.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { IdempotencyStore } from '../domain/shared/idempotency.port.js';
+import type { UnitOfWork } from '../application/unit-of-work.port.js';
 import type { IdGenerator } from '../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../domain/shared/secrets.port.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
@@ -127,6 +130,8 @@ export interface Ports {
   readonly passwordHasher: PasswordHasher;
   readonly commonPasswords: CommonPasswords;
   readonly idempotency: IdempotencyStore;
+  /** Units of work: the writes of a use case (and an idempotency key's claim and answer) commit together. */
+  readonly unitOfWork: UnitOfWork;
   /** The shipped demo catalogue that `catalogue.seed` writes. */
   readonly catalogueData: Catalogue;
   readonly catalogue: CatalogueReader & CatalogueWriter;
@@ -217,8 +222,8 @@ export const WALLET_KEY_RING = 'wallet';
 const VERIFIED_TOKEN_CACHE = 10_000;
 /** How often expired login-attempt keys are deleted. */
 const LOGIN_THROTTLE_PURGE_EVERY_MS = 5 * 60_000;
-/** How many requests of one instance may hold an idempotency claim at once (others wait for a connection). */
-const CLAIM_POOL_MAX = 10;
+/** How many units of work (writes, with their idempotency claims) one instance runs at once (others wait for a connection). */
+const UNIT_POOL_MAX = 10;
 
 /** The service's defaults (TOKEN_ISSUER, TOKEN_AUDIENCE, MACHINE_ and USER_TOKEN_TTL_SECONDS). */
 function tokenSettings(options: PortOptions): TokenSettings {
@@ -354,6 +359,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     ...common,
     clock,
     idempotency,
+    unitOfWork: new MemoryUnitOfWork(),
     catalogue,
     tariffs: new MemoryTariffReader(catalogue),
     quotes: new MemoryQuoteRepo(),
@@ -435,11 +441,13 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     () => keyUsage.start(),
     () => keyUsage.stop(),
   );
-  // Running claims each hold a connection of a pool of their own, so that requests holding
-  // claims can never take every connection their own writes need.
-  const claims = db?.target.kind === 'postgres' ? postgresKnex({ ...db.target, poolMax: CLAIM_POOL_MAX }) : null;
-  if (claims !== null) steps.add(null, () => claims.destroy());
-  const idempotency = new KnexIdempotencyStore(knex, { holding: claims === null ? { kind: 'process' } : { kind: 'transaction', claims } });
+  // Running units of work each hold a connection of a pool of their own, so that requests in
+  // them can never take every connection that requests outside them need. On embedded PGlite
+  // (one connection) they run on it like everything else: nothing inside one asks the pool.
+  const units = db?.target.kind === 'postgres' ? postgresKnex({ ...db.target, poolMax: UNIT_POOL_MAX }) : null;
+  if (units !== null) steps.add(null, () => units.destroy());
+  const unitOfWork = new KnexUnitOfWork(units ?? knex);
+  const idempotency = new KnexIdempotencyStore(knex);
   const loginThrottle = new KnexLoginThrottle(knex);
   purges(steps, { loginThrottle, clock, log });
   const catalogue = new KnexCatalogue(knex);
@@ -458,6 +466,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     ...common,
     clock,
     idempotency,
+    unitOfWork,
     catalogue,
     // Seconds of lag after a catalogue reload, for no catalogue round trip per quote.
     tariffs: new CachedTariffReader(new KnexTariffReader(knex), { ttlMs: 10_000, maxEntries: 10_000 }),

@@ -8,7 +8,7 @@
 export { bookingContract, type BookingStores } from './contracts/booking.contract.js';
 export { catalogueContract } from './contracts/catalogue.contract.js';
 export { listenAs, type EmittedEvents, type EventSeen } from './contracts/events.js';
-export { idempotencyContract } from './contracts/idempotency.contract.js';
+export { idempotencyContract, type IdempotencyParts, type IdempotencyContractOptions } from './contracts/idempotency.contract.js';
 export { identityContract, type IdentityStores } from './contracts/identity.contract.js';
 export { ledgerContract, type LedgerContractOptions, type LedgerStores } from './contracts/ledger.contract.js';
 export { replayGuardContract } from './contracts/replay-guard.contract.js';

@@ -1,4 +1,5 @@
 import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
+import { MemoryUnitOfWork } from '../../src/adapters/memory/unit-of-work.memory.js';
 import { MemoryOrderRepo, MemoryQuoteRepo } from '../../src/adapters/memory/booking.memory.js';
 import { MemoryCatalogue } from '../../src/adapters/memory/catalogue.memory.js';
 import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.js';
@@ -23,6 +24,7 @@ bookingContract(
       tariffs: new MemoryTariffReader(catalogue),
       catalogue,
       directory,
+      unitOfWork: new MemoryUnitOfWork(),
     };
   },
   { concurrent: async () => true, events: async () => ({ webhooks, log: webhooks }) },

@@ -6,7 +6,10 @@ import { rows } from '../../src/adapters/knex/sql.js';
 import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { insufficientFunds, shardOf, tenantAccountShort } from '../../src/domain/wallet/ledger.js';
-import type { UnitOfWork } from '../../src/domain/shared/idempotency.port.js';
+import type { Transaction } from '../../src/domain/wallet/transaction.js';
+import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
+import { IdempotentWrites } from '../../src/application/idempotent-writes.js';
+import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
@@ -29,9 +32,8 @@ ledgerContract(
   },
 );
 
-/** A top-up of 10 THB to `u`, made by the tenant's backend. */
-/** A top-up of `amount` THB to `u` by the tenant's machine token, in `unitOfWork` when given. */
-const topUpOf = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number, unitOfWork: UnitOfWork | null = null) =>
+/** A top-up of `amount` THB to `u` by the tenant's machine token (in the running unit of work, if any). */
+const topUpOf = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number) =>
   ledger.topUp({
     id: testId('txn'),
     tenantId: t.tenantId,
@@ -39,9 +41,7 @@ const topUpOf = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number,
     amount: { amount, currency: 'THB' },
     reference: 'r',
     initiatedBy: machineInitiator(t),
-    idempotency: null,
     createdAt: new Date(),
-    unitOfWork,
   });
 
 const topUpTen = (ledger: KnexLedger, t: LedgerTenant, u: string) => topUpOf(ledger, t, u, 10);
@@ -56,7 +56,6 @@ const pay = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number) =>
     reference: 'r',
     description: null,
     initiatedBy: machineInitiator(t),
-    idempotency: null,
     createdAt: new Date(),
   });
 
@@ -114,36 +113,42 @@ describe('ledger schema: what the database itself refuses', () => {
   });
 });
 
-describe('ledger writes under an idempotency claim (PostgreSQL)', () => {
-  it('when a top-up is written through the claim’s unit of work, then it commits with the stored response, and a released claim undoes it', async function () {
+describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlite alike)', () => {
+  it('when a top-up runs under a key, then it commits with the stored answer in one transaction; a failed answer leaves neither, and a retry runs again', async () => {
     const db = await testDatabase();
-    if (db.target.kind !== 'postgres') this.skip(); // PGlite holds claims in the process: no unit of work
-    const store = new KnexIdempotencyStore(db.knex, { holding: { kind: 'transaction', claims: db.knex } });
+    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
     const ledger = new KnexLedger(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
-    const topUp = (unitOfWork: UnitOfWork | undefined) => topUpOf(ledger, t, u, 250, unitOfWork ?? null);
-    const claim = async () => {
-      const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
-      if (c.state !== 'claimed') throw new Error('expected a new claim');
-      expect(c.lease.unitOfWork).to.not.equal(undefined);
-      return c.lease;
+    const request = { scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' };
+    const storedAnswer = async () => db.knex('idempotency_keys').where({ scope: request.scope, key: request.key }).first();
+    const recorded = async (id: string) => db.knex('ledger_transactions').where({ id }).first();
+    const topUpAnswering = (status: number, made: Transaction[]) => async () => {
+      const top = await topUpOf(ledger, t, u, 250);
+      made.push(top);
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(250); // the request sees its own write
+      if (db.target.kind === 'postgres') {
+        // Not committed while the request runs (seen from another connection; PGlite has only the one).
+        expect(await db.knex('ledger_transactions').where({ id: top.id }).first()).to.equal(undefined);
+      }
+      return { status, contentType: 'application/json', body: JSON.stringify({ id: top.id }) };
     };
 
-    const failed = await claim();
-    const undone = await topUp(failed.unitOfWork);
-    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(0); // not committed while the request runs
-    await failed.release();
-    expect(await ledger.find(transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }), undone.id)).to.equal(null);
+    const failed: Transaction[] = [];
+    expect((await writes.execute(request, topUpAnswering(409, failed))).replayed).to.equal(false);
+    expect(await recorded(failed[0]!.id)).to.equal(undefined);
+    expect(await storedAnswer()).to.equal(undefined);
     expect(await ledger.balanceOf(t.tenantId, u)).to.equal(0);
 
-    const done = await claim();
-    const kept = await topUp(done.unitOfWork);
-    await done.complete({ status: 201, contentType: 'application/json', body: '{}' }, new Date());
+    const kept: Transaction[] = [];
+    await writes.execute(request, topUpAnswering(201, kept));
+    expect((await recorded(kept[0]!.id))?.id).to.equal(kept[0]!.id);
+    expect(await storedAnswer()).to.deep.include({ state: 'DONE', status: 201, body: JSON.stringify({ id: kept[0]!.id }) });
     expect(await ledger.balanceOf(t.tenantId, u)).to.equal(250);
-    expect((await ledger.find(transactionScope({ kind: 'machine', tenantId: t.tenantId, clientId: t.clientId }), kept.id))?.id).to.equal(
-      kept.id,
-    );
+
+    const replay = await writes.execute(request, topUpAnswering(201, []));
+    expect(replay).to.deep.include({ replayed: true });
+    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(250);
   });
 });
 
@@ -273,7 +278,6 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
         paymentId: p.id,
         amount: null,
         initiatedBy: machineInitiator(t),
-        idempotency: null,
         createdAt: new Date(),
       })
       .then(
@@ -287,32 +291,29 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
   });
 });
 
-describe('ledger events under an idempotency claim (PostgreSQL)', () => {
-  it('when a write made through the claim’s unit of work is rolled back, then its event is gone with it; a completed one keeps exactly one', async function () {
+describe('ledger events under an idempotency key (PostgreSQL, and embedded PGlite alike)', () => {
+  it('when a write under a key is rolled back, then its event is gone with it; a stored one keeps exactly one', async () => {
     const db = await testDatabase();
-    if (db.target.kind !== 'postgres') this.skip(); // PGlite holds claims in the process: no unit of work
-    const store = new KnexIdempotencyStore(db.knex, { holding: { kind: 'transaction', claims: db.knex } });
+    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
     const ledger = new KnexLedger(db.knex);
     const webhooks = new KnexWebhookStore(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
     const seen = await listenAs({ webhooks, log: webhooks }, { kind: 'tenant', id: t.tenantId }, ['transaction.created']);
-    const topUp = (unitOfWork: UnitOfWork) => topUpOf(ledger, t, u, 250, unitOfWork);
-    const claim = async () => {
-      const c = await store.claim({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, new Date());
-      if (c.state !== 'claimed' || c.lease.unitOfWork === undefined) throw new Error('expected a new claim with a unit of work');
-      return c.lease;
+    const underKey = (status: number) => {
+      let made: Transaction | null = null;
+      return writes
+        .execute({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, async () => {
+          made = await topUpOf(ledger, t, u, 250);
+          return { status, contentType: 'application/json', body: '{}' };
+        })
+        .then(() => made!);
     };
 
-    const failed = await claim();
-    await topUp(failed.unitOfWork!);
-    expect(await seen()).to.deep.equal([]); // not committed while the request runs
-    await failed.release();
+    await underKey(500);
     expect(await seen()).to.deep.equal([]);
 
-    const done = await claim();
-    const kept = await topUp(done.unitOfWork!);
-    await done.complete({ status: 201, contentType: 'application/json', body: '{}' }, new Date());
+    const kept = await underKey(201);
     expect(await seen()).to.deep.equal([{ type: 'transaction.created', id: kept.id }]);
   });
 });

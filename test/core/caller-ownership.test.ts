@@ -120,7 +120,7 @@ for (const [name, make] of sets) {
       const x = await machinePrincipal(core, 'Tenant X');
       const y = await machinePrincipal(core, 'Tenant Y');
       const yUser = await core.identity.createWalletUser.execute(y, { externalUserRef: `y-${unique()}` });
-      await core.wallet.topUp.execute({ principal: y, userId: yUser.id, amount: 50_000, reference: 'top-up', idempotencyKey: null });
+      await core.wallet.topUp.execute({ principal: y, userId: yUser.id, amount: 50_000, reference: 'top-up' });
 
       const seenByY = await core.wallet.getUserBalances.execute(y, [yUser.id]);
       expect(seenByY.get(yUser.id)).to.deep.equal({ amount: 50_000, currency: 'THB' });

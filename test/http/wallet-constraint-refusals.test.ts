@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
+import { ambient } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { openService, type Service } from '../../src/bootstrap/service.js';
 import { accountId } from '../../src/domain/wallet/ledger.js';
 import type { NewPayment, NewRefund, NewTopUp, NewTransfer } from '../../src/domain/wallet/ledger.port.js';
@@ -17,14 +18,19 @@ import { bearer, buildTenant, delegatedToken, machineToken } from '../support/wa
  * database's constraints are what refuses: each write breaks one kind of constraint.
  */
 class LedgerPastTheRules extends KnexLedger {
-  constructor(private readonly db: Knex) {
-    super(db);
+  constructor(private readonly base: Knex) {
+    super(base);
   }
 
-  /** A top-up whose transaction id is already taken: the primary key refuses it (23505). */
+  /** Writes in the running unit of work, as every store does (the use case runs one). */
+  private get db(): Knex {
+    return ambient(this.base);
+  }
+
+  /** A top-up referenced `duplicate-…` whose transaction id is already taken: the primary key refuses it (23505). */
   override async topUp(e: NewTopUp): Promise<Transaction> {
     const first = await super.topUp(e);
-    await this.insertTransaction(e.id, e.tenantId, e.userId, e.amount.amount);
+    if (e.reference.startsWith('duplicate-')) await this.insertTransaction(e.id, e.tenantId, e.userId, e.amount.amount);
     return first;
   }
 
@@ -100,7 +106,10 @@ describe('wallet writes a database constraint refuses', () => {
     const user = await delegatedToken(app, machine);
     const request = (path: string, body: unknown, token: string) => fetch(`${base}${path}`, json('POST', body, bearer(token)));
 
-    const duplicate = await problem(await request(`/users/${user.userId}/top-ups`, { amount: 100, reference: `top-${unique()}` }, machine));
+    expect((await request(`/users/${user.userId}/top-ups`, { amount: 100, reference: `top-${unique()}` }, machine)).status).to.equal(201);
+    const duplicate = await problem(
+      await request(`/users/${user.userId}/top-ups`, { amount: 100, reference: `duplicate-${unique()}` }, machine),
+    );
     expect([duplicate.status, duplicate.reason]).to.deep.equal([409, 'conflict']);
 
     const overdraft = await problem(await request('/me/payments', { amount: 500, reference: `order-${unique()}` }, user.token));
@@ -108,6 +117,7 @@ describe('wallet writes a database constraint refuses', () => {
     const balance = (await (await fetch(`${base}/me/balance`, { headers: bearer(user.token) })).json()) as {
       available: { amount: number };
     };
+    // Neither refused write left anything: the duplicate top-up's first insert went with it.
     expect(balance.available.amount).to.equal(100);
 
     const other = await delegatedToken(app, machine);

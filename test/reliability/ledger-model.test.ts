@@ -272,8 +272,16 @@ const storedBalances = async (knex: Knex, real: Real): Promise<number[]> => {
   return real.users.map((u) => byUser.get(u.userId) ?? 0);
 };
 
+/** The tenant's stored transactions, each with the Idempotency-Key whose stored answer names it (its Location). */
 const storedTransactions = async (knex: Knex, real: Real) =>
-  (await knex('ledger_transactions').where({ tenant_id: real.tenantId }).select('id', 'type', 'amount', 'idempotency_key')) as Array<{
+  (
+    await knex.raw(
+      `SELECT t.id, t.type, t.amount, k.key AS idempotency_key FROM ledger_transactions t
+       LEFT JOIN idempotency_keys k ON k.state = 'DONE' AND k.headers->>'location' LIKE '%/transactions/' || t.id
+       WHERE t.tenant_id = ?`,
+      [real.tenantId],
+    )
+  ).rows as Array<{
     id: string;
     type: string;
     amount: string | number;

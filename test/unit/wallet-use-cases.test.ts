@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { MemoryLedger } from '../../src/adapters/memory/ledger.memory.js';
+import { MemoryUnitOfWork } from '../../src/adapters/memory/unit-of-work.memory.js';
 import { GetTransaction } from '../../src/application/wallet/get-transaction.js';
 import { ListTransactions } from '../../src/application/wallet/list-transactions.js';
 import { SummarizeTransactions } from '../../src/application/wallet/summarize-transactions.js';
@@ -50,20 +51,18 @@ describe('wallet use cases (in memory)', () => {
   let refund: RefundPayment;
   beforeEach(() => {
     ledger = new MemoryLedger();
-    topUp = new TopUp(ledger, holders, ids, clock);
-    pay = new MakePayment(ledger, holders, ids, clock);
-    transfer = new MakeTransfer(ledger, holders, ids, clock);
-    refund = new RefundPayment(ledger, holders, ids, clock);
+    topUp = new TopUp(ledger, holders, ids, clock, new MemoryUnitOfWork());
+    pay = new MakePayment(ledger, holders, ids, clock, new MemoryUnitOfWork());
+    transfer = new MakeTransfer(ledger, holders, ids, clock, new MemoryUnitOfWork());
+    refund = new RefundPayment(ledger, holders, ids, clock, new MemoryUnitOfWork());
   });
   afterEach(() => assertMemoryLedgerBalanced(ledger));
 
   it('when a tenant tops up a user of another tenant or an unknown one, then user-not-found and nothing moves', async () => {
-    expect(
-      await reasonOf(topUp.execute({ principal: machine, userId: 'usr_x', amount: 100, reference: 'r', idempotencyKey: null })),
-    ).to.equal('user-not-found');
-    expect(
-      await reasonOf(topUp.execute({ principal: otherMachine, userId: 'usr_a', amount: 100, reference: 'r', idempotencyKey: null })),
-    ).to.equal('user-not-found');
+    expect(await reasonOf(topUp.execute({ principal: machine, userId: 'usr_x', amount: 100, reference: 'r' }))).to.equal('user-not-found');
+    expect(await reasonOf(topUp.execute({ principal: otherMachine, userId: 'usr_a', amount: 100, reference: 'r' }))).to.equal(
+      'user-not-found',
+    );
     expect(ledger.allTransactions()).to.have.length(0);
   });
 
@@ -75,32 +74,30 @@ describe('wallet use cases (in memory)', () => {
           userId: 'usr_a',
           amount: { amount: 100, currency: 'JPY' },
           reference: 'r',
-          idempotencyKey: null,
         }),
       ),
     ).to.equal('currency-mismatch');
   });
 
   it('when a user transfers to another tenant’s user or to themselves, then user-not-found or same-user-transfer', async () => {
-    await topUp.execute({ principal: machine, userId: 'usr_a', amount: 100, reference: 'r', idempotencyKey: null });
-    expect(
-      await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_x', amount: 10, note: null, idempotencyKey: null })),
-    ).to.equal('user-not-found');
-    expect(
-      await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_a', amount: 10, note: null, idempotencyKey: null })),
-    ).to.equal('same-user-transfer');
-    await transfer.execute({ principal: user('usr_a'), toUserId: 'usr_b', amount: 10, note: 'hi', idempotencyKey: null });
+    await topUp.execute({ principal: machine, userId: 'usr_a', amount: 100, reference: 'r' });
+    expect(await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_x', amount: 10, note: null }))).to.equal(
+      'user-not-found',
+    );
+    expect(await reasonOf(transfer.execute({ principal: user('usr_a'), toUserId: 'usr_a', amount: 10, note: null }))).to.equal(
+      'same-user-transfer',
+    );
+    await transfer.execute({ principal: user('usr_a'), toUserId: 'usr_b', amount: 10, note: 'hi' });
     expect(await new GetMyBalance(ledger, holders).execute(user('usr_b'))).to.deep.equal({ available: { amount: 10, currency: 'THB' } });
     const balances = await new GetUserBalances(ledger, holders).execute(machine, ['usr_a', 'usr_c']);
     expect(Object.fromEntries(balances)).to.deep.equal({ usr_a: { amount: 90, currency: 'THB' }, usr_c: { amount: 0, currency: 'THB' } });
   });
 
   it('when a user lists with another user id, then they still get only their own, page after page', async () => {
-    await topUp.execute({ principal: machine, userId: 'usr_a', amount: 1_000, reference: 'r', idempotencyKey: null });
-    await topUp.execute({ principal: machine, userId: 'usr_c', amount: 1_000, reference: 'r', idempotencyKey: null });
-    for (let i = 0; i < 3; i++)
-      await pay.execute({ principal: user('usr_a'), amount: 10, reference: `p${i}`, description: null, idempotencyKey: null });
-    await pay.execute({ principal: user('usr_c'), amount: 10, reference: 'c', description: null, idempotencyKey: null });
+    await topUp.execute({ principal: machine, userId: 'usr_a', amount: 1_000, reference: 'r' });
+    await topUp.execute({ principal: machine, userId: 'usr_c', amount: 1_000, reference: 'r' });
+    for (let i = 0; i < 3; i++) await pay.execute({ principal: user('usr_a'), amount: 10, reference: `p${i}`, description: null });
+    await pay.execute({ principal: user('usr_c'), amount: 10, reference: 'c', description: null });
     const list = new ListTransactions(ledger);
     const p1 = await list.execute(user('usr_a'), { userId: 'usr_c', limit: 2 });
     expect(p1.data.map((t) => t.userId)).to.deep.equal(['usr_a', 'usr_a']);
@@ -118,14 +115,12 @@ describe('wallet use cases (in memory)', () => {
   });
 
   it('when a tenant refunds a payment, then the refund is bounded and recorded with the machine as initiator', async () => {
-    await topUp.execute({ principal: machine, userId: 'usr_a', amount: 500, reference: 'r', idempotencyKey: null });
-    const p = await pay.execute({ principal: user('usr_a'), amount: 300, reference: 'order-1', description: null, idempotencyKey: null });
-    const r = await refund.execute({ principal: machine, transactionId: p.id, amount: 100, idempotencyKey: null });
+    await topUp.execute({ principal: machine, userId: 'usr_a', amount: 500, reference: 'r' });
+    const p = await pay.execute({ principal: user('usr_a'), amount: 300, reference: 'order-1', description: null });
+    const r = await refund.execute({ principal: machine, transactionId: p.id, amount: 100 });
     expect(r.initiatedBy.kind).to.equal('machine');
-    expect(await reasonOf(refund.execute({ principal: machine, transactionId: p.id, amount: 201, idempotencyKey: null }))).to.equal(
-      'refund-exceeds-payment',
-    );
-    expect(await reasonOf(refund.execute({ principal: otherMachine, transactionId: p.id, amount: null, idempotencyKey: null }))).to.equal(
+    expect(await reasonOf(refund.execute({ principal: machine, transactionId: p.id, amount: 201 }))).to.equal('refund-exceeds-payment');
+    expect(await reasonOf(refund.execute({ principal: otherMachine, transactionId: p.id, amount: null }))).to.equal(
       'transaction-not-found',
     );
   });

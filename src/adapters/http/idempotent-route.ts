@@ -1,18 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { IdempotencyRequest, IdempotencyStore, UnitOfWork } from '../../domain/shared/idempotency.port.js';
+import type { IdempotentWrites } from '../../application/idempotent-writes.js';
+import type { IdempotencyRequest } from '../../domain/shared/idempotency.port.js';
 import { idempotencyScope, isValidIdempotencyKey } from '../../domain/shared/idempotency.js';
 import type { IdempotencyRule } from './operation.js';
 import { agentOf } from './request-context.js';
-
-/** What an idempotent operation needs besides the request. */
-export interface IdempotencyDeps {
-  readonly store: IdempotencyStore;
-  readonly clock: Clock;
-}
 
 /** An answer ready to leave: its status, JSON text (null: none), content type and headers. */
 export interface SerialisedAnswer {
@@ -58,25 +52,26 @@ function scopeOf(rule: IdempotencyRule, res: Response): string {
 
 /**
  * Runs an operation that takes an `Idempotency-Key` (called once its credential and body are
- * checked). Without a key, `produce` runs and its answer is sent. With one, the first successful
- * (2xx) answer is stored and replayed for the same key, caller and request, with
- * `Idempotent-Replayed: true` and the same status, body, `Content-Type`, `Location` and
- * `Cache-Control`. The claim on the key is held while the request runs (a duplicate waits for
- * it, then replays) and ends with it: a failed request releases it so that a retry runs again,
- * and so does a crash of the instance. The stored answer is written before the answer leaves, so
- * a retry never runs a completed write again. `produce` is given the claim's unit of work for the
- * writes it makes, and sets the answer's headers on `res`; it returns the answer to send.
+ * checked), through the core's one idempotency mechanism (`IdempotentWrites`). Without a key,
+ * `produce` runs and its answer is sent. With one, the key is claimed, `produce` runs and its
+ * successful (2xx) answer is stored, all in one unit of work: the writes the handler makes
+ * commit with the claim and the stored answer, or none of them does. A duplicate waits for the
+ * first request, then gets its answer with `Idempotent-Replayed: true` and the same status,
+ * body, `Content-Type`, `Location` and `Cache-Control`. An answer leaves only after its commit:
+ * a commit that fails answers as the failure does, never with the answer of a write that did not
+ * happen. `secretFields` of the answer go to the caller and are never stored, so a replay
+ * answers without them.
  */
 export async function runIdempotent(
-  deps: IdempotencyDeps,
+  writes: IdempotentWrites,
   rule: IdempotencyRule,
   req: Request,
   res: Response,
-  produce: (unitOfWork: UnitOfWork | null) => Promise<SerialisedAnswer>,
+  produce: () => Promise<SerialisedAnswer>,
 ): Promise<void> {
   const key = idempotencyKeyOf(req);
   if (key === null) {
-    send(res, await produce(null));
+    send(res, await produce());
     return;
   }
   const q = req.originalUrl.indexOf('?');
@@ -88,50 +83,38 @@ export async function runIdempotent(
       .update(`${req.method}\n${path}\n${canonicalJson(req.body)}`)
       .digest('hex'),
   };
-  const claim = await deps.store.claim(request, deps.clock.now());
-  if (claim.state === 'replay') {
-    const { response } = claim;
-    res.setHeader('Idempotent-Replayed', 'true');
-    for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
-    res.status(response.status).type(response.contentType).send(response.body);
-    return;
-  }
-  const { lease } = claim;
-  let settled = false;
-  res.on('close', () => {
-    // The request ended before its answer (client gone): free the key.
-    if (!settled) {
-      settled = true;
-      void lease.release().catch(() => undefined);
-    }
-  });
-  let answer: SerialisedAnswer;
+  let answer: SerialisedAnswer | null = null;
+  let outcome: Awaited<ReturnType<IdempotentWrites['execute']>>;
   try {
-    answer = await produce(lease.unitOfWork ?? null);
+    outcome = await writes.execute(request, async () => {
+      answer = await produce();
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = res.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      const body = answer.body ?? '';
+      const ok = answer.status >= 200 && answer.status < 300;
+      return {
+        status: answer.status,
+        contentType: answer.contentType,
+        body: ok ? withoutSecrets(body, rule.secretFields ?? []) : body,
+        headers,
+      };
+    });
   } catch (err) {
-    if (!settled) {
-      settled = true;
-      await lease.release().catch(() => undefined);
-    }
+    // The answer's write did not commit: the headers that describe what it made go with it.
+    for (const name of REPLAYED_HEADERS) res.removeHeader(name);
     throw err;
   }
-  if (!settled) {
-    settled = true;
-    const { status } = answer;
-    const text = answer.body ?? '';
-    const headers: Record<string, string> = {};
-    for (const name of REPLAYED_HEADERS) {
-      const value = res.getHeader(name);
-      if (value !== undefined) headers[name] = String(value);
-    }
-    const stored = status >= 200 && status < 300 ? withoutSecrets(text, rule.secretFields ?? []) : null;
-    await (
-      stored !== null
-        ? lease.complete({ status, contentType: answer.contentType, body: stored, headers }, deps.clock.now())
-        : lease.release()
-    ).catch(() => undefined);
+  const { replayed, response } = outcome;
+  if (!replayed && answer !== null) {
+    send(res, answer);
+    return;
   }
-  send(res, answer);
+  res.setHeader('Idempotent-Replayed', 'true');
+  for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
+  res.status(response.status).type(response.contentType).send(response.body);
 }
 
 /** Sends a serialised answer (its headers are already set). */
@@ -141,20 +124,22 @@ export function send(res: Response, answer: SerialisedAnswer): void {
   else res.type(answer.contentType).send(answer.body);
 }
 
-/** The answer as it may be stored: without the secret fields; null when they cannot be taken out. */
-function withoutSecrets(text: string, secretFields: readonly string[]): string | null {
+/**
+ * The answer as it may be stored: without the secret fields. An answer with secret fields is a
+ * JSON object by construction; one that is not cannot be stored safely, and fails the request
+ * (rolling its writes back) rather than keep a secret.
+ */
+function withoutSecrets(text: string, secretFields: readonly string[]): string {
   if (secretFields.length === 0) return text;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
+  const parsed: unknown = JSON.parse(text);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error('an answer with secret fields must be a JSON object');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
   const kept: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
   for (const field of secretFields) delete kept[field];
   return JSON.stringify(kept);
 }
+
 /**
  * JSON with object keys sorted, so the same body in another key order is the same request.
  * Written with an explicit stack rather than recursion: whatever the nesting, it cannot overflow

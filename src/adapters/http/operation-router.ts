@@ -1,7 +1,6 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import { BOOKING_BASE_PATH } from './app.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
-import type { IdempotencyStore } from '../../domain/shared/idempotency.port.js';
+import type { IdempotentWrites } from '../../application/idempotent-writes.js';
 import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
@@ -21,8 +20,8 @@ export interface OperationDeps {
   /** The bearer-token check (wallet operations). */
   readonly auth: WalletAuth;
   readonly limits: RateLimits;
-  readonly idempotency: IdempotencyStore;
-  readonly clock: Clock;
+  /** The core's one idempotency mechanism, for operations that take an `Idempotency-Key`. */
+  readonly idempotentWrites: IdempotentWrites;
   /** The issuer's origin (`TOKEN_ISSUER`): where the service is reached, for a DPoP proof's `htu`. */
   readonly publicOrigin?: string;
 }
@@ -118,7 +117,7 @@ export function operationRouter(
       ...credentialOf(op.token, deps.auth, op.operationId, behindKey),
       ...(form ? [...body, ...limiter] : [...limiter, ...body]),
     ];
-    const context = (req: Parameters<RequestHandler>[0], res: Response, unitOfWork: OperationContext['unitOfWork']): OperationContext => {
+    const context = (req: Parameters<RequestHandler>[0], res: Response): OperationContext => {
       const parsed: { params?: unknown; query?: unknown; body?: unknown } = {};
       const schemas = op.request ?? {};
       return {
@@ -139,15 +138,13 @@ export function operationRouter(
         get dpop() {
           return dpopRequestOf(req, deps.publicOrigin ?? '');
         },
-        unitOfWork,
       } as OperationContext;
     };
     const handle: RequestHandler = async (req, res) => {
       if (op.presetHeaders !== undefined) for (const [name, value] of Object.entries(op.presetHeaders)) res.setHeader(name, value);
-      const produce = async (unitOfWork: OperationContext['unitOfWork']): Promise<SerialisedAnswer> =>
-        serialise(res, await op.handler(context(req, res, unitOfWork)));
-      if (op.idempotency === undefined) send(res, await produce(null));
-      else await runIdempotent({ store: deps.idempotency, clock: deps.clock }, op.idempotency, req, res, produce);
+      const produce = async (): Promise<SerialisedAnswer> => serialise(res, await op.handler(context(req, res)));
+      if (op.idempotency === undefined) send(res, await produce());
+      else await runIdempotent(deps.idempotentWrites, op.idempotency, req, res, produce);
     };
     router[op.method](path, ...chain, handle);
   }

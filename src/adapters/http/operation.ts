@@ -3,7 +3,6 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import type { DemoExamples, OperationExamples } from './openapi/examples.js';
 import type { AuthFailureLimit, LimiterName } from './rate-limits.js';
 import type { HttpUseCases } from './use-cases.js';
@@ -150,8 +149,6 @@ export interface OperationContext<R extends RequestSchemas = RequestSchemas> {
   readonly idempotencyKey: string | null;
   /** The request's DPoP proof, method and public URL, for the token endpoints (RFC 9449). */
   readonly dpop: DpopRequestContext;
-  /** The unit of work of the request's idempotency claim, for the writes the handler makes; null when none. */
-  readonly unitOfWork: UnitOfWork | null;
 }
 
 /** How an operation takes an `Idempotency-Key`. */

@@ -16,6 +16,7 @@ import {
 } from '../../domain/security-events/security-event.js';
 import { recordSecurityEvents } from './security-events.knex.js';
 import { KEY_COLUMNS, keyToRow, toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
+import { ambient } from './unit-of-work.knex.js';
 
 /** Operator writes on PostgreSQL; triggers announce each change to every instance. */
 export class KnexAgentDirectory implements AgentDirectory {
@@ -24,9 +25,14 @@ export class KnexAgentDirectory implements AgentDirectory {
    * once instead of waiting for the database's notification to come back.
    */
   constructor(
-    private readonly knex: Knex,
+    private readonly pool: Knex,
     private readonly changed: () => void = () => undefined,
   ) {}
+
+  /** Where statements run: the running unit of work's transaction, else the pool. */
+  private get knex(): Knex {
+    return ambient(this.pool);
+  }
 
   async createChannel(channel: Channel): Promise<void> {
     try {

@@ -1,10 +1,8 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
-import { transactionOf } from './request-transaction.js';
 import { rows } from './sql.js';
+import { ambient, ambientTransaction } from './unit-of-work.knex.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
-import { keyReused } from '../../domain/shared/idempotency.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
   accountId,
@@ -15,9 +13,7 @@ import {
   tenantAccountShort,
   postingsOf,
   refundableAmount,
-  sameRequest,
   transactionNotFound,
-  type LedgerIdempotency,
   paymentRecord,
   refundRecord,
   topUpRecord,
@@ -27,7 +23,7 @@ import type { Ledger, NewPayment, NewRefund, NewTopUp, NewTransfer } from '../..
 import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionFilter, TransactionReader, TypeSummary } from '../../domain/wallet/transaction-reader.port.js';
 import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../../domain/wallet/transaction.js';
-import { detailOf, isRetryableTransactionError, isUniqueViolation, sqlState } from './pg-errors.js';
+import { detailOf, isRetryableTransactionError, sqlState } from './pg-errors.js';
 import { transactionCreated } from '../../domain/webhooks/events.js';
 import { eventsJson } from './outbox.knex.js';
 
@@ -48,8 +44,6 @@ interface TransactionRow {
   initiator_user_id: string | null;
   initiator_amr: string[] | string | null;
   initiator_act_sub: string | null;
-  idempotency_scope: string | null;
-  idempotency_key: string | null;
   created_at: Date | string;
 }
 
@@ -133,8 +127,7 @@ const WRITE = `SELECT pbw_ledger_write(${Array.from({ length: 18 }, (_, i) => `$
 /**
  * The ledger in PostgreSQL. One database transaction per write: the balances in account-id
  * order (a debit is `UPDATE … WHERE balance >= amount`, decided under the row lock; a credit is
- * an upsert), then the transaction row (its unique idempotency key makes a concurrent duplicate
- * wait and then fail) and its entries, whose sum per transaction the database checks at commit.
+ * an upsert), then the transaction row and its entries, whose sum per transaction the database checks at commit.
  * Every write records its `transaction.created` event in the same transaction (the outbox).
  * All four kinds of write go through one function, `pbw_ledger_write` (0014; each refusal its
  * own SQLSTATE since 0015): top-ups, payments and transfers as a statement of their own; refunds
@@ -148,7 +141,7 @@ export class KnexLedger implements Ledger, TransactionReader {
    */
   private readonly balances: DataLoader<string, number>;
 
-  constructor(private readonly knex: Knex) {
+  constructor(private readonly pool: Knex) {
     this.balances = new DataLoader((ids) => this.readBalances(ids), {
       cache: false,
       maxBatchSize: 500,
@@ -157,51 +150,45 @@ export class KnexLedger implements Ledger, TransactionReader {
     });
   }
 
+  /** Where statements run: the running unit of work's transaction, else the pool. */
+  private get knex(): Knex {
+    return ambient(this.pool);
+  }
+
   async topUp(e: NewTopUp): Promise<Transaction> {
-    return this.record(e, topUpRecord(e));
+    return this.record(topUpRecord(e));
   }
 
   async pay(e: NewPayment): Promise<Transaction> {
-    return this.record(e, paymentRecord(e));
+    return this.record(paymentRecord(e));
   }
 
   async transfer(e: NewTransfer): Promise<Transaction> {
-    return this.record(e, transferRecord(e));
+    return this.record(transferRecord(e));
   }
 
   async refund(e: NewRefund): Promise<Transaction> {
-    const wanted = (payment: Transaction | null) => ({
-      type: 'REFUND' as const,
-      amount: e.amount?.amount ?? null,
-      userId: payment?.userId ?? null,
-      counterpartyUserId: null,
-      refundOf: e.paymentId,
-    });
-    return this.withKey(
-      e.tenantId,
-      e.idempotency,
-      e.unitOfWork,
-      () =>
-        this.inTransaction(transactionOf(e.unitOfWork), async (trx) => {
-          // The payment's row lock orders concurrent refunds of it: each sees what the others gave back.
-          const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
-          if (payment === null) throw transactionNotFound();
-          const existing = await this.byKey(trx, e.tenantId, e.idempotency);
-          if (existing !== null) return this.sameOrReused(existing, wanted(payment));
-          return this.write(trx, e.idempotency, refundRecord(e, payment, refundableAmount(payment, e.amount)));
-        }),
-      (existing) => this.sameOrReused(existing, wanted(null)),
+    return this.retried(() =>
+      this.inTransaction(async (trx) => {
+        // The payment's row lock orders concurrent refunds of it: each sees what the others gave back.
+        const payment = await this.selectOne(trx, 'WHERE tenant_id = ? AND id = ? FOR UPDATE', [e.tenantId, e.paymentId]);
+        if (payment === null) throw transactionNotFound();
+        return this.write(trx, refundRecord(e, payment, refundableAmount(payment, e.amount)));
+      }),
     );
   }
 
-  balanceOf(tenantId: string, userId: string): Promise<number> {
-    return this.balances.load(accountId(tenantId, { kind: 'USER', userId }));
+  async balanceOf(tenantId: string, userId: string): Promise<number> {
+    const id = accountId(tenantId, { kind: 'USER', userId });
+    // Inside a unit of work, read in its transaction (never batched with other requests' reads).
+    if (ambientTransaction() !== null) return (await this.readBalances([id], this.knex))[0]!;
+    return this.balances.load(id);
   }
 
   /** The balances of these accounts in one round trip, in their order (0 for one never credited). */
-  private async readBalances(ids: readonly string[]): Promise<number[]> {
+  private async readBalances(ids: readonly string[], db: Knex = this.pool): Promise<number[]> {
     const found = await rows<{ id: string; balance: number | string }>(
-      this.knex,
+      db,
       'SELECT id, balance FROM ledger_accounts WHERE id = ANY ($1::text[])',
       [ids],
       'ledger.balances',
@@ -274,38 +261,20 @@ export class KnexLedger implements Ledger, TransactionReader {
     });
   }
 
-  /**
-   * Records a top-up, payment or transfer. A retry under a used key is found by the unique key
-   * (or, when the first spent the money, by the refusal), not by a read before every write.
-   */
-  private record(e: NewTopUp | NewPayment | NewTransfer, t: Transaction): Promise<Transaction> {
-    const idem = e.idempotency;
-    const unit = transactionOf(e.unitOfWork);
-    const wanted = {
-      type: t.type,
-      amount: t.amount.amount,
-      userId: t.userId,
-      counterpartyUserId: t.counterpartyUserId,
-      refundOf: t.refundOf,
-    };
-    return this.withKey(
-      t.tenantId,
-      idem,
-      e.unitOfWork,
-      () => this.write(unit ?? this.knex, idem, t),
-      (existing) => this.sameOrReused(existing, wanted),
-    );
+  /** Records a top-up, payment or transfer: one statement, in the running unit of work if any. */
+  private record(t: Transaction): Promise<Transaction> {
+    return this.retried(() => this.write(this.knex, t));
   }
 
   /**
    * The one write of the ledger: one call of `pbw_ledger_write` (0014) with the transaction, its
    * postings in the domain's lock order and its `transaction.created` event. Called on the pool
    * it is a transaction of its own (one round trip, one commit); a refund calls it inside the
-   * transaction that read and locked its payment. A request that claimed an idempotency key
-   * runs both in the claim's transaction (its unit of work, `transactionOf`): the write commits with the
-   * stored response, in one commit, and a failed request or a crash undoes both.
+   * transaction that read and locked its payment. Inside a unit of work both run in its
+   * transaction (`ambient`): the write commits with whatever else the unit writes (an idempotency
+   * key's stored response), in one commit, and a failed request or a crash undoes both.
    */
-  private async write(db: Knex | Knex.Transaction, idem: LedgerIdempotency | null, t: Transaction): Promise<Transaction> {
+  private async write(db: Knex | Knex.Transaction, t: Transaction): Promise<Transaction> {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
     try {
       await rows(
@@ -327,8 +296,10 @@ export class KnexLedger implements Ledger, TransactionReader {
           t.initiatedBy.userId,
           t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
           t.initiatedBy.act?.sub ?? null,
-          idem?.scope ?? null,
-          idem?.key ?? null,
+          // The ledger's own idempotency columns (0008) are no longer written: retries are made
+          // once-only by the idempotency key claimed in the same unit of work.
+          null,
+          null,
           t.createdAt,
           postings.map((p) => accountId(t.tenantId, p.account)),
           postings.map((p) => p.account.kind),
@@ -345,47 +316,25 @@ export class KnexLedger implements Ledger, TransactionReader {
     return t;
   }
 
-  /** Runs `work` in `unit` (the request's claim transaction) when there is one, else in a transaction of its own. */
-  private inTransaction<T>(unit: Knex.Transaction | null, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return unit === null ? this.knex.transaction(work) : work(unit);
+  /** Runs `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
+  private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const unit = ambientTransaction();
+    return unit === null ? this.pool.transaction(work) : work(unit);
   }
 
   /**
-   * Runs `write` (one database transaction, or a part of the request's), retrying deadlocks and serialization failures. When a
-   * write with the same idempotency key committed first (the unique key refused this one, or the
-   * money it moved left too little for this one), returns `onDuplicate` of it.
+   * Runs `write`, retrying deadlocks and serialization failures when it is a transaction of its
+   * own; inside a unit of work the failure ends the unit's transaction, so it is the unit's to retry.
    */
-  private async withKey(
-    tenantId: string,
-    idem: LedgerIdempotency | null,
-    unit: UnitOfWork | null | undefined,
-    write: () => Promise<Transaction>,
-    onDuplicate: (existing: Transaction) => Transaction,
-  ): Promise<Transaction> {
+  private async retried(write: () => Promise<Transaction>): Promise<Transaction> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await write();
       } catch (err) {
-        const maybeDuplicate = isUniqueViolation(err) || (err instanceof DomainError && err.reason === 'insufficient-funds');
-        if (idem !== null && maybeDuplicate) {
-          const existing = await this.byKey(this.knex, tenantId, idem);
-          if (existing !== null) return onDuplicate(existing);
-        }
-        // A retry needs a transaction of its own: a failed statement ends the request's.
-        if (attempt < RETRIES && isRetryableTransactionError(err) && transactionOf(unit) === null) continue;
+        if (attempt < RETRIES && isRetryableTransactionError(err) && ambientTransaction() === null) continue;
         throw err;
       }
     }
-  }
-
-  private sameOrReused(existing: Transaction, wanted: Parameters<typeof sameRequest>[1]): Transaction {
-    if (!sameRequest(existing, wanted)) throw keyReused();
-    return existing;
-  }
-
-  private async byKey(db: Knex | Knex.Transaction, tenantId: string, idem: LedgerIdempotency | null): Promise<Transaction | null> {
-    if (idem === null) return null;
-    return this.selectOne(db, 'WHERE tenant_id = ? AND idempotency_scope = ? AND idempotency_key = ?', [tenantId, idem.scope, idem.key]);
   }
 
   private async selectOne(db: Knex | Knex.Transaction, where: string, bindings: readonly Knex.Value[]): Promise<Transaction | null> {

@@ -9,15 +9,17 @@ import { ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-row
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { rows } from './sql.js';
-import { transactionOf } from './request-transaction.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
+import { ambient, ambientTransaction } from './unit-of-work.knex.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
 
-/** An order without seats and its `order.confirmed` event, in one statement. */
+/**
+ * An order without seats and its `order.confirmed` event, in one statement; no row when a unique
+ * key (the quote's, or the agent's idempotency key) already holds another order.
+ */
 const PLACE = `WITH placed AS (
     INSERT INTO orders (${ORDER_COLUMNS.join(', ')})
-    VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id)
+    VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT DO NOTHING RETURNING id)
   SELECT pbw_webhook_record($${ORDER_COLUMNS.length + 1}::jsonb) FROM placed`;
 
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
@@ -25,28 +27,39 @@ const alreadyBooked = (): DomainError => new DomainError('quote-already-booked')
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
  * on the unique (agent_id, idempotency_key), seat stock on a conditional decrement in the same
- * transaction as the order, and cancellation on a row lock. Given the unit of work of a request's
- * idempotency claim (`transactionOf`), the work runs in the claim's transaction and commits with
- * its stored response; a released claim (failed request, crash, lost connection) rolls it back.
+ * transaction as the order, and cancellation on a row lock. Inside a unit of work (`ambient`),
+ * the work runs in its transaction and commits with whatever else it writes (an idempotency key's
+ * stored response); a failed request, a crash or a lost connection rolls both back.
  */
 export class KnexOrderRepo implements OrderRepo {
-  constructor(private readonly knex: Knex) {}
+  constructor(private readonly pool: Knex) {}
 
-  async place(order: Order, unitOfWork?: UnitOfWork | null): Promise<Order> {
-    const unit = transactionOf(unitOfWork);
+  /** Where statements run: the running unit of work's transaction, else the pool. */
+  private get knex(): Knex {
+    return ambient(this.pool);
+  }
+
+  async place(order: Order): Promise<Order> {
     try {
       if (order.seats === null) {
         // No stock to take: one statement inserts the order and records its event, atomic on
         // its own; the unique quote_id still lets only one booking of the quote through. No
         // BEGIN/COMMIT round trips. A prepared statement with explicit columns.
         const row = orderToRow(order);
-        await rows(unit ?? this.knex, PLACE, [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderConfirmed(order)])], 'orders.place');
-        return order;
+        const placed = await rows(
+          this.knex,
+          PLACE,
+          [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderConfirmed(order)])],
+          'orders.place',
+        );
+        return placed.length > 0 ? order : await this.earlierOrBooked(order);
       }
-      await this.inTransaction(unit, async (trx) => {
+      const placed = await this.inTransaction(async (trx) => {
         // The order first: a second booking of the quote waits here on the unique index, and
-        // fails once the first commits, before it could touch any seat.
-        await trx('orders').insert(orderToRow(order));
+        // inserts nothing once the first commits, before it could touch any seat. A conflict is
+        // not an error, so a unit of work it runs in stays usable for the read that follows.
+        const inserted = (await trx('orders').insert(orderToRow(order)).onConflict().ignore().returning('id')) as unknown[];
+        if (inserted.length === 0) return false;
         // The event is written before the seats are taken: when they are gone it is rolled
         // back with the order, never sent for a booking that did not happen.
         await recordEvents(trx, [orderConfirmed(order)]);
@@ -71,30 +84,36 @@ export class KnexOrderRepo implements OrderRepo {
             throw new DomainError('sold-out');
           }
         }
+        return true;
       });
-      return order;
+      return placed ? order : await this.earlierOrBooked(order);
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      // Either unique key may be the one reported when both clash; the idempotency key decides.
-      // Read on the pool: the failed statement has ended the request's transaction, if it ran in one.
-      if (order.idempotencyKey !== null) {
-        const earlier = await this.findByIdempotencyKey(order.agentId, order.idempotencyKey);
-        if (earlier !== null) return earlier;
-      }
-      throw alreadyBooked();
+      // Another unique key (never expected): the quote is taken all the same.
+      if (isUniqueViolation(err)) throw alreadyBooked();
+      throw err;
     }
   }
 
-  async findForAgent(agentId: string, orderId: string, unitOfWork?: UnitOfWork | null): Promise<Order | null> {
-    const row = (await (transactionOf(unitOfWork) ?? this.knex)('orders').where({ id: orderId, agent_id: agentId }).first()) as
-      OrderRow | undefined;
+  /**
+   * A unique key held another order: the agent's earlier order under the same idempotency key
+   * when there is one (it decides when both keys clash), else the quote is booked already. Read
+   * after the conflict, in the same transaction: the conflicting order has committed by then.
+   */
+  private async earlierOrBooked(order: Order): Promise<Order> {
+    if (order.idempotencyKey !== null) {
+      const earlier = await this.findByIdempotencyKey(order.agentId, order.idempotencyKey);
+      if (earlier !== null) return earlier;
+    }
+    throw alreadyBooked();
+  }
+
+  async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
+    const row = (await this.knex('orders').where({ id: orderId, agent_id: agentId }).first()) as OrderRow | undefined;
     return row === undefined ? null : orderOf(row);
   }
 
-  async findByIdempotencyKey(agentId: string, idempotencyKey: string, unitOfWork?: UnitOfWork | null): Promise<Order | null> {
-    const row = (await (transactionOf(unitOfWork) ?? this.knex)('orders')
-      .where({ agent_id: agentId, idempotency_key: idempotencyKey })
-      .first()) as OrderRow | undefined;
+  async findByIdempotencyKey(agentId: string, idempotencyKey: string): Promise<Order | null> {
+    const row = (await this.knex('orders').where({ agent_id: agentId, idempotency_key: idempotencyKey }).first()) as OrderRow | undefined;
     return row === undefined ? null : orderOf(row);
   }
 
@@ -114,9 +133,8 @@ export class KnexOrderRepo implements OrderRepo {
     orderId: string,
     decide: (order: Order, bookingKey: ApiKeyRecord | null) => { refund: Money; fee: Money },
     at: Date,
-    unitOfWork?: UnitOfWork | null,
   ): Promise<Order | null> {
-    return this.inTransaction(transactionOf(unitOfWork), async (trx) => {
+    return this.inTransaction(async (trx) => {
       const row = (await trx('orders').where({ id: orderId, agent_id: agentId }).forUpdate().first()) as OrderRow | undefined;
       if (row === undefined) return null;
       // The booking key under the order's lock, FOR SHARE: a revocation in flight (it locks the
@@ -140,8 +158,9 @@ export class KnexOrderRepo implements OrderRepo {
     });
   }
 
-  /** `work` in the request's transaction when there is one, else in a transaction of its own. */
-  private inTransaction<T>(unit: Knex.Transaction | null, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return unit === null ? this.knex.transaction(work) : work(unit);
+  /** `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
+  private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const unit = ambientTransaction();
+    return unit === null ? this.pool.transaction(work) : work(unit);
   }
 }

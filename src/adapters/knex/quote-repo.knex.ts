@@ -2,9 +2,8 @@ import type { Knex } from 'knex';
 import type { Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import { quoteOf, quoteToRow, type QuoteRow } from './booking-rows.js';
-import { transactionOf } from './request-transaction.js';
 import { rows } from './sql.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
+import { ambient } from './unit-of-work.knex.js';
 
 /** Every column of a quote, in the order `insert` passes them. */
 const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product, amount, currency, details, seats, starts_at, expires_at, created_at)
@@ -12,7 +11,12 @@ const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product,
 
 /** Quotes on PostgreSQL; every read is filtered by the owning agent in SQL. */
 export class KnexQuoteRepo implements QuoteRepo {
-  constructor(private readonly knex: Knex) {}
+  constructor(private readonly pool: Knex) {}
+
+  /** Where statements run: the running unit of work's transaction, else the pool. */
+  private get knex(): Knex {
+    return ambient(this.pool);
+  }
 
   /** One prepared statement with explicit columns: every quote request pays for this insert. */
   async insert(quote: Quote): Promise<void> {
@@ -39,9 +43,9 @@ export class KnexQuoteRepo implements QuoteRepo {
   }
 
   /** One prepared statement: every order reads its quote. */
-  async findForAgent(agentId: string, quoteId: string, unitOfWork?: UnitOfWork | null): Promise<Quote | null> {
+  async findForAgent(agentId: string, quoteId: string): Promise<Quote | null> {
     const [row] = await rows<QuoteRow>(
-      transactionOf(unitOfWork) ?? this.knex,
+      this.knex,
       'SELECT * FROM quotes WHERE id = $1 AND agent_id = $2',
       [quoteId, agentId],
       'quotes.find',

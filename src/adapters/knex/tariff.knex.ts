@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
+import { ambient } from './unit-of-work.knex.js';
 
 interface ScheduleRow {
   id: string;
@@ -26,7 +27,12 @@ interface FareRow {
 
 /** The priced catalogue on PostgreSQL. */
 export class KnexTariffReader implements TariffReader {
-  constructor(private readonly knex: Knex) {}
+  constructor(private readonly pool: Knex) {}
+
+  /** Where statements run: the running unit of work's transaction, else the pool. */
+  private get knex(): Knex {
+    return ambient(this.pool);
+  }
 
   async findLocations(ids: readonly string[]): Promise<Location[]> {
     if (ids.length === 0) return [];

@@ -7,6 +7,7 @@ import type { TenantDirectory } from '../../domain/identity/tenant-directory.por
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
+import { ambient } from './unit-of-work.knex.js';
 
 interface TenantRow {
   id: string;
@@ -81,7 +82,12 @@ const USER_COLUMNS = [
 
 /** Tenants and wallet users on PostgreSQL; uniqueness is enforced by the database's indexes. */
 export class KnexTenantDirectory implements TenantDirectory {
-  constructor(private readonly knex: Knex) {}
+  constructor(private readonly pool: Knex) {}
+
+  /** Where statements run: the running unit of work's transaction, else the pool. */
+  private get knex(): Knex {
+    return ambient(this.pool);
+  }
 
   async createTenant(tenant: Tenant): Promise<void> {
     await this.knex<TenantRow>('tenants').insert({

@@ -12,6 +12,7 @@ import type { EventLog, RecordedEvent } from '../../domain/webhooks/event-log.po
 import type { EventOwner, EventType } from '../../domain/webhooks/events.js';
 import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { rows } from './sql.js';
+import { ambient } from './unit-of-work.knex.js';
 
 interface EndpointRow {
   id: string;
@@ -79,7 +80,12 @@ const DELIVERY_COLUMNS =
  * are the database's clock, the one every instance shares.
  */
 export class KnexWebhookStore implements WebhookStore, EventLog {
-  constructor(private readonly knex: Knex) {}
+  constructor(private readonly pool: Knex) {}
+
+  /** Where statements run: the running unit of work's transaction, else the pool. */
+  private get knex(): Knex {
+    return ambient(this.pool);
+  }
 
   async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number, trail?: SecurityContext): Promise<WebhookEndpoint | null> {
     return this.knex.transaction(async (trx) => {

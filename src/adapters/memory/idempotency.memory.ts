@@ -16,7 +16,8 @@ interface Entry {
 
 /**
  * Idempotency keys in process memory, with the same decisions as PostgreSQL: a claim is held by
- * the running request (a duplicate waits for it), and only completed keys are kept.
+ * the running request until its unit of work ends (a duplicate waits for it), and only completed
+ * keys are kept.
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly entries = new Map<string, Entry>();
@@ -26,7 +27,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.claims = new ProcessClaims(options.waitMs ?? IDEMPOTENCY_WAIT_MS);
   }
 
-  async claim(r: IdempotencyRequest, now: Date): Promise<IdempotencyClaim> {
+  async claim(r: IdempotencyRequest): Promise<IdempotencyClaim> {
     const id = `${r.scope}\u0000${r.key}`;
     const free = await this.claims.acquire(id);
     const entry = this.entries.get(id);
@@ -35,16 +36,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       if (entry.fingerprint !== r.fingerprint) throw keyReused();
       return { state: 'replay', response: entry.response };
     }
-    return {
-      state: 'claimed',
-      lease: {
-        complete: async (response) => {
-          this.entries.set(id, { fingerprint: r.fingerprint, response, createdAt: now.getTime() });
-          free();
-        },
-        release: async () => free(),
-      },
-    };
+    return { state: 'claimed', end: free };
+  }
+
+  async complete(r: IdempotencyRequest, response: StoredResponse, now: Date): Promise<void> {
+    this.entries.set(`${r.scope}\u0000${r.key}`, { fingerprint: r.fingerprint, response, createdAt: now.getTime() });
   }
 
   async countBefore(before: Date): Promise<number> {

@@ -1,6 +1,5 @@
 import { transactionCreated } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
-import { keyReused } from '../../domain/shared/idempotency.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
   accountId,
@@ -10,7 +9,6 @@ import {
   shortOf,
   postingsOf,
   refundableAmount,
-  sameRequest,
   transactionNotFound,
   type AccountRef,
   paymentRecord,
@@ -45,37 +43,28 @@ export interface MemoryEntry {
 export class MemoryLedger implements Ledger, TransactionReader {
   private readonly accounts = new Map<string, Account>();
   private readonly transactions = new Map<string, Transaction>();
-  private readonly byKey = new Map<string, string>();
   readonly entries: MemoryEntry[] = [];
 
   /** `outbox` records `transaction.created` with each transaction, as the database's would. */
   constructor(private readonly outbox?: MemoryOutbox) {}
 
   async topUp(e: NewTopUp): Promise<Transaction> {
-    return this.record(e.idempotency, topUpRecord(e));
+    return this.record(topUpRecord(e));
   }
 
   async pay(e: NewPayment): Promise<Transaction> {
-    return this.record(e.idempotency, paymentRecord(e));
+    return this.record(paymentRecord(e));
   }
 
   async transfer(e: NewTransfer): Promise<Transaction> {
-    return this.record(e.idempotency, transferRecord(e));
+    return this.record(transferRecord(e));
   }
 
   async refund(e: NewRefund): Promise<Transaction> {
     const payment = this.transactions.get(e.paymentId);
     if (payment === undefined || payment.tenantId !== e.tenantId) throw transactionNotFound();
-    const replay = this.replay(e.tenantId, e.idempotency, {
-      type: 'REFUND',
-      amount: e.amount?.amount ?? null,
-      userId: payment.userId,
-      counterpartyUserId: null,
-      refundOf: payment.id,
-    });
-    if (replay !== null) return replay;
     const amount = refundableAmount(payment, e.amount);
-    const refund = this.record(e.idempotency, refundRecord(e, payment, amount));
+    const refund = this.record(refundRecord(e, payment, amount));
     this.transactions.set(payment.id, { ...payment, refundedAmount: payment.refundedAmount + amount });
     return refund;
   }
@@ -133,24 +122,7 @@ export class MemoryLedger implements Ledger, TransactionReader {
     );
   }
 
-  private replay(tenantId: string, idem: NewTopUp['idempotency'], wanted: Parameters<typeof sameRequest>[1]): Transaction | null {
-    if (idem === null) return null;
-    const id = this.byKey.get(`${tenantId}\u0000${idem.scope}\u0000${idem.key}`);
-    if (id === undefined) return null;
-    const existing = this.transactions.get(id)!;
-    if (!sameRequest(existing, wanted)) throw keyReused();
-    return existing;
-  }
-
-  private record(idem: NewTopUp['idempotency'], t: Transaction): Transaction {
-    const replay = this.replay(t.tenantId, idem, {
-      type: t.type,
-      amount: t.amount.amount,
-      userId: t.userId,
-      counterpartyUserId: t.counterpartyUserId,
-      refundOf: t.refundOf,
-    });
-    if (replay !== null) return replay;
+  private record(t: Transaction): Transaction {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
     // Check every posting before applying any, as the database transaction's rollback would.
     for (const p of postings) {
@@ -166,7 +138,6 @@ export class MemoryLedger implements Ledger, TransactionReader {
       this.entries.push({ transactionId: t.id, accountId: id, amount: p.amount });
     }
     this.transactions.set(t.id, t);
-    if (idem !== null) this.byKey.set(`${t.tenantId}\u0000${idem.scope}\u0000${idem.key}`, t.id);
     this.outbox?.record([transactionCreated(t)]);
     return t;
   }

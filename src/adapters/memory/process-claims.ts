@@ -3,7 +3,7 @@ import { keyInUse } from '../../domain/shared/idempotency.js';
 /**
  * Claims held in this process: at most one holder per id, later claimants wait (up to `waitMs`)
  * for it to end. They die with the process, which is all a store needs when one process owns the
- * data: the in-memory store, and the embedded database (one process, one connection).
+ * data: the in-memory store.
  */
 export class ProcessClaims {
   private readonly held = new Map<string, Promise<void>>();

@@ -4,7 +4,7 @@ import type { Order } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { requireOwned } from '../../domain/booking/ownership.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
+import type { UnitOfWork } from '../unit-of-work.port.js';
 
 /**
  * Cancels one of the caller's orders, refunding the price less the fee the terms set, and gives
@@ -17,21 +17,14 @@ export class CancelOrder {
   constructor(
     private readonly orders: OrderRepo,
     private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  /**
-   * `unitOfWork`: the request's idempotency claim's, if any; the cancellation then commits with
-   * the claim's stored response (where storage can write through it).
-   */
-  async execute(principal: AgentPrincipal, orderId: string, unitOfWork: UnitOfWork | null = null): Promise<Order> {
+  async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
     const { agentId } = principal;
     const now = this.clock.now();
-    const cancelled = await this.orders.cancel(
-      agentId,
-      orderId,
-      (locked, bookingKey) => requireCancellable(decideCancellation(locked, bookingKey, now)),
-      now,
-      unitOfWork,
+    const cancelled = await this.unitOfWork.run(() =>
+      this.orders.cancel(agentId, orderId, (locked, bookingKey) => requireCancellable(decideCancellation(locked, bookingKey, now)), now),
     );
     return requireOwned(cancelled, agentId, 'order-not-found');
   }

@@ -9,7 +9,7 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
+import type { UnitOfWork } from '../unit-of-work.port.js';
 
 /** What placing an order asks for. */
 export interface PlaceOrderRequest {
@@ -19,11 +19,6 @@ export interface PlaceOrderRequest {
   readonly agentReference?: string | undefined;
   /** The request's Idempotency-Key: stored on the order, unique per agent. */
   readonly idempotencyKey?: string | undefined;
-  /**
-   * The unit of work of the request's idempotency claim, if any: the order's reads and writes run
-   * in it where storage can, and commit with the claim's stored response.
-   */
-  readonly unitOfWork?: UnitOfWork | null | undefined;
 }
 
 /**
@@ -37,17 +32,22 @@ export class PlaceOrder {
     private readonly orders: OrderRepo,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async execute(principal: AgentPrincipal, input: PlaceOrderRequest): Promise<Order> {
+  /** The reads and the write run in one unit of work (with the request's idempotency claim, if any). */
+  execute(principal: AgentPrincipal, input: PlaceOrderRequest): Promise<Order> {
+    return this.unitOfWork.run(() => this.place(principal, input));
+  }
+
+  private async place(principal: AgentPrincipal, input: PlaceOrderRequest): Promise<Order> {
     const { agentId } = principal;
-    const unitOfWork = input.unitOfWork ?? null;
     if (input.idempotencyKey !== undefined) {
       // A retry whose first attempt placed the order (even if that instance died before answering).
-      const earlier = await this.orders.findByIdempotencyKey(agentId, input.idempotencyKey, unitOfWork);
+      const earlier = await this.orders.findByIdempotencyKey(agentId, input.idempotencyKey);
       if (earlier !== null) return sameQuote(earlier, input.quoteId);
     }
-    const quote = requireOwned(await this.quotes.findForAgent(agentId, input.quoteId, unitOfWork), agentId, 'quote-not-found');
+    const quote = requireOwned(await this.quotes.findForAgent(agentId, input.quoteId), agentId, 'quote-not-found');
     requireEntitlement(principal, quote.product);
     const now = this.clock.now();
     checkQuoteBookable(quote, principal, now);
@@ -61,35 +61,32 @@ export class PlaceOrder {
         },
       });
     }
-    const placed = await this.orders.place(
-      {
-        id: this.ids.next('ord'),
-        agentId,
-        channelCode: quote.channelCode,
-        keyId: principal.keyId,
-        quoteId: quote.id,
-        product: quote.product,
-        status: 'CONFIRMED',
-        price: quote.price,
-        contact: { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null },
-        passengers: passengers.map((p) => ({ name: p.name })),
-        agentReference: input.agentReference ?? null,
-        idempotencyKey: input.idempotencyKey ?? null,
-        details: quote.details,
-        seats: quote.seats,
-        startsAt: quote.startsAt,
-        createdAt: now,
-        cancelledAt: null,
-        // The terms of the channel the order is booked on, as they stand now, stay with the order.
-        terms: {
-          freeCancellationHours: principal.channel.freeCancellationHours,
-          lateCancellationFeeBps: principal.channel.lateCancellationFeeBps,
-        },
-        refund: null,
-        fee: null,
+    const placed = await this.orders.place({
+      id: this.ids.next('ord'),
+      agentId,
+      channelCode: quote.channelCode,
+      keyId: principal.keyId,
+      quoteId: quote.id,
+      product: quote.product,
+      status: 'CONFIRMED',
+      price: quote.price,
+      contact: { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null },
+      passengers: passengers.map((p) => ({ name: p.name })),
+      agentReference: input.agentReference ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      details: quote.details,
+      seats: quote.seats,
+      startsAt: quote.startsAt,
+      createdAt: now,
+      cancelledAt: null,
+      // The terms of the channel the order is booked on, as they stand now, stay with the order.
+      terms: {
+        freeCancellationHours: principal.channel.freeCancellationHours,
+        lateCancellationFeeBps: principal.channel.lateCancellationFeeBps,
       },
-      unitOfWork,
-    );
+      refund: null,
+      fee: null,
+    });
     return sameQuote(placed, input.quoteId);
   }
 }

@@ -1,21 +1,18 @@
 import type { WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import type { UnitOfWork } from '../../domain/shared/idempotency.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { amountIn, idempotencyScopeOf, initiatorOf, requireOtherRecipient, type AmountInput } from '../../domain/wallet/ledger.js';
+import { amountIn, initiatorOf, requireOtherRecipient, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
 import { requireHolder, tenantCurrency } from './wallet-context.js';
+import type { UnitOfWork } from '../unit-of-work.port.js';
 
 export interface MakeTransferCommand {
   readonly principal: WalletUserPrincipal;
   readonly toUserId: string;
   readonly amount: AmountInput;
   readonly note: string | null;
-  readonly idempotencyKey: string | null;
-  /** The unit of work of the request's idempotency claim: the write commits with its stored response. */
-  readonly unitOfWork?: UnitOfWork | null;
 }
 
 /**
@@ -28,6 +25,7 @@ export class MakeTransfer {
     private readonly holders: WalletHolders,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   async execute(c: MakeTransferCommand): Promise<Transaction> {
@@ -36,17 +34,17 @@ export class MakeTransfer {
     await requireHolder(this.holders, c.principal.tenantId, c.toUserId);
     requireOtherRecipient(c.principal.userId, c.toUserId);
     const initiatedBy = initiatorOf(c.principal);
-    return this.ledger.transfer({
-      id: this.ids.next('txn'),
-      tenantId: c.principal.tenantId,
-      userId: c.principal.userId,
-      toUserId: c.toUserId,
-      amount,
-      note: c.note,
-      initiatedBy,
-      idempotency: c.idempotencyKey === null ? null : { scope: idempotencyScopeOf(initiatedBy), key: c.idempotencyKey },
-      unitOfWork: c.unitOfWork ?? null,
-      createdAt: this.clock.now(),
-    });
+    return this.unitOfWork.run(() =>
+      this.ledger.transfer({
+        id: this.ids.next('txn'),
+        tenantId: c.principal.tenantId,
+        userId: c.principal.userId,
+        toUserId: c.toUserId,
+        amount,
+        note: c.note,
+        initiatedBy,
+        createdAt: this.clock.now(),
+      }),
+    );
   }
 }

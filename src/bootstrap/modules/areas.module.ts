@@ -19,6 +19,7 @@ import {
   type IdentityUseCases,
   type WalletUseCases,
   type WebhookUseCases,
+  idempotentWritesOf,
 } from '../core.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { PortSet } from '../ports.js';
@@ -153,8 +154,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
       wallet: WalletUseCases,
       webhooks: WebhookUseCases,
       admin: AdminUseCases,
-    ) => ({ catalogue, booking, identity, wallet, webhooks, admin }),
-    [TOKENS.Catalogue, TOKENS.Booking, TOKENS.Identity, TOKENS.Wallet, TOKENS.Webhooks, TOKENS.Admin],
+      ports: PortSet,
+    ) => ({ catalogue, booking, identity, wallet, webhooks, admin, idempotentWrites: idempotentWritesOf(ports) }),
+    [TOKENS.Catalogue, TOKENS.Booking, TOKENS.Identity, TOKENS.Wallet, TOKENS.Webhooks, TOKENS.Admin, TOKENS.Ports],
   );
 });
 

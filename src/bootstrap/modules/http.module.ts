@@ -55,15 +55,14 @@ export const httpModule = (config: Config): ContainerModule =>
       [TOKENS.Core, TOKENS.RateLimits],
     );
     bind(TOKENS.OperationDeps).toResolvedValue(
-      (core: Core, auth: WalletAuth, limits: RateLimits, ports: PortSet): OperationDeps => ({
+      (core: Core, auth: WalletAuth, limits: RateLimits): OperationDeps => ({
         core,
         auth,
         limits,
-        idempotency: ports.idempotency,
-        clock: ports.clock,
+        idempotentWrites: core.idempotentWrites,
         publicOrigin: config.issuer,
       }),
-      [TOKENS.Core, TOKENS.WalletAuth, TOKENS.RateLimits, TOKENS.Ports],
+      [TOKENS.Core, TOKENS.WalletAuth, TOKENS.RateLimits],
     );
 
     // root

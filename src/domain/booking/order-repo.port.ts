@@ -1,5 +1,4 @@
 import type { ApiKeyRecord } from '../identity/api-key.js';
-import type { UnitOfWork } from '../shared/idempotency.port.js';
 import type { Money } from '../shared/money.js';
 import type { Cursor, Page } from '../shared/page.js';
 import type { Order, OrderStatus } from './order.js';
@@ -16,11 +15,10 @@ export interface OrderQuery {
 }
 
 /**
- * Stored orders, and the seats they hold. The methods that take a `unitOfWork` (the request's
- * idempotency claim's) run in it when the adapter can write through it: the order and its seats
- * then commit together with the claim's stored response, in one commit, and a failed request or a
- * crash undoes both. An adapter that cannot (another store's unit, or none) ignores it and commits
- * on its own. Every rule that protects money or stock is enforced
+ * Stored orders, and the seats they hold. Run inside a unit of work (`UnitOfWork`, of the
+ * application), the writes take part in it: the order and its seats then commit together with
+ * whatever else the unit writes (an idempotency key's stored response), in one commit, and a
+ * failed request or a crash undoes both. Every rule that protects money or stock is enforced
  * by the storage itself (unique constraints, conditional updates, row locks), so it holds across
  * any number of instances and concurrent requests.
  */
@@ -34,11 +32,11 @@ export interface OrderRepo {
    * that existing order is returned instead. A stored order records `order.confirmed`
    * (`orderConfirmed`) in the same transaction; an order not stored records nothing.
    */
-  place(order: Order, unitOfWork?: UnitOfWork | null): Promise<Order>;
+  place(order: Order): Promise<Order>;
   /** Returns the agent's order, or null when it does not exist or belongs to another agent. */
-  findForAgent(agentId: string, orderId: string, unitOfWork?: UnitOfWork | null): Promise<Order | null>;
+  findForAgent(agentId: string, orderId: string): Promise<Order | null>;
   /** Returns the agent's order placed with this idempotency key, or null. */
-  findByIdempotencyKey(agentId: string, idempotencyKey: string, unitOfWork?: UnitOfWork | null): Promise<Order | null>;
+  findByIdempotencyKey(agentId: string, idempotencyKey: string): Promise<Order | null>;
   /**
    * The agent's orders, newest first (createdAt, then id, descending), filtered by status, one
    * keyset page; `nextCursor` is null on the last page. Other agents' orders never appear.
@@ -61,6 +59,5 @@ export interface OrderRepo {
     orderId: string,
     decide: (order: Order, bookingKey: ApiKeyRecord | null) => { refund: Money; fee: Money },
     at: Date,
-    unitOfWork?: UnitOfWork | null,
   ): Promise<Order | null>;
 }

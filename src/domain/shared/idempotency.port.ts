@@ -21,34 +21,12 @@ export interface IdempotencyRequest {
 }
 
 /**
- * A claim on a key, held by the one request that runs under it. The claim lives exactly as long
- * as its holder: it ends with `complete` or `release`, and at once when the holder's process or
- * database connection dies, so a retry after a crash never waits for a timeout.
+ * The outcome of claiming a key: `claimed` (the caller runs the request, then completes the key
+ * in the same unit of work, and calls `end` once that unit has ended, whether it committed or
+ * not), or `replay` of the stored response.
  */
-export interface IdempotencyLease {
-  /** Stores the response and ends the claim; later claims of the key replay it. */
-  complete(response: StoredResponse, now: Date): Promise<void>;
-  /** Ends the claim without a response (the request failed), so that a retry runs again. */
-  release(): Promise<void>;
-  /**
-   * The claim's unit of work, when the store can hold the claim and the request's writes in one:
-   * a write given it (the ledger's) commits together with the stored response, or not at all.
-   * Absent when the store cannot; the request's writes then commit on their own.
-   */
-  readonly unitOfWork?: UnitOfWork;
-}
-
-/**
- * An opaque handle on the unit of work of a running request's idempotency claim. Only the
- * adapters of the store that made it can write through it; any other store ignores it.
- */
-export interface UnitOfWork {
-  readonly unitOfWork: true;
-}
-
-/** The outcome of claiming a key. */
 export type IdempotencyClaim =
-  { readonly state: 'claimed'; readonly lease: IdempotencyLease } | { readonly state: 'replay'; readonly response: StoredResponse };
+  { readonly state: 'claimed'; readonly end: () => void } | { readonly state: 'replay'; readonly response: StoredResponse };
 
 /**
  * How long a claim waits for another live claim of the same key to end before giving up with
@@ -61,21 +39,24 @@ export const IDEMPOTENCY_WAIT_MS = 5_000;
 export const IDEMPOTENCY_RETENTION_MS = 48 * 3_600_000;
 
 /**
- * Storage of idempotency keys, shared by every instance. Business writes made under a key also
- * carry the key in a unique column, so a retry whose first attempt committed its write but died
- * before completing the key applies at most once.
+ * Storage of idempotency keys, shared by every instance. A claim and the stored response are
+ * written in the caller's running unit of work, together with the request's own writes: they
+ * commit in one commit, or not at all (a failed request, a crash or a lost connection undoes the
+ * claim with the writes, so a retry runs again).
  */
 export interface IdempotencyStore {
   /**
-   * Claims the key for this request, atomically across instances:
+   * Claims the key for this request in the running unit of work, atomically across instances:
    * - another live claim of the key → waits until it ends (up to IDEMPOTENCY_WAIT_MS, then throws
    *   DomainError `idempotency-key-in-use`), then decides as below;
    * - not seen before, or only claimed by a holder that has ended without a response → `claimed`
-   *   with a lease (the caller now runs the request and must complete or release it);
+   *   (held until the unit of work ends);
    * - completed with the same fingerprint → `replay` with the stored response;
    * - completed with another fingerprint → throws DomainError `idempotency-key-reused`.
    */
   claim(request: IdempotencyRequest, now: Date): Promise<IdempotencyClaim>;
+  /** Stores the response of a key this unit of work claimed; it is kept if the unit commits. */
+  complete(request: IdempotencyRequest, response: StoredResponse, now: Date): Promise<void>;
   /**
    * Deletes up to `batch` keys created before `before`, in one bounded statement that skips keys
    * a request holds (safe while other instances purge); returns how many.

@@ -21,8 +21,9 @@ export type IdempotencyOwner =
  * store keeps it); `tenant` gives the part within the owner's tenant, for a store that keeps the
  * tenant in a column of its own (the ledger).
  *
- * These strings are persisted (`idempotency_keys.scope`, `ledger_transactions.idempotency_scope`)
- * and matched on every retry: changing their format would let a retry of a stored write run again.
+ * These strings are persisted (`idempotency_keys.scope`; `ledger_transactions.idempotency_scope`
+ * on transactions recorded before migration 0017) and matched on every retry: changing their
+ * format would let a retry of a stored write run again.
  */
 export const idempotencyScope = (owner: IdempotencyOwner, within: 'service' | 'tenant' = 'service'): string => {
   if (owner.kind === 'agent') return `agent:${owner.agentId}`;

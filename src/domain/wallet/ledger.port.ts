@@ -1,6 +1,4 @@
-import type { UnitOfWork } from '../shared/idempotency.port.js';
 import type { Money } from '../shared/money.js';
-import type { LedgerIdempotency } from './ledger.js';
 import type { Initiator, Transaction } from './transaction.js';
 
 /** What every write carries. */
@@ -10,14 +8,7 @@ interface NewEntryCommon {
   readonly tenantId: string;
   readonly amount: Money;
   readonly initiatedBy: Initiator;
-  /** The caller's Idempotency-Key, stored under a unique constraint with the tenant and scope. */
-  readonly idempotency: LedgerIdempotency | null;
   readonly createdAt: Date;
-  /**
-   * The unit of work of the request's idempotency claim, if any: an adapter that can write
-   * through it commits the transaction together with the claim's stored response; others ignore it.
-   */
-  readonly unitOfWork?: UnitOfWork | null;
 }
 
 export interface NewTopUp extends NewEntryCommon {
@@ -60,10 +51,9 @@ export interface NewRefund extends Omit<NewEntryCommon, 'amount'> {
  * Each recorded transaction records `transaction.created` (`transactionCreated`) in the same
  * database transaction; a refused or replayed write records nothing.
  *
- * Idempotency: a write with `idempotency` whose key (per tenant and scope) already recorded a
- * transaction records nothing and returns that transaction when it is the same request (same
- * type, amount and users), or throws `idempotency-key-reused` when it is not. Under concurrency
- * exactly one of several writes with one key applies.
+ * Writes made inside a unit of work (`UnitOfWork`, of the application) take part in it. Retries
+ * are made once-only above the ledger, by an idempotency key claimed in the same unit of work
+ * (`IdempotentWrites`): the ledger itself records every write it is given.
  */
 export interface Ledger {
   /** Credits the user from the tenant's funding account. */

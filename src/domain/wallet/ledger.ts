@@ -3,7 +3,7 @@ import { DomainError } from '../shared/errors.js';
 import { idempotencyScope } from '../shared/idempotency.js';
 import type { Money } from '../shared/money.js';
 import type { NewPayment, NewRefund, NewTopUp, NewTransfer } from './ledger.port.js';
-import type { Initiator, Transaction, TransactionType } from './transaction.js';
+import type { Initiator, Transaction } from './transaction.js';
 
 /**
  * The largest amount one transaction may move, in minor units: far below 2^53 so that sums of
@@ -183,32 +183,6 @@ export const idempotencyScopeOf = (initiator: Initiator): string =>
       : { kind: 'user', tenantId: initiator.tenantId, userId: initiator.userId ?? '' },
     'tenant',
   );
-
-/** An idempotency key presented with a ledger write. */
-export interface LedgerIdempotency {
-  readonly scope: string;
-  readonly key: string;
-}
-
-/**
- * A retried write found an earlier transaction under the same key: it is the same request when
- * it moves the same amount of the same type for the same users; otherwise the key was reused.
- */
-export const sameRequest = (
-  existing: Transaction,
-  wanted: {
-    type: TransactionType;
-    amount: number | null;
-    userId: string | null;
-    counterpartyUserId: string | null;
-    refundOf: string | null;
-  },
-): boolean =>
-  existing.type === wanted.type &&
-  (wanted.amount === null || existing.amount.amount === wanted.amount) &&
-  (wanted.userId === null || existing.userId === wanted.userId) &&
-  existing.counterpartyUserId === wanted.counterpartyUserId &&
-  existing.refundOf === wanted.refundOf;
 
 /**
  * What a refund of `requested` (null: all that remains) gives back of `payment`, or a

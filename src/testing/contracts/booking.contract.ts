@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { UnitOfWork } from '../../application/unit-of-work.port.js';
 import { THAILAND_CATALOGUE } from '../../adapters/catalogue/thailand.js';
 import { TimeSortableIds } from '../../adapters/crypto/node-crypto.js';
 import { ListTrips } from '../../application/booking/list-trips.js';
@@ -31,6 +32,8 @@ export interface BookingStores {
   readonly tariffs: TariffReader;
   readonly catalogue: CatalogueWriter;
   readonly directory: AgentDirectory;
+  /** The units of work the use cases write in, on these stores. */
+  readonly unitOfWork: UnitOfWork;
 }
 
 const HOUR = 3_600_000;
@@ -67,10 +70,10 @@ export function bookingContract(
         quoteTransfer: new QuoteTransfer(st.tariffs, st.quotes, ids, c, policy),
         quoteBus: new QuoteBusTrip(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         getQuote: new GetQuote(st.quotes),
-        place: new PlaceOrder(st.quotes, st.orders, ids, c),
+        place: new PlaceOrder(st.quotes, st.orders, ids, c, st.unitOfWork),
         getOrder: new GetOrder(st.orders),
         list: new ListOrders(st.orders),
-        cancel: new CancelOrder(st.orders, c),
+        cancel: new CancelOrder(st.orders, c, st.unitOfWork),
       };
     };
 

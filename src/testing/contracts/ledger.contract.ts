@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { reasonOf } from '../fixtures.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
-import { idempotencyScopeOf, MAX_TRANSACTION_AMOUNT } from '../../domain/wallet/ledger.js';
+import { MAX_TRANSACTION_AMOUNT } from '../../domain/wallet/ledger.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import { transactionScope, type TransactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionReader } from '../../domain/wallet/transaction-reader.port.js';
 import type { Initiator, Transaction } from '../../domain/wallet/transaction.js';
-import { idemKey, ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../fixtures.js';
+import { ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../fixtures.js';
 import { listenAs, type EmittedEvents, type EventSeen } from './events.js';
 
 export interface LedgerStores {
@@ -45,7 +45,7 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
     });
 
     const thb = (amount: number): Money => ({ amount, currency: t.currency });
-    const topUp = (userId: string, amount: number | Money, over: { key?: string; tenant?: LedgerTenant; at?: Date } = {}) => {
+    const topUp = (userId: string, amount: number | Money, over: { tenant?: LedgerTenant; at?: Date } = {}) => {
       const tenant = over.tenant ?? t;
       const by = machineInitiator(tenant);
       const money = typeof amount === 'number' ? { amount, currency: tenant.currency } : amount;
@@ -56,11 +56,10 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         amount: money,
         reference: `ref-${money.amount}`,
         initiatedBy: by,
-        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
         createdAt: over.at ?? tick(),
       });
     };
-    const pay = (userId: string, amount: number | Money, over: { key?: string; by?: Initiator } = {}) => {
+    const pay = (userId: string, amount: number | Money, over: { by?: Initiator } = {}) => {
       const by = over.by ?? userInitiator(t, userId);
       const money = typeof amount === 'number' ? thb(amount) : amount;
       return s.ledger.pay({
@@ -71,11 +70,10 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         reference: `order-${money.amount}`,
         description: 'coffee',
         initiatedBy: by,
-        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
         createdAt: tick(),
       });
     };
-    const transfer = (from: string, to: string, amount: number | Money, key?: string) => {
+    const transfer = (from: string, to: string, amount: number | Money) => {
       const by = userInitiator(t, from, ['pwd']);
       return s.ledger.transfer({
         id: testId('txn'),
@@ -85,11 +83,10 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         amount: typeof amount === 'number' ? thb(amount) : amount,
         note: 'lunch',
         initiatedBy: by,
-        idempotency: key === undefined ? null : { scope: idempotencyScopeOf(by), key },
         createdAt: tick(),
       });
     };
-    const refund = (paymentId: string, amount: number | Money | null, over: { key?: string; tenant?: LedgerTenant } = {}) => {
+    const refund = (paymentId: string, amount: number | Money | null, over: { tenant?: LedgerTenant } = {}) => {
       const tenant = over.tenant ?? t;
       const by = machineInitiator(tenant);
       return s.ledger.refund({
@@ -98,7 +95,6 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         paymentId,
         amount: typeof amount === 'number' ? { amount, currency: tenant.currency } : amount,
         initiatedBy: by,
-        idempotency: over.key === undefined ? null : { scope: idempotencyScopeOf(by), key: over.key },
         createdAt: tick(),
       });
     };
@@ -175,39 +171,6 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
           ].sort(),
         );
       });
-
-      it('when the same idempotency key is used again, then the first transaction is returned and applied once', async () => {
-        const u = t.newUser();
-        const key = idemKey();
-        const first = await topUp(u, 500, { key });
-        const again = await topUp(u, 500, { key });
-        expect(again.id).to.equal(first.id);
-        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(500);
-        const p1 = await pay(u, 200, { key });
-        const p2 = await pay(u, 200, { key });
-        expect(p2.id).to.equal(p1.id);
-        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(300);
-      });
-
-      it('when a key is reused for another amount, then idempotency-key-reused and nothing moves', async () => {
-        const u = t.newUser();
-        const key = idemKey();
-        await topUp(u, 500, { key });
-        expect(await reasonOf(topUp(u, 501, { key }))).to.equal('idempotency-key-reused');
-        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(500);
-      });
-
-      it('when two users use the same key, then each has its own', async () => {
-        const a = t.newUser();
-        const b = t.newUser();
-        await topUp(a, 100);
-        await topUp(b, 100);
-        const key = idemKey();
-        const pa = await pay(a, 50, { key });
-        const pb = await pay(b, 50, { key });
-        expect(pa.id).to.not.equal(pb.id);
-        expect(await s.ledger.balanceOf(t.tenantId, b)).to.equal(50);
-      });
     });
 
     describe('rules checked before anything is written', () => {
@@ -279,9 +242,9 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
 
     /**
      * Every refusal of the ledger, each with the state it is refused in: a user with 1,000 who
-     * paid 400 (`p`) and topped up 500 under a key (`key`), another user with 1,000.
+     * paid 400 (`p`) and topped up 500, another user with 1,000.
      */
-    const refusals = (a: string, b: string, top: Transaction, p: Transaction, key: string) => {
+    const refusals = (a: string, b: string, top: Transaction, p: Transaction) => {
       const usd = (amount: number): Money => ({ amount, currency: 'USD' });
       return [
         { name: 'a payment over the balance', write: () => pay(a, 1_101), reason: 'insufficient-funds' },
@@ -327,7 +290,6 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         },
         { name: 'a transfer to the sender', write: () => transfer(a, a, 100), reason: 'same-user-transfer' },
         { name: 'a payment of 0', write: () => pay(a, 0), reason: 'invalid-request' },
-        { name: 'a top-up under a used key for another amount', write: () => topUp(a, 501, { key }), reason: 'idempotency-key-reused' },
       ] as const;
     };
     /** The state `refusals` starts from. */
@@ -336,10 +298,9 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
       const b = t.newUser();
       const top = await topUp(a, 1_000);
       const p = await pay(a, 400);
-      const key = idemKey();
-      await topUp(a, 500, { key });
+      await topUp(a, 500);
       await topUp(b, 1_000);
-      return { a, b, top, p, key };
+      return { a, b, top, p };
     };
     /** What a write throws, or null. */
     const thrown = (write: Promise<unknown>): Promise<unknown> =>
@@ -350,7 +311,7 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
 
     describe('refusals, each as the domain error', () => {
       it('when a write is refused, then it throws a DomainError with its reason (and details), and nothing moves', async () => {
-        const { a, b, top, p, key } = await refusalState();
+        const { a, b, top, p } = await refusalState();
         const state = async () => ({
           balances: [await s.ledger.balanceOf(t.tenantId, a), await s.ledger.balanceOf(t.tenantId, b)],
           listed: ids(await s.reader.list(tenantScope(), {}, null, 100)),
@@ -358,7 +319,7 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         });
         const before = await state();
         expect(before.balances).to.deep.equal([1_100, 1_000]);
-        for (const r of refusals(a, b, top, p, key)) {
+        for (const r of refusals(a, b, top, p)) {
           const err = await thrown(r.write());
           expect(err, r.name).to.be.instanceOf(DomainError);
           expect((err as DomainError).reason, r.name).to.equal(r.reason);
@@ -400,23 +361,11 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(await seen()).to.deep.equal(created(top, p, x, r));
       });
 
-      it('when a write is replayed with its idempotency key, then its one event is not recorded again', async () => {
-        const u = t.newUser();
-        const key = idemKey();
-        const first = await topUp(u, 500, { key });
-        await topUp(u, 500, { key });
-        const p = await pay(u, 100, { key: idemKey() });
-        const refundKey = idemKey();
-        const r = await refund(p.id, 50, { key: refundKey });
-        await refund(p.id, 50, { key: refundKey });
-        expect(await seen()).to.deep.equal(created(first, p, r));
-      });
-
       it('when a write is refused, then no event is recorded, whichever the refusal', async () => {
-        const { a, b, top, p, key } = await refusalState();
+        const { a, b, top, p } = await refusalState();
         const before = await seen();
         expect(before).to.have.length(4);
-        for (const r of refusals(a, b, top, p, key)) {
+        for (const r of refusals(a, b, top, p)) {
           expect(await reasonOf(r.write()), r.name).to.equal(r.reason);
           expect(await seen(), `${r.name} records nothing`).to.deep.equal(before);
         }
@@ -448,17 +397,6 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(await reasonOf(refund(p.id, null, { tenant: ledgerTenant() }))).to.equal('transaction-not-found');
         expect(await reasonOf(refund(testId('txn'), null))).to.equal('transaction-not-found');
         expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(900);
-      });
-
-      it('when a refund is retried with its key, then it is applied once', async () => {
-        const u = t.newUser();
-        await topUp(u, 1_000);
-        const p = await pay(u, 500);
-        const key = idemKey();
-        const r1 = await refund(p.id, 100, { key });
-        const r2 = await refund(p.id, 100, { key });
-        expect(r2.id).to.equal(r1.id);
-        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(600);
       });
     });
 
@@ -594,15 +532,6 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(ba + bb).to.equal(2_000);
         expect(ba).to.be.at.least(0);
         expect(bb).to.be.at.least(0);
-      });
-
-      it('when 20 writes race with one idempotency key, then one transaction is recorded', async function () {
-        if (!(await options.concurrent())) this.skip(); // PGlite has one connection: no real contention to show
-        const u = t.newUser();
-        const key = idemKey();
-        const results = await Promise.all(Array.from({ length: 20 }, () => topUp(u, 250, { key })));
-        expect(new Set(results.map((r) => r.id)).size).to.equal(1);
-        expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(250);
       });
 
       it('when refunds race on one payment, then their total never exceeds it', async function () {

@@ -77,12 +77,11 @@ export const orderOperations: readonly Operation[] = [
       422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
     },
     idempotency: { scope: 'agent' },
-    handler: async ({ body, caller, core, idempotencyKey, unitOfWork }) => {
+    handler: async ({ body, caller, core, idempotencyKey }) => {
       const order = await core.booking.placeOrder.execute(caller.agent(), {
         ...body,
         ...(idempotencyKey === null ? {} : { idempotencyKey }),
         // The order commits with the key's stored response, in one commit.
-        unitOfWork,
       });
       return { status: 201, headers: { 'Cache-Control': 'no-store', Location: `/api/v1/orders/${order.id}` }, body: orderView(order) };
     },
@@ -195,8 +194,8 @@ export const orderOperations: readonly Operation[] = [
     },
     jsonBody: true,
     idempotency: { scope: 'agent' },
-    handler: async ({ params: { orderId }, caller, core, unitOfWork }) => {
-      const order = await core.booking.cancelOrder.execute(caller.agent(), orderId, unitOfWork);
+    handler: async ({ params: { orderId }, caller, core }) => {
+      const order = await core.booking.cancelOrder.execute(caller.agent(), orderId);
       return { status: 200, headers: NO_STORE, body: orderView(order) };
     },
   }),

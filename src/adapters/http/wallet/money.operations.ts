@@ -87,8 +87,6 @@ export const moneyOperations: readonly Operation[] = [
         userId,
         amount,
         reference,
-        idempotencyKey: ctx.idempotencyKey,
-        unitOfWork: ctx.unitOfWork,
       });
       return transactionCreated(ctx.req, transactionJson(txn));
     },
@@ -130,8 +128,6 @@ export const moneyOperations: readonly Operation[] = [
         principal: ctx.caller.machine(),
         transactionId,
         amount: amount ?? null,
-        idempotencyKey: ctx.idempotencyKey,
-        unitOfWork: ctx.unitOfWork,
       });
       return transactionCreated(ctx.req, transactionJson(txn));
     },
@@ -163,14 +159,12 @@ export const moneyOperations: readonly Operation[] = [
       },
     },
     idempotency: { scope: 'wallet' },
-    handler: async ({ body, caller, core, req, idempotencyKey, unitOfWork }) => {
+    handler: async ({ body, caller, core, req }) => {
       const txn = await core.wallet.makePayment.execute({
         principal: caller.user(),
         amount: body.amount,
         reference: body.reference,
         description: body.description ?? null,
-        idempotencyKey,
-        unitOfWork,
       });
       return transactionCreated(req, transactionJson(txn));
     },
@@ -203,14 +197,12 @@ export const moneyOperations: readonly Operation[] = [
       },
     },
     idempotency: { scope: 'wallet' },
-    handler: async ({ body, caller, core, req, idempotencyKey, unitOfWork }) => {
+    handler: async ({ body, caller, core, req }) => {
       const txn = await core.wallet.makeTransfer.execute({
         principal: caller.user(),
         toUserId: body.toUserId,
         amount: body.amount,
         note: body.note ?? null,
-        idempotencyKey,
-        unitOfWork,
       });
       return transactionCreated(req, transactionJson(txn));
     },

@@ -15,6 +15,7 @@ import * as m0013 from './0013-ledger-account-race.js';
 import * as m0014 from './0014-ledger-write.js';
 import * as m0015 from './0015-webhook-retention.js';
 import * as m0016 from './0016-ledger-refusal-codes.js';
+import * as m0017 from './0017-ledger-idempotency-index.js';
 import * as m0018 from './0018-key-policies-security-events.js';
 import * as m0019 from './0019-oauth-client-keys.js';
 
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0014-ledger-write', m0014],
   ['0015-webhook-retention', m0015],
   ['0016-ledger-refusal-codes', m0016],
+  ['0017-ledger-idempotency-index', m0017],
   ['0018-key-policies-security-events', m0018],
   ['0019-oauth-client-keys', m0019],
 ];
