@@ -142,6 +142,11 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
     const token = await machineToken(app, tenant);
     expect(await refusal(await dpopGet('/users', token, await dpopProof(key, 'GET', url('/users'), { token })))).to.equal('invalid_token');
     expect((await app.request('/users', { headers: bearer(token) })).status).to.equal(200);
+    // A token that is no token of ours, with the DPoP scheme: invalid-token, challenged as DPoP.
+    const forged = await dpopGet('/users', `${token}x`, await dpopProof(key, 'GET', url('/users'), { token: `${token}x` }));
+    expect(forged.status).to.equal(401);
+    expect(forged.headers.get('www-authenticate')).to.equal('DPoP error="invalid_token"');
+    expect(((await forged.json()) as { reason: string }).reason).to.equal('invalid-token');
   });
 
   it('when a token request carries a bad proof, then 400 invalid_dpop_proof and no token', async () => {

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
-import { DpopRefusal } from '../../domain/identity/dpop.js';
+import { DpopRefusal, dpopSchemeToken } from '../../domain/identity/dpop.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { HttpProblem } from './problem.js';
 import { dpopRequestOf } from './wallet/oauth.js';
 import type { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
@@ -30,6 +31,10 @@ export const walletAuth =
     } catch (err) {
       if (err instanceof DpopRefusal) {
         throw new HttpProblem(401, err.reason, err.message, {}, { 'WWW-Authenticate': `DPoP error="${err.oauthError}"` });
+      }
+      // A bad token sent with the DPoP scheme is challenged in that scheme (RFC 9449 §7.1).
+      if (err instanceof DomainError && err.reason === 'invalid-token' && dpopSchemeToken(req.headers.authorization) !== null) {
+        throw new HttpProblem(401, err.reason, err.message, {}, { 'WWW-Authenticate': 'DPoP error="invalid_token"' });
       }
       throw err;
     }

@@ -188,9 +188,6 @@ export function formTokenOf(form: Record<string, string>): string {
   return token;
 }
 
-export const asInvalidClient = (err: unknown): unknown =>
-  err instanceof DomainError && err.reason === 'invalid-client' ? invalidClient('Client authentication failed.') : err;
-
 /**
  * Any error of an OAuth endpoint, answered as RFC 6749 §5.2 JSON: its own errors, and a body
  * that is not a readable form (400 `invalid_request`, saying what is wrong with it).
