@@ -1,3 +1,4 @@
+import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type autocannon from 'autocannon';
@@ -93,6 +94,49 @@ const userToken = (ctx: BenchContext, ref = 'bench-user'): Promise<string> =>
       { ...json, authorization: `Bearer ${await machineToken(ctx)}` },
       JSON.stringify({ externalUserRef: ref }),
     );
+    return out.access_token as string;
+  });
+
+/**
+ * DPoP proofs (RFC 9449) made as a client makes them, one per request, signed synchronously
+ * (ES256) in autocannon's request setup so each carries a fresh `jti` and `iat`. `htu` is the
+ * public URL: the issuer the metadata names, joined with the path.
+ */
+const dpopKey = (() => {
+  let made: { privateKey: ReturnType<typeof generateKeyPairSync>['privateKey']; header: string } | null = null;
+  return () => {
+    if (made === null) {
+      const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const { kty, crv, x, y } = pair.publicKey.export({ format: 'jwk' });
+      const header = Buffer.from(JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty, crv, x, y } })).toString('base64url');
+      made = { privateKey: pair.privateKey, header };
+    }
+    return made;
+  };
+})();
+const dpopProof = (method: string, url: string, token?: string): string => {
+  const { privateKey, header } = dpopKey();
+  const claims: Record<string, unknown> = { htm: method, htu: url, iat: Math.floor(Date.now() / 1000), jti: randomUUID() };
+  if (token !== undefined) claims.ath = createHash('sha256').update(token).digest('base64url');
+  const input = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+};
+/** The issuer the service publishes: the origin of every DPoP proof's `htu`. */
+const issuerOf = (ctx: BenchContext): Promise<string> =>
+  memo(ctx, 'issuer', async () => {
+    const meta = (await (await fetch(`${ctx.base}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+    return meta.issuer.replace(/\/+$/, '');
+  });
+/** A DPoP-bound user token (delegated, with a proof), for the bench user. */
+const boundUserToken = (ctx: BenchContext): Promise<string> =>
+  memo(ctx, 'boundUserToken', async () => {
+    const issuer = await issuerOf(ctx);
+    const out = await post(
+      `${ctx.base}/auth/delegated-token`,
+      { ...json, authorization: `Bearer ${await machineToken(ctx)}`, dpop: dpopProof('POST', `${issuer}/auth/delegated-token`) },
+      JSON.stringify({ externalUserRef: 'bench-dpop-user' }),
+    );
+    if (out.token_type !== 'DPoP') throw new Error(`delegated-token did not bind the token: ${JSON.stringify(out)}`);
     return out.access_token as string;
   });
 
@@ -247,6 +291,21 @@ export const SCENARIOS: readonly Scenario[] = [
     }),
   },
   {
+    name: 'GET /me/balance (DPoP-bound token, a proof per request)',
+    prepare: async (ctx) => {
+      const token = await boundUserToken(ctx);
+      const htu = `${await issuerOf(ctx)}/me/balance`;
+      return {
+        url: `${ctx.base}/me/balance`,
+        requests: [
+          {
+            setupRequest: (req) => ({ ...req, headers: { authorization: `DPoP ${token}`, dpop: dpopProof('GET', htu, token) } }),
+          },
+        ],
+      };
+    },
+  },
+  {
     name: 'POST /api/v1/airport-transfer/quotes',
     connections: WRITE_CONNECTIONS,
     prepare: async (ctx) => ({
@@ -268,6 +327,27 @@ export const SCENARIOS: readonly Scenario[] = [
         method: 'POST',
         headers: { ...form, authorization: basic(t.clientId, t.clientSecret) },
         body: 'grant_type=client_credentials',
+      };
+    },
+  },
+  {
+    name: 'POST /oauth/token (ES256, DPoP-bound)',
+    connections: WRITE_CONNECTIONS,
+    prepare: async (ctx) => {
+      const t = await tenant(ctx);
+      const htu = `${await issuerOf(ctx)}/oauth/token`;
+      return {
+        url: `${ctx.base}/oauth/token`,
+        method: 'POST',
+        requests: [
+          {
+            setupRequest: (req) => ({
+              ...req,
+              headers: { ...form, authorization: basic(t.clientId, t.clientSecret), dpop: dpopProof('POST', htu) },
+              body: 'grant_type=client_credentials',
+            }),
+          },
+        ],
       };
     },
   },

@@ -299,6 +299,8 @@ describe('the examples of the published files, sent to a running service on the 
       // The example key stands for one request: a new request makes a new one (the same key on a
       // database that kept an earlier run's request would rightly answer 422).
       if (headers['Idempotency-Key'] !== undefined) headers['Idempotency-Key'] = randomUUID();
+      // A DPoP proof is made by the client's key for one request: the example shows its shape only.
+      delete headers.DPoP;
       const token = op['x-token'];
       if (token === 'api-key') headers['X-API-KEY'] = apiKey;
       if (token === 'machine' || token === 'either') headers.Authorization = `Bearer ${machine}`;

@@ -68,10 +68,12 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
         jwks_uri: `${ISSUER}/.well-known/jwks.json`,
         revocation_endpoint: `${ISSUER}/oauth/revoke`,
         introspection_endpoint: `${ISSUER}/oauth/introspect`,
-        grant_types_supported: ['client_credentials'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        grant_types_supported: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+        token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+        dpop_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
       });
       // The issuer in the metadata is the `iss` the tokens carry.
       expect(decodeJwt(machine).iss).to.equal(meta.issuer);

@@ -1,4 +1,8 @@
 import type { RequestHandler } from 'express';
+import { DpopRefusal, dpopSchemeToken } from '../../domain/identity/dpop.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { HttpProblem } from './problem.js';
+import { dpopRequestOf } from './wallet/oauth.js';
 import type { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
@@ -6,22 +10,39 @@ import { asMachine, asWalletUser, requireTokenKind } from '../../domain/identity
 import type { AuthFailureLimit } from './rate-limits.js';
 
 /**
- * Authenticates a wallet route from `Authorization: Bearer` and enforces the token kind it
- * takes, in this one place: missing or invalid → 401 `invalid-token`; a machine token on a user
- * route → 401 `not-a-wallet-user`; a user token on a machine route → 403 `machine-token-required`.
+ * Authenticates a wallet route from `Authorization` and enforces the token kind it takes, in
+ * this one place: missing or invalid → 401 `invalid-token`; a machine token on a user route →
+ * 401 `not-a-wallet-user`; a user token on a machine route → 403 `machine-token-required`.
+ * An unbound token is sent as `Bearer`; a DPoP-bound one as `DPoP` with a `DPoP` proof for this
+ * very request (RFC 9449 §7), its URL the public one (`publicOrigin`, the issuer's, joined with
+ * the request's path); a bound token as Bearer, or a missing or failed proof → 401
+ * `invalid-dpop-proof` with `WWW-Authenticate: DPoP error="…"`.
  * Sets `res.locals.wallet`. Use it per route: `router.get('/me', auth('user'), handler)`.
  * An address that failed too often is refused before the token is checked (`failures`).
  */
 export const walletAuth =
-  (verify: VerifyWalletToken, failures?: AuthFailureLimit) =>
+  (verify: VerifyWalletToken, failures?: AuthFailureLimit, publicOrigin = '') =>
   (rule: 'machine' | 'user' | 'either'): RequestHandler =>
   async (req, res, next) => {
-    const authenticate = () => verify.authenticate(req.headers.authorization);
-    const { principal, user, token } = failures === undefined ? await authenticate() : await failures.guard(req, authenticate);
+    const authenticate = () => verify.authenticateRequest(req.headers.authorization, dpopRequestOf(req, publicOrigin));
+    let caller;
+    try {
+      caller = failures === undefined ? await authenticate() : await failures.guard(req, authenticate);
+    } catch (err) {
+      if (err instanceof DpopRefusal) {
+        throw new HttpProblem(401, err.reason, err.message, {}, { 'WWW-Authenticate': `DPoP error="${err.oauthError}"` });
+      }
+      // A bad token sent with the DPoP scheme is challenged in that scheme (RFC 9449 §7.1).
+      if (err instanceof DomainError && err.reason === 'invalid-token' && dpopSchemeToken(req.headers.authorization) !== null) {
+        throw new HttpProblem(401, err.reason, err.message, {}, { 'WWW-Authenticate': 'DPoP error="invalid_token"' });
+      }
+      throw err;
+    }
+    const { principal, user, token } = caller;
     res.locals.wallet = requireTokenKind(principal, rule);
     // The person as read by this check, for `/me`-style routes (null for a machine token).
     res.locals.walletUser = user;
-    // The token itself (jti, iat, exp), for sign-out.
+    // The token itself (jti, iat, exp, cnf), for sign-out.
     res.locals.walletToken = token;
     next();
   };

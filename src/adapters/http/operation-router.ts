@@ -5,7 +5,7 @@ import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import { JsonText, type Answer, type Caller, type Operation, type OperationContext, type TokenRule } from './operation.js';
-import { oauthAnswers, oauthErrors } from './wallet/oauth.js';
+import { dpopRequestOf, oauthAnswers, oauthErrors } from './wallet/oauth.js';
 import type { RateLimits } from './rate-limits.js';
 import { agentOf } from './request-context.js';
 import type { HttpUseCases } from './use-cases.js';
@@ -22,6 +22,8 @@ export interface OperationDeps {
   readonly limits: RateLimits;
   /** The core's one idempotency mechanism, for operations that take an `Idempotency-Key`. */
   readonly idempotentWrites: IdempotentWrites;
+  /** The issuer's origin (`TOKEN_ISSUER`): where the service is reached, for a DPoP proof's `htu`. */
+  readonly publicOrigin?: string;
 }
 
 /**
@@ -133,6 +135,9 @@ export function operationRouter(
         core: deps.core,
         authFailures: deps.limits.authFailures,
         idempotencyKey: op.idempotency === undefined ? null : idempotencyKeyOf(req),
+        get dpop() {
+          return dpopRequestOf(req, deps.publicOrigin ?? '');
+        },
       } as OperationContext;
     };
     const handle: RequestHandler = async (req, res) => {

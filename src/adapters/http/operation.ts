@@ -1,3 +1,4 @@
+import type { DpopRequestContext } from '../../application/wallet/check-dpop-proof.js';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
@@ -146,6 +147,8 @@ export interface OperationContext<R extends RequestSchemas = RequestSchemas> {
   readonly authFailures: AuthFailureLimit;
   /** The `Idempotency-Key` sent (validated), or null. */
   readonly idempotencyKey: string | null;
+  /** The request's DPoP proof, method and public URL, for the token endpoints (RFC 9449). */
+  readonly dpop: DpopRequestContext;
 }
 
 /** How an operation takes an `Idempotency-Key`. */

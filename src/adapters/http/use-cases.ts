@@ -21,6 +21,7 @@ import type { GetTransaction } from '../../application/wallet/get-transaction.js
 import type { GetUserBalances } from '../../application/wallet/get-user-balances.js';
 import type { GetWalletUser } from '../../application/wallet/get-wallet-user.js';
 import type { IntrospectToken } from '../../application/wallet/introspect-token.js';
+import type { ExchangeToken } from '../../application/wallet/exchange-token.js';
 import type { IssueDelegatedToken } from '../../application/wallet/issue-delegated-token.js';
 import type { IssueMachineToken } from '../../application/wallet/issue-machine-token.js';
 import type { ListTransactions } from '../../application/wallet/list-transactions.js';
@@ -67,6 +68,7 @@ export interface HttpUseCases {
     readonly revokeToken: RevokeToken;
     readonly introspectToken: IntrospectToken;
     readonly issueDelegatedToken: IssueDelegatedToken;
+    readonly exchangeToken: ExchangeToken;
     readonly logIn: LogIn;
     readonly logOut: LogOut;
     readonly createWalletUser: CreateWalletUser;

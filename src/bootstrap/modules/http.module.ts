@@ -51,7 +51,7 @@ export const httpModule = (config: Config): ContainerModule =>
       [TOKENS.Lifecycle, TOKENS.Database],
     );
     bind(TOKENS.WalletAuth).toResolvedValue(
-      (core: Core, limits: RateLimits): WalletAuth => walletAuth(core.identity.verifyWalletToken, limits.authFailures),
+      (core: Core, limits: RateLimits): WalletAuth => walletAuth(core.identity.verifyWalletToken, limits.authFailures, config.issuer),
       [TOKENS.Core, TOKENS.RateLimits],
     );
     bind(TOKENS.OperationDeps).toResolvedValue(
@@ -60,6 +60,7 @@ export const httpModule = (config: Config): ContainerModule =>
         auth,
         limits,
         idempotentWrites: core.idempotentWrites,
+        publicOrigin: config.issuer,
       }),
       [TOKENS.Core, TOKENS.WalletAuth, TOKENS.RateLimits],
     );

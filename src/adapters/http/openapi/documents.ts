@@ -51,13 +51,13 @@ const SECURITY_SCHEMES: Readonly<Record<Scheme, SecuritySchemeObject>> = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'A machine token of the tenant’s backend, from `POST /oauth/token` (client credentials). Lifetime `MACHINE_TOKEN_TTL_SECONDS` (3600 s by default).',
+    description: 'A machine token of the tenant’s backend, from `POST /oauth/token` (client credentials). Lifetime `MACHINE_TOKEN_TTL_SECONDS` (3600 s by default). A DPoP-bound token (`token_type: DPoP`) is sent as `Authorization: DPoP <token>` with a `DPoP` proof for each request (RFC 9449).',
   },
   userToken: {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'A user token of one wallet holder, from `POST /auth/login` (`amr: ["pwd"]`) or issued by the tenant’s backend with `POST /auth/delegated-token` (`amr: ["tenant_delegated"]`). Lifetime `USER_TOKEN_TTL_SECONDS` (900 s by default); no refresh token.',
+    description: 'A user token of one wallet holder, from `POST /auth/login` (`amr: ["pwd"]`) or issued by the tenant’s backend with `POST /auth/delegated-token` (`amr: ["tenant_delegated"]`). Lifetime `USER_TOKEN_TTL_SECONDS` (900 s by default); no refresh token. A DPoP-bound token (`token_type: DPoP`) is sent as `Authorization: DPoP <token>` with a `DPoP` proof for each request (RFC 9449).',
   },
 };
 

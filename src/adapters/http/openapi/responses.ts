@@ -20,7 +20,12 @@ export const RATE_LIMIT_HEADERS = {
 export const IDEMPOTENT_REPLAYED = {
   'Idempotent-Replayed': '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (absent on the first answer)',
 };
-const WWW_AUTHENTICATE = { 'WWW-Authenticate': '`Bearer error="invalid_token"` when the token is missing or invalid' };
+const WWW_AUTHENTICATE = {
+  'WWW-Authenticate':
+    '`Bearer error="invalid_token"` when the token is missing or invalid; `DPoP error="invalid_dpop_proof"` (or `invalid_token`) when a DPoP-bound token comes without a valid proof for this request, as Bearer, or an unbound one comes as DPoP',
+};
+/** A DPoP refusal on a request with a token (RFC 9449 §7). */
+const DPOP_401 = '; or a DPoP-bound token without a valid `DPoP` proof for this request, or sent as Bearer (`invalid-dpop-proof`)';
 
 /** What the credential of an operation can give, from its `token` rule. */
 function credentialErrors(op: OperationSpec): Implied[] {
@@ -32,20 +37,20 @@ function credentialErrors(op: OperationSpec): Implied[] {
       ];
     case 'machine':
       return [
-        { status: 401, description: 'No bearer token, or it is malformed, invalid or expired', reasons: ['invalid-token'], headers: WWW_AUTHENTICATE },
+        { status: 401, description: `No bearer token, or it is malformed, invalid or expired${DPOP_401}`, reasons: ['invalid-token', 'invalid-dpop-proof'], headers: WWW_AUTHENTICATE },
         { status: 403, description: 'A user token was sent: this operation takes the tenant backend’s machine token', reasons: ['machine-token-required'] },
       ];
     case 'user':
       return [
         {
           status: 401,
-          description: 'No bearer token, or it is malformed, invalid or expired (`invalid-token`); or a machine token was sent where a wallet user is needed (`not-a-wallet-user`)',
-          reasons: ['invalid-token', 'not-a-wallet-user'],
+          description: `No bearer token, or it is malformed, invalid or expired (\`invalid-token\`); or a machine token was sent where a wallet user is needed (\`not-a-wallet-user\`)${DPOP_401}`,
+          reasons: ['invalid-token', 'not-a-wallet-user', 'invalid-dpop-proof'],
           headers: WWW_AUTHENTICATE,
         },
       ];
     case 'either':
-      return [{ status: 401, description: 'No bearer token, or it is malformed, invalid or expired', reasons: ['invalid-token'], headers: WWW_AUTHENTICATE }];
+      return [{ status: 401, description: `No bearer token, or it is malformed, invalid or expired${DPOP_401}`, reasons: ['invalid-token', 'invalid-dpop-proof'], headers: WWW_AUTHENTICATE }];
     case 'none':
       return [];
   }

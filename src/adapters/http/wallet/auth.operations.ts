@@ -2,19 +2,39 @@ import { DomainError } from '../../../domain/shared/errors.js';
 import { clientAddress } from '../client-address.js';
 import { statusOf } from '../errors.js';
 import { HttpProblem } from '../problem.js';
-import { asInvalidClient, credentialsOf, formOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
+import { DpopRefusal, dpopSchemeToken } from '../../../domain/identity/dpop.js';
+import { TOKEN_EXCHANGE } from '../../../domain/identity/tenant-jwt.js';
+import type { IssuedToken } from '../../../domain/identity/token-issuer.port.js';
+import { asOAuthError, authenticatedClient, clientAuthenticationOf, formOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
 import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import {
   delegatedTokenRequestSchema,
   delegatedTokenResponseSchema,
+  DPOP_PROOF_EXAMPLE,
+  dpopHeaderSchema,
   loginRequestSchema,
   oauthErrorSchema,
+  oauthTokenResponseSchema,
   tokenRequestSchema,
   tokenResponseSchema,
 } from './auth.schemas.js';
 
 const noStore = { 'Cache-Control': 'no-store' } as const;
+
+/** The token answer's `token_type`: `DPoP` for a bound token (RFC 9449 §5). */
+const tokenTypeOf = (token: IssuedToken): 'Bearer' | 'DPoP' => token.tokenType ?? 'Bearer';
+
+/**
+ * A DPoP proof refused at `/auth/login` or `/auth/delegated-token`: 400, as at the token
+ * endpoint (RFC 9449 §5), with the problem reason `invalid-dpop-proof` and the OAuth code.
+ */
+const asBadProof = (err: unknown): unknown =>
+  err instanceof DpopRefusal ? new HttpProblem(400, err.reason, err.message, { error: 'invalid_dpop_proof' }) : err;
+
+const dpopProofText =
+  'With a `DPoP` proof header (RFC 9449) the token is bound to the proof’s key and answered with `token_type: "DPoP"`; it is then ' +
+  'accepted only as `Authorization: DPoP <token>` with a proof for each request. A tenant set to require DPoP gets no token without a proof.';
 
 /** The demo wallet user (`demo seed`): the first start prints its password and the tenant's client id and secret. */
 export const DEMO_USER_EXAMPLE = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
@@ -30,51 +50,84 @@ export const authOperations: readonly Operation[] = [
     method: 'post',
     path: '/oauth/token',
     operationId: 'issueMachineToken',
-    summary: 'OAuth 2.0 client credentials: a machine token for the tenant’s backend',
+    summary: 'OAuth 2.0 token endpoint: client credentials (a machine token) or token exchange (a user token)',
     description:
-      'RFC 6749 §4.4. Client authentication by HTTP Basic (preferred) or `client_id`/`client_secret` in the form body, not both. ' +
-      'Errors follow RFC 6749 §5.2 (`{ error, error_description }`), not problem+json. No refresh token.',
+      'RFC 6749 §4.4 client credentials: a machine token for the tenant’s backend. Client authentication by HTTP Basic (preferred) or ' +
+      '`client_id`/`client_secret` in the form body, not both; or, for a tenant set up for `private_key_jwt`, a client assertion ' +
+      '(`client_assertion_type` and `client_assertion`, RFC 7523). ' +
+      `RFC 8693 token exchange (\`grant_type=${TOKEN_EXCHANGE.grantType}\`): the authenticated client presents a \`subject_token\` ` +
+      'it signed for one of its users and gets the user token `POST /auth/delegated-token` would mint for that `externalUserRef`. ' +
+      `${dpopProofText} Errors follow RFC 6749 §5.2 (\`{ error, error_description }\`), not problem+json. No refresh token.`,
     tags: ['auth'],
     token: 'none',
     audience: 'backend',
     oauthErrors: true,
     rateLimit: 'token',
-    request: { body: tokenRequestSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    request: { body: tokenRequestSchema, bodyContentType: 'application/x-www-form-urlencoded', headers: dpopHeaderSchema },
     examples: () => ({
+      headers: { DPoP: DPOP_PROOF_EXAMPLE },
       body: { grant_type: 'client_credentials', client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret },
       response: { access_token: EXAMPLE_SECRETS.token, token_type: 'Bearer', expires_in: 3600 },
     }),
     responses: {
-      200: { description: 'A machine token (JWT, `typ: at+jwt`)', schema: tokenResponseSchema, headers: noStore },
+      200: {
+        description: 'A machine token, or with the token exchange a user token (JWT, `typ: at+jwt`)',
+        schema: oauthTokenResponseSchema,
+        headers: noStore,
+      },
       400: {
         description:
-          '`invalid_request` (missing or repeated parameter, two authentication methods, a NUL character, a body that is not `application/x-www-form-urlencoded`, is over 16 KiB or cannot be read: `error_description` says which) or `unsupported_grant_type`',
+          '`invalid_request` (missing or repeated parameter, two authentication methods, a NUL character, a body that is not `application/x-www-form-urlencoded`, is over 16 KiB or cannot be read: `error_description` says which), ' +
+          '`unsupported_grant_type`, `invalid_grant` (a subject token that fails a check, or its user disabled) or `invalid_dpop_proof` ' +
+          '(a DPoP proof that fails a check, or none when the tenant requires DPoP)',
         schema: oauthErrorSchema,
       },
       401: {
-        description: '`invalid_client`, with `WWW-Authenticate: Basic`',
+        description: '`invalid_client` (including a replayed client assertion), with `WWW-Authenticate: Basic`',
         schema: oauthErrorSchema,
         headers: { 'WWW-Authenticate': 'Basic realm="wallet"' },
       },
     },
-    handler: async ({ req, core, authFailures }) => {
+    handler: async ({ req, core, authFailures, dpop }) => {
       const form = formOf(req);
       const grantType = form.grant_type;
       if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
-      if (grantType !== 'client_credentials') {
-        throw new OAuthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported.');
+      if (grantType === TOKEN_EXCHANGE.grantType) {
+        const client = await authenticatedClient(req, form, core.identity.authenticateClient, authFailures);
+        try {
+          const token = await core.identity.exchangeToken.execute(
+            client,
+            { subjectToken: form.subject_token, subjectTokenType: form.subject_token_type },
+            dpop,
+          );
+          return {
+            status: 200,
+            headers: OAUTH_NO_STORE,
+            body: {
+              access_token: token.accessToken,
+              token_type: tokenTypeOf(token),
+              expires_in: token.expiresIn,
+              issued_token_type: token.issuedTokenType,
+            },
+          };
+        } catch (err) {
+          throw asOAuthError(err);
+        }
       }
-      const credentials = credentialsOf(req, form);
+      if (grantType !== 'client_credentials') {
+        throw new OAuthError(400, 'unsupported_grant_type', 'The grant types supported are client_credentials and token exchange.');
+      }
+      const credentials = clientAuthenticationOf(req, form);
       try {
         // An address that failed too often is refused before the client's secret is looked up.
-        const token = await authFailures.guard(req, () => core.identity.issueMachineToken.execute(credentials));
+        const token = await authFailures.guard(req, () => core.identity.issueMachineToken.execute(credentials, dpop));
         return {
           status: 200,
           headers: OAUTH_NO_STORE,
-          body: { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn },
+          body: { access_token: token.accessToken, token_type: tokenTypeOf(token), expires_in: token.expiresIn },
         };
       } catch (err) {
-        throw asInvalidClient(err);
+        throw asOAuthError(err);
       }
     },
   }),
@@ -86,12 +139,15 @@ export const authOperations: readonly Operation[] = [
     summary: 'A user token for one of the tenant’s users, vouched for by its backend',
     description:
       'Creates the tenant’s wallet user on first use of an `externalUserRef`. The token’s claims add `amr: ["tenant_delegated"]` and ' +
-      '`act: { sub: <client id> }`; it gives the same access as a password login. No refresh token: mint a new one when it expires.',
+      '`act: { sub: <client id> }`; it gives the same access as a password login. No refresh token: mint a new one when it expires. ' +
+      `${dpopProofText} A call made with a DPoP-bound machine token spends its proof on the call itself; the user token it gets is unbound. ` +
+      'The token exchange at `POST /oauth/token` is the standard way to the same token.',
     tags: ['auth'],
     token: 'machine',
     rateLimit: 'delegated',
-    request: { body: delegatedTokenRequestSchema },
+    request: { body: delegatedTokenRequestSchema, headers: dpopHeaderSchema },
     examples: () => ({
+      headers: { DPoP: DPOP_PROOF_EXAMPLE },
       body: { externalUserRef: DEMO_USER_EXAMPLE.externalUserRef },
       response: {
         access_token: EXAMPLE_SECRETS.token,
@@ -102,22 +158,36 @@ export const authOperations: readonly Operation[] = [
     }),
     responses: {
       200: { description: 'A user token (JWT)', schema: delegatedTokenResponseSchema, headers: noStore },
-      400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
-      401: { description: 'No valid machine token', reasons: ['invalid-token'] },
+      400: {
+        description: 'Bad body, or a DPoP proof that fails a check (or none when the tenant requires DPoP)',
+        reasons: ['invalid-request', 'malformed-json', 'invalid-dpop-proof'],
+      },
+      401: {
+        description:
+          'No valid machine token, or a DPoP-bound one without a valid proof for this request (`WWW-Authenticate: DPoP error="…"`)',
+        reasons: ['invalid-token', 'invalid-dpop-proof'],
+      },
       403: {
         description: 'A user token was sent, or the user is disabled by the operator',
         reasons: ['machine-token-required', 'user-disabled'],
       },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
-    handler: async ({ body: { externalUserRef }, caller, core }) => {
-      const token = await core.identity.issueDelegatedToken.execute(caller.machine(), externalUserRef);
+    handler: async ({ body: { externalUserRef }, caller, core, req, dpop }) => {
+      // With `Authorization: DPoP` the proof authenticated this call (it is spent): it binds nothing more.
+      const boundCall = dpopSchemeToken(req.headers.authorization) !== null;
+      let token;
+      try {
+        token = await core.identity.issueDelegatedToken.execute(caller.machine(), externalUserRef, boundCall ? undefined : dpop);
+      } catch (err) {
+        throw asBadProof(err);
+      }
       return {
         status: 200,
         headers: OAUTH_NO_STORE,
         body: {
           access_token: token.accessToken,
-          token_type: 'Bearer',
+          token_type: tokenTypeOf(token),
           expires_in: token.expiresIn,
           issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
         },
@@ -132,19 +202,24 @@ export const authOperations: readonly Operation[] = [
     summary: 'A wallet holder signs in with email and password',
     description:
       'Returns a user token with `amr: ["pwd"]`. Unknown email and wrong password answer alike. Repeated failures per account ' +
-      '(5 per 15 minutes) and per client address (20 per 15 minutes) are refused with 429 for 15 minutes, on every instance.',
+      '(5 per 15 minutes) and per client address (20 per 15 minutes) are refused with 429 for 15 minutes, on every instance. ' +
+      dpopProofText,
     tags: ['auth'],
     token: 'none',
     audience: 'app',
     rateLimit: 'login',
-    request: { body: loginRequestSchema },
+    request: { body: loginRequestSchema, headers: dpopHeaderSchema },
     examples: () => ({
+      headers: { DPoP: DPOP_PROOF_EXAMPLE },
       body: { clientId: EXAMPLE_IDS.client, email: DEMO_USER_EXAMPLE.email, password: EXAMPLE_SECRETS.password },
       response: { access_token: EXAMPLE_SECRETS.token, token_type: 'Bearer', expires_in: 900 },
     }),
     responses: {
       200: { description: 'A user token (JWT)', schema: tokenResponseSchema, headers: noStore },
-      400: { description: 'Bad body', reasons: ['invalid-request', 'malformed-json'] },
+      400: {
+        description: 'Bad body, or a DPoP proof that fails a check (or none when the tenant requires DPoP)',
+        reasons: ['invalid-request', 'malformed-json', 'invalid-dpop-proof'],
+      },
       401: {
         description: 'Wrong client id, email or password, or the person is disabled (no hint which)',
         reasons: ['invalid-credentials'],
@@ -153,11 +228,12 @@ export const authOperations: readonly Operation[] = [
       429: { description: 'Too many failed attempts', reasons: ['too-many-attempts'], headers: { 'Retry-After': 'seconds' } },
     },
     presetHeaders: OAUTH_NO_STORE,
-    handler: async ({ body, req, core }) => {
+    handler: async ({ body, req, core, dpop }) => {
       try {
-        const token = await core.identity.logIn.execute({ ...body, address: clientAddress(req) });
-        return { status: 200, body: { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn } };
+        const token = await core.identity.logIn.execute({ ...body, address: clientAddress(req) }, dpop);
+        return { status: 200, body: { access_token: token.accessToken, token_type: tokenTypeOf(token), expires_in: token.expiresIn } };
       } catch (err) {
+        if (err instanceof DpopRefusal) throw asBadProof(err);
         if (err instanceof DomainError && err.reason === 'too-many-attempts') {
           const retryAfter = String(err.details?.retryAfterSeconds ?? 60);
           throw new HttpProblem(statusOf(err.kind), err.reason, err.message, err.details ?? {}, { 'Retry-After': retryAfter });

@@ -1,4 +1,7 @@
 import { Router, type Request, type Response } from 'express';
+import { CLIENT_KEY_ALGORITHMS } from '../../../domain/identity/client-keys.js';
+import { DPOP_ALGORITHMS } from '../../../domain/identity/dpop.js';
+import { TOKEN_EXCHANGE } from '../../../domain/identity/tenant-jwt.js';
 
 /** Where the wallet's OAuth endpoints are published from. */
 export interface OAuthMetadataSettings {
@@ -8,7 +11,7 @@ export interface OAuthMetadataSettings {
   readonly walletBasePath: string;
 }
 
-const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
 
 /** The RFC 8414 authorization server metadata of the wallet. */
 export function oauthMetadata(settings: OAuthMetadataSettings): Record<string, unknown> {
@@ -22,12 +25,16 @@ export function oauthMetadata(settings: OAuthMetadataSettings): Record<string, u
     jwks_uri: `${origin}/.well-known/jwks.json`,
     revocation_endpoint: `${wallet}/oauth/revoke`,
     introspection_endpoint: `${wallet}/oauth/introspect`,
-    grant_types_supported: ['client_credentials'],
+    grant_types_supported: ['client_credentials', TOKEN_EXCHANGE.grantType],
     // No authorization endpoint: tokens come from client credentials, login or delegation.
     response_types_supported: [],
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGORITHMS],
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGORITHMS],
     introspection_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGORITHMS],
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
   };
 }
 

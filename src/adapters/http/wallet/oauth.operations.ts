@@ -2,14 +2,19 @@ import { authenticatedClient, formOf, formTokenOf, OAUTH_NO_STORE } from './oaut
 import { z } from 'zod';
 import { operation, type Operation, type OperationSpec } from '../operation.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
+import { CLIENT_KEY_ALGORITHMS } from '../../../domain/identity/client-keys.js';
+import { DPOP_ALGORITHMS } from '../../../domain/identity/dpop.js';
+import { JWT_BEARER_ASSERTION_TYPE, TOKEN_EXCHANGE } from '../../../domain/identity/tenant-jwt.js';
 
 const noStore = { 'Cache-Control': 'no-store' } as const;
 
 const clientAuthText =
   'Client authentication as at `POST /oauth/token`: HTTP Basic (preferred) or `client_id`/`client_secret` in the form body, not both; ' +
-  'during a secret rotation the previous secret works until its overlap ends.';
+  'during a secret rotation the previous secret works until its overlap ends. A tenant set up for `private_key_jwt` sends a client ' +
+  'assertion (`client_assertion_type`, `client_assertion`) instead.';
 
-const authMethods = z.array(z.enum(['client_secret_basic', 'client_secret_post']));
+const authMethods = z.array(z.enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt']));
+const signingAlgorithms = z.array(z.enum(CLIENT_KEY_ALGORITHMS));
 
 /** RFC 8414 authorization server metadata. */
 export const oauthMetadataSchema = z
@@ -19,11 +24,15 @@ export const oauthMetadataSchema = z
     jwks_uri: z.string().meta({ example: 'https://pbw.local/.well-known/jwks.json' }),
     revocation_endpoint: z.string().meta({ example: 'https://pbw.local/oauth/revoke' }),
     introspection_endpoint: z.string().meta({ example: 'https://pbw.local/oauth/introspect' }),
-    grant_types_supported: z.array(z.literal('client_credentials')),
+    grant_types_supported: z.array(z.enum(['client_credentials', TOKEN_EXCHANGE.grantType])),
     response_types_supported: z.array(z.string()).meta({ description: 'Empty: there is no authorization endpoint' }),
     token_endpoint_auth_methods_supported: authMethods,
+    token_endpoint_auth_signing_alg_values_supported: signingAlgorithms.meta({ description: 'What a client assertion may be signed with' }),
     revocation_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_signing_alg_values_supported: signingAlgorithms,
     introspection_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint_auth_signing_alg_values_supported: signingAlgorithms,
+    dpop_signing_alg_values_supported: z.array(z.enum(DPOP_ALGORITHMS)).meta({ description: 'What a DPoP proof may be signed with' }),
   })
   .meta({ id: 'OAuthServerMetadata' });
 
@@ -37,6 +46,8 @@ export const tokenParameterSchema = z.object({
   client_id: z.string().optional().meta({ description: 'With client_secret, instead of HTTP Basic', example: EXAMPLE_IDS.client }),
   // The form's fields carry examples too: the reference page fills a form body from them.
   client_secret: z.string().optional().meta({ example: EXAMPLE_SECRETS.clientSecret }),
+  client_assertion_type: z.literal(JWT_BEARER_ASSERTION_TYPE).optional().meta({ description: '`private_key_jwt` (RFC 7523 §2.2)' }),
+  client_assertion: z.string().optional().meta({ description: 'A client assertion, as at `POST /oauth/token`' }),
 });
 
 /** RFC 7662 §2.2 answer. */
@@ -48,7 +59,11 @@ export const introspectionSchema = z
     sub: z.string().optional().meta({ description: 'The client id (machine token) or the wallet user id (user token)' }),
     tid: z.string().optional().meta({ description: 'The tenant' }),
     client_id: z.string().optional(),
-    token_type: z.literal('Bearer').optional(),
+    token_type: z.enum(['Bearer', 'DPoP']).optional().meta({ description: '`DPoP` for a DPoP-bound token' }),
+    cnf: z
+      .object({ jkt: z.string() })
+      .optional()
+      .meta({ description: 'DPoP-bound tokens: the SHA-256 thumbprint of the key they are bound to (RFC 9449 §6)' }),
     token_use: z.enum(['wallet-machine', 'wallet-user']).optional().meta({ description: 'Which kind of wallet token it is' }),
     amr: z.array(z.string()).optional().meta({ description: 'User tokens: `pwd` or `tenant_delegated`' }),
     act: z.object({ sub: z.string() }).optional().meta({ description: 'Delegated user tokens: the client that vouched for the person' }),
@@ -69,7 +84,7 @@ const oauthErrors = {
     schema: oauthErrorSchema,
   },
   401: {
-    description: '`invalid_client`, with `WWW-Authenticate: Basic`',
+    description: '`invalid_client` (including a replayed client assertion), with `WWW-Authenticate: Basic`',
     schema: oauthErrorSchema,
     headers: { 'WWW-Authenticate': 'Basic realm="wallet"' },
   },

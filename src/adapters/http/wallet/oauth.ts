@@ -1,5 +1,7 @@
 import { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import type { AuthenticateClient, ClientCredentials } from '../../../application/wallet/authenticate-client.js';
+import type { AuthenticateClient, ClientAuthentication, ClientCredentials } from '../../../application/wallet/authenticate-client.js';
+import type { DpopRequestContext } from '../../../application/wallet/check-dpop-proof.js';
+import { DpopRefusal } from '../../../domain/identity/dpop.js';
 import type { Tenant } from '../../../domain/identity/tenant.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { FORM_BODY_LIMIT } from '../body.js';
@@ -7,7 +9,14 @@ import { hasNul } from '../json-guard.js';
 import type { ErrorAnswer } from '../problem.js';
 import type { AuthFailureLimit } from '../rate-limits.js';
 
-type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'temporarily_unavailable' | 'server_error';
+type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'invalid_dpop_proof'
+  | 'unsupported_grant_type'
+  | 'temporarily_unavailable'
+  | 'server_error';
 
 /**
  * An RFC 6749 §5.2 error answer of the token, revocation and introspection endpoints. §5.2 has no
@@ -113,6 +122,63 @@ export function credentialsOf(req: Request, form: Record<string, string>): Clien
 }
 
 /**
+ * How the client authenticates: a JWT client assertion (`client_assertion_type` and
+ * `client_assertion`, RFC 7523 §2.2, with an optional `client_id` that must be its issuer), or
+ * its secret (HTTP Basic or the form body). Two methods at once are `invalid_request`.
+ */
+export function clientAuthenticationOf(req: Request, form: Record<string, string>): ClientAuthentication {
+  const assertionType = form.client_assertion_type;
+  const assertion = form.client_assertion;
+  if (assertionType === undefined && assertion === undefined) return credentialsOf(req, form);
+  if (req.headers.authorization !== undefined || form.client_secret !== undefined) {
+    throw new OAuthError(400, 'invalid_request', 'Use one client authentication method, not both.');
+  }
+  if (!assertionType || !assertion) {
+    throw new OAuthError(400, 'invalid_request', 'client_assertion_type and client_assertion go together.');
+  }
+  return {
+    clientAssertionType: assertionType,
+    clientAssertion: assertion,
+    ...(form.client_id === undefined ? {} : { clientId: form.client_id }),
+  };
+}
+
+/**
+ * The DPoP context of a request (RFC 9449): its `DPoP` header values as received, its method,
+ * and its public URL, the issuer's origin (`TOKEN_ISSUER`, as the metadata publishes the
+ * endpoints) joined with the path the request reached the service at, without the query.
+ */
+export function dpopRequestOf(req: Request, publicOrigin: string): DpopRequestContext {
+  const values = req.headersDistinct.dpop;
+  const proof = values === undefined ? undefined : values.length === 1 ? values[0] : values;
+  const path = req.originalUrl.split('?')[0]!.split('#')[0]!;
+  return { proof, method: req.method, url: `${publicOrigin.replace(/\/+$/, '')}${path}` };
+}
+
+/**
+ * The domain refusals of a token request as RFC 6749 / 8693 / 9449 errors: a failed client
+ * authentication `invalid_client` (401), a refused DPoP proof `invalid_dpop_proof` (400), a bad
+ * subject token or a disabled subject `invalid_grant`, a malformed request `invalid_request`.
+ * Anything else is left to the OAuth error answer (503 `temporarily_unavailable`, say).
+ */
+export const asOAuthError = (err: unknown): unknown => {
+  if (err instanceof DpopRefusal) return new OAuthError(400, 'invalid_dpop_proof', err.message);
+  if (!(err instanceof DomainError)) return err;
+  switch (err.reason) {
+    case 'invalid-client':
+      return invalidClient('Client authentication failed.');
+    case 'invalid-grant':
+      return new OAuthError(400, 'invalid_grant', err.message);
+    case 'user-disabled':
+      return new OAuthError(400, 'invalid_grant', err.message);
+    case 'invalid-request':
+      return new OAuthError(400, 'invalid_request', err.message);
+    default:
+      return err;
+  }
+};
+
+/**
  * The form's `token` parameter (RFC 7009 §2.1, RFC 7662 §2.1). A value that cannot be a token
  * (too long, say) is still answered like any unknown token, not as a malformed request.
  */
@@ -121,9 +187,6 @@ export function formTokenOf(form: Record<string, string>): string {
   if (token === undefined || token === '') throw new OAuthError(400, 'invalid_request', 'token is required.');
   return token;
 }
-
-export const asInvalidClient = (err: unknown): unknown =>
-  err instanceof DomainError && err.reason === 'invalid-client' ? invalidClient('Client authentication failed.') : err;
 
 /**
  * Any error of an OAuth endpoint, answered as RFC 6749 §5.2 JSON: its own errors, and a body
@@ -150,19 +213,19 @@ export const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
   }
   next(err);
 };
-/** The client authenticated from the request (HTTP Basic or the form), refused as `invalid_client`. */
+/** The client authenticated from the request (HTTP Basic, the form or a client assertion), refused as `invalid_client`. */
 export async function authenticatedClient(
   req: Request,
   form: Record<string, string>,
   authenticateClient: AuthenticateClient,
   failures: AuthFailureLimit,
 ): Promise<Tenant> {
-  const credentials = credentialsOf(req, form);
+  const credentials = clientAuthenticationOf(req, form);
   try {
     // An address that failed too often is refused before the client's secret is looked up.
     return await failures.guard(req, () => authenticateClient.execute(credentials));
   } catch (err) {
-    throw asInvalidClient(err);
+    throw asOAuthError(err);
   }
 }
 
