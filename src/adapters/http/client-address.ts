@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { RequestOrigin } from '../../domain/security-events/security-event.js';
 import { ipKeyGenerator } from 'express-rate-limit';
 
 /**
@@ -16,3 +17,6 @@ export const clientAddress = (req: Request): string => {
   // Without a colon it is not IPv6: the helper would return it unchanged after a pattern test.
   return address.includes(':') ? ipKeyGenerator(address) : address;
 };
+
+/** Where a request came from, as the security trail records it: the client address and the request id. */
+export const requestOrigin = (req: Request): RequestOrigin => ({ ip: clientAddress(req), requestId: req.res?.locals.requestId ?? null });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requestOrigin } from '../client-address.js';
 import { NO_STORE, operation, type Caller, type Operation, type ResponseSpec } from '../operation.js';
 import type { WebhookCaller } from '../../../domain/webhooks/owner.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
@@ -41,7 +42,9 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
   const booking = surface === 'agent';
   const callerOf = (caller: Caller): WebhookCaller => (booking ? caller.agent() : caller.machine());
   const base = booking ? '/api/v1/webhook-endpoints' : '/webhook-endpoints';
-  const common = { surface: booking ? 'booking' : 'wallet', tags: ['webhooks'], token: booking ? 'api-key' : 'machine' } as const;
+  const common = booking
+    ? ({ surface: 'booking', tags: ['webhooks'], token: 'api-key', scope: 'webhooks:manage' } as const)
+    : ({ surface: 'wallet', tags: ['webhooks'], token: 'machine' } as const);
   const auth = booking ? KEY_ERRORS : MACHINE_ERRORS;
   const id = (name: string) => (booking ? `${name}` : `${name}ForTenant`);
   const notFound: ResponseSpec = { description: 'No such endpoint, or another caller’s', reasons: ['webhook-endpoint-not-found'] };
@@ -92,7 +95,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
         409: { description: 'The caller already has the maximum of endpoints', reasons: ['too-many-webhook-endpoints'] },
       },
       handler: async ({ body, req, caller, core }) => {
-        const created = await core.webhooks.register.execute(callerOf(caller), body);
+        const created = await core.webhooks.register.execute(callerOf(caller), body, requestOrigin(req));
         return {
           status: 201,
           headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/webhook-endpoints/${created.id}` },
@@ -147,8 +150,8 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       request: { params: endpointParams },
       examples: () => ({ params }),
       responses: { 204: { description: 'Deleted' }, 400: { description: 'Bad id', reasons: ['invalid-request'] }, ...auth, 404: notFound },
-      handler: async ({ params: { endpointId }, caller, core }) => {
-        await core.webhooks.remove.execute(callerOf(caller), endpointId);
+      handler: async ({ params: { endpointId }, caller, core, req }) => {
+        await core.webhooks.remove.execute(callerOf(caller), endpointId, requestOrigin(req));
         return { status: 204 };
       },
     }),
