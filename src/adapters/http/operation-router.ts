@@ -12,7 +12,7 @@ import { agentOf } from './request-context.js';
 import type { HttpUseCases } from './use-cases.js';
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
 import { decideKeyPolicy, keyPolicyError, type Scope } from '../../domain/identity/key-policy.js';
-import { clientAddress, requestOrigin } from './client-address.js';
+import { clientIp, requestOrigin } from './client-address.js';
 
 /** The bearer-token check of a wallet operation, for the token kinds it takes. */
 export type WalletAuth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
@@ -72,7 +72,7 @@ const keyPolicyOf =
   (scope: Scope | null, core: HttpUseCases): RequestHandler =>
   async (req, res, next) => {
     const principal = agentOf(res.locals);
-    const decision = decideKeyPolicy(principal.key, scope, clientAddress(req));
+    const decision = decideKeyPolicy(principal.key, scope, clientIp(req));
     if (decision.allowed) return next();
     await core.identity.recordKeyRefusal.execute(principal, decision, requestOrigin(req)).catch(() => false);
     next(keyPolicyError(decision));
