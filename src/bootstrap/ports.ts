@@ -308,6 +308,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const log = options.log;
   const securityEvents = new MemorySecurityEvents();
   const webhooks = new MemoryWebhookStore(clock, securityEvents);
+  securityEvents.forwardTo((events) => webhooks.record(events));
   const signal = new ChangeSignal();
   const identity = new MemoryIdentityStore(signal, webhooks, securityEvents);
   // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.

@@ -321,6 +321,30 @@ describe('key policies and the agent security trail over HTTP', () => {
       }
     });
 
+    it('when an endpoint subscribes to a security event type, then the event is queued for it with the event as the API returns it as data', async () => {
+      const agent = await buildAgent(app.service);
+      const reader = await created(agent.apiKey, ['events:read']);
+      const endpoint = await call('POST', '/api/v1/webhook-endpoints', agent.apiKey, {
+        url: 'http://127.0.0.1:9/trail',
+        events: ['api_key.created', 'api_key.refused'],
+      });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
+      const narrow = await created(agent.apiKey, ['account:read']);
+      expect((await call('GET', '/api/v1/orders', narrow.apiKey)).status).to.equal(403);
+      const deliveries = await call('GET', `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries?limit=100`, agent.apiKey);
+      expect(deliveries.status).to.equal(200);
+      expect((deliveries.body.data as Body[]).map((d) => d.type).sort()).to.deep.equal(['api_key.created', 'api_key.refused']);
+      const trail = await events(reader.apiKey, '?type=api_key.created,api_key.refused');
+      const bodies = await app.service.db!.knex.raw<{ rows: Array<{ body: string }> }>(
+        `SELECT e.body FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.endpoint_id = ?`,
+        [endpoint.body.id],
+      );
+      const sent = bodies.rows.map((r) => JSON.parse(r.body) as Body);
+      const createdEvent = trail.find((e) => e.type === 'api_key.created' && e.subject.id === narrow.keyId)!;
+      expect(sent.find((b) => b.type === 'api_key.created')!.data).to.deep.equal(createdEvent);
+      expect(sent.find((b) => b.type === 'api_key.refused')!.data).to.deep.equal(trail.find((e) => e.type === 'api_key.refused'));
+    });
+
     it('when a key is refused again and again within a minute, then one event per reason and minute is recorded', async () => {
       const agent = await buildAgent(app.service);
       const reader = await created(agent.apiKey, ['events:read']);

@@ -1,27 +1,12 @@
 import { z } from 'zod';
-import type { SecurityEvent } from '../../../domain/security-events/security-event.js';
+import { securityEventView } from '../../json-views.js';
 import { SECURITY_EVENT_TYPES } from '../../../domain/security-events/security-event.js';
 import { KEY_ERRORS } from '../booking/booking.openapi-common.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { NO_STORE, operation, type Caller, type Operation, type ResponseSpec } from '../operation.js';
 import { pageQueryFields } from '../page.schemas.js';
 
-/** What the API shows of a security event (and what a webhook of its type carries as `data`). */
-export const securityEventView = (e: SecurityEvent) => ({
-  id: e.id,
-  type: e.type,
-  occurredAt: e.occurredAt.toISOString(),
-  actor: {
-    kind: e.actor.kind,
-    id: e.actor.id,
-    ...(e.actor.amr === undefined ? {} : { amr: [...e.actor.amr] }),
-    ...(e.actor.act === undefined ? {} : { act: { sub: e.actor.act.sub } }),
-  },
-  subject: { kind: e.subject.kind, id: e.subject.id },
-  ip: e.ip,
-  requestId: e.requestId,
-  details: e.details,
-});
+export { securityEventView };
 
 export const securityEventSchema = z
   .object({

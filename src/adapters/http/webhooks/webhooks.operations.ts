@@ -19,6 +19,8 @@ import {
   endpointJson,
 } from './webhooks.schemas.js';
 import { orderSchema } from '../booking/booking.schemas.js';
+import { securityEventSchema } from '../security-events/security-events.operations.js';
+import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES } from '../../../domain/webhooks/events.js';
 import { transactionSchema } from '../wallet/transactions.schemas.js';
 import { walletUserSchema } from '../wallet/users.schemas.js';
 
@@ -48,7 +50,9 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
   const auth = booking ? KEY_ERRORS : MACHINE_ERRORS;
   const id = (name: string) => (booking ? `${name}` : `${name}ForTenant`);
   const notFound: ResponseSpec = { description: 'No such endpoint, or another caller’s', reasons: ['webhook-endpoint-not-found'] };
-  const events = booking ? '`order.confirmed`, `order.cancelled`, `api_key.revoked`' : '`transaction.created`, `wallet_user.created`';
+  const events = booking
+    ? '`order.confirmed`, `order.cancelled`, `api_key.revoked`, `api_key.expiring`, and the security trail’s booking types (`api_key.created`, `api_key.rolled`, `api_key.leak_reported`, `api_key.refused`, `webhook_endpoint.created`, `webhook_endpoint.deleted`)'
+    : '`transaction.created`, `wallet_user.created`, and the security trail’s wallet types (`client_secret.rotated`, `client.jwks_updated`, `token.revoked`, `delegated_token.issued`, `user.created`, `user.login_succeeded`, `user.login_failed`, `user.locked_out`, `user.disabled`, `user.enabled`, `webhook_endpoint.created`, `webhook_endpoint.deleted`)';
   const endpointId = booking ? EXAMPLE_IDS.bookingEndpoint : EXAMPLE_IDS.walletEndpoint;
   const request = booking
     ? {
@@ -260,6 +264,18 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     summary: 'A wallet user of the tenant was created (POST /users, the operator, or a delegated token’s first use)',
     data: walletUserSchema,
   },
+  ...AGENT_SECURITY_EVENT_TYPES.map((type) => ({
+    surface: 'booking' as const,
+    type,
+    summary: `The security trail recorded \`${type}\` for the agent; \`data\` is the event as \`GET /api/v1/security-events\` returns it`,
+    data: securityEventSchema,
+  })),
+  ...TENANT_SECURITY_EVENT_TYPES.map((type) => ({
+    surface: 'wallet' as const,
+    type,
+    summary: `The security trail recorded \`${type}\` for the tenant; \`data\` is the event as \`GET /security-events\` returns it`,
+    data: securityEventSchema,
+  })),
 ];
 
 /** The body a receiver gets for one event type. */
