@@ -345,7 +345,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     agentDirectory: identity,
     agentResolver,
     keyUsage,
-    tenants: new MemoryTenantDirectory(webhooks),
+    tenants: new MemoryTenantDirectory(webhooks, securityEvents),
     loginThrottle,
     tokenRevocations,
     ledger,

@@ -1,3 +1,4 @@
+import type { SecurityContext } from '../../domain/security-events/security-event.js';
 import type { CacheCounts } from './bounded-cache.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
@@ -55,17 +56,17 @@ export class CachedTenantDirectory implements TenantDirectory {
     return this.inner.createTenant(tenant);
   }
 
-  createUser(user: WalletUser): Promise<WalletUser> {
-    return this.inner.createUser(user);
+  createUser(user: WalletUser, context?: SecurityContext): Promise<WalletUser> {
+    return this.inner.createUser(user, context);
   }
 
-  ensureUser(user: WalletUser): Promise<WalletUser> {
-    return this.inner.ensureUser(user);
+  ensureUser(user: WalletUser, context?: SecurityContext): Promise<WalletUser> {
+    return this.inner.ensureUser(user, context);
   }
 
-  async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
+  async replaceClientSecret(tenantId: string, clientSecretHash: string, context?: SecurityContext): Promise<boolean> {
     try {
-      return await this.inner.replaceClientSecret(tenantId, clientSecretHash);
+      return await this.inner.replaceClientSecret(tenantId, clientSecretHash, context);
     } finally {
       this.clear();
     }
@@ -75,17 +76,22 @@ export class CachedTenantDirectory implements TenantDirectory {
     return this.inner.listTenants();
   }
 
-  async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
+  async rotateClientSecret(
+    tenantId: string,
+    clientSecretHash: string,
+    previousValidUntil: Date | null,
+    context?: SecurityContext,
+  ): Promise<Tenant | null> {
     try {
-      return await this.inner.rotateClientSecret(tenantId, clientSecretHash, previousValidUntil);
+      return await this.inner.rotateClientSecret(tenantId, clientSecretHash, previousValidUntil, context);
     } finally {
       this.clear();
     }
   }
 
-  async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
+  async setUserDisabled(userId: string, at: Date | null, context?: SecurityContext): Promise<WalletUser | null> {
     try {
-      return await this.inner.setUserDisabled(userId, at);
+      return await this.inner.setUserDisabled(userId, at, context);
     } finally {
       this.clear();
     }

@@ -1,3 +1,5 @@
+import { clientContext, tenantEvent, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import { isDisabled, isExternalUserRef } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
@@ -18,19 +20,23 @@ export class IssueDelegatedToken {
     private readonly issuer: TokenIssuer,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly trail: SecurityEvents,
   ) {}
 
-  async execute(machine: MachinePrincipal, externalUserRef: string): Promise<IssuedToken & { userId: string }> {
+  async execute(machine: MachinePrincipal, externalUserRef: string, origin?: RequestOrigin): Promise<IssuedToken & { userId: string }> {
     if (!isExternalUserRef(externalUserRef))
       throw new DomainError('invalid-request', { message: 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.' });
-    const user = await this.tenants.ensureUser({
-      id: this.ids.next('usr'),
-      tenantId: machine.tenantId,
-      externalUserRef,
-      email: null,
-      passwordHash: null,
-      createdAt: this.clock.now(),
-    });
+    const user = await this.tenants.ensureUser(
+      {
+        id: this.ids.next('usr'),
+        tenantId: machine.tenantId,
+        externalUserRef,
+        email: null,
+        passwordHash: null,
+        createdAt: this.clock.now(),
+      },
+      clientContext(machine.clientId, origin),
+    );
     if (isDisabled(user)) {
       throw new DomainError('user-disabled');
     }
@@ -42,6 +48,19 @@ export class IssueDelegatedToken {
       act: { sub: machine.clientId },
       clientId: machine.clientId,
     });
+    // The client acted: it vouched for the user. Only the user's reference is kept, never the token.
+    await this.trail.append(
+      tenantEvent(
+        'delegated_token.issued',
+        machine.tenantId,
+        { kind: 'wallet_user', id: user.id },
+        clientContext(machine.clientId, origin),
+        this.clock.now(),
+        {
+          externalUserRef,
+        },
+      ),
+    );
     return { ...token, userId: user.id };
   }
 }

@@ -1,5 +1,5 @@
 import { DomainError } from '../../../domain/shared/errors.js';
-import { clientAddress } from '../client-address.js';
+import { clientAddress, requestOrigin } from '../client-address.js';
 import { statusOf } from '../errors.js';
 import { HttpProblem } from '../problem.js';
 import { asInvalidClient, credentialsOf, formOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
@@ -110,8 +110,8 @@ export const authOperations: readonly Operation[] = [
       },
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
-    handler: async ({ body: { externalUserRef }, caller, core }) => {
-      const token = await core.identity.issueDelegatedToken.execute(caller.machine(), externalUserRef);
+    handler: async ({ body: { externalUserRef }, caller, core, req }) => {
+      const token = await core.identity.issueDelegatedToken.execute(caller.machine(), externalUserRef, requestOrigin(req));
       return {
         status: 200,
         headers: OAUTH_NO_STORE,
@@ -155,7 +155,7 @@ export const authOperations: readonly Operation[] = [
     presetHeaders: OAUTH_NO_STORE,
     handler: async ({ body, req, core }) => {
       try {
-        const token = await core.identity.logIn.execute({ ...body, address: clientAddress(req) });
+        const token = await core.identity.logIn.execute({ ...body, address: clientAddress(req), origin: requestOrigin(req) });
         return { status: 200, body: { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn } };
       } catch (err) {
         if (err instanceof DomainError && err.reason === 'too-many-attempts') {
@@ -181,8 +181,8 @@ export const authOperations: readonly Operation[] = [
       204: { description: 'Signed out: the token no longer works', headers: noStore },
     },
     // A wallet app's sign-out: the token that made the call is revoked, on every instance.
-    handler: async ({ caller, core }) => {
-      await core.identity.logOut.execute(caller.token());
+    handler: async ({ caller, core, req }) => {
+      await core.identity.logOut.execute(caller.token(), requestOrigin(req));
       return { status: 204, headers: NO_STORE };
     },
   }),
