@@ -233,7 +233,7 @@ const keySchema = z
     createdAt: z.string().datetime(),
     expiresAt: z.string().datetime().nullable(),
     revokedAt: z.string().datetime().nullable(),
-    revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),
+    revokedReason: z.enum(['rotated', 'leaked', 'operator', 'revoked']).nullable(),
   })
   .meta({ id: 'ApiKeyMetadata' });
 
