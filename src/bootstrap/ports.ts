@@ -322,7 +322,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     options.keyUsageFlushMs ?? DEFAULT_KEY_USAGE_FLUSH_MS,
     warnWith(log, 'writing key usage failed'),
   );
-  const tokenRevocations = new FeedTokenRevocationList(new MemoryRevokedTokenStore(), { trusted: true }, clock);
+  const tokenRevocations = new FeedTokenRevocationList(new MemoryRevokedTokenStore(securityEvents), { trusted: true }, clock);
   const loginThrottle = new MemoryLoginThrottle();
   const idempotency = new MemoryIdempotencyStore();
   const sealer = sealerOf(options, steps, async () => randomBytes(32));

@@ -58,6 +58,12 @@ describe('the tenant security trail over HTTP', () => {
       formPost({ token: delegatedBody.access_token as string }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
     );
     expect(revoke.status).to.equal(200);
+    // Revoking it again changes nothing, and records nothing more.
+    const again = await app.request(
+      '/oauth/revoke',
+      formPost({ token: delegatedBody.access_token as string }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+    );
+    expect(again.status).to.equal(200);
     // The operator disables and enables the user, and rotates the secret.
     await app.service.core.admin.setWalletUserDisabled.execute(user.id as string, true);
     await app.service.core.admin.setWalletUserDisabled.execute(user.id as string, false);

@@ -1,5 +1,4 @@
 import { clientContext, userContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
-import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { tokenRevokedEvent } from './token-revocation.js';
 import type { TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
@@ -10,17 +9,15 @@ import { revocationOf } from './token-revocation.js';
 export class LogOut {
   constructor(
     private readonly revocations: TokenRevocationList,
-    private readonly trail: SecurityEvents,
     private readonly clock: Clock,
   ) {}
 
   async execute(token: VerifiedToken, origin?: RequestOrigin): Promise<void> {
-    await this.revocations.revoke(revocationOf(token));
     const p = token.principal;
     const context =
       p.kind === 'user'
         ? userContext({ userId: p.userId, amr: p.amr, actingClientId: p.act?.sub ?? null }, origin)
         : clientContext(p.clientId, origin);
-    await this.trail.append(tokenRevokedEvent(token, context, this.clock.now()));
+    await this.revocations.revoke(revocationOf(token), tokenRevokedEvent(token, context, this.clock.now()));
   }
 }

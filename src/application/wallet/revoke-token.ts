@@ -1,5 +1,4 @@
 import { clientContext } from '../../domain/security-events/security-event.js';
-import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { tokenRevokedEvent } from './token-revocation.js';
 import type { Tenant } from '../../domain/identity/tenant.js';
@@ -18,7 +17,6 @@ export class RevokeToken {
   constructor(
     private readonly verifier: TokenVerifier,
     private readonly revocations: TokenRevocationList,
-    private readonly trail: SecurityEvents,
     private readonly clock: Clock,
   ) {}
 
@@ -31,7 +29,6 @@ export class RevokeToken {
       throw err;
     }
     if (verified.principal.tenantId !== client.id) return;
-    await this.revocations.revoke(revocationOf(verified));
-    await this.trail.append(tokenRevokedEvent(verified, clientContext(client.clientId), this.clock.now()));
+    await this.revocations.revoke(revocationOf(verified), tokenRevokedEvent(verified, clientContext(client.clientId), this.clock.now()));
   }
 }
