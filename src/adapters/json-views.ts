@@ -1,3 +1,4 @@
+import type { SecurityEvent } from '../domain/security-events/security-event.js';
 import type { Order } from '../domain/booking/order.js';
 import type { Transaction } from '../domain/wallet/transaction.js';
 
@@ -39,4 +40,21 @@ export const transactionJson = (t: Transaction) => ({
   refunded: t.type === 'PAYMENT' ? { amount: t.refundedAmount, currency: t.amount.currency } : null,
   createdAt: t.createdAt.toISOString(),
   initiatedBy: t.initiatedBy,
+});
+
+/** What the API shows of a security event (and what a webhook of its type carries as `data`). */
+export const securityEventView = (e: SecurityEvent) => ({
+  id: e.id,
+  type: e.type,
+  occurredAt: e.occurredAt.toISOString(),
+  actor: {
+    kind: e.actor.kind,
+    id: e.actor.id,
+    ...(e.actor.amr === undefined ? {} : { amr: [...e.actor.amr] }),
+    ...(e.actor.act === undefined ? {} : { act: { sub: e.actor.act.sub } }),
+  },
+  subject: { kind: e.subject.kind, id: e.subject.id },
+  ip: e.ip,
+  requestId: e.requestId,
+  details: e.details,
 });

@@ -135,7 +135,7 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
     clock,
     oauth === null ? null : { verifier: tenantJwts, replay: replayGuard, audiences: [oauth.issuer, oauth.tokenEndpoint] },
   );
-  const issueDelegatedToken = new IssueDelegatedToken(tenants, tokenIssuer, ids, clock, checkDpopProof);
+  const issueDelegatedToken = new IssueDelegatedToken(tenants, tokenIssuer, ids, clock, ports.securityEvents, checkDpopProof);
   return {
     authenticateAgent: new AuthenticateAgent(agentResolver, secretHasher, clock, keyUsage),
     listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
@@ -152,9 +152,9 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
     issueDelegatedToken,
     // Without the issuer no subject token can name it as its audience: every one is invalid_grant.
     exchangeToken: new ExchangeToken(tenantJwts, replayGuard, issueDelegatedToken, clock, oauth?.issuer ?? ''),
-    logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock, checkDpopProof),
-    logOut: new LogOut(tokenRevocations),
-    revokeToken: new RevokeToken(tokenVerifier, tokenRevocations),
+    logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock, ports.securityEvents, checkDpopProof),
+    logOut: new LogOut(tokenRevocations, clock),
+    revokeToken: new RevokeToken(tokenVerifier, tokenRevocations, clock),
     introspectToken: new IntrospectToken(verifyWalletToken),
     createWalletUser: new CreateWalletUser(new CreateTenantUser(tenants, passwordHasher, ids, clock, commonPasswords)),
     listWalletUsers: new ListWalletUsers(tenants),

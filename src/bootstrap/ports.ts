@@ -331,6 +331,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const log = options.log;
   const securityEvents = new MemorySecurityEvents();
   const webhooks = new MemoryWebhookStore(clock, securityEvents);
+  securityEvents.forwardTo((events) => webhooks.record(events));
   const signal = new ChangeSignal();
   const identity = new MemoryIdentityStore(signal, webhooks, securityEvents);
   // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.
@@ -344,7 +345,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     options.keyUsageFlushMs ?? DEFAULT_KEY_USAGE_FLUSH_MS,
     warnWith(log, 'writing key usage failed'),
   );
-  const tokenRevocations = new FeedTokenRevocationList(new MemoryRevokedTokenStore(), { trusted: true }, clock);
+  const tokenRevocations = new FeedTokenRevocationList(new MemoryRevokedTokenStore(securityEvents), { trusted: true }, clock);
   const loginThrottle = new MemoryLoginThrottle();
   const idempotency = new MemoryIdempotencyStore();
   const sealer = sealerOf(options, steps, async () => randomBytes(32));
@@ -368,7 +369,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     agentDirectory: identity,
     agentResolver,
     keyUsage,
-    tenants: new MemoryTenantDirectory(webhooks),
+    tenants: new MemoryTenantDirectory(webhooks, securityEvents),
     loginThrottle,
     tokenRevocations,
     replayGuard: new MemoryReplayGuard(clock),

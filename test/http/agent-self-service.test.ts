@@ -7,7 +7,21 @@ import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 
 type Body = Record<string, any>;
 
-const KEY_FIELDS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'prefix', 'revokedAt', 'revokedReason', 'rolledFromKeyId', 'status'];
+const KEY_FIELDS = [
+  'allowedIps',
+  'createdAt',
+  'createdByKeyId',
+  'expiresAt',
+  'id',
+  'lastUsedAt',
+  'name',
+  'prefix',
+  'revokedAt',
+  'revokedReason',
+  'rolledFromKeyId',
+  'scopes',
+  'status',
+];
 const HOUR = 3_600_000;
 
 /**

@@ -205,7 +205,8 @@ describe('OpenAPI documents', () => {
     const booking = operationsOf(doc('booking-api.yaml'));
     const keyed = booking.find((o) => o.operationId === 'bookingKeyed')!;
     expect(reasonsOf(keyed.responses['401'])).to.deep.equal(['missing-api-key', 'invalid-api-key']);
-    expect(reasonsOf(keyed.responses['403'])).to.deep.equal(['agent-suspended']);
+    // A keyed operation's key may be pinned to addresses (its scope is declared: none here).
+    expect(reasonsOf(keyed.responses['403'])).to.deep.equal(['agent-suspended', 'ip-not-allowed']);
     expect(reasonsOf(keyed.responses['429'])).to.deep.equal(['rate-limited']);
     expect(reasonsOf(keyed.responses['503'])).to.deep.equal(['service-unavailable']);
     expect(booking.find((o) => o.operationId === 'bookingPublic')!.responses['401']).to.equal(undefined);

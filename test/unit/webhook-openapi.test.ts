@@ -1,3 +1,4 @@
+import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES } from '../../src/domain/webhooks/events.js';
 import { expect } from 'chai';
 import { buildOpenApiDocument } from '../../src/adapters/http/openapi/documents.js';
 import { OPERATIONS } from '../../src/adapters/http/operations.js';
@@ -6,8 +7,12 @@ describe('webhooks in the OpenAPI files', () => {
   it('when the files are built, then each publishes its surface’s events as OpenAPI 3.1 webhooks with the signature headers', () => {
     const names = (file: Parameters<typeof buildOpenApiDocument>[0]) =>
       Object.keys((buildOpenApiDocument(file, OPERATIONS).webhooks ?? {}) as object).sort();
-    expect(names('booking-api.yaml')).to.deep.equal(['api_key.revoked', 'order.cancelled', 'order.confirmed']);
-    expect(names('wallet-backend-api.yaml')).to.deep.equal(['transaction.created', 'wallet_user.created']);
+    expect(names('booking-api.yaml')).to.deep.equal(
+      ['api_key.revoked', 'order.cancelled', 'order.confirmed', ...AGENT_SECURITY_EVENT_TYPES].sort(),
+    );
+    expect(names('wallet-backend-api.yaml')).to.deep.equal(
+      ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES].sort(),
+    );
     expect(names('wallet-app-api.yaml')).to.deep.equal([]);
     const hook = (buildOpenApiDocument('booking-api.yaml', OPERATIONS).webhooks as Record<string, any>)['order.confirmed'].post;
     expect(hook.parameters.map((p: { name: string }) => p.name)).to.include.members([

@@ -1,4 +1,5 @@
 import type { ClientSettingsChange } from '../../domain/identity/client-keys.js';
+import type { SecurityContext } from '../../domain/security-events/security-event.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -53,17 +54,17 @@ export class CachedTenantDirectory extends InvalidatedCacheFront<Tenant | Wallet
     return this.inner.createTenant(tenant);
   }
 
-  createUser(user: WalletUser): Promise<WalletUser> {
-    return this.inner.createUser(user);
+  createUser(user: WalletUser, context?: SecurityContext): Promise<WalletUser> {
+    return this.inner.createUser(user, context);
   }
 
-  ensureUser(user: WalletUser): Promise<WalletUser> {
-    return this.inner.ensureUser(user);
+  ensureUser(user: WalletUser, context?: SecurityContext): Promise<WalletUser> {
+    return this.inner.ensureUser(user, context);
   }
 
-  async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
+  async replaceClientSecret(tenantId: string, clientSecretHash: string, context?: SecurityContext): Promise<boolean> {
     try {
-      return await this.inner.replaceClientSecret(tenantId, clientSecretHash);
+      return await this.inner.replaceClientSecret(tenantId, clientSecretHash, context);
     } finally {
       this.clear();
     }
@@ -73,9 +74,14 @@ export class CachedTenantDirectory extends InvalidatedCacheFront<Tenant | Wallet
     return this.inner.listTenants();
   }
 
-  async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
+  async rotateClientSecret(
+    tenantId: string,
+    clientSecretHash: string,
+    previousValidUntil: Date | null,
+    context?: SecurityContext,
+  ): Promise<Tenant | null> {
     try {
-      return await this.inner.rotateClientSecret(tenantId, clientSecretHash, previousValidUntil);
+      return await this.inner.rotateClientSecret(tenantId, clientSecretHash, previousValidUntil, context);
     } finally {
       this.clear();
     }
@@ -89,9 +95,9 @@ export class CachedTenantDirectory extends InvalidatedCacheFront<Tenant | Wallet
     }
   }
 
-  async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
+  async setUserDisabled(userId: string, at: Date | null, context?: SecurityContext): Promise<WalletUser | null> {
     try {
-      return await this.inner.setUserDisabled(userId, at);
+      return await this.inner.setUserDisabled(userId, at, context);
     } finally {
       this.clear();
     }

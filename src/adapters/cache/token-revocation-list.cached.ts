@@ -1,10 +1,11 @@
+import type { NewSecurityEvent } from '../../domain/security-events/security-event.js';
 import type { RevokedToken, TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { CacheHealth } from './invalidated-cache.js';
 
 /** Where revocations are kept for every instance. */
 export interface RevokedTokenStore {
-  insert(token: RevokedToken, now: Date): Promise<void>;
+  insert(token: RevokedToken, now: Date, event?: NewSecurityEvent): Promise<void>;
   has(jti: string): Promise<boolean>;
   listLive(after: Date): Promise<Array<{ jti: string; exp: number }>>;
   purge(before: Date): Promise<number>;
@@ -42,9 +43,9 @@ export class FeedTokenRevocationList implements TokenRevocationList {
     return this.store.has(jti);
   }
 
-  async revoke(token: RevokedToken): Promise<void> {
+  async revoke(token: RevokedToken, event?: NewSecurityEvent): Promise<void> {
     const now = this.clock.now();
-    await this.store.insert(token, now);
+    await this.store.insert(token, now, event);
     this.remember(token.jti, Math.floor(token.expiresAt.getTime() / 1000));
     this.sweep(now);
   }

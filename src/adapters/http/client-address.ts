@@ -1,5 +1,16 @@
 import type { Request } from 'express';
+import type { RequestOrigin } from '../../domain/security-events/security-event.js';
 import { ipKeyGenerator } from 'express-rate-limit';
+
+/**
+ * The client's own address, whole: the forwarded one with `TRUST_PROXY` set, else the socket's.
+ * What a key's `allowedIps` are checked against and what the security trail records (the limits
+ * count `clientAddress`, which groups an IPv6 address by its network).
+ */
+export const clientIp = (req: Request): string =>
+  // Without X-Forwarded-For, Express's req.ip is the socket's address whatever 'trust proxy'
+  // says; reading it directly skips parsing the (absent) forwarding chain on every request.
+  (req.headers['x-forwarded-for'] === undefined ? req.socket.remoteAddress : req.ip) ?? 'unknown';
 
 /**
  * The client address every limit counts, and the one place that says how: an IPv6 address by
@@ -10,9 +21,10 @@ import { ipKeyGenerator } from 'express-rate-limit';
  * use it, so no limit can be sidestepped by changing the low bits of an IPv6 address.
  */
 export const clientAddress = (req: Request): string => {
-  // Without X-Forwarded-For, Express's req.ip is the socket's address whatever 'trust proxy'
-  // says; reading it directly skips parsing the (absent) forwarding chain on every request.
-  const address = (req.headers['x-forwarded-for'] === undefined ? req.socket.remoteAddress : req.ip) ?? 'unknown';
+  const address = clientIp(req);
   // Without a colon it is not IPv6: the helper would return it unchanged after a pattern test.
   return address.includes(':') ? ipKeyGenerator(address) : address;
 };
+
+/** Where a request came from, as the security trail records it: the client address and the request id. */
+export const requestOrigin = (req: Request): RequestOrigin => ({ ip: clientIp(req), requestId: req.res?.locals.requestId ?? null });

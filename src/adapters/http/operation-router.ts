@@ -10,6 +10,8 @@ import type { RateLimits } from './rate-limits.js';
 import { agentOf } from './request-context.js';
 import type { HttpUseCases } from './use-cases.js';
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
+import { decideKeyPolicy, keyPolicyError, type Scope } from '../../domain/identity/key-policy.js';
+import { clientIp, requestOrigin } from './client-address.js';
 
 /** The bearer-token check of a wallet operation, for the token kinds it takes. */
 export type WalletAuth = (rule: 'machine' | 'user' | 'either') => RequestHandler;
@@ -61,6 +63,22 @@ function credentialOf(token: TokenRule, auth: WalletAuth, operationId: string, b
   }
 }
 
+/**
+ * The calling key's policy for an `api-key` operation: its allowlist, then the scope the
+ * declaration states (null: any key may call it). A refusal is recorded (`api_key.refused`, at
+ * most once per key, reason and minute; a failure to record never changes the answer) and
+ * answered 403 `ip-not-allowed` or `insufficient-scope` with `requiredScope`.
+ */
+const keyPolicyOf =
+  (scope: Scope | null, core: HttpUseCases): RequestHandler =>
+  async (req, res, next) => {
+    const principal = agentOf(res.locals);
+    const decision = decideKeyPolicy(principal.key, scope, clientIp(req));
+    if (decision.allowed) return next();
+    await core.identity.recordKeyRefusal.execute(principal, decision, requestOrigin(req)).catch(() => false);
+    next(keyPolicyError(decision));
+  };
+
 /** The answer as it leaves: headers set on `res`, the body serialised as JSON. */
 function serialise(res: Response, answer: Answer): SerialisedAnswer {
   if (answer.headers !== undefined) for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
@@ -108,6 +126,10 @@ export function operationRouter(
     if (takesKey !== (op.idempotency !== undefined)) {
       throw new Error(`${op.operationId}: an Idempotency-Key header is published exactly when the operation declares idempotency`);
     }
+    if (op.token === 'api-key' && op.scope === undefined) {
+      throw new Error(`${op.operationId}: an api-key operation states the scope it needs (null when any key may call it)`);
+    }
+    if (op.token !== 'api-key' && op.scope !== undefined) throw new Error(`${op.operationId}: only an api-key operation needs a key scope`);
     const path = routePath(op);
     const form = op.request?.bodyContentType === 'application/x-www-form-urlencoded';
     const body: RequestHandler[] = form ? [formBody] : op.request?.body !== undefined || op.jsonBody === true ? [jsonBody] : [];
@@ -115,6 +137,7 @@ export function operationRouter(
     const chain: RequestHandler[] = [
       ...(op.oauthErrors === true ? [oauthAnswers] : []),
       ...credentialOf(op.token, deps.auth, op.operationId, behindKey),
+      ...(op.token === 'api-key' ? [keyPolicyOf(op.scope ?? null, deps.core)] : []),
       ...(form ? [...body, ...limiter] : [...limiter, ...body]),
     ];
     const context = (req: Parameters<RequestHandler>[0], res: Response): OperationContext => {

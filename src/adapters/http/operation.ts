@@ -1,6 +1,7 @@
 import type { DpopRequestContext } from '../../application/wallet/check-dpop-proof.js';
 import type { Request } from 'express';
 import type { z } from 'zod';
+import type { Scope } from '../../domain/identity/key-policy.js';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import type { DemoExamples, OperationExamples } from './openapi/examples.js';
@@ -69,6 +70,13 @@ export interface OperationSpec {
   readonly description?: string;
   readonly tags?: readonly string[];
   readonly token: TokenRule;
+  /**
+   * The key scope an `api-key` operation needs (CONTRACT §5.1), or null for one any key may call
+   * (roll, leak report). Every `api-key` operation states it, and it must equal what
+   * `requiredScopeFor` reads from the scope table (a unit test checks it). Checked with the
+   * key's allowlist before the handler, and published as `x-required-scope`.
+   */
+  readonly scope?: Scope | null;
   readonly request?: {
     readonly params?: z.ZodObject;
     readonly query?: z.ZodObject;

@@ -13,6 +13,7 @@ import { userOperations } from './wallet/users.operations.js';
 import { jwksOperations } from './jwks.openapi.js';
 import { moneyOperations } from './wallet/money.operations.js';
 import { transactionOperations } from './wallet/transactions.operations.js';
+import { agentSecurityEventOperations, tenantSecurityEventOperations } from './security-events/security-events.operations.js';
 import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } from './webhooks/webhooks.operations.js';
 
 /**
@@ -38,6 +39,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...moneyOperations,
   ...transactionOperations,
   ...webhookOperations,
+  ...agentSecurityEventOperations,
+  ...tenantSecurityEventOperations,
 ];
 
 /** The booking operations that take no key, mounted before the key check. */
@@ -54,6 +57,7 @@ export const BOOKING_OPERATIONS: readonly Operation[] = [
   ...quoteOperations,
   ...orderOperations,
   ...agentWebhookOperations,
+  ...agentSecurityEventOperations,
 ];
 
 /** The wallet operations, in routing order (`/transactions/summary` before `/transactions/{transactionId}`). */
@@ -64,4 +68,5 @@ export const WALLET_OPERATIONS: readonly Operation[] = [
   ...moneyOperations,
   ...transactionOperations,
   ...tenantWebhookOperations,
+  ...tenantSecurityEventOperations,
 ];

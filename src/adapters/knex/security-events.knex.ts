@@ -4,6 +4,8 @@ import type { SecurityEventQuery, SecurityEvents } from '../../domain/security-e
 import { pageOf, type Page } from '../../domain/shared/page.js';
 import { nextSecurityEventId } from '../security-event-ids.js';
 import { rows } from './sql.js';
+import { recordEvents } from './outbox.knex.js';
+import { securityEventNotices } from '../../domain/webhooks/events.js';
 
 interface SecurityEventRow {
   id: string;
@@ -26,9 +28,10 @@ interface SecurityEventRow {
  */
 export async function recordSecurityEvents(db: Knex | Knex.Transaction, events: readonly NewSecurityEvent[]): Promise<number> {
   if (events.length === 0) return 0;
+  const stored: SecurityEvent[] = events.map((e) => ({ ...e, id: nextSecurityEventId() }));
   const json = JSON.stringify(
-    events.map((e) => ({
-      id: nextSecurityEventId(),
+    stored.map((e) => ({
+      id: e.id,
       owner_kind: e.owner.kind,
       owner_id: e.owner.id,
       type: e.type,
@@ -51,6 +54,9 @@ export async function recordSecurityEvents(db: Knex | Knex.Transaction, events: 
     [json],
     'security_events.record',
   );
+  // Each kept event goes to the owner's endpoints subscribed to its type, in the same transaction.
+  const kept = new Set(inserted.map((r) => r.id));
+  await recordEvents(db, securityEventNotices(stored.filter((e) => kept.has(e.id))));
   return inserted.length;
 }
 

@@ -1,3 +1,11 @@
+import {
+  SYSTEM_CONTEXT,
+  clientSecretRotated,
+  userDisabledEvent,
+  walletUserCreatedEvent,
+  type SecurityContext,
+} from '../../domain/security-events/security-event.js';
+import { recordSecurityEvents } from './security-events.knex.js';
 import type { Knex } from 'knex';
 import { walletUserCreated } from '../../domain/webhooks/events.js';
 import { eventsJson } from './outbox.knex.js';
@@ -123,11 +131,16 @@ export class KnexTenantDirectory implements TenantDirectory {
     return rows.map(toTenant);
   }
 
-  async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
-    const n = await this.knex<TenantRow>('tenants')
-      .where({ id: tenantId })
-      .update({ client_secret_hash: clientSecretHash, previous_client_secret_hash: null, previous_secret_valid_until: null });
-    return n > 0;
+  async replaceClientSecret(tenantId: string, clientSecretHash: string, context: SecurityContext = SYSTEM_CONTEXT): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      const [row] = await trx<TenantRow>('tenants')
+        .where({ id: tenantId })
+        .update({ client_secret_hash: clientSecretHash, previous_client_secret_hash: null, previous_secret_valid_until: null })
+        .returning('*');
+      if (row === undefined) return false;
+      await recordSecurityEvents(trx, [clientSecretRotated(toTenant(row as TenantRow), null, context)]);
+      return true;
+    });
   }
 
   async updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null> {
@@ -144,51 +157,79 @@ export class KnexTenantDirectory implements TenantDirectory {
     return row === undefined ? null : toTenant(row as TenantRow);
   }
 
-  async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
-    // One statement: the secret kept is the one current at the moment of the update.
-    const [row] = await this.knex<TenantRow>('tenants')
-      .where({ id: tenantId })
-      .update({
-        client_secret_hash: clientSecretHash,
-        previous_client_secret_hash: previousValidUntil === null ? null : this.knex.ref('client_secret_hash'),
-        previous_secret_valid_until: previousValidUntil,
-      } as never)
-      .returning('*');
-    return row === undefined ? null : toTenant(row as TenantRow);
+  async rotateClientSecret(
+    tenantId: string,
+    clientSecretHash: string,
+    previousValidUntil: Date | null,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<Tenant | null> {
+    return this.knex.transaction(async (trx) => {
+      // One statement: the secret kept is the one current at the moment of the update.
+      const [row] = await trx<TenantRow>('tenants')
+        .where({ id: tenantId })
+        .update({
+          client_secret_hash: clientSecretHash,
+          previous_client_secret_hash: previousValidUntil === null ? null : trx.ref('client_secret_hash'),
+          previous_secret_valid_until: previousValidUntil,
+        } as never)
+        .returning('*');
+      if (row === undefined) return null;
+      const tenant = toTenant(row as TenantRow);
+      await recordSecurityEvents(trx, [clientSecretRotated(tenant, previousValidUntil, context)]);
+      return tenant;
+    });
   }
 
-  async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
-    const changes =
-      at === null ? { disabled_at: null } : { disabled_at: this.knex.raw('coalesce(disabled_at, ?)', [at]), tokens_valid_from: at };
-    const [row] = await this.knex<UserRow>('wallet_users')
-      .where({ id: userId })
-      .update(changes as never)
-      .returning('*');
-    return row === undefined ? null : toUser(row as UserRow);
+  async setUserDisabled(userId: string, at: Date | null, context: SecurityContext = SYSTEM_CONTEXT): Promise<WalletUser | null> {
+    return this.knex.transaction(async (trx) => {
+      const before = await trx<UserRow>('wallet_users').where({ id: userId }).forUpdate().first();
+      if (before === undefined) return null;
+      const changes =
+        at === null ? { disabled_at: null } : { disabled_at: trx.raw('coalesce(disabled_at, ?)', [at]), tokens_valid_from: at };
+      const [row] = await trx<UserRow>('wallet_users')
+        .where({ id: userId })
+        .update(changes as never)
+        .returning('*');
+      const user = toUser(row as UserRow);
+      // Recorded when the state changes: disabling a disabled user records nothing.
+      const wasDisabled = before.disabled_at !== null;
+      if (wasDisabled !== (at !== null)) await recordSecurityEvents(trx, [userDisabledEvent(user, at !== null, context)]);
+      return user;
+    });
   }
 
-  async createUser(user: WalletUser): Promise<WalletUser> {
+  async createUser(user: WalletUser, context: SecurityContext = SYSTEM_CONTEXT): Promise<WalletUser> {
     try {
-      // One statement: the user and its `wallet_user.created` event commit together.
-      const result = await this.knex.raw('WITH created AS (?) SELECT created.*, pbw_webhook_record(?::jsonb) AS queued FROM created', [
-        this.knex('wallet_users').insert(userRow(user)).returning('*'),
-        eventsJson([walletUserCreated(user)]),
-      ]);
-      return toUser((result.rows as UserRow[])[0]!);
+      return await this.knex.transaction(async (trx) => {
+        // The user, its `wallet_user.created` event and its `user.created` trail event commit together.
+        const result = await trx.raw('WITH created AS (?) SELECT created.*, pbw_webhook_record(?::jsonb) AS queued FROM created', [
+          trx('wallet_users').insert(userRow(user)).returning('*'),
+          eventsJson([walletUserCreated(user)]),
+        ]);
+        const created = toUser((result.rows as UserRow[])[0]!);
+        await recordSecurityEvents(trx, [walletUserCreatedEvent(created, context)]);
+        return created;
+      });
     } catch (err) {
       throw this.translate(err);
     }
   }
 
-  async ensureUser(user: WalletUser): Promise<WalletUser> {
+  async ensureUser(user: WalletUser, context: SecurityContext = SYSTEM_CONTEXT): Promise<WalletUser> {
     try {
-      // The event is recorded only when this statement created the user.
-      const result = await this.knex.raw('WITH created AS (?) SELECT created.*, pbw_webhook_record(?::jsonb) AS queued FROM created', [
-        this.knex('wallet_users').insert(userRow(user)).onConflict(['tenant_id', 'external_user_ref']).ignore().returning('*'),
-        eventsJson([walletUserCreated(user)]),
-      ]);
-      const row = (result.rows as UserRow[])[0];
-      if (row !== undefined) return toUser(row);
+      // The events are recorded only when this statement created the user.
+      const created = await this.knex.transaction(async (trx) => {
+        const result = await trx.raw('WITH created AS (?) SELECT created.*, pbw_webhook_record(?::jsonb) AS queued FROM created', [
+          trx('wallet_users').insert(userRow(user)).onConflict(['tenant_id', 'external_user_ref']).ignore().returning('*'),
+          eventsJson([walletUserCreated(user)]),
+        ]);
+        const row = (result.rows as UserRow[])[0];
+        if (row === undefined) return null;
+        const made = toUser(row);
+        await recordSecurityEvents(trx, [walletUserCreatedEvent(made, context)]);
+        return made;
+      });
+      if (created !== null) return created;
     } catch (err) {
       throw this.translate(err);
     }

@@ -1,3 +1,5 @@
+import type { NewSecurityEvent } from '../../domain/security-events/security-event.js';
+import { recordSecurityEvents } from './security-events.knex.js';
 import type { Knex } from 'knex';
 import type { RevokedToken } from '../../domain/identity/token-revocation.port.js';
 import { REVOKED_TOKENS_TABLE } from './migrations/0011-oauth-revocation.js';
@@ -13,12 +15,25 @@ interface RevokedRow {
 export class KnexRevokedTokenStore {
   constructor(private readonly knex: Knex) {}
 
-  /** Records a revocation (a second one of the same jti changes nothing); the trigger announces it. */
-  async insert(token: RevokedToken, now: Date): Promise<void> {
-    await this.knex<RevokedRow>(REVOKED_TOKENS_TABLE)
-      .insert({ jti: token.jti, tenant_id: token.tenantId, expires_at: token.expiresAt, revoked_at: now })
-      .onConflict('jti')
-      .ignore();
+  /**
+   * Records a revocation (a second one of the same jti changes nothing); the trigger announces it.
+   * `event` is recorded in the same transaction when this call made the revocation.
+   */
+  async insert(token: RevokedToken, now: Date, event?: NewSecurityEvent): Promise<void> {
+    const write = (db: Knex | Knex.Transaction) =>
+      db<RevokedRow>(REVOKED_TOKENS_TABLE)
+        .insert({ jti: token.jti, tenant_id: token.tenantId, expires_at: token.expiresAt, revoked_at: now })
+        .onConflict('jti')
+        .ignore()
+        .returning('jti');
+    if (event === undefined) {
+      await write(this.knex);
+      return;
+    }
+    await this.knex.transaction(async (trx) => {
+      const inserted = await write(trx);
+      if (inserted.length > 0) await recordSecurityEvents(trx, [event]);
+    });
   }
 
   /** Whether this jti is recorded (the fallback while an instance may have missed announcements). */

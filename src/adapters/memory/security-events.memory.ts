@@ -7,10 +7,18 @@ import {
 import type { SecurityEventQuery, SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import { pageOf, type Page } from '../../domain/shared/page.js';
 import { nextSecurityEventId } from '../security-event-ids.js';
+import { securityEventNotices, type DomainEvent } from '../../domain/webhooks/events.js';
 
 /** The security trail in process memory, with the same rules as PostgreSQL. */
 export class MemorySecurityEvents implements SecurityEvents {
   private readonly events: SecurityEvent[] = [];
+  /** Where kept events go as webhook events (the memory outbox), once it is wired. */
+  private outbox: ((events: DomainEvent[]) => void) | null = null;
+
+  /** Sends every kept event to the owner's endpoints subscribed to its type, in the same step. */
+  forwardTo(outbox: (events: DomainEvent[]) => void): void {
+    this.outbox = outbox;
+  }
 
   /**
    * Records the events at once, with no await: what the memory stores call in the same step as
@@ -20,7 +28,9 @@ export class MemorySecurityEvents implements SecurityEvents {
     let kept = 0;
     for (const e of events) {
       if (ONCE_PER_MINUTE_TYPES.includes(e.type) && this.events.some((s) => sameMinuteRepeat(s, e))) continue;
-      this.events.push({ ...e, id: nextSecurityEventId() });
+      const stored = { ...e, id: nextSecurityEventId() };
+      this.events.push(stored);
+      this.outbox?.(securityEventNotices([stored]));
       kept += 1;
     }
     return kept;

@@ -1,3 +1,11 @@
+import {
+  SYSTEM_CONTEXT,
+  clientSecretRotated,
+  userDisabledEvent,
+  walletUserCreatedEvent,
+  type SecurityContext,
+} from '../../domain/security-events/security-event.js';
+import type { MemorySecurityEvents } from './security-events.memory.js';
 import { walletUserCreated } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
 import type { ClientSettingsChange } from '../../domain/identity/client-keys.js';
@@ -12,8 +20,14 @@ const byCreation = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id
 
 /** Tenants and wallet users in process memory, with the same rules as PostgreSQL. */
 export class MemoryTenantDirectory implements TenantDirectory {
-  /** `outbox` records `wallet_user.created` with each new user, as the database's would. */
-  constructor(private readonly outbox?: MemoryOutbox) {}
+  /**
+   * `outbox` records `wallet_user.created` with each new user, as the database's would; `trail`
+   * records the security events of each change in the same step.
+   */
+  constructor(
+    private readonly outbox?: MemoryOutbox,
+    private readonly trail?: MemorySecurityEvents,
+  ) {}
 
   private readonly tenants = new Map<string, Tenant>();
   private readonly users = new Map<string, WalletUser>();
@@ -48,10 +62,11 @@ export class MemoryTenantDirectory implements TenantDirectory {
     return [...this.tenants.values()].sort(byCreation);
   }
 
-  async replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean> {
+  async replaceClientSecret(tenantId: string, clientSecretHash: string, context: SecurityContext = SYSTEM_CONTEXT): Promise<boolean> {
     const t = this.tenants.get(tenantId);
     if (t === undefined) return false;
     this.tenants.set(tenantId, { ...t, clientSecretHash, previousClientSecretHash: null, previousSecretValidUntil: null });
+    this.trail?.record([clientSecretRotated(t, null, context)]);
     return true;
   }
 
@@ -68,7 +83,12 @@ export class MemoryTenantDirectory implements TenantDirectory {
     return { ...updated };
   }
 
-  async rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null> {
+  async rotateClientSecret(
+    tenantId: string,
+    clientSecretHash: string,
+    previousValidUntil: Date | null,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<Tenant | null> {
     const t = this.tenants.get(tenantId);
     if (t === undefined) return null;
     const updated: Tenant = {
@@ -78,18 +98,21 @@ export class MemoryTenantDirectory implements TenantDirectory {
       previousSecretValidUntil: previousValidUntil,
     };
     this.tenants.set(tenantId, updated);
+    this.trail?.record([clientSecretRotated(updated, previousValidUntil, context)]);
     return { ...updated };
   }
 
-  async setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null> {
+  async setUserDisabled(userId: string, at: Date | null, context: SecurityContext = SYSTEM_CONTEXT): Promise<WalletUser | null> {
     const u = this.users.get(userId);
     if (u === undefined || !this.tenants.has(u.tenantId)) return null;
     const updated: WalletUser = at === null ? { ...u, disabledAt: null } : { ...u, disabledAt: u.disabledAt ?? at, tokensValidFrom: at };
     this.users.set(userId, updated);
+    if (((u.disabledAt ?? null) !== null) !== (at !== null))
+      this.trail?.record([userDisabledEvent(updated, at !== null, context, at ?? new Date())]);
     return { ...updated };
   }
 
-  async createUser(user: WalletUser): Promise<WalletUser> {
+  async createUser(user: WalletUser, context: SecurityContext = SYSTEM_CONTEXT): Promise<WalletUser> {
     if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found');
     const mine = this.ofTenant(user.tenantId);
     if (mine.some((u) => u.externalUserRef === user.externalUserRef)) {
@@ -102,13 +125,14 @@ export class MemoryTenantDirectory implements TenantDirectory {
     const stored: WalletUser = { disabledAt: null, tokensValidFrom: null, ...user };
     this.users.set(user.id, stored);
     this.outbox?.record([walletUserCreated(stored)]);
+    this.trail?.record([walletUserCreatedEvent(stored, context)]);
     return { ...stored };
   }
 
-  async ensureUser(user: WalletUser): Promise<WalletUser> {
+  async ensureUser(user: WalletUser, context: SecurityContext = SYSTEM_CONTEXT): Promise<WalletUser> {
     if (!this.tenants.has(user.tenantId)) throw new DomainError('tenant-not-found');
     const existing = this.ofTenant(user.tenantId).find((u) => u.externalUserRef === user.externalUserRef);
-    return existing ?? this.createUser(user);
+    return existing ?? this.createUser(user, context);
   }
 
   async findUser(tenantId: string, userId: string): Promise<WalletUser | null> {

@@ -1,3 +1,5 @@
+import type { NewSecurityEvent } from '../../domain/security-events/security-event.js';
+import type { MemorySecurityEvents } from './security-events.memory.js';
 import type { RevokedTokenStore } from '../cache/token-revocation-list.cached.js';
 import type { RevokedToken } from '../../domain/identity/token-revocation.port.js';
 
@@ -5,8 +7,13 @@ import type { RevokedToken } from '../../domain/identity/token-revocation.port.j
 export class MemoryRevokedTokenStore implements RevokedTokenStore {
   private readonly rows = new Map<string, RevokedToken>();
 
-  async insert(token: RevokedToken): Promise<void> {
-    if (!this.rows.has(token.jti)) this.rows.set(token.jti, { ...token });
+  /** `trail` records a revocation's event in the same step, as the database's transaction would. */
+  constructor(private readonly trail?: MemorySecurityEvents) {}
+
+  async insert(token: RevokedToken, _now?: Date, event?: NewSecurityEvent): Promise<void> {
+    if (this.rows.has(token.jti)) return;
+    this.rows.set(token.jti, { ...token });
+    if (event !== undefined) this.trail?.record([event]);
   }
 
   async has(jti: string): Promise<boolean> {

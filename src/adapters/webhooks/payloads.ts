@@ -2,7 +2,7 @@ import { toWalletUserView } from '../../application/wallet/wallet-user-view.js';
 import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { DomainEvent } from '../../domain/webhooks/events.js';
 import { TimeSortableIds } from '../crypto/node-crypto.js';
-import { orderView, transactionJson } from '../json-views.js';
+import { orderView, securityEventView, transactionJson } from '../json-views.js';
 
 /** An event as the outbox stores it: the exact body every attempt sends. */
 export interface OutboxRecord {
@@ -40,6 +40,8 @@ export function eventData(e: DomainEvent): unknown {
       const u = toWalletUserView(e.user);
       return { ...u, createdAt: u.createdAt.toISOString() };
     }
+    default:
+      return securityEventView(e.securityEvent);
   }
 }
 

@@ -1,3 +1,4 @@
+import { OPERATOR_CONTEXT, type SecurityContext } from '../../domain/security-events/security-event.js';
 import { checkEmailAddress } from '../../domain/identity/email-address.js';
 import type { CommonPasswords } from '../../domain/identity/common-passwords.port.js';
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
@@ -30,7 +31,8 @@ export class CreateTenantUser {
     private readonly commonPasswords: CommonPasswords,
   ) {}
 
-  async execute(tenantId: string, input: NewWalletUser): Promise<WalletUserView> {
+  /** `context`: who creates the user (the operator when absent). */
+  async execute(tenantId: string, input: NewWalletUser, context: SecurityContext = OPERATOR_CONTEXT): Promise<WalletUserView> {
     const id = this.ids.next('usr');
     const externalUserRef = input.externalUserRef ?? id;
     if (!isExternalUserRef(externalUserRef))
@@ -44,14 +46,17 @@ export class CreateTenantUser {
         });
       await checkNewPassword(input.password, this.commonPasswords);
     }
-    const user = await this.tenants.createUser({
-      id,
-      tenantId,
-      externalUserRef,
-      email: email ?? null,
-      passwordHash: input.password === undefined ? null : await this.passwords.hash(input.password),
-      createdAt: this.clock.now(),
-    });
+    const user = await this.tenants.createUser(
+      {
+        id,
+        tenantId,
+        externalUserRef,
+        email: email ?? null,
+        passwordHash: input.password === undefined ? null : await this.passwords.hash(input.password),
+        createdAt: this.clock.now(),
+      },
+      context,
+    );
     return toWalletUserView(user);
   }
 }

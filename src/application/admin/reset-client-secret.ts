@@ -1,3 +1,4 @@
+import { OPERATOR_CONTEXT } from '../../domain/security-events/security-event.js';
 import { generateClientSecret } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -13,7 +14,7 @@ export class ResetClientSecret {
 
   async execute(tenantId: string): Promise<{ tenantId: string; clientSecret: string }> {
     const clientSecret = generateClientSecret(this.random);
-    if (!(await this.tenants.replaceClientSecret(tenantId, this.hasher.hash(clientSecret)))) {
+    if (!(await this.tenants.replaceClientSecret(tenantId, this.hasher.hash(clientSecret), OPERATOR_CONTEXT))) {
       throw new DomainError('tenant-not-found');
     }
     return { tenantId, clientSecret };

@@ -1,3 +1,4 @@
+import { OPERATOR_CONTEXT } from '../../domain/security-events/security-event.js';
 import { generateClientSecret } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -29,7 +30,7 @@ export class RotateClientSecret {
     }
     const clientSecret = generateClientSecret(this.random);
     const until = overlapSeconds === 0 ? null : new Date(this.clock.now().getTime() + overlapSeconds * 1000);
-    const tenant = await this.tenants.rotateClientSecret(tenantId, this.hasher.hash(clientSecret), until);
+    const tenant = await this.tenants.rotateClientSecret(tenantId, this.hasher.hash(clientSecret), until, OPERATOR_CONTEXT);
     if (tenant === null) throw new DomainError('tenant-not-found');
     return { tenantId: tenant.id, clientId: tenant.clientId, clientSecret, previousSecretValidUntil: until };
   }

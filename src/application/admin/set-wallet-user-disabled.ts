@@ -1,3 +1,4 @@
+import { OPERATOR_CONTEXT } from '../../domain/security-events/security-event.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -15,7 +16,7 @@ export class SetWalletUserDisabled {
   ) {}
 
   async execute(userId: string, disabled: boolean): Promise<WalletUserSummary> {
-    const user = await this.tenants.setUserDisabled(userId, disabled ? this.clock.now() : null);
+    const user = await this.tenants.setUserDisabled(userId, disabled ? this.clock.now() : null, OPERATOR_CONTEXT);
     if (user === null) throw new DomainError('user-not-found');
     return summaryOf(user);
   }

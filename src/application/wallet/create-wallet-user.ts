@@ -1,3 +1,4 @@
+import { clientContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import type { CreateTenantUser, NewWalletUser } from '../admin/create-tenant-user.js';
 import type { WalletUserView } from './wallet-user-view.js';
@@ -6,7 +7,7 @@ import type { WalletUserView } from './wallet-user-view.js';
 export class CreateWalletUser {
   constructor(private readonly create: CreateTenantUser) {}
 
-  execute(machine: MachinePrincipal, input: NewWalletUser): Promise<WalletUserView> {
-    return this.create.execute(machine.tenantId, input);
+  execute(machine: MachinePrincipal, input: NewWalletUser, origin?: RequestOrigin): Promise<WalletUserView> {
+    return this.create.execute(machine.tenantId, input, clientContext(machine.clientId, origin));
   }
 }

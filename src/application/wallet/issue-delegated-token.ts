@@ -1,3 +1,5 @@
+import { clientContext, tenantEvent, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import { isDisabled, isExternalUserRef } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
@@ -19,26 +21,36 @@ export class IssueDelegatedToken {
     private readonly issuer: TokenIssuer,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly trail: SecurityEvents,
     private readonly dpop: CheckDpopProof | null = null,
   ) {}
 
   /**
    * `dpop`: the request's DPoP proof, binding the user token to its key (refused without one
-   * when the tenant requires DPoP). The token exchange reaches this same path.
+   * when the tenant requires DPoP). The token exchange reaches this same path. `origin`: where the
+   * request came from, for the security trail.
    */
-  async execute(machine: MachinePrincipal, externalUserRef: string, dpop?: DpopRequestContext): Promise<IssuedToken & { userId: string }> {
+  async execute(
+    machine: MachinePrincipal,
+    externalUserRef: string,
+    dpop?: DpopRequestContext,
+    origin?: RequestOrigin,
+  ): Promise<IssuedToken & { userId: string }> {
     if (!isExternalUserRef(externalUserRef))
       throw new DomainError('invalid-request', { message: 'externalUserRef must be 1-128 of A-Z a-z 0-9 . _ : @ -.' });
     const tenant = await this.tenants.findTenant(machine.tenantId);
     if (tenant === null) throw new DomainError('tenant-not-found');
-    const user = await this.tenants.ensureUser({
-      id: this.ids.next('usr'),
-      tenantId: machine.tenantId,
-      externalUserRef,
-      email: null,
-      passwordHash: null,
-      createdAt: this.clock.now(),
-    });
+    const user = await this.tenants.ensureUser(
+      {
+        id: this.ids.next('usr'),
+        tenantId: machine.tenantId,
+        externalUserRef,
+        email: null,
+        passwordHash: null,
+        createdAt: this.clock.now(),
+      },
+      clientContext(machine.clientId, origin),
+    );
     if (isDisabled(user)) {
       throw new DomainError('user-disabled');
     }
@@ -53,6 +65,19 @@ export class IssueDelegatedToken {
         clientId: machine.clientId,
       },
       binding,
+    );
+    // The client acted: it vouched for the user. Only the user's reference is kept, never the token.
+    await this.trail.append(
+      tenantEvent(
+        'delegated_token.issued',
+        machine.tenantId,
+        { kind: 'wallet_user', id: user.id },
+        clientContext(machine.clientId, origin),
+        this.clock.now(),
+        {
+          externalUserRef,
+        },
+      ),
     );
     return { ...token, userId: user.id };
   }

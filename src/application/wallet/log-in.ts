@@ -1,3 +1,5 @@
+import { tenantEvent, userContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
 import { LOGIN_THROTTLE, accountThrottleKey, addressThrottleKey, requireNotThrottled } from '../../domain/identity/login-throttle.js';
 import type { LoginThrottleStore } from '../../domain/identity/login-throttle.port.js';
@@ -22,6 +24,7 @@ export class LogIn {
     private readonly throttle: LoginThrottleStore,
     private readonly issuer: TokenIssuer,
     private readonly clock: Clock,
+    private readonly trail: SecurityEvents,
     private readonly dpop: CheckDpopProof | null = null,
   ) {}
 
@@ -31,7 +34,7 @@ export class LogIn {
    * be sidestepped with another address of the same network.
    */
   async execute(
-    input: { clientId: string; email: string; password: string; address: string },
+    input: { clientId: string; email: string; password: string; address: string; origin?: RequestOrigin },
     dpop?: DpopRequestContext,
   ): Promise<IssuedToken> {
     const email = normalizeEmail(input.email);
@@ -42,14 +45,37 @@ export class LogIn {
       await this.throttle.hit(accountKey, now, LOGIN_THROTTLE.account),
       await this.throttle.hit(addressKey, now, LOGIN_THROTTLE.address),
     ];
-    requireNotThrottled(states, now);
-
     const tenant = await this.tenants.findTenantByClientId(input.clientId);
     const user = tenant === null ? null : await this.tenants.findUserByEmail(tenant.id, email);
+    const context = user === null ? null : userContext({ userId: user.id }, input.origin);
+    // The attempt that goes over the account's limit locks it: recorded once per lock.
+    if (
+      tenant !== null &&
+      user !== null &&
+      context !== null &&
+      states[0]!.lockedUntil !== null &&
+      states[0]!.attempts === LOGIN_THROTTLE.account.maxAttempts + 1
+    ) {
+      await this.trail.append(
+        tenantEvent('user.locked_out', tenant.id, { kind: 'wallet_user', id: user.id }, context, now, {
+          lockedUntil: states[0]!.lockedUntil.toISOString(),
+        }),
+      );
+    }
+    requireNotThrottled(states, now);
+
     const ok = await this.passwords.verify(input.password, user?.passwordHash ?? null);
     // A disabled person gets the same answer as a wrong password, and the attempt counts as a
     // failure: the answer must not confirm to whoever holds a password that it is right.
     if (!ok || tenant === null || user === null || isDisabled(user)) {
+      // A failure against a known user is recorded, at most once per user and minute (never the password).
+      if (tenant !== null && user !== null && context !== null) {
+        await this.trail.append(
+          tenantEvent('user.login_failed', tenant.id, { kind: 'wallet_user', id: user.id }, context, now, {
+            reason: 'invalid-credentials',
+          }),
+        );
+      }
       throw new DomainError('invalid-credentials');
     }
     // Checked once the person is known (a proof is not spent on a wrong password); a refused
@@ -57,7 +83,7 @@ export class LogIn {
     const binding = await bindingOrRefuse(this.dpop, tenant, dpop);
     await this.throttle.release(accountKey, true);
     await this.throttle.release(addressKey, false);
-    return this.issuer.issue(
+    const token = await this.issuer.issue(
       {
         kind: 'user',
         tenantId: tenant.id,
@@ -68,5 +94,15 @@ export class LogIn {
       },
       binding,
     );
+    await this.trail.append(
+      tenantEvent(
+        'user.login_succeeded',
+        tenant.id,
+        { kind: 'wallet_user', id: user.id },
+        userContext({ userId: user.id, amr: [AMR.password] }, input.origin),
+        now,
+      ),
+    );
+    return token;
   }
 }

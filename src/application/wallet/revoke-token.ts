@@ -1,3 +1,6 @@
+import { clientContext } from '../../domain/security-events/security-event.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { tokenRevokedEvent } from './token-revocation.js';
 import type { Tenant } from '../../domain/identity/tenant.js';
 import type { TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
 import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
@@ -14,6 +17,7 @@ export class RevokeToken {
   constructor(
     private readonly verifier: TokenVerifier,
     private readonly revocations: TokenRevocationList,
+    private readonly clock: Clock,
   ) {}
 
   async execute(client: Tenant, token: string): Promise<void> {
@@ -25,6 +29,6 @@ export class RevokeToken {
       throw err;
     }
     if (verified.principal.tenantId !== client.id) return;
-    await this.revocations.revoke(revocationOf(verified));
+    await this.revocations.revoke(revocationOf(verified), tokenRevokedEvent(verified, clientContext(client.clientId), this.clock.now()));
   }
 }

@@ -1,5 +1,6 @@
 import type { Cursor } from '../shared/page.js';
 import type { ClientSettingsChange } from './client-keys.js';
+import type { SecurityContext } from '../security-events/security-event.js';
 import type { Tenant, WalletUser } from './tenant.js';
 
 /**
@@ -7,6 +8,9 @@ import type { Tenant, WalletUser } from './tenant.js';
  * another tenant's user.
  */
 export interface TenantDirectory {
+  // Every change to a client secret or a user records its security event (`client_secret.rotated`,
+  // `user.created`, `user.disabled`, `user.enabled`) in the same transaction, with `context` as
+  // who did it (the service itself when absent).
   /** Stores a new tenant. Client ids are generated and unique; a clash is a programming error. */
   createTenant(tenant: Tenant): Promise<void>;
   /** Returns the tenant, or null. */
@@ -21,13 +25,18 @@ export interface TenantDirectory {
    * Replaces the stored client secret hash, and forgets any previous secret still in its
    * rotation overlap; returns false when there is no such tenant.
    */
-  replaceClientSecret(tenantId: string, clientSecretHash: string): Promise<boolean>;
+  replaceClientSecret(tenantId: string, clientSecretHash: string, context?: SecurityContext): Promise<boolean>;
   /**
    * Makes `clientSecretHash` the current secret and keeps the one it replaces valid until
    * `previousValidUntil` (null: not at all). A secret still in an earlier overlap is dropped:
    * a tenant has at most two. Returns the updated tenant, or null when there is no such tenant.
    */
-  rotateClientSecret(tenantId: string, clientSecretHash: string, previousValidUntil: Date | null): Promise<Tenant | null>;
+  rotateClientSecret(
+    tenantId: string,
+    clientSecretHash: string,
+    previousValidUntil: Date | null,
+    context?: SecurityContext,
+  ): Promise<Tenant | null>;
   /**
    * Changes the tenant's OAuth client settings (registered JWK Set, authentication method, DPoP
    * requirement); a setting absent from `change` is kept. Returns the updated tenant, or null
@@ -40,13 +49,13 @@ export interface TenantDirectory {
    * does not exist. Under concurrency exactly one of two clashing creations succeeds. A created
    * user records `wallet_user.created` (`walletUserCreated`) in the same transaction.
    */
-  createUser(user: WalletUser): Promise<WalletUser>;
+  createUser(user: WalletUser, context?: SecurityContext): Promise<WalletUser>;
   /**
    * Returns the tenant's user with `user.externalUserRef`, creating `user` when there is none.
    * Under concurrency every caller gets the same single user, and only the creation records
    * `wallet_user.created`. Throws `tenant-not-found`.
    */
-  ensureUser(user: WalletUser): Promise<WalletUser>;
+  ensureUser(user: WalletUser, context?: SecurityContext): Promise<WalletUser>;
   /** Returns the user when it belongs to this tenant and the tenant still exists; else null. */
   findUser(tenantId: string, userId: string): Promise<WalletUser | null>;
   /** Returns the tenant's user with this email (case-insensitive), or null. */
@@ -57,7 +66,7 @@ export interface TenantDirectory {
    * disabled user keeps its first `disabledAt`. Returns the updated user, or null when there is
    * no such user.
    */
-  setUserDisabled(userId: string, at: Date | null): Promise<WalletUser | null>;
+  setUserDisabled(userId: string, at: Date | null, context?: SecurityContext): Promise<WalletUser | null>;
   /** Sets the user's password hash; returns false when the tenant has no such user. */
   setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean>;
   /**

@@ -1,3 +1,4 @@
+import type { NewSecurityEvent } from '../security-events/security-event.js';
 /** One revoked wallet token, remembered until it would have expired anyway. */
 export interface RevokedToken {
   readonly jti: string;
@@ -19,6 +20,7 @@ export interface TokenRevocationList {
   /**
    * Records a revocation. Idempotent (revoking twice is one revocation). Refused on this
    * instance as soon as the promise resolves, and on every other instance within a second.
+   * `event` (`token.revoked`) is recorded in the same transaction, by the first revocation only.
    */
-  revoke(token: RevokedToken): Promise<void>;
+  revoke(token: RevokedToken, event?: NewSecurityEvent): Promise<void>;
 }

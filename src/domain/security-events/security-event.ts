@@ -230,3 +230,79 @@ export const webhookEndpointDeletedEvent = (
 
 /** The UTC minute an event falls in: the bucket of the once-per-minute rule. */
 export const minuteBucket = (at: Date): number => Math.floor(at.getTime() / 60_000);
+
+/** A call made by a tenant's backend (its OAuth client), from the request's origin. */
+export const clientContext = (clientId: string, origin: RequestOrigin = { ip: null, requestId: null }): SecurityContext => ({
+  actor: { kind: 'client', id: clientId },
+  ip: origin.ip,
+  requestId: origin.requestId,
+});
+
+/** A call made by a wallet user (how it was authenticated, and the client acting for it, if any). */
+export const userContext = (
+  user: { readonly userId: string; readonly amr?: readonly string[]; readonly actingClientId?: string | null },
+  origin: RequestOrigin = { ip: null, requestId: null },
+): SecurityContext => ({
+  actor: {
+    kind: 'user',
+    id: user.userId,
+    ...(user.amr === undefined ? {} : { amr: [...user.amr] }),
+    ...(user.actingClientId === undefined || user.actingClientId === null ? {} : { act: { sub: user.actingClientId } }),
+  },
+  ip: origin.ip,
+  requestId: origin.requestId,
+});
+
+/** One event of a tenant's trail. */
+export const tenantEvent = (
+  type: SecurityEventType,
+  tenantId: string,
+  subject: { readonly kind: string; readonly id: string },
+  context: SecurityContext,
+  at: Date,
+  details: Record<string, unknown> = {},
+): NewSecurityEvent => ({
+  type,
+  owner: { kind: 'tenant', id: tenantId },
+  occurredAt: at,
+  actor: context.actor,
+  subject: { kind: subject.kind, id: subject.id },
+  ip: context.ip,
+  requestId: context.requestId,
+  details,
+});
+
+/** A wallet user was created (by the backend, the operator, or a delegated token's first use). */
+export const walletUserCreatedEvent = (
+  user: { readonly id: string; readonly tenantId: string; readonly externalUserRef: string; readonly createdAt: Date },
+  context: SecurityContext,
+): NewSecurityEvent =>
+  tenantEvent('user.created', user.tenantId, { kind: 'wallet_user', id: user.id }, context, user.createdAt, {
+    externalUserRef: user.externalUserRef,
+  });
+
+/** The tenant's client secret was replaced (`previousValidUntil`: how long the old one still works). Never the secret. */
+export const clientSecretRotated = (
+  tenant: { readonly id: string; readonly clientId: string },
+  previousValidUntil: Date | null,
+  context: SecurityContext,
+  at: Date = new Date(),
+): NewSecurityEvent =>
+  tenantEvent('client_secret.rotated', tenant.id, { kind: 'client', id: tenant.clientId }, context, at, {
+    previousValidUntil: previousValidUntil?.toISOString() ?? null,
+  });
+
+/** A wallet user was disabled (`disabled`) or enabled again. */
+export const userDisabledEvent = (
+  user: { readonly id: string; readonly tenantId: string; readonly disabledAt?: Date | null },
+  disabled: boolean,
+  context: SecurityContext,
+  at: Date = new Date(),
+): NewSecurityEvent =>
+  tenantEvent(
+    disabled ? 'user.disabled' : 'user.enabled',
+    user.tenantId,
+    { kind: 'wallet_user', id: user.id },
+    context,
+    disabled ? (user.disabledAt ?? at) : at,
+  );

@@ -2,11 +2,47 @@ import type { Order } from '../booking/order.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { WalletUser } from '../identity/tenant.js';
 import type { Transaction } from '../wallet/transaction.js';
+import type { SecurityEvent } from '../security-events/security-event.js';
+
+/**
+ * The security trail's types an agent's endpoints may subscribe to: every booking type.
+ * `api_key.revoked` was an event type before the trail and keeps its `data` (the key).
+ */
+export const AGENT_SECURITY_EVENT_TYPES = [
+  'api_key.created',
+  'api_key.rolled',
+  'api_key.leak_reported',
+  'api_key.refused',
+  'webhook_endpoint.created',
+  'webhook_endpoint.deleted',
+] as const;
+/** The security trail's types a tenant's endpoints may subscribe to: every wallet type. */
+export const TENANT_SECURITY_EVENT_TYPES = [
+  'client_secret.rotated',
+  'client.jwks_updated',
+  'token.revoked',
+  'delegated_token.issued',
+  'user.created',
+  'user.login_succeeded',
+  'user.login_failed',
+  'user.locked_out',
+  'user.disabled',
+  'user.enabled',
+  'webhook_endpoint.created',
+  'webhook_endpoint.deleted',
+] as const;
+export type SecurityWebhookType = (typeof AGENT_SECURITY_EVENT_TYPES)[number] | (typeof TENANT_SECURITY_EVENT_TYPES)[number];
 
 /** The events an agent can subscribe to. */
-export const AGENT_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'api_key.revoked', 'api_key.expiring'] as const;
+export const AGENT_EVENT_TYPES = [
+  'order.confirmed',
+  'order.cancelled',
+  'api_key.revoked',
+  'api_key.expiring',
+  ...AGENT_SECURITY_EVENT_TYPES,
+] as const;
 /** The events a tenant can subscribe to. */
-export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created'] as const;
+export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type TenantEventType = (typeof TENANT_EVENT_TYPES)[number];
 export type EventType = AgentEventType | TenantEventType;
@@ -34,7 +70,21 @@ export type DomainEvent =
       readonly key: ApiKeyRecord;
     }
   | { readonly type: 'transaction.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly transaction: Transaction }
-  | { readonly type: 'wallet_user.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly user: WalletUser };
+  | { readonly type: 'wallet_user.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly user: WalletUser }
+  | { readonly type: SecurityWebhookType; readonly owner: EventOwner; readonly occurredAt: Date; readonly securityEvent: SecurityEvent };
+
+/**
+ * A recorded security event tells its owner's endpoints of its type, `data` being the event as
+ * the API returns it; recorded with it, in its transaction. `api_key.revoked` is told by the key's
+ * own event (`apiKeyRevoked`), once.
+ */
+export const securityEventNotices = (events: readonly SecurityEvent[]): DomainEvent[] =>
+  events.flatMap((e): DomainEvent[] => {
+    const types: readonly string[] = e.owner.kind === 'agent' ? AGENT_SECURITY_EVENT_TYPES : TENANT_SECURITY_EVENT_TYPES;
+    return types.includes(e.type)
+      ? [{ type: e.type as SecurityWebhookType, owner: e.owner, occurredAt: e.occurredAt, securityEvent: e }]
+      : [];
+  });
 
 /** A placed order tells its agent `order.confirmed`. */
 export const orderConfirmed = (order: Order): DomainEvent => ({

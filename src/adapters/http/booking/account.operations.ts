@@ -68,6 +68,7 @@ export const accountOperations: readonly Operation[] = [
     summary: 'The calling agent, resolved from its key',
     tags: ['account'],
     token: 'api-key',
+    scope: 'account:read',
     examples: (demo) => ({
       response: {
         agentId: EXAMPLE_IDS.agent,

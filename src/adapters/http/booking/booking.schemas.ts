@@ -180,6 +180,26 @@ export const cancellationSchema = z
   })
   .meta({ id: 'CancellationPreview' });
 
+/** `POST /api/v1/keys`. */
+export const createKeyBody = z
+  .object({
+    name: z.string().describe('What the key is for (1..100 characters)'),
+    scopes: z
+      .array(z.string())
+      .describe(
+        `What the key may call: ${'`*`'} or scopes the calling key holds (${'`account:read`'}, ${'`trips:read`'}, ${'`quotes:write`'}, ${'`orders:read`'}, ${'`orders:write`'}, ${'`orders:cancel`'}, ${'`webhooks:manage`'}, ${'`keys:manage`'}, ${'`events:read`'})`,
+      ),
+    allowedIps: z
+      .array(z.string())
+      .max(20)
+      .optional()
+      .describe('Up to 20 IPv4 or IPv6 CIDRs the key may be used from; absent or empty: any'),
+    expiresAt: timestamp().nullable().optional().describe('When the key stops working (RFC 3339); absent: never'),
+  })
+  .meta({ id: 'NewApiKey' });
+
+export const keyParams = z.object({ keyId: z.string().min(1).max(64) });
+
 export const rollKeyBody = z
   .object({
     overlapSeconds: z
@@ -201,7 +221,14 @@ export const keySchema = z
     expiresAt: timestamp().nullable().describe("When the key stops working: its expiry, or the end of a rolled key's overlap"),
     lastUsedAt: timestamp().nullable().describe('Approximate: may lag by up to 60 s'),
     revokedAt: timestamp().nullable(),
-    revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),
+    revokedReason: z
+      .enum(['rotated', 'leaked', 'operator', 'revoked'])
+      .nullable()
+      .describe('`rotated` (rolled), `leaked`, `operator` (revoked by the operator), `revoked` (by a key that created it)'),
     rolledFromKeyId: z.string().nullable(),
+    name: z.string().nullable().describe('What the key is for, as its maker named it'),
+    scopes: z.array(z.string()).describe('What the key may call; `*` holds every scope'),
+    allowedIps: z.array(z.string()).describe('The IPv4 and IPv6 CIDRs the key may be used from; empty: any address'),
+    createdByKeyId: z.string().nullable().describe('The key that created this one with `POST /api/v1/keys`, or null'),
   })
   .meta({ id: 'ApiKey', description: 'An API key of the agent, without the key itself' });

@@ -49,6 +49,10 @@ export const keyView = (k: KeyView) => ({
   revokedAt: iso(k.revokedAt),
   revokedReason: k.revokedReason,
   rolledFromKeyId: k.rolledFromKeyId,
+  name: k.name,
+  scopes: [...k.scopes],
+  allowedIps: [...k.allowedIps],
+  createdByKeyId: k.createdByKeyId,
 });
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());

@@ -53,6 +53,7 @@ export const orderOperations: readonly Operation[] = [
       'Books one of the caller’s quotes at its price. A quote books at most once and bus seats never oversell, under any concurrency. The order records the agent, channel, price and the API key that placed it. With an Idempotency-Key, a retry replays the first response (header Idempotent-Replayed: true).',
     tags: ['orders'],
     token: 'api-key',
+    scope: 'orders:write',
     request: { body: orderBody, headers: idempotencyHeaders },
     examples: (demo) => ({
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.placeOrder },
@@ -95,6 +96,7 @@ export const orderOperations: readonly Operation[] = [
     description: 'Filter by `status`, or by `agentReference` (exact match) to find an order whose response was lost.',
     tags: ['orders'],
     token: 'api-key',
+    scope: 'orders:read',
     request: { query: ordersQuery },
     examples: (demo) => ({
       query: { status: 'CONFIRMED', agentReference: AGENT_REFERENCE, limit: 20 },
@@ -118,6 +120,7 @@ export const orderOperations: readonly Operation[] = [
     summary: 'One of the caller’s orders',
     tags: ['orders'],
     token: 'api-key',
+    scope: 'orders:read',
     request: { params: orderParams },
     examples: (demo) => ({ params: orderId, response: orderExample(demo) }),
     responses: {
@@ -141,6 +144,7 @@ export const orderOperations: readonly Operation[] = [
       'The same decision a cancel would make at this moment: whether it would succeed (else the `reason` it would give), the refund and the fee. A cancel is free until `freeUntil` (the order’s `freeCancellationHours` before the pickup or departure, inclusive); after that the fee is `lateCancellationFeeBps` of the price, rounded once to the minor unit (half away from zero); from the start on, nothing is cancelled.',
     tags: ['orders'],
     token: 'api-key',
+    scope: 'orders:read',
     request: { params: orderParams },
     examples: (demo) => ({
       params: orderId,
@@ -173,6 +177,7 @@ export const orderOperations: readonly Operation[] = [
       'Refunds the price less the fee of the order’s cancellation terms (see the cancellation preview; the order then carries `refund` and `fee`) and gives a bus order’s seats back. An order placed with a key later revoked as leaked cannot be cancelled, whoever asks and with whatever key (keys revoked for rotation or by an operator do not freeze orders). Nothing is cancelled once the pickup or departure has passed.',
     tags: ['orders'],
     token: 'api-key',
+    scope: 'orders:cancel',
     request: { params: orderParams, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: orderId,

@@ -66,6 +66,7 @@ export const quoteOperations: readonly Operation[] = [
     description: `One vehicle between two locations. Without vehicleClass the smallest class that carries the passengers is chosen. ${PRICE_NOTE} Valid for QUOTE_TTL_SECONDS, never past the pickup.`,
     tags: ['quotes'],
     token: 'api-key',
+    scope: 'quotes:write',
     request: { body: transferQuoteBody },
     examples: (demo) => ({
       body: {
@@ -105,6 +106,7 @@ export const quoteOperations: readonly Operation[] = [
     description: `${PRICE_NOTE} The price is the per-seat price times the passengers. Valid for QUOTE_TTL_SECONDS, never past the departure. Seats are not held by a quote: they are taken when the order is placed.`,
     tags: ['quotes'],
     token: 'api-key',
+    scope: 'quotes:write',
     request: { body: busQuoteBody },
     examples: (demo) => ({ body: { tripId: demo.tripId, passengers: 2 }, response: busQuoteExample(demo) }),
     responses: {
@@ -126,6 +128,7 @@ export const quoteOperations: readonly Operation[] = [
     summary: 'One of the caller’s quotes',
     tags: ['quotes'],
     token: 'api-key',
+    scope: 'quotes:write',
     request: { params: quoteParams },
     examples: (demo) => ({ params: { quoteId: EXAMPLE_IDS.transferQuote }, response: transferQuoteExample(demo) }),
     responses: {

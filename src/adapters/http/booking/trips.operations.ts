@@ -15,6 +15,7 @@ export const tripOperations: readonly Operation[] = [
       "Departures on the local date (the departure city's time zone) that have not left yet, within 365 days, earliest first, with the seats left and the caller's channel price per seat. Unknown cities give an empty list.",
     tags: ['trips'],
     token: 'api-key',
+    scope: 'trips:read',
     request: { query: tripsQuery },
     examples: (demo) => ({
       query: { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date: demo.travelDate },

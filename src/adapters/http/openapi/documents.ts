@@ -75,7 +75,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   quotes: 'Price an airport transfer or express-bus seats, and read a quote back',
   orders: 'Book a quote, read and list orders, preview and make a cancellation',
   account: 'The calling agent, as its key resolves',
-  keys: 'The calling agent’s API keys: list, roll, report leaked',
+  keys: 'The calling agent’s API keys: list, create, revoke, roll, report leaked',
+  'security-events': 'The security trail: what happened to the caller’s credentials, and who did it',
   auth: 'Tokens: the tenant backend’s machine token, user tokens (login or delegated), revocation, introspection and the keys that verify them',
   users: 'The tenant’s wallet users, as its backend manages them',
   me: 'The wallet holder of the user token: who, how much, pay and send',
@@ -220,6 +221,7 @@ function routeOf(op: OperationSpec, schemes: readonly Scheme[], walletBasePath: 
     ...(op.tags === undefined ? {} : { tags: [...op.tags] }),
     security: securityOf(op.token, schemes),
     'x-token': op.token,
+    ...(op.token === 'api-key' ? { 'x-required-scope': op.scope ?? null } : {}),
     ...(Object.keys(request).length > 0 ? { request } : {}),
     responses,
   } as RouteConfig;

@@ -17,6 +17,8 @@ export const EXAMPLE_LEAD_DAYS = 30;
 export const EXAMPLE_IDS = {
   agent: 'agt_01M7W0A37RND3DB0ZPZKY0QHCN',
   apiKey: 'key_01M7W0A37RPZS1HDGX1BQW3P94',
+  createdApiKey: 'key_01M7W0A37RE2QW8N5KJ3T6VXC9',
+  securityEvent: 'sev_01M7W0A37RB4F9K2M6P8T1VX3Z',
   transferQuote: 'qte_01M7W0A37RMMH0QD7532Y9DRVJ',
   busQuote: 'qte_01M7W0A37RT5H72S00GNVY6JN8',
   order: 'ord_01M7W0A37R0JYVR933QVAFEY9Z',
@@ -40,6 +42,7 @@ export const EXAMPLE_IDEMPOTENCY_KEYS = {
   placeOrder: '7fb94f2b-417c-4805-a25b-9be4d4d1db65',
   cancelOrder: 'c619bd9d-a94d-417e-a837-4de0caf331d6',
   rollCurrentKey: '5b36a811-9d81-495b-82d9-cf8fec58a42f',
+  createKey: '0d6f3c52-8e41-4b7a-9a35-61c2f0e9b8d4',
   topUpWalletUser: 'c28b72a8-f18e-444a-b9e9-0b6347aac667',
   refundPayment: '3afaf154-21f6-4754-9b3d-8283ff2548a5',
   makePayment: 'ba1a8f33-b6ce-421f-9e71-04b6003907ad',

@@ -53,6 +53,10 @@ export const problemJsonSchemaFor = (status: number, reasons: readonly string[])
       properties: {
         status: { const: status },
         reason: { type: 'string' as const, enum: [...reasons] },
+        // A key refused for its scope is told which one the operation needs.
+        ...(reasons.includes('insufficient-scope')
+          ? { requiredScope: { type: 'string' as const, description: 'With `insufficient-scope`: the scope the operation needs' } }
+          : {}),
       },
     },
   ],

@@ -7,6 +7,8 @@ interface Implied {
   readonly description: string;
   readonly reasons: readonly string[];
   readonly headers?: Readonly<Record<string, string>>;
+  /** The key policy's refusals, added to the description of a 403 the author documents. */
+  readonly policy?: string;
 }
 
 const RETRY_AFTER = { 'Retry-After': 'Seconds to wait before retrying' };
@@ -27,13 +29,27 @@ const WWW_AUTHENTICATE = {
 /** A DPoP refusal on a request with a token (RFC 9449 §7). */
 const DPOP_401 = '; or a DPoP-bound token without a valid `DPoP` proof for this request, or sent as Bearer (`invalid-dpop-proof`)';
 
+/** The 403 of an `api-key` operation: the agent's state, then the calling key's policy. */
+function keyPolicyError(scope: string | null): Implied {
+  const policy =
+    scope === null
+      ? 'the key’s `allowedIps` do not hold the client’s address (`ip-not-allowed`)'
+      : `the key’s \`allowedIps\` do not hold the client’s address (\`ip-not-allowed\`), or the key does not hold the scope \`${scope}\` (\`insufficient-scope\`, named in \`requiredScope\`)`;
+  return {
+    status: 403,
+    description: `The agent of the key is not active; or ${policy}`,
+    reasons: scope === null ? ['agent-suspended', 'ip-not-allowed'] : ['agent-suspended', 'ip-not-allowed', 'insufficient-scope'],
+    policy,
+  };
+}
+
 /** What the credential of an operation can give, from its `token` rule. */
 function credentialErrors(op: OperationSpec): Implied[] {
   switch (op.token) {
     case 'api-key':
       return [
         { status: 401, description: 'No `X-API-KEY` header, or the key is unknown, revoked or expired', reasons: ['missing-api-key', 'invalid-api-key'] },
-        { status: 403, description: 'The agent of the key is not active', reasons: ['agent-suspended'] },
+        keyPolicyError(op.scope ?? null),
       ];
     case 'machine':
       return [
@@ -167,7 +183,12 @@ export function effectiveResponses(op: OperationSpec): Readonly<Record<number, R
     if (own.reasons === undefined && request.has(implied)) continue;
     const reasons = [...(own.reasons ?? []), ...implied.reasons.filter((r) => !own.reasons?.includes(r))];
     const headers = { ...implied.headers, ...own.headers };
-    const description = own.reasons === undefined ? `${own.description}; or (problem+json) ${lowerFirst(implied.description)}` : own.description;
+    const description =
+      own.reasons === undefined
+        ? `${own.description}; or (problem+json) ${lowerFirst(implied.description)}`
+        : implied.policy !== undefined
+          ? `${own.description}; or ${implied.policy}`
+          : own.description;
     merged.set(implied.status, { ...own, description, reasons, ...(Object.keys(headers).length > 0 ? { headers } : {}) });
   }
   return Object.fromEntries([...merged.entries()].sort(([a], [b]) => a - b));

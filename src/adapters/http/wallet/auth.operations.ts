@@ -1,5 +1,5 @@
 import { DomainError } from '../../../domain/shared/errors.js';
-import { clientAddress } from '../client-address.js';
+import { clientAddress, requestOrigin } from '../client-address.js';
 import { statusOf } from '../errors.js';
 import { HttpProblem } from '../problem.js';
 import { DpopRefusal, dpopSchemeToken } from '../../../domain/identity/dpop.js';
@@ -178,7 +178,12 @@ export const authOperations: readonly Operation[] = [
       const boundCall = dpopSchemeToken(req.headers.authorization) !== null;
       let token;
       try {
-        token = await core.identity.issueDelegatedToken.execute(caller.machine(), externalUserRef, boundCall ? undefined : dpop);
+        token = await core.identity.issueDelegatedToken.execute(
+          caller.machine(),
+          externalUserRef,
+          boundCall ? undefined : dpop,
+          requestOrigin(req),
+        );
       } catch (err) {
         throw asBadProof(err);
       }
@@ -230,7 +235,7 @@ export const authOperations: readonly Operation[] = [
     presetHeaders: OAUTH_NO_STORE,
     handler: async ({ body, req, core, dpop }) => {
       try {
-        const token = await core.identity.logIn.execute({ ...body, address: clientAddress(req) }, dpop);
+        const token = await core.identity.logIn.execute({ ...body, address: clientAddress(req), origin: requestOrigin(req) }, dpop);
         return { status: 200, body: { access_token: token.accessToken, token_type: tokenTypeOf(token), expires_in: token.expiresIn } };
       } catch (err) {
         if (err instanceof DpopRefusal) throw asBadProof(err);
@@ -257,8 +262,8 @@ export const authOperations: readonly Operation[] = [
       204: { description: 'Signed out: the token no longer works', headers: noStore },
     },
     // A wallet app's sign-out: the token that made the call is revoked, on every instance.
-    handler: async ({ caller, core }) => {
-      await core.identity.logOut.execute(caller.token());
+    handler: async ({ caller, core, req }) => {
+      await core.identity.logOut.execute(caller.token(), requestOrigin(req));
       return { status: 204, headers: NO_STORE };
     },
   }),

@@ -1,3 +1,4 @@
+import { requestOrigin } from '../client-address.js';
 import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { DEMO_USER_EXAMPLE } from './auth.operations.js';
@@ -52,11 +53,15 @@ export const userOperations: readonly Operation[] = [
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
     handler: async ({ body, req, caller, core }) => {
-      const user = await core.identity.createWalletUser.execute(caller.machine(), {
-        externalUserRef: body.externalUserRef,
-        ...(body.email === undefined ? {} : { email: body.email }),
-        ...(body.password === undefined ? {} : { password: body.password }),
-      });
+      const user = await core.identity.createWalletUser.execute(
+        caller.machine(),
+        {
+          externalUserRef: body.externalUserRef,
+          ...(body.email === undefined ? {} : { email: body.email }),
+          ...(body.password === undefined ? {} : { password: body.password }),
+        },
+        requestOrigin(req),
+      );
       return { status: 201, headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/users/${user.id}` }, body: user };
     },
   }),

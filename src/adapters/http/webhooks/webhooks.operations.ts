@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requestOrigin } from '../client-address.js';
 import { NO_STORE, operation, type Caller, type Operation, type ResponseSpec } from '../operation.js';
 import type { WebhookCaller } from '../../../domain/webhooks/owner.js';
 import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
@@ -18,6 +19,8 @@ import {
   endpointJson,
 } from './webhooks.schemas.js';
 import { orderSchema } from '../booking/booking.schemas.js';
+import { securityEventSchema } from '../security-events/security-events.operations.js';
+import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES } from '../../../domain/webhooks/events.js';
 import { transactionSchema } from '../wallet/transactions.schemas.js';
 import { walletUserSchema } from '../wallet/users.schemas.js';
 
@@ -41,11 +44,15 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
   const booking = surface === 'agent';
   const callerOf = (caller: Caller): WebhookCaller => (booking ? caller.agent() : caller.machine());
   const base = booking ? '/api/v1/webhook-endpoints' : '/webhook-endpoints';
-  const common = { surface: booking ? 'booking' : 'wallet', tags: ['webhooks'], token: booking ? 'api-key' : 'machine' } as const;
+  const common = booking
+    ? ({ surface: 'booking', tags: ['webhooks'], token: 'api-key', scope: 'webhooks:manage' } as const)
+    : ({ surface: 'wallet', tags: ['webhooks'], token: 'machine' } as const);
   const auth = booking ? KEY_ERRORS : MACHINE_ERRORS;
   const id = (name: string) => (booking ? `${name}` : `${name}ForTenant`);
   const notFound: ResponseSpec = { description: 'No such endpoint, or another caller’s', reasons: ['webhook-endpoint-not-found'] };
-  const events = booking ? '`order.confirmed`, `order.cancelled`, `api_key.revoked`' : '`transaction.created`, `wallet_user.created`';
+  const events = booking
+    ? '`order.confirmed`, `order.cancelled`, `api_key.revoked`, `api_key.expiring`, and the security trail’s booking types (`api_key.created`, `api_key.rolled`, `api_key.leak_reported`, `api_key.refused`, `webhook_endpoint.created`, `webhook_endpoint.deleted`)'
+    : '`transaction.created`, `wallet_user.created`, and the security trail’s wallet types (`client_secret.rotated`, `client.jwks_updated`, `token.revoked`, `delegated_token.issued`, `user.created`, `user.login_succeeded`, `user.login_failed`, `user.locked_out`, `user.disabled`, `user.enabled`, `webhook_endpoint.created`, `webhook_endpoint.deleted`)';
   const endpointId = booking ? EXAMPLE_IDS.bookingEndpoint : EXAMPLE_IDS.walletEndpoint;
   const request = booking
     ? {
@@ -92,7 +99,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
         409: { description: 'The caller already has the maximum of endpoints', reasons: ['too-many-webhook-endpoints'] },
       },
       handler: async ({ body, req, caller, core }) => {
-        const created = await core.webhooks.register.execute(callerOf(caller), body);
+        const created = await core.webhooks.register.execute(callerOf(caller), body, requestOrigin(req));
         return {
           status: 201,
           headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/webhook-endpoints/${created.id}` },
@@ -147,8 +154,8 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       request: { params: endpointParams },
       examples: () => ({ params }),
       responses: { 204: { description: 'Deleted' }, 400: { description: 'Bad id', reasons: ['invalid-request'] }, ...auth, 404: notFound },
-      handler: async ({ params: { endpointId }, caller, core }) => {
-        await core.webhooks.remove.execute(callerOf(caller), endpointId);
+      handler: async ({ params: { endpointId }, caller, core, req }) => {
+        await core.webhooks.remove.execute(callerOf(caller), endpointId, requestOrigin(req));
         return { status: 204 };
       },
     }),
@@ -226,7 +233,7 @@ const keySchema = z
     createdAt: z.string().datetime(),
     expiresAt: z.string().datetime().nullable(),
     revokedAt: z.string().datetime().nullable(),
-    revokedReason: z.enum(['rotated', 'leaked', 'operator']).nullable(),
+    revokedReason: z.enum(['rotated', 'leaked', 'operator', 'revoked']).nullable(),
   })
   .meta({ id: 'ApiKeyMetadata' });
 
@@ -257,6 +264,18 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     summary: 'A wallet user of the tenant was created (POST /users, the operator, or a delegated token’s first use)',
     data: walletUserSchema,
   },
+  ...AGENT_SECURITY_EVENT_TYPES.map((type) => ({
+    surface: 'booking' as const,
+    type,
+    summary: `The security trail recorded \`${type}\` for the agent; \`data\` is the event as \`GET /api/v1/security-events\` returns it`,
+    data: securityEventSchema,
+  })),
+  ...TENANT_SECURITY_EVENT_TYPES.map((type) => ({
+    surface: 'wallet' as const,
+    type,
+    summary: `The security trail recorded \`${type}\` for the tenant; \`data\` is the event as \`GET /security-events\` returns it`,
+    data: securityEventSchema,
+  })),
 ];
 
 /** The body a receiver gets for one event type. */
