@@ -37,6 +37,9 @@ Options (environment):`;
  *                            at the same connections and seconds in a scratch database (dropped after);
  *                            skipped when pgbench is not installed. BENCH_PGBENCH_SCALE: its scale
  *                            (default the connections)
+ *   BENCH_TRACING            on (default) | off: the account read again on a service with OpenTelemetry
+ *                            tracing on, exporting over OTLP/HTTP to a collector in this process that
+ *                            accepts every export and drops it (the cost of tracing, not of a collector)
  *   BENCH_METRICS            on (default) | off: the service exposes Prometheus metrics on a loopback port
  *   BENCH_ROUNDS             rounds of the account read's comparison (default 2): the account read, the
  *                            same read with limits off and with metrics off, and bare Express, measured
@@ -56,6 +59,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import net from 'node:net';
+import http from 'node:http';
 import { SCENARIOS, type BenchContext } from './scenarios.js';
 import { pgbenchAvailable, pgbenchTpcb } from './pgbench.js';
 
@@ -66,6 +70,7 @@ const only = process.env.BENCH_ONLY?.split(',')
   .map((s) => s.trim())
   .filter(Boolean);
 const oidc = process.env.BENCH_OIDC !== 'off';
+const tracing = process.env.BENCH_TRACING !== 'off';
 const workers = process.env.BENCH_CLUSTER_WORKERS;
 const profileDir = process.env.BENCH_PROFILE;
 const resultsFile = process.env.BENCH_RESULTS ?? 'bench/results.md';
@@ -419,6 +424,24 @@ async function main(): Promise<void> {
   }
 }
 
+/** An OTLP/HTTP collector that answers every export at once and keeps nothing but a count. */
+async function traceSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+  let exports = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      exports += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    exports: () => exports,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function run(url: string, loadBefore: number[]): Promise<void> {
   const redis = process.env.BENCH_REDIS_URL;
   const serviceEnv: Record<string, string> = {
@@ -482,9 +505,21 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           nodeArgs,
         )
       : null;
+  // Tracing's cost: the main service (limits on, tracing off) again with tracing on.
+  const sink = tracing && limitsComparison ? await traceSink() : null;
+  const traced =
+    sink === null
+      ? null
+      : await start(
+          'service-traced',
+          ['dist/bootstrap/main.js'],
+          { ...serviceEnv, ...extras, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...otherPort() },
+          listening,
+          nodeArgs,
+        );
   const bare = await start('bare', ['bench/bare-express.ts'], { PORT: '0' }, /READY (\d+)/);
   const provider = oidc ? await start('oidc', ['bench/oidc-server.ts'], { PORT: '0' }, /READY (\d+)/) : null;
-  const children = [service, unlimited, unmeasured, redisCompared, bare, provider].filter((c) => c !== null);
+  const children = [service, unlimited, unmeasured, redisCompared, traced, bare, provider].filter((c) => c !== null);
   const rows: Row[] = [];
   const failed: string[] = [];
   const notesBeside: string[] = [];
@@ -506,7 +541,8 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
         if (opts === null) continue;
         const pid = opts.url?.startsWith(ctx.base) ? service.child.pid! : (provider?.child.pid ?? null);
         const compared =
-          scenario.name === 'GET /api/v1/agent/account' && (unlimited !== null || unmeasured !== null || redisCompared !== null);
+          scenario.name === 'GET /api/v1/agent/account' &&
+          (unlimited !== null || unmeasured !== null || redisCompared !== null || traced !== null);
         if (!compared) {
           const row = await load(scenario.name, scenario.connections ?? connections, opts, pid);
           rows.push(row);
@@ -534,6 +570,14 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
                 {
                   name: `${scenario.name} (limits counted in Redis, same run)`,
                   run: () => load('', connections, at(redisCompared), redisCompared.child.pid!),
+                },
+              ]),
+          ...(traced === null
+            ? []
+            : [
+                {
+                  name: `${scenario.name} (tracing on, spans dropped by a local collector, same run)`,
+                  run: () => load('', connections, at(traced), traced.child.pid!),
                 },
               ]),
           ...(unmeasured === null
@@ -565,6 +609,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   } finally {
     for (const c of children) c.child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => (c.child.exitCode !== null ? r(null) : c.child.once('exit', r)))));
+    if (sink !== null) {
+      // A traced service that exported nothing measured nothing: say so beside the figures.
+      if (sink.exports() === 0) notesBeside.push('Tracing: the traced service exported no spans; its row does not measure tracing.');
+      await sink.close();
+    }
   }
   const loadAfter = os.loadavg();
   const ceiling = rows[0]!.rps;
@@ -581,6 +630,7 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const free = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (RATE_LIMITS=off'));
   const noMetrics = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (limits on, metrics off'));
   const inRedis = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (limits counted in Redis'));
+  const tracedRow = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (tracing on'));
   const payments = rows.find((r) => r.name.startsWith('POST /me/payments'));
   const tpcb = rows.find((r) => r.name.startsWith('pgbench TPC-B-like'));
   const notes = [
@@ -593,6 +643,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(inRedis && free && limited
       ? [
           `Account read with rate limits counted in Redis: ${(inRedis.rps / free.rps).toFixed(2)} of the same read with RATE_LIMITS=off, ${(inRedis.rps / limited.rps).toFixed(2)} of the limits counted in process memory (${Math.round(inRedis.cpuUs ?? 0)} against ${Math.round(free.cpuUs ?? 0)} µs of server CPU a request with limits off).`,
+        ]
+      : []),
+    ...(tracedRow && limited
+      ? [
+          `Account read with tracing on (every span exported, then dropped): ${(tracedRow.rps / limited.rps).toFixed(2)} of the same read with tracing off (${Math.round(tracedRow.cpuUs ?? 0)} against ${Math.round(limited.cpuUs ?? 0)} µs of server CPU a request).`,
         ]
       : []),
     ...(payments && tpcb

@@ -62,6 +62,18 @@ describe('tenant OAuth client settings commands (separate processes on PostgreSQ
     expect(Object.keys(view).sort()).to.deep.equal(SETTINGS_FIELDS);
     expect(view).to.deep.include({ tenantId: tenant.tenantId, clientId: tenant.clientId, authMethod: 'client_secret', jwksKeys: 2 });
     expect(view.kids).to.deep.equal(['es-1', 'ed-1']);
+    // The security trail records the operator's change, with the kids and never the keys.
+    const trail = await admin(url!, 'events', 'list', '--tenant', tenant.tenantId, '--type', 'client.jwks_updated', '--json');
+    expect(trail.code, trail.stderr).to.equal(0);
+    const [updated, ...more] = (JSON.parse(trail.stdout) as { data: Array<Record<string, unknown>> }).data;
+    expect(more).to.have.length(0);
+    expect(updated).to.deep.include({
+      type: 'client.jwks_updated',
+      actor: { kind: 'operator', id: 'operator' },
+      subject: { kind: 'client', id: tenant.clientId },
+      details: { keys: 2, kids: ['es-1', 'ed-1'] },
+    });
+    expect(trail.stdout).not.to.include(String(es.x));
 
     const method = await admin(url!, 'tenant', 'set-auth-method', '--tenant', tenant.tenantId, '--method', 'private_key_jwt', '--json');
     expect(method.code, method.stderr).to.equal(0);

@@ -87,9 +87,9 @@ export class CachedTenantDirectory extends InvalidatedCacheFront<Tenant | Wallet
     }
   }
 
-  async updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null> {
+  async updateClientSettings(tenantId: string, change: ClientSettingsChange, context?: SecurityContext): Promise<Tenant | null> {
     try {
-      return await this.inner.updateClientSettings(tenantId, change);
+      return await this.inner.updateClientSettings(tenantId, change, context);
     } finally {
       this.clear();
     }

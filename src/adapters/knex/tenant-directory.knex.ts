@@ -1,5 +1,6 @@
 import {
   SYSTEM_CONTEXT,
+  clientJwksUpdated,
   clientSecretRotated,
   userDisabledEvent,
   walletUserCreatedEvent,
@@ -143,18 +144,31 @@ export class KnexTenantDirectory implements TenantDirectory {
     });
   }
 
-  async updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null> {
+  async updateClientSettings(
+    tenantId: string,
+    change: ClientSettingsChange,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<Tenant | null> {
     const changes: Partial<TenantRow> = {
       ...(change.jwks === undefined ? {} : { client_jwks: change.jwks === null ? null : (JSON.stringify(change.jwks) as never) }),
       ...(change.authMethod === undefined ? {} : { token_endpoint_auth_method: change.authMethod }),
       ...(change.dpopRequired === undefined ? {} : { dpop_required: change.dpopRequired }),
     };
     if (Object.keys(changes).length === 0) return this.findTenant(tenantId);
-    const [row] = await this.knex<TenantRow>('tenants')
-      .where({ id: tenantId })
-      .update(changes as never)
-      .returning('*');
-    return row === undefined ? null : toTenant(row as TenantRow);
+    return this.knex.transaction(async (trx) => {
+      const [row] = await trx<TenantRow>('tenants')
+        .where({ id: tenantId })
+        .update(changes as never)
+        .returning('*');
+      if (row === undefined) return null;
+      const tenant = toTenant(row as TenantRow);
+      if (change.jwks !== undefined) {
+        const keys = change.jwks?.keys ?? [];
+        const kids = keys.map((k) => k.kid).filter((k): k is string => k !== undefined);
+        await recordSecurityEvents(trx, [clientJwksUpdated(tenant, kids, keys.length, context)]);
+      }
+      return tenant;
+    });
   }
 
   async rotateClientSecret(

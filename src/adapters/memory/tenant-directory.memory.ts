@@ -1,4 +1,5 @@
 import {
+  clientJwksUpdated,
   SYSTEM_CONTEXT,
   clientSecretRotated,
   userDisabledEvent,
@@ -70,7 +71,11 @@ export class MemoryTenantDirectory implements TenantDirectory {
     return true;
   }
 
-  async updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null> {
+  async updateClientSettings(
+    tenantId: string,
+    change: ClientSettingsChange,
+    context: SecurityContext = SYSTEM_CONTEXT,
+  ): Promise<Tenant | null> {
     const t = this.tenants.get(tenantId);
     if (t === undefined) return null;
     const updated: Tenant = {
@@ -80,6 +85,11 @@ export class MemoryTenantDirectory implements TenantDirectory {
       ...(change.dpopRequired === undefined ? {} : { dpopRequired: change.dpopRequired }),
     };
     this.tenants.set(tenantId, updated);
+    if (change.jwks !== undefined) {
+      const keys = change.jwks?.keys ?? [];
+      const kids = keys.map((k) => k.kid).filter((k): k is string => k !== undefined);
+      this.trail?.record([clientJwksUpdated(updated, kids, keys.length, context)]);
+    }
     return { ...updated };
   }
 

@@ -2,6 +2,7 @@ import { parseClientJwks, type ClientAuthMethod, type ClientSettingsChange } fro
 import { authMethodOf, dpopRequiredOf, type Tenant } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { OPERATOR_CONTEXT } from '../../domain/security-events/security-event.js';
 
 /** A tenant's OAuth client settings as an operator sees them (never a key's material). */
 export interface TenantClientSettingsView {
@@ -56,7 +57,7 @@ export class SetTenantClientSettings {
   }
 
   private async change(tenantId: string, change: ClientSettingsChange): Promise<TenantClientSettingsView> {
-    const tenant = await this.tenants.updateClientSettings(tenantId, change);
+    const tenant = await this.tenants.updateClientSettings(tenantId, change, OPERATOR_CONTEXT);
     if (tenant === null) throw new DomainError('tenant-not-found');
     return clientSettingsView(tenant);
   }

@@ -40,9 +40,10 @@ export interface TenantDirectory {
   /**
    * Changes the tenant's OAuth client settings (registered JWK Set, authentication method, DPoP
    * requirement); a setting absent from `change` is kept. Returns the updated tenant, or null
-   * when there is no such tenant. Every instance sees the change within a second.
+   * when there is no such tenant. Every instance sees the change within a second. A new JWK Set
+   * records `client.jwks_updated` (by `context`'s actor) in the same transaction.
    */
-  updateClientSettings(tenantId: string, change: ClientSettingsChange): Promise<Tenant | null>;
+  updateClientSettings(tenantId: string, change: ClientSettingsChange, context?: SecurityContext): Promise<Tenant | null>;
   /**
    * Stores a new user. Throws DomainError `user-exists` when the tenant already has a user with
    * that `externalUserRef` or (case-insensitively) that email, `tenant-not-found` when the tenant

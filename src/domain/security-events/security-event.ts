@@ -292,6 +292,16 @@ export const clientSecretRotated = (
     previousValidUntil: previousValidUntil?.toISOString() ?? null,
   });
 
+/** The tenant's registered client keys (its JWK Set) were replaced: the `kid`s now registered, never the keys. */
+export const clientJwksUpdated = (
+  tenant: { readonly id: string; readonly clientId: string },
+  kids: readonly string[],
+  keys: number,
+  context: SecurityContext,
+  at: Date = new Date(),
+): NewSecurityEvent =>
+  tenantEvent('client.jwks_updated', tenant.id, { kind: 'client', id: tenant.clientId }, context, at, { keys, kids: [...kids] });
+
 /** A wallet user was disabled (`disabled`) or enabled again. */
 export const userDisabledEvent = (
   user: { readonly id: string; readonly tenantId: string; readonly disabledAt?: Date | null },
