@@ -53,9 +53,13 @@ describe('the tenant security trail over HTTP', () => {
     expect(delegated.status).to.equal(200);
     const delegatedBody = (await delegated.json()) as Body;
     expect((await app.request('/auth/logout', { method: 'POST', headers: bearer(userToken) })).status).to.be.within(200, 299);
+    const revokeRequestId = `req-revoke-${unique()}`;
     const revoke = await app.request(
       '/oauth/revoke',
-      formPost({ token: delegatedBody.access_token as string }, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }),
+      formPost(
+        { token: delegatedBody.access_token as string },
+        { authorization: basicAuth(tenant.clientId, tenant.clientSecret), 'x-request-id': revokeRequestId },
+      ),
     );
     expect(revoke.status).to.equal(200);
     // Revoking it again changes nothing, and records nothing more.
@@ -105,6 +109,8 @@ describe('the tenant security trail over HTTP', () => {
       .map((e) => e.actor.kind)
       .sort();
     expect(revokedBy).to.deep.equal(['client', 'user']);
+    // The client's revocation says which request made it.
+    expect(one('token.revoked').find((e) => e.actor.kind === 'client')!.requestId).to.equal(revokeRequestId);
     // At most one failed login per user and minute, though seven failed within it.
     expect(one('user.login_failed').length).to.be.within(1, 2);
     const text = JSON.stringify(events);

@@ -1,4 +1,4 @@
-import { clientContext } from '../../domain/security-events/security-event.js';
+import { clientContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { tokenRevokedEvent } from './token-revocation.js';
 import type { Tenant } from '../../domain/identity/tenant.js';
@@ -20,7 +20,8 @@ export class RevokeToken {
     private readonly clock: Clock,
   ) {}
 
-  async execute(client: Tenant, token: string): Promise<void> {
+  /** `origin`: where the request came from, recorded with the `token.revoked` event. */
+  async execute(client: Tenant, token: string, origin?: RequestOrigin): Promise<void> {
     let verified: VerifiedToken;
     try {
       verified = await this.verifier.inspect(token);
@@ -29,6 +30,9 @@ export class RevokeToken {
       throw err;
     }
     if (verified.principal.tenantId !== client.id) return;
-    await this.revocations.revoke(revocationOf(verified), tokenRevokedEvent(verified, clientContext(client.clientId), this.clock.now()));
+    await this.revocations.revoke(
+      revocationOf(verified),
+      tokenRevokedEvent(verified, clientContext(client.clientId, origin), this.clock.now()),
+    );
   }
 }

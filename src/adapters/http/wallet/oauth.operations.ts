@@ -1,6 +1,7 @@
 import { authenticatedClient, formOf, formTokenOf, OAUTH_NO_STORE } from './oauth.js';
 import { z } from 'zod';
 import { operation, type Operation, type OperationSpec } from '../operation.js';
+import { requestOrigin } from '../client-address.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import { CLIENT_KEY_ALGORITHMS } from '../../../domain/identity/client-keys.js';
 import { DPOP_ALGORITHMS } from '../../../domain/identity/dpop.js';
@@ -141,7 +142,7 @@ export const oauthOperations: readonly Operation[] = [
     handler: async ({ req, core, authFailures }) => {
       const form = formOf(req);
       const client = await authenticatedClient(req, form, core.identity.authenticateClient, authFailures);
-      await core.identity.revokeToken.execute(client, formTokenOf(form));
+      await core.identity.revokeToken.execute(client, formTokenOf(form), requestOrigin(req));
       return { status: 200, headers: OAUTH_NO_STORE };
     },
   }),
