@@ -208,6 +208,27 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
     expect((await dpopGet('/me/balance', token, await dpopProof(key, 'GET', url('/me/balance'), { token }))).status).to.equal(200);
   });
 
+  it('when a backend calls with a DPoP-bound machine token, then the delegated user token is bound to the same key', async () => {
+    const machine = await boundMachineToken();
+    const res = await app.request('/auth/delegated-token', {
+      method: 'POST',
+      headers: {
+        authorization: `DPoP ${machine}`,
+        'content-type': 'application/json',
+        dpop: await dpopProof(key, 'POST', url('/auth/delegated-token'), { token: machine }),
+      },
+      body: JSON.stringify({ externalUserRef: `ref-${Date.now()}` }),
+    });
+    expect(res.status).to.equal(200);
+    const body = (await res.json()) as { access_token: string; token_type: string };
+    expect(body.token_type).to.equal('DPoP');
+    expect(decodeJwt(body.access_token).cnf).to.deep.equal({ jkt: key.jkt });
+    const token = body.access_token;
+    expect((await dpopGet('/me/balance', token, await dpopProof(key, 'GET', url('/me/balance'), { token }))).status).to.equal(200);
+    // As a bearer token it is refused: it is bound.
+    expect((await app.request('/me/balance', { headers: bearer(token) })).status).to.equal(401);
+  });
+
   it('when a bound token is introspected, then token_type DPoP and cnf.jkt', async () => {
     const token = await boundMachineToken();
     const res = await app.request('/oauth/introspect', formPost({ token }, basic()));

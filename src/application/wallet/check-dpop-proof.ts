@@ -16,6 +16,15 @@ export interface DpopRequestContext {
 }
 
 /**
+ * A key the caller has already proven it holds for this very request: the key of the DPoP-bound
+ * token it called with, whose proof was checked (and spent) when the token was. A token issued
+ * on that call may be bound to it without a second proof.
+ */
+export interface ProvenKey {
+  readonly jkt: string;
+}
+
+/**
  * DPoP proof checks (RFC 9449 §4.3) for the token endpoints and for requests with a bound token:
  * the proof's signature by its embedded public key, `typ`, algorithm, `htm`, `htu`, `iat` within
  * 60 s, `ath` when a token is presented, and a `jti` accepted once on every instance. Every
@@ -83,8 +92,9 @@ export class CheckDpopProof {
 export function bindingOrRefuse(
   checks: CheckDpopProof | null,
   tenant: Tenant,
-  dpop: DpopRequestContext | undefined,
+  dpop: DpopRequestContext | ProvenKey | undefined,
 ): Promise<TokenBinding | null> {
+  if (dpop !== undefined && 'jkt' in dpop) return Promise.resolve({ jkt: dpop.jkt });
   if (checks !== null) return checks.bindingFor(tenant, dpop);
   if (dpop?.proof !== undefined || dpopRequiredOf(tenant)) {
     return Promise.reject(new DpopRefusal('invalid_dpop_proof', 'DPoP proofs are not accepted here.'));

@@ -8,7 +8,7 @@ import { AMR } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { bindingOrRefuse, type CheckDpopProof, type DpopRequestContext } from './check-dpop-proof.js';
+import { bindingOrRefuse, type CheckDpopProof, type DpopRequestContext, type ProvenKey } from './check-dpop-proof.js';
 
 /**
  * A tenant's backend vouches for one of its users and gets a user token for them, creating the
@@ -27,13 +27,14 @@ export class IssueDelegatedToken {
 
   /**
    * `dpop`: the request's DPoP proof, binding the user token to its key (refused without one
-   * when the tenant requires DPoP). The token exchange reaches this same path. `origin`: where the
-   * request came from, for the security trail.
+   * when the tenant requires DPoP); or, when the call itself came with a DPoP-bound machine token,
+   * that token's key (`ProvenKey`), which the call's proof showed the caller holds. The token
+   * exchange reaches this same path. `origin`: where the request came from, for the security trail.
    */
   async execute(
     machine: MachinePrincipal,
     externalUserRef: string,
-    dpop?: DpopRequestContext,
+    dpop?: DpopRequestContext | ProvenKey,
     origin?: RequestOrigin,
   ): Promise<IssuedToken & { userId: string }> {
     if (!isExternalUserRef(externalUserRef))

@@ -174,14 +174,16 @@ export const authOperations: readonly Operation[] = [
       415: { description: 'Body is not JSON', reasons: ['unsupported-media-type'] },
     },
     handler: async ({ body: { externalUserRef }, caller, core, req, dpop }) => {
-      // With `Authorization: DPoP` the proof authenticated this call (it is spent): it binds nothing more.
+      // With `Authorization: DPoP` the proof authenticated this call (it is spent): the user token
+      // is bound to the key of the machine token, which that proof showed the caller holds.
       const boundCall = dpopSchemeToken(req.headers.authorization) !== null;
+      const machineKey = caller.token().jkt ?? null;
       let token;
       try {
         token = await core.identity.issueDelegatedToken.execute(
           caller.machine(),
           externalUserRef,
-          boundCall ? undefined : dpop,
+          boundCall && machineKey !== null ? { jkt: machineKey } : dpop,
           requestOrigin(req),
         );
       } catch (err) {
