@@ -51,7 +51,10 @@ describe('error reasons: one table of kind and default message', () => {
   it('when the OpenAPI documents name a domain reason under a status, then the kind of that reason answers that status', () => {
     const pairs = documentedPairs().filter((p) => isReason(p.reason));
     expect(pairs.length).to.be.greaterThan(50);
-    const wrong = pairs.filter((p) => statusOf(REASONS[p.reason as Reason].kind) !== p.status);
+    // One reason answers two statuses on purpose: RFC 9449 §5 has a DPoP proof refused at a token
+    // request answer 400 (`invalid_dpop_proof`), and one refused on a resource request 401.
+    const protocolStatus = (p: { reason: string; status: number }) => p.reason === 'invalid-dpop-proof' && p.status === 400;
+    const wrong = pairs.filter((p) => statusOf(REASONS[p.reason as Reason].kind) !== p.status && !protocolStatus(p));
     expect(wrong).to.deep.equal([]);
   });
 });

@@ -193,13 +193,14 @@ describe('OpenAPI documents', () => {
   it('when an operation takes a key or a token, then its credential errors are documented without the author writing them', () => {
     const ops = operationsOf(doc('wallet-api.yaml'));
     const machine = ops.find((o) => o.path === '/users')!;
-    expect(reasonsOf(machine.responses['401'])).to.deep.equal(['invalid-token']);
+    // Every wallet token may be DPoP-bound: a bound one without a valid proof is refused as such.
+    expect(reasonsOf(machine.responses['401'])).to.deep.equal(['invalid-token', 'invalid-dpop-proof']);
     expect(reasonsOf(machine.responses['403'])).to.deep.equal(['machine-token-required']);
     const user = ops.find((o) => o.path === '/me')!;
-    expect(reasonsOf(user.responses['401'])).to.deep.equal(['invalid-token', 'not-a-wallet-user']);
+    expect(reasonsOf(user.responses['401'])).to.deep.equal(['invalid-token', 'not-a-wallet-user', 'invalid-dpop-proof']);
     expect(user.responses['403']).to.equal(undefined);
     const either = ops.find((o) => o.path === '/transactions')!;
-    expect(reasonsOf(either.responses['401'])).to.deep.equal(['invalid-token']);
+    expect(reasonsOf(either.responses['401'])).to.deep.equal(['invalid-token', 'invalid-dpop-proof']);
     expect(either.responses['403']).to.equal(undefined);
     expect(ops.find((o) => o.path === '/oauth/token')!.responses['401']).to.equal(undefined);
     const booking = operationsOf(doc('booking-api.yaml'));
