@@ -2,35 +2,17 @@ import type { Order } from '../booking/order.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { WalletUser } from '../identity/tenant.js';
 import type { Transaction } from '../wallet/transaction.js';
-import type { SecurityEvent } from '../security-events/security-event.js';
+import { BOOKING_SECURITY_EVENT_TYPES, WALLET_SECURITY_EVENT_TYPES, type SecurityEvent } from '../security-events/security-event.js';
 
 /**
  * The security trail's types an agent's endpoints may subscribe to: every booking type.
  * `api_key.revoked` was an event type before the trail and keeps its `data` (the key).
  */
-export const AGENT_SECURITY_EVENT_TYPES = [
-  'api_key.created',
-  'api_key.rolled',
-  'api_key.leak_reported',
-  'api_key.refused',
-  'webhook_endpoint.created',
-  'webhook_endpoint.deleted',
-] as const;
+export const AGENT_SECURITY_EVENT_TYPES = BOOKING_SECURITY_EVENT_TYPES.filter(
+  (t): t is Exclude<(typeof BOOKING_SECURITY_EVENT_TYPES)[number], 'api_key.revoked'> => t !== 'api_key.revoked',
+);
 /** The security trail's types a tenant's endpoints may subscribe to: every wallet type. */
-export const TENANT_SECURITY_EVENT_TYPES = [
-  'client_secret.rotated',
-  'client.jwks_updated',
-  'token.revoked',
-  'delegated_token.issued',
-  'user.created',
-  'user.login_succeeded',
-  'user.login_failed',
-  'user.locked_out',
-  'user.disabled',
-  'user.enabled',
-  'webhook_endpoint.created',
-  'webhook_endpoint.deleted',
-] as const;
+export const TENANT_SECURITY_EVENT_TYPES = WALLET_SECURITY_EVENT_TYPES;
 export type SecurityWebhookType = (typeof AGENT_SECURITY_EVENT_TYPES)[number] | (typeof TENANT_SECURITY_EVENT_TYPES)[number];
 
 /** The events an agent can subscribe to. */
