@@ -6,7 +6,7 @@ import { DpopRefusal, dpopSchemeToken } from '../../../domain/identity/dpop.js';
 import { TOKEN_EXCHANGE } from '../../../domain/identity/tenant-jwt.js';
 import type { IssuedToken } from '../../../domain/identity/token-issuer.port.js';
 import { asOAuthError, authenticatedClient, clientAuthenticationOf, formOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
-import { NO_STORE, operation, type Operation } from '../operation.js';
+import { NO_STORE, operation, type Answer, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import {
   delegatedTokenRequestSchema,
@@ -24,6 +24,18 @@ const noStore = { 'Cache-Control': 'no-store' } as const;
 
 /** The token answer's `token_type`: `DPoP` for a bound token (RFC 9449 §5). */
 const tokenTypeOf = (token: IssuedToken): 'Bearer' | 'DPoP' => token.tokenType ?? 'Bearer';
+
+/** The answer that hands out a token; `issued_token_type` for the answers that name it (RFC 8693). */
+const tokenAnswer = (token: IssuedToken, issuedTokenType?: string): Answer => ({
+  status: 200,
+  headers: OAUTH_NO_STORE,
+  body: {
+    access_token: token.accessToken,
+    token_type: tokenTypeOf(token),
+    expires_in: token.expiresIn,
+    ...(issuedTokenType === undefined ? {} : { issued_token_type: issuedTokenType }),
+  },
+});
 
 /**
  * A DPoP proof refused at `/auth/login` or `/auth/delegated-token`: 400, as at the token
@@ -100,16 +112,7 @@ export const authOperations: readonly Operation[] = [
             { subjectToken: form.subject_token, subjectTokenType: form.subject_token_type },
             dpop,
           );
-          return {
-            status: 200,
-            headers: OAUTH_NO_STORE,
-            body: {
-              access_token: token.accessToken,
-              token_type: tokenTypeOf(token),
-              expires_in: token.expiresIn,
-              issued_token_type: token.issuedTokenType,
-            },
-          };
+          return tokenAnswer(token, token.issuedTokenType);
         } catch (err) {
           throw asOAuthError(err);
         }
@@ -121,11 +124,7 @@ export const authOperations: readonly Operation[] = [
       try {
         // An address that failed too often is refused before the client's secret is looked up.
         const token = await authFailures.guard(req, () => core.identity.issueMachineToken.execute(credentials, dpop));
-        return {
-          status: 200,
-          headers: OAUTH_NO_STORE,
-          body: { access_token: token.accessToken, token_type: tokenTypeOf(token), expires_in: token.expiresIn },
-        };
+        return tokenAnswer(token);
       } catch (err) {
         throw asOAuthError(err);
       }
@@ -189,16 +188,7 @@ export const authOperations: readonly Operation[] = [
       } catch (err) {
         throw asBadProof(err);
       }
-      return {
-        status: 200,
-        headers: OAUTH_NO_STORE,
-        body: {
-          access_token: token.accessToken,
-          token_type: tokenTypeOf(token),
-          expires_in: token.expiresIn,
-          issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-        },
-      };
+      return tokenAnswer(token, 'urn:ietf:params:oauth:token-type:access_token');
     },
   }),
   operation({
