@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { createLogger } from '../../src/bootstrap/logger.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { capturedLog, startTestApp, type TestApp } from '../support/app.js';
 import { basicAuth, bearer, buildPasswordUser, buildTenant, formPost, machineToken, type TestTenant } from '../support/wallet-builders.js';
 import { discover, dpopProof, ISSUER, signingKey, toApp, type SigningKey } from '../support/oauth-clients.js';
 
@@ -13,15 +11,11 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
   let strict: TestTenant;
   let key: SigningKey;
   let other: SigningKey;
-  const lines: string[] = [];
+  let lines: string[] = [];
   before(async () => {
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    app = await startTestApp({ log: createLogger('trace', sink) });
+    const captured = capturedLog();
+    lines = captured.lines;
+    app = await startTestApp({ log: captured.log });
     [key, other] = await Promise.all([signingKey('ES256'), signingKey('ES256')]);
     tenant = await buildTenant(app.service);
     strict = await buildTenant(app.service);

@@ -1,22 +1,18 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/bootstrap/logger.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { capturedLog, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, type TestAgent } from '../support/builders.js';
 
 describe('the plaintext key is kept nowhere', () => {
   let app: TestApp;
   let agent: TestAgent;
-  const lines: string[] = [];
+  let lines: string[] = [];
 
   before(async () => {
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    app = await startTestApp({ log: createLogger('trace', sink) });
+    const captured = capturedLog();
+    lines = captured.lines;
+    app = await startTestApp({ log: captured.log });
     agent = await buildAgent(app.service);
   });
   after(() => app.stop());

@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
+import { Writable } from 'node:stream';
 import pino from 'pino';
+import { createLogger } from '../../src/bootstrap/logger.js';
 import { loadConfig, type Config } from '../../src/bootstrap/config.js';
 import { openService, type Service } from '../../src/bootstrap/service.js';
 import { testDatabase } from './database.js';
@@ -16,6 +18,18 @@ export interface TestApp {
 }
 
 export const silentLog = pino({ level: 'silent' });
+
+/** The service's logger at trace level, every line it writes kept in `lines` (to look for secrets). */
+export function capturedLog(): { log: pino.Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { log: createLogger('trace', sink), lines };
+}
 
 /** Test configuration: the defaults, rate limits off unless a test turns them on. */
 export function testConfig(overrides: Record<string, string> = {}): Config {

@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/bootstrap/logger.js';
-import { json, startTestApp, type TestApp } from '../support/app.js';
+import { capturedLog, json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, eventually, issueKey, unique, type TestAgent } from '../support/builders.js';
 import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
 import { databaseKind } from '../support/database.js';
@@ -407,16 +405,12 @@ describe('webhook URL safety over HTTP (settings off)', () => {
 describe('webhook secrets in logs', () => {
   let app: TestApp;
   let receiver: Receiver;
-  const lines: string[] = [];
+  let lines: string[] = [];
 
   before(async () => {
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    app = await startTestApp({ env: DEV_ENV, log: createLogger('trace', sink) });
+    const captured = capturedLog();
+    lines = captured.lines;
+    app = await startTestApp({ env: DEV_ENV, log: captured.log });
     await app.service.core.catalogue.seed.execute();
     receiver = await startReceiver();
   });
