@@ -18,4 +18,10 @@ describe('ids', () => {
     const second = ids.next('ord');
     expect([second, first].sort()).to.deep.equal([first, second]);
   });
+
+  it('when ids are made one after another, even within one millisecond, then they sort in the order made', () => {
+    const ids = new TimeSortableIds();
+    const made = Array.from({ length: 2_000 }, () => ids.next('key'));
+    expect([...made].sort()).to.deep.equal(made);
+  });
 });

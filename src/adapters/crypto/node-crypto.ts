@@ -34,26 +34,57 @@ const ID_RANDOM_BYTES = 16;
 
 /**
  * Ids of the form `<prefix>_<10 chars of milliseconds><16 random chars>` (Crockford base32):
- * unique without coordination and ordered by creation time.
+ * unique without coordination and ordered by creation time. Within one millisecond an instance
+ * counts the random part up from the last id (as monotonic ULIDs do), so two ids made one after
+ * the other by the same instance sort in the order they were made.
  */
 export class TimeSortableIds implements IdGenerator {
   private pool = Buffer.alloc(0);
   private offset = 0;
+  private lastMs = -1;
+  private lastRandom: number[] = [];
 
   next(prefix: IdPrefix): string {
-    let t = Date.now();
+    const now = Date.now();
+    let digits: number[];
+    if (now <= this.lastMs && this.increment(this.lastRandom)) {
+      digits = this.lastRandom;
+    } else {
+      digits = this.fresh();
+      this.lastMs = now > this.lastMs ? now : this.lastMs + 1;
+    }
+    this.lastRandom = digits;
+    let t = this.lastMs;
     let time = '';
     for (let i = 0; i < 10; i++) {
       time = CROCKFORD[t % 32] + time;
       t = Math.floor(t / 32);
     }
+    let rand = '';
+    for (const d of digits) rand += CROCKFORD[d];
+    return `${prefix}_${time}${rand}`;
+  }
+
+  private fresh(): number[] {
     if (this.offset + ID_RANDOM_BYTES > this.pool.length) {
       this.pool = randomBytes(ID_RANDOM_BYTES * 256);
       this.offset = 0;
     }
-    let rand = '';
-    for (let i = this.offset; i < this.offset + ID_RANDOM_BYTES; i++) rand += CROCKFORD[this.pool[i]! & 31];
+    const digits: number[] = [];
+    for (let i = this.offset; i < this.offset + ID_RANDOM_BYTES; i++) digits.push(this.pool[i]! & 31);
     this.offset += ID_RANDOM_BYTES;
-    return `${prefix}_${time}${rand}`;
+    return digits;
+  }
+
+  /** Adds one to the base-32 digits in place; false when they were all at their largest. */
+  private increment(digits: number[]): boolean {
+    for (let i = digits.length - 1; i >= 0; i--) {
+      if (digits[i]! < 31) {
+        digits[i]! += 1;
+        return true;
+      }
+      digits[i] = 0;
+    }
+    return false;
   }
 }
