@@ -6,44 +6,46 @@ import { databaseKind, testDatabase } from '../support/database.js';
 import { ledgerTenant, machineInitiator, testId } from '../support/ledger-builders.js';
 import { idempotencyContract } from 'partner-booking-wallet/testing';
 
-idempotencyContract(
-  'PostgreSQL (Knex)',
-  async ({ waitMs }) => {
-    const db = await testDatabase();
-    const ledger = new KnexLedger(db.knex);
-    const t = ledgerTenant();
-    const u = t.newUser();
-    return {
-      // On PGlite too: the claim is the uncommitted insert in the unit of work's transaction.
-      store: new KnexIdempotencyStore(db.knex, { waitMs }),
-      unitOfWork: new KnexUnitOfWork(db.knex),
-      effect: {
-        write: async () => {
-          await ledger.topUp({
-            id: testId('txn'),
-            tenantId: t.tenantId,
-            userId: u,
-            amount: { amount: 1, currency: 'THB' },
-            reference: 'effect',
-            initiatedBy: machineInitiator(t),
-            createdAt: new Date(),
-          });
-        },
-        count: () => ledger.balanceOf(t.tenantId, u),
-      },
-    };
-  },
-  {
-    concurrent: async () => (await databaseKind()) === 'postgres',
-    rollsBack: true,
-    // PGlite runs in this process: its one connection dies only with the process.
-    connectionKiller: async () => {
+for (const holdWrites of [true, false])
+  idempotencyContract(
+    holdWrites ? 'PostgreSQL (Knex), writes held to the end of the unit' : 'PostgreSQL (Knex), in a transaction from the start',
+    async ({ waitMs }) => {
       const db = await testDatabase();
-      if (db.target.kind !== 'postgres') return null;
-      return async () => {
-        const [backend] = await rows<{ pid: number }>(ambientTransaction()!, 'SELECT pg_backend_pid() AS pid', []);
-        await db.knex.raw('SELECT pg_terminate_backend(?)', [backend!.pid]);
+      const ledger = new KnexLedger(db.knex);
+      const t = ledgerTenant();
+      const u = t.newUser();
+      return {
+        // On PGlite too: the claim is the uncommitted insert in the unit of work's transaction.
+        store: new KnexIdempotencyStore(db.knex, { waitMs }),
+        unitOfWork: new KnexUnitOfWork(db.knex, { holdWrites }),
+        effect: {
+          write: async () => {
+            await ledger.topUp({
+              id: testId('txn'),
+              tenantId: t.tenantId,
+              userId: u,
+              amount: { amount: 1, currency: 'THB' },
+              reference: 'effect',
+              initiatedBy: machineInitiator(t),
+              createdAt: new Date(),
+            });
+          },
+          count: () => ledger.balanceOf(t.tenantId, u),
+        },
       };
     },
-  },
-);
+    {
+      concurrent: async () => (await databaseKind()) === 'postgres',
+      decidesAtEnd: holdWrites,
+      rollsBack: true,
+      // PGlite runs in this process: its one connection dies only with the process.
+      connectionKiller: async () => {
+        const db = await testDatabase();
+        if (db.target.kind !== 'postgres') return null;
+        return async () => {
+          const [backend] = await rows<{ pid: number }>(ambientTransaction()!, 'SELECT pg_backend_pid() AS pid', []);
+          await db.knex.raw('SELECT pg_terminate_backend(?)', [backend!.pid]);
+        };
+      },
+    },
+  );

@@ -142,8 +142,10 @@ describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlit
 
     const kept: Transaction[] = [];
     await writes.execute(request, topUpAnswering(201, kept));
-    expect((await recorded(kept[0]!.id))?.id).to.equal(kept[0]!.id);
-    expect(await storedAnswer()).to.deep.include({ state: 'DONE', status: 201, body: JSON.stringify({ id: kept[0]!.id }) });
+    // The unit starts over in a transaction when its read of the balance needs one: the last run is the one kept.
+    const keptId = kept.at(-1)!.id;
+    expect((await recorded(keptId))?.id).to.equal(keptId);
+    expect(await storedAnswer()).to.deep.include({ state: 'DONE', status: 201, body: JSON.stringify({ id: keptId }) });
     expect(await ledger.balanceOf(t.tenantId, u)).to.equal(250);
 
     const replay = await writes.execute(request, topUpAnswering(201, []));

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { SESSION_TIMEOUTS } from './database.js';
 import { rows } from './sql.js';
-import { ambientTransaction } from './unit-of-work.knex.js';
+import { sqlState } from './pg-errors.js';
+import { ambientTransaction, hold, mustRunInTransaction, type HeldCall } from './unit-of-work.knex.js';
 import {
   IDEMPOTENCY_WAIT_MS,
   type IdempotencyClaim,
@@ -33,6 +34,21 @@ const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, conte
 /** Nothing to do when a claim's unit of work ends: its transaction's end is the claim's. */
 const ENDS_WITH_TRANSACTION = (): void => undefined;
 
+const RECORD_TYPES = ['text', 'text', 'text', 'int4', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'] as const;
+
+/**
+ * A held claim's failure that means "claim it the waiting way": the key is stored or held by
+ * another request (the unique violation, after waiting for that request's transaction), or that
+ * wait outlasted the lock timeout. The unit then starts over in a transaction, where the claim
+ * waits, replays, or refuses a reused key as it always did.
+ */
+const claimLost = (err: unknown): unknown => {
+  const state = sqlState(err);
+  if (state === '23505' && (err as { constraint?: string }).constraint === 'idempotency_keys_pkey') return mustRunInTransaction();
+  if (state === '55P03') return mustRunInTransaction();
+  return null;
+};
+
 /**
  * Idempotency keys in PostgreSQL (and embedded PGlite, alike). Only completed keys are ever
  * committed: a claim is the uncommitted insert of the key's row in the running unit of work's
@@ -43,6 +59,8 @@ const ENDS_WITH_TRANSACTION = (): void => undefined;
  */
 export class KnexIdempotencyStore implements IdempotencyStore {
   private readonly waitMs: number;
+  /** Claims held by their unit of work until it ends, by request: `complete` fills in their answer. */
+  private readonly held = new WeakMap<IdempotencyRequest, HeldCall>();
 
   constructor(
     private readonly knex: Knex,
@@ -52,6 +70,22 @@ export class KnexIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(r: IdempotencyRequest, now: Date): Promise<IdempotencyClaim> {
+    // In a unit that holds its writes, the claim goes with them, as the key stored done with its
+    // answer (filled in by `complete`), first of the unit's statement: should another request
+    // have the key, nothing of this one is written and the unit claims again, in a transaction.
+    const call: HeldCall = {
+      fn: 'pbw_idempotency_record',
+      args: [r.scope, r.key, r.fingerprint, null, null, null, null, now, null],
+      types: RECORD_TYPES,
+      refusal: claimLost,
+      // Never completed: what the claim would have said is known only in a transaction.
+      ready: () => call.args[3] !== null,
+    };
+    if (hold(call)) {
+      this.held.set(r, call);
+      return { state: 'claimed', end: ENDS_WITH_TRANSACTION };
+    }
+    this.held.delete(r); // a unit that started over claims here, in its transaction
     const trx = this.transaction('claim');
     try {
       for (;;) {
@@ -93,6 +127,13 @@ export class KnexIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(r: IdempotencyRequest, response: StoredResponse, now: Date): Promise<void> {
+    const held = this.held.get(r);
+    if (held !== undefined) {
+      this.held.delete(r);
+      held.args.splice(3, 4, response.status, response.contentType, response.body, response.headers ?? null);
+      held.args[8] = now;
+      return;
+    }
     const done = await rows(
       this.transaction('complete'),
       COMPLETE,

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { rows } from './sql.js';
-import { ambient, ambientTransaction } from './unit-of-work.knex.js';
+import { ambient, ambientTransaction, hold } from './unit-of-work.knex.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
@@ -123,6 +123,51 @@ export const ledgerRefusal = (err: unknown, currency: string): unknown => {
 
 const WRITE = `SELECT pbw_ledger_write(${Array.from({ length: 18 }, (_, i) => `$${i + 1}`).join(', ')}::timestamptz,
   $19::text[], $20::text[], $21::text[], $22::bigint[], $23::boolean[], $24::jsonb) AS outcome`;
+
+/** The SQL types of `pbw_ledger_write`'s arguments, as `WRITE` states them (null: inferred). */
+const WRITE_TYPES: readonly (string | null)[] = [
+  ...Array.from({ length: 17 }, () => null),
+  'timestamptz',
+  'text[]',
+  'text[]',
+  'text[]',
+  'bigint[]',
+  'boolean[]',
+  'jsonb',
+];
+
+/** The arguments of `pbw_ledger_write` for `t`: the transaction, its postings in the domain's lock order, its event. */
+function writeArgs(t: Transaction): unknown[] {
+  const postings = inLockOrder(t.tenantId, postingsOf(t));
+  return [
+    t.id,
+    t.tenantId,
+    t.type,
+    t.amount.amount,
+    t.amount.currency,
+    t.userId,
+    t.counterpartyUserId,
+    t.reference,
+    t.description,
+    t.refundOf,
+    t.initiatedBy.kind,
+    t.initiatedBy.clientId,
+    t.initiatedBy.userId,
+    t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
+    t.initiatedBy.act?.sub ?? null,
+    // The ledger's own idempotency columns (0008) are no longer written: retries are made
+    // once-only by the idempotency key claimed in the same unit of work.
+    null,
+    null,
+    t.createdAt,
+    postings.map((p) => accountId(t.tenantId, p.account)),
+    postings.map((p) => p.account.kind),
+    postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
+    postings.map((p) => p.amount),
+    postings.map((p) => p.amount < 0 && !mayGoNegative(p.account)),
+    eventsJson([transactionCreated(t)]),
+  ];
+}
 
 /**
  * The ledger in PostgreSQL. One database transaction per write: the balances in account-id
@@ -261,8 +306,17 @@ export class KnexLedger implements Ledger, TransactionReader {
     });
   }
 
-  /** Records a top-up, payment or transfer: one statement, in the running unit of work if any. */
+  /**
+   * Records a top-up, payment or transfer: one call of `pbw_ledger_write`. In a unit of work that
+   * holds its writes it is held, and sent with the unit's other held writes (an idempotency key's
+   * claim and answer) in one statement when the unit ends; a refusal then fails the unit with the
+   * same domain error. Otherwise it runs now, in the unit's transaction or as a statement of its own.
+   */
   private record(t: Transaction): Promise<Transaction> {
+    const args = writeArgs(t);
+    const currency = t.amount.currency;
+    if (hold({ fn: 'pbw_ledger_write', args, types: WRITE_TYPES, refusal: (err) => ledgerRefusal(err, currency) }))
+      return Promise.resolve(t);
     return this.retried(() => this.write(this.knex, t));
   }
 
@@ -275,41 +329,8 @@ export class KnexLedger implements Ledger, TransactionReader {
    * key's stored response), in one commit, and a failed request or a crash undoes both.
    */
   private async write(db: Knex | Knex.Transaction, t: Transaction): Promise<Transaction> {
-    const postings = inLockOrder(t.tenantId, postingsOf(t));
     try {
-      await rows(
-        db,
-        WRITE,
-        [
-          t.id,
-          t.tenantId,
-          t.type,
-          t.amount.amount,
-          t.amount.currency,
-          t.userId,
-          t.counterpartyUserId,
-          t.reference,
-          t.description,
-          t.refundOf,
-          t.initiatedBy.kind,
-          t.initiatedBy.clientId,
-          t.initiatedBy.userId,
-          t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
-          t.initiatedBy.act?.sub ?? null,
-          // The ledger's own idempotency columns (0008) are no longer written: retries are made
-          // once-only by the idempotency key claimed in the same unit of work.
-          null,
-          null,
-          t.createdAt,
-          postings.map((p) => accountId(t.tenantId, p.account)),
-          postings.map((p) => p.account.kind),
-          postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
-          postings.map((p) => p.amount),
-          postings.map((p) => p.amount < 0 && !mayGoNegative(p.account)),
-          eventsJson([transactionCreated(t)]),
-        ],
-        'ledger.write',
-      );
+      await rows(db, WRITE, writeArgs(t), 'ledger.write');
     } catch (err) {
       throw ledgerRefusal(err, t.amount.currency);
     }
