@@ -60,7 +60,7 @@ const pay = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number) =>
   });
 
 describe('ledger schema: what the database itself refuses', () => {
-  it('when entries that do not sum to zero are committed, then the commit fails and nothing is kept', async () => {
+  it('when entries that do not sum to zero are written, then the write fails and nothing is kept', async () => {
     const { knex } = await testDatabase();
     const ledger = new KnexLedger(knex);
     const t = ledgerTenant();
@@ -94,6 +94,24 @@ describe('ledger schema: what the database itself refuses', () => {
     expect(await knex('ledger_transactions').where({ id: sneaky }).first()).to.equal(undefined);
     expect(await ledger.balanceOf(t.tenantId, u)).to.equal(10);
     expect(top.id).to.be.a('string');
+  });
+
+  it('when an entry is changed so that its transaction no longer sums to zero, then the change is refused', async () => {
+    const { knex } = await testDatabase();
+    const ledger = new KnexLedger(knex);
+    const t = ledgerTenant();
+    const u = t.newUser();
+    const top = await topUpTen(ledger, t, u);
+    let code = '';
+    await knex('ledger_entries')
+      .where({ transaction_id: top.id, account_id: `${t.tenantId}:user:${u}` })
+      .update({ amount: 11 })
+      .catch((e: { code?: string }) => {
+        code = e.code ?? '';
+      });
+    expect(code).to.equal('23514');
+    const sum = await knex('ledger_entries').where({ transaction_id: top.id }).sum({ total: 'amount' }).first();
+    expect(Number(sum?.total)).to.equal(0);
   });
 
   it('when a user balance would go below zero by any write, then the CHECK refuses it', async () => {

@@ -19,6 +19,7 @@ import * as m0017 from './0017-ledger-idempotency-index.js';
 import * as m0018 from './0018-key-policies-security-events.js';
 import * as m0019 from './0019-oauth-client-keys.js';
 import * as m0020 from './0020-idempotency-record.js';
+import * as m0021 from './0021-ledger-balance-check.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -51,6 +52,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0018-key-policies-security-events', m0018],
   ['0019-oauth-client-keys', m0019],
   ['0020-idempotency-record', m0020],
+  ['0021-ledger-balance-check', m0021],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
