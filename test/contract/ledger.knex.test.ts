@@ -14,7 +14,7 @@ import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
 import { ledgerContract, listenAs } from 'partner-booking-wallet/testing';
-import { ledgerTenant, machineInitiator, testId, type LedgerTenant } from '../support/ledger-builders.js';
+import { ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../support/ledger-builders.js';
 
 ledgerContract(
   'PostgreSQL (Knex)',
@@ -169,6 +169,51 @@ describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlit
     const replay = await writes.execute(request, topUpAnswering(201, []));
     expect(replay).to.deep.include({ replayed: true });
     expect(await ledger.balanceOf(t.tenantId, u)).to.equal(250);
+  });
+
+  it('when 40 keyed payments end at once and half find the balance short, then each gets its own outcome and only the paid ones are kept', async () => {
+    const db = await testDatabase();
+    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
+    const ledger = new KnexLedger(db.knex);
+    const t = ledgerTenant();
+    const u = t.newUser();
+    await topUpOf(ledger, t, u, 20 * 10);
+    const requests = Array.from({ length: 40 }, () => ({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }));
+    // Ended together, the units' writes share statements (and commits); a refusal must stay its own unit's.
+    const outcomes = await Promise.allSettled(
+      requests.map((r) =>
+        writes.execute(r, async () => {
+          const paid = await ledger.pay({
+            id: testId('txn'),
+            tenantId: t.tenantId,
+            userId: u,
+            amount: { amount: 10, currency: 'THB' },
+            reference: r.key,
+            description: null,
+            initiatedBy: userInitiator(t, u),
+            createdAt: new Date(),
+          });
+          return { status: 201, contentType: 'application/json', body: JSON.stringify({ id: paid.id }) };
+        }),
+      ),
+    );
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as DomainError).reason] : []));
+    expect(refused).to.deep.equal(Array(20).fill('insufficient-funds'));
+    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(0);
+    const paidIds = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [JSON.parse(o.value.response.body).id as string] : []));
+    const recorded = await db.knex('ledger_transactions').whereIn('id', paidIds).select('id', 'reference');
+    expect(recorded).to.have.length(20);
+    // Each paid request's key is stored with its own answer; no refused request's key is.
+    const stored = await db
+      .knex('idempotency_keys')
+      .where({ scope: `test:${t.tenantId}` })
+      .select('key', 'body');
+    expect(stored).to.have.length(20);
+    for (const row of stored) {
+      const txn = recorded.find((r) => r.id === JSON.parse(row.body).id);
+      expect(txn?.reference, row.key).to.equal(row.key);
+    }
+    await assertLedgerBalanced(db.knex);
   });
 });
 

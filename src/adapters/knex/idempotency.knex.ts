@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { SESSION_TIMEOUTS } from './database.js';
 import { rows } from './sql.js';
 import { sqlState } from './pg-errors.js';
-import { ambientTransaction, hold, mustRunInTransaction, type HeldCall } from './unit-of-work.knex.js';
+import { ambientTransaction, hold, mustRunInTransaction, RECORD_TYPES, type HeldCall } from './unit-of-work.knex.js';
 import {
   IDEMPOTENCY_WAIT_MS,
   type IdempotencyClaim,
@@ -33,8 +33,6 @@ const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, conte
 
 /** Nothing to do when a claim's unit of work ends: its transaction's end is the claim's. */
 const ENDS_WITH_TRANSACTION = (): void => undefined;
-
-const RECORD_TYPES = ['text', 'text', 'text', 'int4', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'] as const;
 
 /**
  * A held claim's failure that means "claim it the waiting way": the key is stored or held by

@@ -21,6 +21,9 @@ export interface HeldCall {
   readonly ready?: () => boolean;
 }
 
+/** The SQL types of `pbw_idempotency_record`'s arguments (0020). */
+export const RECORD_TYPES: readonly string[] = ['text', 'text', 'text', 'int4', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'];
+
 /** A unit of work: a database transaction, or (until a statement needs one) the writes it holds. */
 interface Unit {
   trx: Knex.Transaction | null;
@@ -100,6 +103,7 @@ export const hold = (call: HeldCall): boolean => {
  */
 export class KnexUnitOfWork implements UnitOfWork {
   private readonly holdWrites: boolean;
+  private readonly batches: WriteBatches | null;
 
   /**
    * `holdWrites: false` runs every unit in a transaction from its start: an idempotency key is
@@ -108,9 +112,10 @@ export class KnexUnitOfWork implements UnitOfWork {
    */
   constructor(
     private readonly pool: Knex,
-    options: { holdWrites?: boolean } = {},
+    options: { holdWrites?: boolean; batchWrites?: boolean } = {},
   ) {
     this.holdWrites = options.holdWrites ?? true;
+    this.batches = options.batchWrites === false ? null : new WriteBatches(pool);
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
@@ -138,6 +143,8 @@ export class KnexUnitOfWork implements UnitOfWork {
   /** The held calls in one statement, in the order they were held; retried on a deadlock or serialization failure. */
   private async send(held: readonly HeldCall[]): Promise<void> {
     if (held.length === 0) return;
+    const attempt = this.batches === null ? null : attemptOf(held);
+    if (attempt !== null) return this.batches!.send(held, attempt);
     const { text, values, name } = statementOf(held);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -145,11 +152,7 @@ export class KnexUnitOfWork implements UnitOfWork {
         return;
       } catch (err) {
         if (attempt < RETRIES && isRetryableTransactionError(err)) continue;
-        for (const call of held) {
-          const refused = call.refusal?.(err);
-          if (refused !== undefined && refused !== null && refused !== err) throw refused;
-        }
-        throw err;
+        throw refusalOf(held, err);
       }
     }
   }
@@ -175,4 +178,128 @@ function statementOf(held: readonly HeldCall[]): { text: string; values: unknown
     i === 0 ? `s0 AS MATERIALIZED (SELECT ${call} AS outcome)` : `s${i} AS MATERIALIZED (SELECT ${call} AS outcome FROM s${i - 1})`,
   );
   return { text: `WITH ${steps.join(', ')} SELECT outcome FROM s${calls.length - 1}`, values, name };
+}
+
+/** A failure of held calls as the first of them that claims it answers it, else as it is. */
+function refusalOf(held: readonly HeldCall[], err: unknown): unknown {
+  for (const call of held) {
+    const refused = call.refusal?.(err);
+    if (refused !== undefined && refused !== null && refused !== err) return refused;
+  }
+  return err;
+}
+
+/** The SQL types of `pbw_ledger_write_attempt`'s arguments (0022): whether keyed, the key's record, the write (inferred). */
+const ATTEMPT_TYPES: readonly (string | null)[] = ['boolean', ...RECORD_TYPES];
+
+/**
+ * The arguments of `pbw_ledger_write_attempt` (0022) for a unit whose held writes are one ledger
+ * write, keyed or not; null for any other unit (it is sent as a statement of its own).
+ */
+function attemptOf(held: readonly HeldCall[]): unknown[] | null {
+  const [first, second] = held;
+  if (held.length === 1 && first!.fn === 'pbw_ledger_write') return [false, ...RECORD_TYPES.map(() => null), ...first!.args];
+  if (held.length === 2 && first!.fn === 'pbw_idempotency_record' && second!.fn === 'pbw_ledger_write')
+    return [true, ...first!.args, ...second!.args];
+  return null;
+}
+
+interface Waiting {
+  readonly held: readonly HeldCall[];
+  readonly args: readonly unknown[];
+  attempts: number;
+  readonly done: (err?: unknown) => void;
+}
+
+/** Most units' writes in one statement: each is a subtransaction, and many past 64 slow every snapshot. */
+const BATCH_MAX = 32;
+/**
+ * Statements of batched writes in flight at once, per instance: one. A batch holds the row locks
+ * of all its writes until it commits; two at once would take tenant shards and users in orders
+ * that deadlock (each waiting a second for PostgreSQL's deadlock check).
+ */
+const BATCHES_IN_FLIGHT = 1;
+
+/**
+ * Ledger writes of concurrent units of work, sent together: while a statement is out, the units
+ * that end meanwhile wait, and go together in the next statement, one commit for all (as
+ * TigerBeetle batches transfers, and as group commit shares a WAL flush). Each unit's write is a
+ * subtransaction of its own (`pbw_ledger_write_attempt`): a refusal undoes only that unit's rows,
+ * and comes back to that unit alone, as the error a statement of its own would have raised. A
+ * unit whose write met a deadlock goes again in a later statement. Nothing waits for a batch to
+ * fill: a unit that ends while no statement is out goes at once, alone or with those waiting. A
+ * unit's answer is sent only after the statement holding its write has committed.
+ */
+class WriteBatches {
+  private readonly waiting: Waiting[] = [];
+  private inFlight = 0;
+
+  constructor(private readonly pool: Knex) {}
+
+  send(held: readonly HeldCall[], args: readonly unknown[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ held, args, attempts: 1, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < BATCHES_IN_FLIGHT && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, BATCH_MAX);
+      this.inFlight += 1;
+      void this.sendBatch(batch).finally(() => {
+        this.inFlight -= 1;
+        this.pump();
+      });
+    }
+  }
+
+  private async sendBatch(batch: readonly Waiting[]): Promise<void> {
+    const values: unknown[] = [];
+    const selects = batch.map((unit, i) => {
+      const params = unit.args.map((arg, n) => {
+        values.push(arg);
+        const type = ATTEMPT_TYPES[n];
+        return type === null || type === undefined ? `$${values.length}` : `$${values.length}::${type}`;
+      });
+      return `SELECT ${i} AS unit, pbw_ledger_write_attempt(${params.join(', ')}) AS failure`;
+    });
+    let outcomes: Array<{ unit: number; failure: string | null }>;
+    try {
+      outcomes = await rows(this.pool, selects.join(' UNION ALL '), values, `unit:ledger-write-attempt:${batch.length}`);
+    } catch (err) {
+      // The statement itself failed (its connection, its commit): every unit in it fails as it would have alone.
+      for (const unit of batch) unit.done(refusalOf(unit.held, err));
+      return;
+    }
+    const failures = new Map(outcomes.map((o) => [Number(o.unit), o.failure]));
+    for (const [i, unit] of batch.entries()) {
+      if (!failures.has(i)) {
+        unit.done(new Error('a batched ledger write came back without its outcome'));
+        continue;
+      }
+      const failure = failures.get(i);
+      if (failure === null || failure === undefined) {
+        unit.done();
+        continue;
+      }
+      const err = databaseError(failure);
+      if (isRetryableTransactionError(err) && unit.attempts < RETRIES) {
+        unit.attempts += 1;
+        this.waiting.push(unit);
+        continue;
+      }
+      unit.done(refusalOf(unit.held, err));
+    }
+  }
+}
+
+/** A failure `pbw_ledger_write_attempt` answered, as the driver's error for it would read. */
+function databaseError(failure: string): Error {
+  const f = JSON.parse(failure) as { code: string; constraint: string | null; detail: string | null; message: string };
+  return Object.assign(new Error(f.message), {
+    code: f.code,
+    ...(f.constraint === null ? {} : { constraint: f.constraint }),
+    ...(f.detail === null ? {} : { detail: f.detail }),
+  });
 }

@@ -20,6 +20,7 @@ import * as m0018 from './0018-key-policies-security-events.js';
 import * as m0019 from './0019-oauth-client-keys.js';
 import * as m0020 from './0020-idempotency-record.js';
 import * as m0021 from './0021-ledger-balance-check.js';
+import * as m0022 from './0022-ledger-write-attempt.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0019-oauth-client-keys', m0019],
   ['0020-idempotency-record', m0020],
   ['0021-ledger-balance-check', m0021],
+  ['0022-ledger-write-attempt', m0022],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
