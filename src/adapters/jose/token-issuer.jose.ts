@@ -49,6 +49,9 @@ const newJti = (): string => {
  * exp and jti, in that order, as jose's `SignJWT` writes them.
  */
 export class JoseTokenIssuer implements TokenIssuer {
+  /** The encoded header of each key and token type: every token they sign has the same one. */
+  private readonly headers = new Map<string, string>();
+
   constructor(
     private readonly keys: SigningKeyRing,
     private readonly clock: Clock,
@@ -61,12 +64,24 @@ export class JoseTokenIssuer implements TokenIssuer {
     const ttl = principal.kind === 'machine' ? this.settings.machineTokenTtlSeconds : this.settings.userTokenTtlSeconds;
     const { kid, alg, key } = this.keys.currentIfFresh() ?? (await this.keys.current());
     const iat = Math.floor(this.clock.now().getTime() / 1000);
-    const header = b64(JSON.stringify({ alg, kid, typ }));
+    const header = this.headerOf(alg, kid, typ);
     const payload = b64(
       JSON.stringify({ ...claims, iss: this.settings.issuer, aud: this.settings.audience, iat, exp: iat + ttl, jti: newJti() }),
     );
     const input = `${header}.${payload}`;
     const accessToken = `${input}.${await signature(alg, key, input)}`;
     return binding === null ? { accessToken, expiresIn: ttl } : { accessToken, expiresIn: ttl, tokenType: 'DPoP' };
+  }
+
+  private headerOf(alg: SigningAlgorithm, kid: string, typ: string): string {
+    const id = `${alg} ${kid} ${typ}`;
+    let header = this.headers.get(id);
+    if (header === undefined) {
+      // Keys rotate now and then: the headers of retired keys are let go.
+      if (this.headers.size >= 16) this.headers.clear();
+      header = b64(JSON.stringify({ alg, kid, typ }));
+      this.headers.set(id, header);
+    }
+    return header;
   }
 }

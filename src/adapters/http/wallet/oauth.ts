@@ -95,7 +95,9 @@ export const oauthAnswers: RequestHandler = (_req, res, next) => {
 /** The form parameters, each present at most once and free of NUL characters. */
 export function formOf(req: Request): Record<string, string> {
   const body = (req.body ?? {}) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(body)) {
+  for (const name in body) {
+    if (!Object.hasOwn(body, name)) continue;
+    const value = body[name];
     if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
     // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
     if (hasNul(value) || hasNul(name)) {
