@@ -142,6 +142,19 @@ describe('key allowlists: IPv4 and IPv6 CIDRs', () => {
     expect(ipAllowed(['::1/128'], '::2')).to.equal(false);
   });
 
+  it('when a prefix ends inside a byte, then the addresses on either side of its edge are told apart, on every check of the same list', () => {
+    const allowed = ['192.0.2.0/23', '2001:db8:8000::/33'];
+    for (let check = 0; check < 2; check++) {
+      expect(ipAllowed(allowed, '192.0.2.0')).to.equal(true);
+      expect(ipAllowed(allowed, '192.0.3.255')).to.equal(true);
+      expect(ipAllowed(allowed, '192.0.1.255')).to.equal(false);
+      expect(ipAllowed(allowed, '192.0.4.0')).to.equal(false);
+      expect(ipAllowed(allowed, '2001:db8:ffff::1')).to.equal(true);
+      expect(ipAllowed(allowed, '2001:db8:7fff:ffff::1')).to.equal(false);
+    }
+    expect(ipAllowed(['192.0.2.0/23'], '192.0.4.0')).to.equal(false);
+  });
+
   it('when the allowlist is empty, then every address is allowed; when it is not, an unreadable address is refused', () => {
     expect(ipAllowed([], 'anything')).to.equal(true);
     expect(ipAllowed(['192.0.2.0/24'], 'not-an-ip')).to.equal(false);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { IdGenerator, IdPrefix } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -6,10 +6,11 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 /**
  * SHA-256 of a secret. The secrets hashed here carry at least 256 random bits, so a fast hash is
  * as strong as a slow one and keeps per-request lookups cheap; low-entropy passwords use scrypt.
+ * One call, with no Hash object to build and finish: every booking request hashes its key.
  */
 export class Sha256Hasher implements SecretHasher {
   hash(secret: string): string {
-    return createHash('sha256').update(secret, 'utf8').digest('hex');
+    return hash('sha256', secret, 'hex');
   }
 }
 

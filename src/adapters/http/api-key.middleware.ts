@@ -1,4 +1,5 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import type { AuthenticateAgent } from '../../application/identity/authenticate-agent.js';
 import type { AuthFailureLimit } from './rate-limits.js';
 
@@ -10,13 +11,17 @@ export const API_KEY_HEADER = 'x-api-key';
  * body, other headers, environment) can supply or default an identity. An address that failed
  * too often is refused before its key is looked up (`failures`).
  */
-export const requireApiKey =
-  (authenticate: AuthenticateAgent, failures?: AuthFailureLimit): RequestHandler =>
-  async (req, res, next) => {
+export const requireApiKey = (authenticate: AuthenticateAgent, failures?: AuthFailureLimit): RequestHandler => {
+  // The request goes on when the key is resolved: one promise settles, with no async frame around it.
+  const resolve = (req: Request, presented: string | undefined): Promise<AgentPrincipal> =>
+    failures === undefined ? authenticate.execute(presented) : failures.guard(req, () => authenticate.execute(presented));
+  return (req, res, next) => {
     const header = req.headers[API_KEY_HEADER];
     // A repeated header arrives joined by ", " and so fails the key's shape check.
     const presented = typeof header === 'string' ? header : undefined;
-    res.locals.agent =
-      failures === undefined ? await authenticate.execute(presented) : await failures.guard(req, () => authenticate.execute(presented));
-    next();
+    return resolve(req, presented).then((agent) => {
+      res.locals.agent = agent;
+      next();
+    });
   };
+};

@@ -1,15 +1,25 @@
-import { Router, type RequestHandler, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { BOOKING_BASE_PATH } from './app.js';
 import type { IdempotentWrites } from '../../application/idempotent-writes.js';
 import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
-import { JsonText, type Answer, type Caller, type Operation, type OperationContext, type TokenRule } from './operation.js';
+import {
+  JsonText,
+  type Answer,
+  type Caller,
+  type Operation,
+  type OperationContext,
+  type RequestSchemas,
+  type TokenRule,
+} from './operation.js';
 import { dpopRequestOf, oauthAnswers, oauthErrors } from './wallet/oauth.js';
-import type { RateLimits } from './rate-limits.js';
+import type { AuthFailureLimit, RateLimits } from './rate-limits.js';
 import { agentOf } from './request-context.js';
 import type { HttpUseCases } from './use-cases.js';
-import type { WalletPrincipal } from '../../domain/identity/principal.js';
+import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
+import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
+import type { DpopRequestContext } from '../../application/wallet/check-dpop-proof.js';
 import { decideKeyPolicy, keyPolicyError, type Scope } from '../../domain/identity/key-policy.js';
 import { clientIp, requestOrigin } from './client-address.js';
 
@@ -67,21 +77,28 @@ function credentialOf(token: TokenRule, auth: WalletAuth, operationId: string, b
  * The calling key's policy for an `api-key` operation: its allowlist, then the scope the
  * declaration states (null: any key may call it). A refusal is recorded (`api_key.refused`, at
  * most once per key, reason and minute; a failure to record never changes the answer) and
- * answered 403 `ip-not-allowed` or `insufficient-scope` with `requiredScope`.
+ * answered 403 `ip-not-allowed` or `insufficient-scope` with `requiredScope`. An allowed request
+ * passes on at once, without a promise: this runs on every booking request.
  */
 const keyPolicyOf =
   (scope: Scope | null, core: HttpUseCases): RequestHandler =>
-  async (req, res, next) => {
+  (req, res, next) => {
     const principal = agentOf(res.locals);
     const decision = decideKeyPolicy(principal.key, scope, clientIp(req));
-    if (decision.allowed) return next();
-    await core.identity.recordKeyRefusal.execute(principal, decision, requestOrigin(req)).catch(() => false);
-    next(keyPolicyError(decision));
+    if (decision.allowed) {
+      next();
+      return;
+    }
+    return core.identity.recordKeyRefusal
+      .execute(principal, decision, requestOrigin(req))
+      .catch(() => false)
+      .then(() => next(keyPolicyError(decision)));
   };
 
 /** The answer as it leaves: headers set on `res`, the body serialised as JSON. */
 function serialise(res: Response, answer: Answer): SerialisedAnswer {
-  if (answer.headers !== undefined) for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  const headers = answer.headers;
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   const body =
     answer.body === undefined || answer.status === 204
       ? null
@@ -91,20 +108,102 @@ function serialise(res: Response, answer: Answer): SerialisedAnswer {
   return { status: answer.status, body, contentType: 'application/json' };
 }
 
-const callerOf = (res: Response): Caller => ({
-  agent: () => agentOf(res.locals),
-  machine: () => machineOf(res.locals),
-  user: () => userOf(res.locals),
-  wallet: () => {
-    const principal = res.locals.wallet as WalletPrincipal | undefined;
+/**
+ * The caller of one request, read from what the credential check left on `res.locals` when a
+ * handler asks: one small object, made only for the handlers that read it.
+ */
+class LocalsCaller implements Caller {
+  constructor(private readonly locals: Response['locals']) {}
+
+  agent(): AgentPrincipal {
+    return agentOf(this.locals);
+  }
+
+  machine(): MachinePrincipal {
+    return machineOf(this.locals);
+  }
+
+  user(): WalletUserPrincipal {
+    return userOf(this.locals);
+  }
+
+  wallet(): WalletPrincipal {
+    const principal = this.locals.wallet;
     if (principal === undefined) throw new Error('wallet route reached without bearer authentication');
     return principal;
-  },
-  token: () => tokenOf(res.locals),
+  }
+
+  token(): VerifiedToken {
+    return tokenOf(this.locals);
+  }
+
   get walletUser(): unknown {
-    return res.locals.walletUser;
-  },
-});
+    return this.locals.walletUser;
+  }
+}
+
+/** What the context of every request of one operation shares, fixed when its route is built. */
+interface OperationRoute {
+  readonly schemas: RequestSchemas;
+  readonly deps: OperationDeps;
+  readonly takesKey: boolean;
+}
+
+/**
+ * What a handler is given for one request. Its fixed parts come from the operation's route; the
+ * parsed parameters, query, body, the caller and the DPoP context are made when first read.
+ */
+class RequestOperationContext implements OperationContext {
+  private parsedParams: unknown;
+  private parsedQuery: unknown;
+  private parsedBody: unknown;
+  private madeCaller: Caller | undefined;
+  readonly idempotencyKey: string | null;
+
+  constructor(
+    readonly req: Request,
+    private readonly res: Response,
+    private readonly route: OperationRoute,
+  ) {
+    this.idempotencyKey = route.takesKey ? idempotencyKeyOf(req) : null;
+  }
+
+  get params(): OperationContext['params'] {
+    const schema = this.route.schemas.params;
+    return (this.parsedParams ??= schema === undefined ? {} : schema.parse(this.req.params)) as OperationContext['params'];
+  }
+
+  get query(): OperationContext['query'] {
+    const schema = this.route.schemas.query;
+    return (this.parsedQuery ??= schema === undefined ? {} : schema.parse(this.req.query)) as OperationContext['query'];
+  }
+
+  get body(): OperationContext['body'] {
+    const schema = this.route.schemas.body;
+    return (this.parsedBody ??= schema === undefined ? {} : schema.parse(this.req.body)) as OperationContext['body'];
+  }
+
+  get caller(): Caller {
+    return (this.madeCaller ??= new LocalsCaller(this.res.locals));
+  }
+
+  get core(): HttpUseCases {
+    return this.route.deps.core;
+  }
+
+  get authFailures(): AuthFailureLimit {
+    return this.route.deps.limits.authFailures;
+  }
+
+  get dpop(): DpopRequestContext {
+    return dpopRequestOf(this.req, this.route.deps.publicOrigin ?? '');
+  }
+}
+
+/** Sets the headers of `pairs` (built once per operation) on a response. */
+const setHeaders = (res: Response, pairs: ReadonlyArray<readonly [string, string]>): void => {
+  for (const [name, value] of pairs) res.setHeader(name, value);
+};
 
 /**
  * The Express router of a list of operation declarations, in their order: for each, the route
@@ -140,35 +239,24 @@ export function operationRouter(
       ...(op.token === 'api-key' ? [keyPolicyOf(op.scope ?? null, deps.core)] : []),
       ...(form ? [...body, ...limiter] : [...limiter, ...body]),
     ];
-    const context = (req: Parameters<RequestHandler>[0], res: Response): OperationContext => {
-      const parsed: { params?: unknown; query?: unknown; body?: unknown } = {};
-      const schemas = op.request ?? {};
-      return {
-        get params() {
-          return (parsed.params ??= schemas.params === undefined ? {} : schemas.params.parse(req.params));
-        },
-        get query() {
-          return (parsed.query ??= schemas.query === undefined ? {} : schemas.query.parse(req.query));
-        },
-        get body() {
-          return (parsed.body ??= schemas.body === undefined ? {} : schemas.body.parse(req.body));
-        },
-        caller: callerOf(res),
-        req,
-        core: deps.core,
-        authFailures: deps.limits.authFailures,
-        idempotencyKey: op.idempotency === undefined ? null : idempotencyKeyOf(req),
-        get dpop() {
-          return dpopRequestOf(req, deps.publicOrigin ?? '');
-        },
-      } as OperationContext;
-    };
-    const handle: RequestHandler = async (req, res) => {
-      if (op.presetHeaders !== undefined) for (const [name, value] of Object.entries(op.presetHeaders)) res.setHeader(name, value);
-      const produce = async (): Promise<SerialisedAnswer> => serialise(res, await op.handler(context(req, res)));
-      if (op.idempotency === undefined) send(res, await produce());
-      else await runIdempotent(deps.idempotentWrites, op.idempotency, req, res, produce);
-    };
+    const route: OperationRoute = { schemas: op.request ?? {}, deps, takesKey: op.idempotency !== undefined };
+    const preset = op.presetHeaders === undefined ? null : Object.entries(op.presetHeaders);
+    const idempotency = op.idempotency;
+    const handle: RequestHandler =
+      idempotency === undefined
+        ? // No promise of its own: a handler's answer is sent as soon as it has one.
+          (req, res) => {
+            if (preset !== null) setHeaders(res, preset);
+            const answer = op.handler(new RequestOperationContext(req, res, route));
+            if (answer instanceof Promise) return answer.then((settled) => send(res, serialise(res, settled)));
+            send(res, serialise(res, answer));
+          }
+        : async (req, res) => {
+            if (preset !== null) setHeaders(res, preset);
+            const produce = async (): Promise<SerialisedAnswer> =>
+              serialise(res, await op.handler(new RequestOperationContext(req, res, route)));
+            await runIdempotent(deps.idempotentWrites, idempotency, req, res, produce);
+          };
     router[op.method](path, ...chain, handle);
   }
   // Every error of an OAuth operation, answered the RFC 6749 way.

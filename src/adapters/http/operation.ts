@@ -189,7 +189,8 @@ export interface Operation<R extends RequestSchemas = RequestSchemas> extends Om
   /** Headers set as the handler starts, so that its error answers carry them too. */
   readonly presetHeaders?: Readonly<Record<string, string>>;
   readonly idempotency?: IdempotencyRule;
-  readonly handler: (ctx: OperationContext<R>) => Promise<Answer>;
+  /** Answers the request: at once when it has nothing to wait for (sent in the same turn), else in a promise. */
+  readonly handler: (ctx: OperationContext<R>) => Answer | Promise<Answer>;
 }
 
 /** Declares an operation, its handler typed by its request schemas. */

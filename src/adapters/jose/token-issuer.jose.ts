@@ -17,17 +17,16 @@ const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64
 
 /**
  * The JWS signature of `input` (RFC 7515 compact serialisation, RFC 7518 §3.4: ES256 is the raw
- * r‖s pair, not DER), made by node:crypto on libuv's thread pool: the same JWS jose's `SignJWT`
- * makes, without its WebCrypto promise machinery, and off the event loop, which then serves
- * other requests while the signature is computed (on a machine of two cores, the signature
- * was about a fifth of a token's time on the event loop).
+ * r‖s pair, not DER), made by node:crypto on the event loop: the same JWS jose's `SignJWT` makes,
+ * without its WebCrypto promise machinery. Both algorithms a signing key may have (ES256, EdDSA)
+ * sign in tens of microseconds; handing that to libuv's thread pool cost more CPU than it saved
+ * (on two cores shared with the load, a token took about a fifth more CPU and the service
+ * answered about a fifth fewer tokens a second).
  */
-const signature = (alg: SigningAlgorithm, key: KeyObject, input: string): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const done = (err: Error | null, sig: Buffer): void => (err === null ? resolve(sig.toString('base64url')) : reject(err));
-    if (alg === 'ES256') sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }, done);
-    else sign(null, Buffer.from(input), key, done);
-  });
+const signature = (alg: SigningAlgorithm, key: KeyObject, input: string): string =>
+  (alg === 'ES256' ? sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : sign(null, Buffer.from(input), key)).toString(
+    'base64url',
+  );
 
 // Random bytes for token ids, drawn from the CSPRNG 256 ids at a time.
 const JTI_BYTES = 16;
@@ -49,6 +48,9 @@ const newJti = (): string => {
  * exp and jti, in that order, as jose's `SignJWT` writes them.
  */
 export class JoseTokenIssuer implements TokenIssuer {
+  /** The encoded header of each key and token type: every token they sign has the same one. */
+  private readonly headers = new Map<string, string>();
+
   constructor(
     private readonly keys: SigningKeyRing,
     private readonly clock: Clock,
@@ -61,12 +63,24 @@ export class JoseTokenIssuer implements TokenIssuer {
     const ttl = principal.kind === 'machine' ? this.settings.machineTokenTtlSeconds : this.settings.userTokenTtlSeconds;
     const { kid, alg, key } = this.keys.currentIfFresh() ?? (await this.keys.current());
     const iat = Math.floor(this.clock.now().getTime() / 1000);
-    const header = b64(JSON.stringify({ alg, kid, typ }));
+    const header = this.headerOf(alg, kid, typ);
     const payload = b64(
       JSON.stringify({ ...claims, iss: this.settings.issuer, aud: this.settings.audience, iat, exp: iat + ttl, jti: newJti() }),
     );
     const input = `${header}.${payload}`;
-    const accessToken = `${input}.${await signature(alg, key, input)}`;
+    const accessToken = `${input}.${signature(alg, key, input)}`;
     return binding === null ? { accessToken, expiresIn: ttl } : { accessToken, expiresIn: ttl, tokenType: 'DPoP' };
+  }
+
+  private headerOf(alg: SigningAlgorithm, kid: string, typ: string): string {
+    const id = `${alg} ${kid} ${typ}`;
+    let header = this.headers.get(id);
+    if (header === undefined) {
+      // Keys rotate now and then: the headers of retired keys are let go.
+      if (this.headers.size >= 16) this.headers.clear();
+      header = b64(JSON.stringify({ alg, kid, typ }));
+      this.headers.set(id, header);
+    }
+    return header;
   }
 }

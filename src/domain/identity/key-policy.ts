@@ -209,6 +209,31 @@ export const parseAllowedIps = (cidrs: readonly string[]): string[] => {
 };
 
 /**
+ * The parsed CIDRs of each allowlist seen, by the list itself: a resolved key keeps its list
+ * while it is cached, so each request checks its address without parsing the list again.
+ */
+const parsedAllowlists = new WeakMap<readonly string[], ReadonlyArray<Cidr | null>>();
+
+const parsedAllowlist = (allowedIps: readonly string[]): ReadonlyArray<Cidr | null> => {
+  let parsed = parsedAllowlists.get(allowedIps);
+  if (parsed === undefined) {
+    parsed = allowedIps.map(parseCidr);
+    parsedAllowlists.set(allowedIps, parsed);
+  }
+  return parsed;
+};
+
+/** Whether the first `bits` bits of two 16-byte addresses are the same. */
+const samePrefix = (a: Uint8Array, b: Uint8Array, bits: number): boolean => {
+  const whole = bits >> 3;
+  for (let i = 0; i < whole; i++) if (a[i] !== b[i]) return false;
+  const rest = bits & 7;
+  if (rest === 0) return true;
+  const mask = (0xff << (8 - rest)) & 0xff;
+  return (a[whole]! & mask) === (b[whole]! & mask);
+};
+
+/**
  * Whether `address` lies in one of the CIDRs. An empty allowlist allows every address; an
  * IPv4-mapped IPv6 address matches IPv4 CIDRs; an unparseable address matches nothing.
  */
@@ -216,15 +241,8 @@ export const ipAllowed = (allowedIps: readonly string[], address: string): boole
   if (allowedIps.length === 0) return true;
   const parsed = parseAddress(address.trim());
   if (parsed === null) return false;
-  return allowedIps.some((text) => {
-    const cidr = parseCidr(text);
-    if (cidr === null) return false;
-    for (let i = 0; i < cidr.bits; i++) {
-      const bit = (b: Uint8Array): number => (b[i >> 3]! >> (7 - (i & 7))) & 1;
-      if (bit(cidr.bytes) !== bit(parsed.bytes)) return false;
-    }
-    return true;
-  });
+  for (const cidr of parsedAllowlist(allowedIps)) if (cidr !== null && samePrefix(cidr.bytes, parsed.bytes, cidr.bits)) return true;
+  return false;
 };
 
 /** The policy part of a resolved key that every request checks (carried by the cached identity). */
@@ -241,17 +259,21 @@ export type KeyPolicyDecision =
   | { readonly allowed: false; readonly reason: 'ip-not-allowed' }
   | { readonly allowed: false; readonly reason: 'insufficient-scope'; readonly requiredScope: Scope };
 
+/** The decisions that carry nothing of the request, made once. */
+const ALLOWED: KeyPolicyDecision = Object.freeze({ allowed: true });
+const IP_NOT_ALLOWED: KeyPolicyDecision = Object.freeze({ allowed: false, reason: 'ip-not-allowed' });
+
 /**
  * Decides whether a key may make a call needing `requiredScope` (null: any key may) from
  * `clientAddress`. The address is checked first: a request from elsewhere learns nothing of the
  * key's scopes. Pure: runs on the cached identity, with no query.
  */
 export const decideKeyPolicy = (key: KeyPolicy, requiredScope: Scope | null, clientAddress: string): KeyPolicyDecision => {
-  if (!ipAllowed(key.allowedIps, clientAddress)) return { allowed: false, reason: 'ip-not-allowed' };
+  if (!ipAllowed(key.allowedIps, clientAddress)) return IP_NOT_ALLOWED;
   if (requiredScope !== null && !holdsScope(key.scopes, requiredScope)) {
     return { allowed: false, reason: 'insufficient-scope', requiredScope };
   }
-  return { allowed: true };
+  return ALLOWED;
 };
 
 /** The refusal as the error the transport answers with (403, `requiredScope` in the body). */

@@ -83,7 +83,7 @@ export const accountOperations: readonly Operation[] = [
     responses: {
       200: { description: 'The agent, its channel, pricing, entitlements and the key in use', schema: agentAccountSchema },
     },
-    handler: async ({ caller, core }) => ({
+    handler: ({ caller, core }) => ({
       status: 200,
       headers: NO_STORE,
       body: new JsonText(accountJson(core.booking.getAgentAccount, caller.agent())),

@@ -29,12 +29,15 @@ const tokenTypeOf = (token: IssuedToken): 'Bearer' | 'DPoP' => token.tokenType ?
 const tokenAnswer = (token: IssuedToken, issuedTokenType?: string): Answer => ({
   status: 200,
   headers: OAUTH_NO_STORE,
-  body: {
-    access_token: token.accessToken,
-    token_type: tokenTypeOf(token),
-    expires_in: token.expiresIn,
-    ...(issuedTokenType === undefined ? {} : { issued_token_type: issuedTokenType }),
-  },
+  body:
+    issuedTokenType === undefined
+      ? { access_token: token.accessToken, token_type: tokenTypeOf(token), expires_in: token.expiresIn }
+      : {
+          access_token: token.accessToken,
+          token_type: tokenTypeOf(token),
+          expires_in: token.expiresIn,
+          issued_token_type: issuedTokenType,
+        },
 });
 
 /**

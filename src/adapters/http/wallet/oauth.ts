@@ -95,7 +95,9 @@ export const oauthAnswers: RequestHandler = (_req, res, next) => {
 /** The form parameters, each present at most once and free of NUL characters. */
 export function formOf(req: Request): Record<string, string> {
   const body = (req.body ?? {}) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(body)) {
+  for (const name in body) {
+    if (!Object.hasOwn(body, name)) continue;
+    const value = body[name];
     if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
     // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
     if (hasNul(value) || hasNul(name)) {
@@ -149,10 +151,32 @@ export function clientAuthenticationOf(req: Request, form: Record<string, string
  * endpoints) joined with the path the request reached the service at, without the query.
  */
 export function dpopRequestOf(req: Request, publicOrigin: string): DpopRequestContext {
-  const values = req.headersDistinct.dpop;
-  const proof = values === undefined ? undefined : values.length === 1 ? values[0] : values;
-  const path = req.originalUrl.split('?')[0]!.split('#')[0]!;
-  return { proof, method: req.method, url: `${publicOrigin.replace(/\/+$/, '')}${path}` };
+  return new RequestDpop(req, publicOrigin);
+}
+
+/**
+ * The DPoP context of `dpopRequestOf`. Most requests carry no proof: their header values are
+ * not read apart (Node builds them for every header at once), and their URL, which only a
+ * proof's check reads, is made when first read.
+ */
+class RequestDpop implements DpopRequestContext {
+  readonly proof: string | readonly string[] | undefined;
+  readonly method: string;
+  private madeUrl: string | undefined;
+
+  constructor(
+    private readonly req: Request,
+    private readonly publicOrigin: string,
+  ) {
+    // A header sent at all is in `headers`, even empty, so its absence there is its absence.
+    const values = req.headers.dpop === undefined ? undefined : req.headersDistinct.dpop;
+    this.proof = values === undefined ? undefined : values.length === 1 ? values[0] : values;
+    this.method = req.method;
+  }
+
+  get url(): string {
+    return (this.madeUrl ??= `${this.publicOrigin.replace(/\/+$/, '')}${this.req.originalUrl.split('?')[0]!.split('#')[0]!}`);
+  }
 }
 
 /**
