@@ -75,7 +75,10 @@ const workers = process.env.BENCH_CLUSTER_WORKERS;
 const profileDir = process.env.BENCH_PROFILE;
 const resultsFile = process.env.BENCH_RESULTS ?? 'bench/results.md';
 const rateLimits = process.env.BENCH_RATE_LIMITS ?? 'on';
-const limitsComparison = process.env.BENCH_LIMITS_COMPARISON !== 'off' && rateLimits === 'on';
+/** Whether a scenario of this name runs (BENCH_ONLY). */
+const selected = (name: string): boolean => !only || only.some((o) => name === o || name.includes(o));
+// The account read's comparisons (limits off, in Redis, metrics off, tracing on) run beside it, only when it runs.
+const limitsComparison = process.env.BENCH_LIMITS_COMPARISON !== 'off' && rateLimits === 'on' && selected('GET /api/v1/agent/account');
 const metrics = process.env.BENCH_METRICS !== 'off';
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -535,7 +538,7 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     const bareRuns = [await load('bare Express (same JSON)', connections, bareOpts, bare.child.pid!)];
     rows.push(bareRuns[0]!);
     for (const scenario of SCENARIOS) {
-      if (only && !only.some((o) => scenario.name === o || scenario.name.includes(o))) continue;
+      if (!selected(scenario.name)) continue;
       try {
         const opts = await scenario.prepare(ctx);
         if (opts === null) continue;
