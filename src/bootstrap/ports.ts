@@ -30,7 +30,7 @@ import { KnexIdempotencyStore } from '../adapters/knex/idempotency.knex.js';
 import { KnexUnitOfWork } from '../adapters/knex/unit-of-work.knex.js';
 import { IdentityChangeFeed } from '../adapters/knex/identity-change-feed.js';
 import { KnexKeyUsageStore } from '../adapters/knex/key-usage.knex.js';
-import { KnexLedger } from '../adapters/knex/ledger.knex.js';
+import { KnexLedger, ledgerWriteBatch } from '../adapters/knex/ledger.knex.js';
 import { KnexLoginThrottle } from '../adapters/knex/login-throttle.knex.js';
 import { REVOKED_TOKENS_TABLE } from '../adapters/knex/migrations/0011-oauth-revocation.js';
 import { KnexOrderRepo } from '../adapters/knex/order-repo.knex.js';
@@ -447,7 +447,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   // (one connection) they run on it like everything else: nothing inside one asks the pool.
   const units = db?.target.kind === 'postgres' ? postgresKnex({ ...db.target, poolMax: UNIT_POOL_MAX }) : null;
   if (units !== null) steps.add(null, () => units.destroy());
-  const unitOfWork = new KnexUnitOfWork(units ?? knex);
+  const unitOfWork = new KnexUnitOfWork(units ?? knex, { batch: ledgerWriteBatch });
   const idempotency = new KnexIdempotencyStore(knex);
   const loginThrottle = new KnexLoginThrottle(knex);
   purges(steps, { loginThrottle, clock, log });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { KnexIdempotencyStore } from '../../src/adapters/knex/idempotency.knex.js';
 import type { Knex } from 'knex';
-import { KnexLedger, ledgerRefusal } from '../../src/adapters/knex/ledger.knex.js';
+import { KnexLedger, ledgerRefusal, ledgerWriteBatch } from '../../src/adapters/knex/ledger.knex.js';
 import { rows } from '../../src/adapters/knex/sql.js';
 import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
@@ -134,7 +134,11 @@ describe('ledger schema: what the database itself refuses', () => {
 describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlite alike)', () => {
   it('when a top-up runs under a key, then it commits with the stored answer in one transaction; a failed answer leaves neither, and a retry runs again', async () => {
     const db = await testDatabase();
-    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
+    const writes = new IdempotentWrites(
+      new KnexUnitOfWork(db.knex, { batch: ledgerWriteBatch }),
+      new KnexIdempotencyStore(db.knex),
+      new SystemClock(),
+    );
     const ledger = new KnexLedger(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
@@ -173,7 +177,11 @@ describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlit
 
   it('when 40 keyed payments end at once and half find the balance short, then each gets its own outcome and only the paid ones are kept', async () => {
     const db = await testDatabase();
-    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
+    const writes = new IdempotentWrites(
+      new KnexUnitOfWork(db.knex, { batch: ledgerWriteBatch }),
+      new KnexIdempotencyStore(db.knex),
+      new SystemClock(),
+    );
     const ledger = new KnexLedger(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
@@ -359,7 +367,11 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
 describe('ledger events under an idempotency key (PostgreSQL, and embedded PGlite alike)', () => {
   it('when a write under a key is rolled back, then its event is gone with it; a stored one keeps exactly one', async () => {
     const db = await testDatabase();
-    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
+    const writes = new IdempotentWrites(
+      new KnexUnitOfWork(db.knex, { batch: ledgerWriteBatch }),
+      new KnexIdempotencyStore(db.knex),
+      new SystemClock(),
+    );
     const ledger = new KnexLedger(db.knex);
     const webhooks = new KnexWebhookStore(db.knex);
     const t = ledgerTenant();

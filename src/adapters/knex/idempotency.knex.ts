@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { SESSION_TIMEOUTS } from './database.js';
 import { rows } from './sql.js';
 import { sqlState } from './pg-errors.js';
-import { ambientTransaction, hold, mustRunInTransaction, RECORD_TYPES, type HeldCall } from './unit-of-work.knex.js';
+import { ambientTransaction, hold, mustRunInTransaction, type HeldCall } from './unit-of-work.knex.js';
 import {
   IDEMPOTENCY_WAIT_MS,
   type IdempotencyClaim,
@@ -27,6 +27,30 @@ const replayOf = (row: Row): StoredResponse => ({
   body: row.body!,
   ...(row.headers === null ? {} : { headers: row.headers }),
 });
+
+/** The SQL types of `pbw_idempotency_record`'s arguments (0020), in `recordArgs`'s order. */
+export const RECORD_TYPES: readonly string[] = ['text', 'text', 'text', 'int4', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'];
+
+/** A key to be stored done with its answer, in one call of `pbw_idempotency_record` (0020). */
+interface KeyRecord {
+  readonly request: IdempotencyRequest;
+  readonly claimedAt: Date;
+  /** Filled in by `complete`: the unit's answer. */
+  answer: { readonly response: StoredResponse; readonly completedAt: Date } | null;
+}
+
+/** `pbw_idempotency_record`'s arguments for a record (an unanswered one has nulls for its answer). */
+export const recordArgs = ({ request: r, claimedAt, answer }: KeyRecord): unknown[] => [
+  r.scope,
+  r.key,
+  r.fingerprint,
+  answer?.response.status ?? null,
+  answer?.response.contentType ?? null,
+  answer?.response.body ?? null,
+  answer?.response.headers ?? null,
+  claimedAt,
+  answer?.completedAt ?? null,
+];
 
 const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, content_type = $5, body = $6, headers = $7, completed_at = $8
   WHERE scope = $1 AND key = $2 AND fingerprint = $3 RETURNING key`;
@@ -58,7 +82,7 @@ const claimLost = (err: unknown): unknown => {
 export class KnexIdempotencyStore implements IdempotencyStore {
   private readonly waitMs: number;
   /** Claims held by their unit of work until it ends, by request: `complete` fills in their answer. */
-  private readonly held = new WeakMap<IdempotencyRequest, HeldCall>();
+  private readonly held = new WeakMap<IdempotencyRequest, KeyRecord>();
 
   constructor(
     private readonly knex: Knex,
@@ -71,16 +95,19 @@ export class KnexIdempotencyStore implements IdempotencyStore {
     // In a unit that holds its writes, the claim goes with them, as the key stored done with its
     // answer (filled in by `complete`), first of the unit's statement: should another request
     // have the key, nothing of this one is written and the unit claims again, in a transaction.
+    const record: KeyRecord = { request: r, claimedAt: now, answer: null };
     const call: HeldCall = {
       fn: 'pbw_idempotency_record',
-      args: [r.scope, r.key, r.fingerprint, null, null, null, null, now, null],
+      get args() {
+        return recordArgs(record);
+      },
       types: RECORD_TYPES,
       refusal: claimLost,
       // Never completed: what the claim would have said is known only in a transaction.
-      ready: () => call.args[3] !== null,
+      ready: () => record.answer !== null,
     };
     if (hold(call)) {
-      this.held.set(r, call);
+      this.held.set(r, record);
       return { state: 'claimed', end: ENDS_WITH_TRANSACTION };
     }
     this.held.delete(r); // a unit that started over claims here, in its transaction
@@ -128,8 +155,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
     const held = this.held.get(r);
     if (held !== undefined) {
       this.held.delete(r);
-      held.args.splice(3, 4, response.status, response.contentType, response.body, response.headers ?? null);
-      held.args[8] = now;
+      held.answer = { response, completedAt: now };
       return;
     }
     const done = await rows(

@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { rows } from './sql.js';
-import { ambient, ambientTransaction, hold } from './unit-of-work.knex.js';
+import { ambient, ambientTransaction, hold, type BatchForm } from './unit-of-work.knex.js';
+import { RECORD_TYPES } from './idempotency.knex.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
@@ -23,7 +24,7 @@ import type { Ledger, NewPayment, NewRefund, NewTopUp, NewTransfer } from '../..
 import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionFilter, TransactionReader, TypeSummary } from '../../domain/wallet/transaction-reader.port.js';
 import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../../domain/wallet/transaction.js';
-import { detailOf, isRetryableTransactionError, sqlState } from './pg-errors.js';
+import { detailOf, isRetryableTransactionError, sqlState, TRANSACTION_ATTEMPTS } from './pg-errors.js';
 import { transactionCreated } from '../../domain/webhooks/events.js';
 import { eventsJson } from './outbox.knex.js';
 
@@ -96,8 +97,6 @@ const toTransaction = (r: TransactionRow): Transaction => ({
   },
 });
 
-const RETRIES = 3;
-
 /**
  * The refusals of `pbw_ledger_write` (0015), by SQLSTATE, as the domain's errors. What an error
  * needs besides the code (the currency the account holds) is the DETAIL field; the message text
@@ -135,6 +134,24 @@ const WRITE_TYPES: readonly (string | null)[] = [
   'boolean[]',
   'jsonb',
 ];
+
+/** The SQL types of `pbw_ledger_write_attempt`'s arguments (0022): whether keyed, the key's record, the write. */
+const ATTEMPT_TYPES: readonly (string | null)[] = ['boolean', ...RECORD_TYPES, ...WRITE_TYPES];
+const NO_RECORD: readonly null[] = RECORD_TYPES.map(() => null);
+
+/**
+ * The units of work whose held writes can share a statement and a commit with other units': a
+ * ledger write, alone or after its idempotency key's record, as one call of
+ * `pbw_ledger_write_attempt` (0022), a subtransaction that answers its failure.
+ */
+export const ledgerWriteBatch: BatchForm = (held) => {
+  const [first, second] = held;
+  if (held.length === 1 && first!.fn === 'pbw_ledger_write')
+    return { fn: 'pbw_ledger_write_attempt', args: [false, ...NO_RECORD, ...first!.args], types: ATTEMPT_TYPES };
+  if (held.length === 2 && first!.fn === 'pbw_idempotency_record' && second!.fn === 'pbw_ledger_write')
+    return { fn: 'pbw_ledger_write_attempt', args: [true, ...first!.args, ...second!.args], types: ATTEMPT_TYPES };
+  return null;
+};
 
 /** The arguments of `pbw_ledger_write` for `t`: the transaction, its postings in the domain's lock order, its event. */
 function writeArgs(t: Transaction): unknown[] {
@@ -352,7 +369,7 @@ export class KnexLedger implements Ledger, TransactionReader {
       try {
         return await write();
       } catch (err) {
-        if (attempt < RETRIES && isRetryableTransactionError(err) && ambientTransaction() === null) continue;
+        if (attempt < TRANSACTION_ATTEMPTS && isRetryableTransactionError(err) && ambientTransaction() === null) continue;
         throw err;
       }
     }

@@ -11,6 +11,9 @@ export const detailOf = (err: unknown): string =>
 
 export const isUniqueViolation = (err: unknown): boolean => code(err) === '23505';
 export const isForeignKeyViolation = (err: unknown): boolean => code(err) === '23503';
+/** How many times a write that met a deadlock or a serialization failure is tried in all. */
+export const TRANSACTION_ATTEMPTS = 3;
+
 /** Serialization failure or deadlock: safe to retry the whole transaction. */
 export const isRetryableTransactionError = (err: unknown): boolean => {
   const c = code(err);

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import type { UnitOfWork } from '../../application/unit-of-work.port.js';
-import { isRetryableTransactionError } from './pg-errors.js';
+import { isRetryableTransactionError, TRANSACTION_ATTEMPTS } from './pg-errors.js';
 import { rows } from './sql.js';
 
 /**
@@ -12,7 +12,7 @@ import { rows } from './sql.js';
 export interface HeldCall {
   /** The function, e.g. `pbw_ledger_write`. */
   readonly fn: string;
-  readonly args: unknown[];
+  readonly args: readonly unknown[];
   /** The SQL type of each argument, or null where PostgreSQL infers it. */
   readonly types: readonly (string | null)[];
   /** This call's failure as the error to throw (a domain error, or `mustRunInTransaction`), or null when not its own. */
@@ -21,8 +21,21 @@ export interface HeldCall {
   readonly ready?: () => boolean;
 }
 
-/** The SQL types of `pbw_idempotency_record`'s arguments (0020). */
-export const RECORD_TYPES: readonly string[] = ['text', 'text', 'text', 'int4', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'];
+/**
+ * A unit's held writes as one call that may share a statement and a commit with other units'
+ * (see `WriteBatches`). The function runs the writes in a subtransaction of its own and returns
+ * NULL when they are made, or else undoes them and returns the failure as JSON (`code`,
+ * `constraint`, `detail`, `message`, as the driver would have reported them).
+ */
+export interface BatchedCall {
+  readonly fn: string;
+  readonly args: readonly unknown[];
+  /** The SQL type of each argument, or null where PostgreSQL infers it. */
+  readonly types: readonly (string | null)[];
+}
+
+/** A unit's held writes as one batchable call, or null when they are sent in a statement of their own. */
+export type BatchForm = (held: readonly HeldCall[]) => BatchedCall | null;
 
 /** A unit of work: a database transaction, or (until a statement needs one) the writes it holds. */
 interface Unit {
@@ -46,8 +59,6 @@ export const mustRunInTransaction = (): Error => new NeedsTransaction();
 
 /** The unit of work running in the current async context. */
 const current = new AsyncLocalStorage<Unit>();
-
-const RETRIES = 3;
 
 /** The open unit in this context, if any (a unit whose transaction ended is none). */
 const openUnit = (): Unit | null => {
@@ -103,19 +114,23 @@ export const hold = (call: HeldCall): boolean => {
  */
 export class KnexUnitOfWork implements UnitOfWork {
   private readonly holdWrites: boolean;
-  private readonly batches: WriteBatches | null;
+  private readonly batchForm: BatchForm | null;
+  private readonly batches: WriteBatches;
 
   /**
    * `holdWrites: false` runs every unit in a transaction from its start: an idempotency key is
    * then claimed when the request arrives (a duplicate waits from that moment, and `work` never
    * runs for a key already stored), at the cost of the round trips of a transaction.
+   * `batch` says which units' held writes can share a statement and a commit with other units'
+   * (`WriteBatches`); without it each unit's go in a statement of their own.
    */
   constructor(
     private readonly pool: Knex,
-    options: { holdWrites?: boolean; batchWrites?: boolean } = {},
+    options: { holdWrites?: boolean; batch?: BatchForm } = {},
   ) {
     this.holdWrites = options.holdWrites ?? true;
-    this.batches = options.batchWrites === false ? null : new WriteBatches(pool);
+    this.batchForm = options.batch ?? null;
+    this.batches = new WriteBatches(pool);
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
@@ -143,15 +158,15 @@ export class KnexUnitOfWork implements UnitOfWork {
   /** The held calls in one statement, in the order they were held; retried on a deadlock or serialization failure. */
   private async send(held: readonly HeldCall[]): Promise<void> {
     if (held.length === 0) return;
-    const attempt = this.batches === null ? null : attemptOf(held);
-    if (attempt !== null) return this.batches!.send(held, attempt);
+    const batched = this.batchForm?.(held) ?? null;
+    if (batched !== null) return this.batches.send(held, batched);
     const { text, values, name } = statementOf(held);
     for (let attempt = 1; ; attempt++) {
       try {
         await rows(this.pool, text, values, name);
         return;
       } catch (err) {
-        if (attempt < RETRIES && isRetryableTransactionError(err)) continue;
+        if (attempt < TRANSACTION_ATTEMPTS && isRetryableTransactionError(err)) continue;
         throw refusalOf(held, err);
       }
     }
@@ -189,24 +204,9 @@ function refusalOf(held: readonly HeldCall[], err: unknown): unknown {
   return err;
 }
 
-/** The SQL types of `pbw_ledger_write_attempt`'s arguments (0022): whether keyed, the key's record, the write (inferred). */
-const ATTEMPT_TYPES: readonly (string | null)[] = ['boolean', ...RECORD_TYPES];
-
-/**
- * The arguments of `pbw_ledger_write_attempt` (0022) for a unit whose held writes are one ledger
- * write, keyed or not; null for any other unit (it is sent as a statement of its own).
- */
-function attemptOf(held: readonly HeldCall[]): unknown[] | null {
-  const [first, second] = held;
-  if (held.length === 1 && first!.fn === 'pbw_ledger_write') return [false, ...RECORD_TYPES.map(() => null), ...first!.args];
-  if (held.length === 2 && first!.fn === 'pbw_idempotency_record' && second!.fn === 'pbw_ledger_write')
-    return [true, ...first!.args, ...second!.args];
-  return null;
-}
-
 interface Waiting {
   readonly held: readonly HeldCall[];
-  readonly args: readonly unknown[];
+  readonly call: BatchedCall;
   attempts: number;
   readonly done: (err?: unknown) => void;
 }
@@ -214,21 +214,23 @@ interface Waiting {
 /** Most units' writes in one statement: each is a subtransaction, and many past 64 slow every snapshot. */
 const BATCH_MAX = 32;
 /**
- * Statements of batched writes in flight at once, per instance: one. A batch holds the row locks
- * of all its writes until it commits; two at once would take tenant shards and users in orders
- * that deadlock (each waiting a second for PostgreSQL's deadlock check).
+ * Statements of batched writes out at once, per instance: one. A batch holds the row locks of all
+ * its writes until it commits; two at once take tenant shards and users in orders that deadlock
+ * (each waiting a second for PostgreSQL's deadlock check). Two at once whose units never share a
+ * row do not deadlock, but then each batch is half the size, and a payment cost the service and
+ * PostgreSQL more CPU than one batch at a time saved in waiting (measured, bench/results.md).
  */
 const BATCHES_IN_FLIGHT = 1;
 
 /**
- * Ledger writes of concurrent units of work, sent together: while a statement is out, the units
+ * Held writes of concurrent units of work, sent together: while a statement is out, the units
  * that end meanwhile wait, and go together in the next statement, one commit for all (as
- * TigerBeetle batches transfers, and as group commit shares a WAL flush). Each unit's write is a
- * subtransaction of its own (`pbw_ledger_write_attempt`): a refusal undoes only that unit's rows,
- * and comes back to that unit alone, as the error a statement of its own would have raised. A
- * unit whose write met a deadlock goes again in a later statement. Nothing waits for a batch to
+ * TigerBeetle batches transfers, and as group commit shares a WAL flush). Each unit's writes are
+ * a subtransaction of their own (`BatchedCall`): a refusal undoes only that unit's rows, and
+ * comes back to that unit alone, as the error a statement of its own would have raised. A unit
+ * whose writes met a deadlock goes again in a later statement. Nothing waits for a batch to
  * fill: a unit that ends while no statement is out goes at once, alone or with those waiting. A
- * unit's answer is sent only after the statement holding its write has committed.
+ * unit's answer is sent only after the statement holding its writes has committed.
  */
 class WriteBatches {
   private readonly waiting: Waiting[] = [];
@@ -236,9 +238,9 @@ class WriteBatches {
 
   constructor(private readonly pool: Knex) {}
 
-  send(held: readonly HeldCall[], args: readonly unknown[]): Promise<void> {
+  send(held: readonly HeldCall[], call: BatchedCall): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ held, args, attempts: 1, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.waiting.push({ held, call, attempts: 1, done: (err) => (err === undefined ? resolve() : reject(err)) });
       this.pump();
     });
   }
@@ -256,17 +258,11 @@ class WriteBatches {
 
   private async sendBatch(batch: readonly Waiting[]): Promise<void> {
     const values: unknown[] = [];
-    const selects = batch.map((unit, i) => {
-      const params = unit.args.map((arg, n) => {
-        values.push(arg);
-        const type = ATTEMPT_TYPES[n];
-        return type === null || type === undefined ? `$${values.length}` : `$${values.length}::${type}`;
-      });
-      return `SELECT ${i} AS unit, pbw_ledger_write_attempt(${params.join(', ')}) AS failure`;
-    });
+    for (const unit of batch) values.push(...unit.call.args);
+    const { text, name } = this.statement(batch);
     let outcomes: Array<{ unit: number; failure: string | null }>;
     try {
-      outcomes = await rows(this.pool, selects.join(' UNION ALL '), values, `unit:ledger-write-attempt:${batch.length}`);
+      outcomes = await rows(this.pool, text, values, name);
     } catch (err) {
       // The statement itself failed (its connection, its commit): every unit in it fails as it would have alone.
       for (const unit of batch) unit.done(refusalOf(unit.held, err));
@@ -275,7 +271,7 @@ class WriteBatches {
     const failures = new Map(outcomes.map((o) => [Number(o.unit), o.failure]));
     for (const [i, unit] of batch.entries()) {
       if (!failures.has(i)) {
-        unit.done(new Error('a batched ledger write came back without its outcome'));
+        unit.done(new Error('a batched write came back without its outcome'));
         continue;
       }
       const failure = failures.get(i);
@@ -284,7 +280,7 @@ class WriteBatches {
         continue;
       }
       const err = databaseError(failure);
-      if (isRetryableTransactionError(err) && unit.attempts < RETRIES) {
+      if (isRetryableTransactionError(err) && unit.attempts < TRANSACTION_ATTEMPTS) {
         unit.attempts += 1;
         this.waiting.push(unit);
         continue;
@@ -292,9 +288,40 @@ class WriteBatches {
       unit.done(refusalOf(unit.held, err));
     }
   }
+
+  /** The statement of a batch: each unit's call, numbered, its parameters after the previous unit's. */
+  private statement(batch: readonly Waiting[]): { text: string; name: string | undefined } {
+    const shape = batch.map((unit) => `${unit.call.fn}/${unit.call.args.length}`).join('+');
+    const known = BATCH_STATEMENTS.get(shape);
+    if (known !== undefined) return known;
+    let n = 0;
+    const text = batch
+      .map((unit, i) => {
+        const params = unit.call.args.map((_, a) => {
+          n += 1;
+          const type = unit.call.types[a];
+          return type === null || type === undefined ? `$${n}` : `$${n}::${type}`;
+        });
+        return `SELECT ${i} AS unit, ${unit.call.fn}(${params.join(', ')}) AS failure`;
+      })
+      .join(' UNION ALL ');
+    // Past the shapes kept, sent as text: never prepared under a name that another text may take.
+    if (BATCH_STATEMENTS.size >= BATCH_SHAPES_KEPT) return { text, name: undefined };
+    const statement = { text, name: `batch:${BATCH_STATEMENTS.size + 1}` };
+    BATCH_STATEMENTS.set(shape, statement);
+    return statement;
+  }
 }
 
-/** A failure `pbw_ledger_write_attempt` answered, as the driver's error for it would read. */
+/**
+ * Batch statements by their shape (each unit's function and argument count), made once each and
+ * prepared under their name on every connection that sends them. Shapes past the first
+ * BATCH_SHAPES_KEPT are sent unnamed.
+ */
+const BATCH_STATEMENTS = new Map<string, { text: string; name: string }>();
+const BATCH_SHAPES_KEPT = 256;
+
+/** A failure a batched call answered, as the driver's error for it would read. */
 function databaseError(failure: string): Error {
   const f = JSON.parse(failure) as { code: string; constraint: string | null; detail: string | null; message: string };
   return Object.assign(new Error(f.message), {
