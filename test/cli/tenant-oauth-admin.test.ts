@@ -101,13 +101,14 @@ describe('tenant OAuth client settings commands (separate processes on PostgreSQ
     expect(back.stdout).to.match(/^authMethod: client_secret$/m);
   });
 
-  it('when the file holds a private or symmetric key, an unknown key type or is no JWK Set, then it is refused and nothing is stored', async () => {
+  it('when the file holds a private or symmetric key, an unknown key type, an alg of another key type or is no JWK Set, then it is refused and nothing is stored', async () => {
     const tenant = await newTenant();
     const pair = await generateKeyPair('ES256', { extractable: true });
     const refused = [
       { keys: [await exportJWK(pair.privateKey)] },
       { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] },
       { keys: [{ kty: 'EC', crv: 'P-384', x: 'AA', y: 'AA' }] },
+      { keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'Ed25519' }] },
       { keys: [] },
       'not json',
     ];

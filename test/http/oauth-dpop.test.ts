@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { capturedLog, startTestApp, type TestApp } from '../support/app.js';
 import { basicAuth, bearer, buildPasswordUser, buildTenant, formPost, machineToken, type TestTenant } from '../support/wallet-builders.js';
-import { discover, dpopProof, ISSUER, signingKey, toApp, type SigningKey } from '../support/oauth-clients.js';
+import { discover, dpopProof, ISSUER, renamed, signingKey, toApp, type SigningKey } from '../support/oauth-clients.js';
 
 describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that prove it', () => {
   let app: TestApp;
@@ -65,7 +65,7 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
 
   it('when oauth4webapi discovers the issuer, gets a DPoP-bound machine token and calls a resource with it, then 200', async () => {
     const as = await discover(app);
-    expect(as.dpop_signing_alg_values_supported).to.deep.equal(['ES256', 'RS256', 'EdDSA']);
+    expect(as.dpop_signing_alg_values_supported).to.deep.equal(['ES256', 'RS256', 'EdDSA', 'Ed25519']);
     const client: oauth.Client = { client_id: tenant.clientId };
     const DPoP = oauth.DPoP(client, { privateKey: key.privateKey, publicKey: key.publicKey });
     const res = await oauth.clientCredentialsGrantRequest(
@@ -97,6 +97,31 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
       expect(res.status).to.equal(200);
     }
     expect(await refusal(await app.request('/me/balance', { headers: bearer(token) }))).to.equal('invalid_token');
+  });
+
+  it('when proofs are signed with an Ed25519 key as Ed25519 (as oauth4webapi does) or as EdDSA, then both bind the same jkt and either name proves the token', async () => {
+    const ed = await signingKey('Ed25519');
+    const as = await discover(app);
+    const client: oauth.Client = { client_id: tenant.clientId };
+    const DPoP = oauth.DPoP(client, { privateKey: ed.privateKey, publicKey: ed.publicKey });
+    const res = await oauth.clientCredentialsGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretBasic(tenant.clientSecret),
+      {},
+      { DPoP, ...toApp(app) },
+    );
+    const named = await oauth.processClientCredentialsResponse(as, client, res);
+    expect(named.token_type).to.equal('dpop');
+    const legacy = await boundMachineToken(tenant, renamed(ed, 'EdDSA'));
+    for (const token of [named.access_token, legacy]) {
+      expect(decodeJwt(token).cnf).to.deep.equal({ jkt: ed.jkt });
+      for (const alg of ['Ed25519', 'EdDSA'] as const) {
+        expect((await dpopGet('/users', token, await dpopProof(renamed(ed, alg), 'GET', url('/users'), { token }))).status, alg).to.equal(
+          200,
+        );
+      }
+    }
   });
 
   it('when a bound token comes without a proof, with another key’s proof, or a proof for another method or URL, then 401 invalid_dpop_proof', async () => {

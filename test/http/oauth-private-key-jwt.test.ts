@@ -1,9 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { decodeJwt } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { basicAuth, bearer, buildTenant, formPost, type TestTenant } from '../support/wallet-builders.js';
-import { discover, ISSUER, JWT_BEARER, registerKeys, signingKey, tenantJwt, toApp, type SigningKey } from '../support/oauth-clients.js';
+import {
+  discover,
+  ISSUER,
+  JWT_BEARER,
+  registerKeys,
+  renamed,
+  signingKey,
+  tenantJwt,
+  toApp,
+  type SigningKey,
+} from '../support/oauth-clients.js';
 
 describe('private_key_jwt over HTTP (RFC 7523): a backend authenticates with a signed client assertion', () => {
   let app: TestApp;
@@ -40,20 +51,48 @@ describe('private_key_jwt over HTTP (RFC 7523): a backend authenticates with a s
   it('when oauth4webapi discovers the issuer and sends a client credentials grant with PrivateKeyJwt, then a machine token that works', async () => {
     const as = await discover(app);
     expect(as.token_endpoint_auth_methods_supported).to.include('private_key_jwt');
-    expect(as.token_endpoint_auth_signing_alg_values_supported).to.deep.equal(['ES256', 'RS256', 'EdDSA']);
+    expect(as.token_endpoint_auth_signing_alg_values_supported).to.deep.equal(['ES256', 'RS256', 'EdDSA', 'Ed25519']);
     expect(as.revocation_endpoint_auth_methods_supported).to.include('private_key_jwt');
     expect(as.introspection_endpoint_auth_methods_supported).to.include('private_key_jwt');
     const client: oauth.Client = { client_id: tenant.clientId };
     for (const key of [es, ed]) {
-      // oauth4webapi names an Ed25519 signature `Ed25519` (RFC 9864); the service takes it as `EdDSA`, as registered.
-      const asEdDsa = { [oauth.modifyAssertion]: (header: Record<string, unknown>) => void (header.alg = key.alg) };
-      const auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }, key.alg === 'EdDSA' ? asEdDsa : {});
+      // oauth4webapi signs with the Ed25519 key as `Ed25519` (RFC 9864), the key being registered as `EdDSA`.
+      const auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.kid });
       const res = await oauth.clientCredentialsGrantRequest(as, client, auth, {}, toApp(app));
       const tokens = await oauth.processClientCredentialsResponse(as, client, res);
       expect(tokens.token_type).to.equal('bearer');
       expect(decodeJwt(tokens.access_token)).to.include({ sub: tenant.clientId, tid: tenant.tenantId });
       expect((await app.request('/users', { headers: bearer(tokens.access_token) })).status).to.equal(200);
     }
+  });
+
+  it('when an Ed25519 key is registered as EdDSA, as Ed25519 or without alg, then an assertion signed as either gets a token', async () => {
+    const registered = [await signingKey('EdDSA'), await signingKey('Ed25519'), renamed(await signingKey('EdDSA'), null)];
+    const named = await buildTenant(app.service);
+    await registerKeys(app.service, named, registered);
+    for (const key of registered) {
+      for (const alg of ['EdDSA', 'Ed25519'] as const) {
+        const res = await tokenRequest(withAssertion(await tenantJwt(renamed(key, alg), named.clientId)));
+        expect(res.status, `registered as ${String(key.publicJwk.alg)}, signed as ${alg}`).to.equal(200);
+      }
+    }
+    // Without a kid, the tenant's one Ed25519 key (registered as EdDSA) is found by its type.
+    const nowS = Math.floor(Date.now() / 1000);
+    const noKid = await new SignJWT({ iss: tenant.clientId, sub: tenant.clientId, aud: ISSUER, exp: nowS + 60, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'Ed25519' })
+      .sign(ed.privateKey);
+    expect((await tokenRequest(withAssertion(noKid))).status).to.equal(200);
+  });
+
+  it('when a JWT names an algorithm of another key type than the registered key its kid picks, then 401 invalid_client', async () => {
+    const crossed = [
+      // An Ed25519 signature under the EC key's kid.
+      await tenantJwt({ ...ed, alg: 'Ed25519', kid: es.kid }, tenant.clientId),
+      await tenantJwt({ ...ed, alg: 'EdDSA', kid: es.kid }, tenant.clientId),
+      // An ES256 signature under the Ed25519 key's kid.
+      await tenantJwt({ ...es, kid: ed.kid }, tenant.clientId),
+    ];
+    for (const assertion of crossed) expect(await oauthError(await tokenRequest(withAssertion(assertion)), 401)).to.equal('invalid_client');
   });
 
   it('when the assertion names the token endpoint as aud and client_id is sent too, then a token', async () => {

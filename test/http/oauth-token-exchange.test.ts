@@ -10,6 +10,7 @@ import {
   JWT_BEARER,
   JWT_TOKEN_TYPE,
   registerKeys,
+  renamed,
   signingKey,
   tenantJwt,
   toApp,
@@ -95,6 +96,18 @@ describe('Token exchange over HTTP (RFC 8693): a backend trades a user assertion
       ...toApp(app),
     });
     expect(balance.status).to.equal(200);
+  });
+
+  it('when the subject token is signed with a registered Ed25519 key as EdDSA or as Ed25519, then a user token either way', async () => {
+    const ed = await signingKey('EdDSA');
+    const signer = await buildTenant(app.service);
+    await registerKeys(app.service, signer, [ed], { method: 'client_secret' });
+    for (const alg of ['EdDSA', 'Ed25519'] as const) {
+      const jwt = await tenantJwt(renamed(ed, alg), signer.clientId, { sub: `ref-${unique()}`, aud: ISSUER });
+      const res = await exchange({ subject_token: jwt, subject_token_type: JWT_TOKEN_TYPE }, signer);
+      expect(res.status, alg).to.equal(200);
+      expect(((await res.json()) as { issued_token_type: string }).issued_token_type).to.equal(ACCESS_TOKEN_TYPE);
+    }
   });
 
   it('when subject_token or its type is missing, or the type is another, then 400 invalid_request', async () => {

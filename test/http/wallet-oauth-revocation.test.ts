@@ -70,10 +70,12 @@ describe('OAuth 2.0 for tenants: metadata, revocation, introspection, sign-out',
         introspection_endpoint: `${ISSUER}/oauth/introspect`,
         grant_types_supported: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-        token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
+        token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA', 'Ed25519'],
         revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+        revocation_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA', 'Ed25519'],
         introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-        dpop_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
+        introspection_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA', 'Ed25519'],
+        dpop_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA', 'Ed25519'],
       });
       // The issuer in the metadata is the `iss` the tokens carry.
       expect(decodeJwt(machine).iss).to.equal(meta.issuer);

@@ -12,7 +12,7 @@ export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exch
 export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 
 export interface SigningKey {
-  readonly alg: 'ES256' | 'RS256' | 'EdDSA';
+  readonly alg: 'ES256' | 'RS256' | 'EdDSA' | 'Ed25519';
   readonly kid: string;
   readonly privateKey: CryptoKey;
   readonly publicKey: CryptoKey;
@@ -27,6 +27,12 @@ export async function signingKey(alg: SigningKey['alg'] = 'ES256'): Promise<Sign
   const jkt = await calculateJwkThumbprint(await exportJWK(pair.publicKey), 'sha256');
   return { alg, kid, privateKey: pair.privateKey, publicKey: pair.publicKey, publicJwk, jkt };
 }
+
+/** The same key under another name of its algorithm (an Ed25519 key: `EdDSA` or `Ed25519`), in its JWK too; null leaves the JWK without `alg`. */
+export const renamed = (key: SigningKey, alg: SigningKey['alg'] | null): SigningKey => {
+  const { alg: _old, ...jwk } = key.publicJwk;
+  return alg === null ? { ...key, publicJwk: jwk } : { ...key, alg, publicJwk: { ...jwk, alg } };
+};
 
 /** Registers the tenant's JWK Set and, unless told otherwise, sets it to `private_key_jwt`, as the operator does. */
 export async function registerKeys(

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair } from 'jose';
-import { CLIENT_JWKS_LIMITS, parseClientJwks } from '../../src/domain/identity/client-keys.js';
+import { algorithmOfJwk, algorithmsOfJwk, CLIENT_JWKS_LIMITS, parseClientJwks } from '../../src/domain/identity/client-keys.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 
 const refusal = (text: string): string => {
@@ -39,6 +39,22 @@ describe('registered client JWK Sets', () => {
     ]);
   });
 
+  it('when an Ed25519 key says alg EdDSA, Ed25519 or nothing, then it is kept with the name given, EdDSA when none', () => {
+    const parsed = parseClientJwks(set({ ...ed, kid: 'a', alg: 'EdDSA' }, { ...ed, kid: 'b', alg: 'Ed25519' }, { ...ed, kid: 'c' }));
+    expect(parsed.keys.map((k) => [k.kid, k.alg])).to.deep.equal([
+      ['a', 'EdDSA'],
+      ['b', 'Ed25519'],
+      ['c', 'EdDSA'],
+    ]);
+  });
+
+  it('when a key type is asked for its algorithm, then ES256, RS256 or EdDSA, and an Ed25519 key answers to both of its names', () => {
+    expect([es, rs, ed].map(algorithmOfJwk)).to.deep.equal(['ES256', 'RS256', 'EdDSA']);
+    expect([es, rs, ed].map(algorithmsOfJwk)).to.deep.equal([['ES256'], ['RS256'], ['EdDSA', 'Ed25519']]);
+    expect(algorithmOfJwk({ ...ed, crv: 'Ed448' })).to.equal(null);
+    expect(algorithmsOfJwk({ kty: 'oct' })).to.deep.equal([]);
+  });
+
   for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) {
     it(`when a key carries the private member "${member}", then the whole set is refused`, () => {
       expect(refusal(set(es, { ...rs, [member]: 'AQAB' }))).to.include('private');
@@ -55,6 +71,10 @@ describe('registered client JWK Sets', () => {
     expect(refusal(set({ ...ed, crv: 'X25519' }))).to.include('only EC P-256');
     expect(refusal(set({ ...es, alg: 'ES384' }))).to.include('"alg" must be ES256');
     expect(refusal(set({ ...rs, alg: 'PS256' }))).to.include('"alg" must be RS256');
+    expect(refusal(set({ ...es, alg: 'Ed25519' }))).to.include('"alg" must be ES256');
+    expect(refusal(set({ ...rs, alg: 'EdDSA' }))).to.include('"alg" must be RS256');
+    expect(refusal(set({ ...ed, alg: 'ES256' }))).to.include('"alg" must be EdDSA or Ed25519');
+    expect(refusal(set({ ...ed, alg: 'Ed448' }))).to.include('"alg" must be EdDSA or Ed25519');
     expect(refusal(set({ ...es, use: 'enc' }))).to.include('"use"');
     expect(refusal(set({ ...es, key_ops: ['sign'] }))).to.include('key_ops');
     expect(refusal(set({ kty: 'RSA', n: Buffer.alloc(128, 0xff).toString('base64url'), e: 'AQAB' }))).to.include('2048');

@@ -55,7 +55,7 @@ export const WALLET_IDENTITY_COMMANDS: readonly ServiceCommand[] = [
       'jwks-file': {
         value: 'PATH',
         required: true,
-        description: 'a JSON file {"keys":[...]} of 1-10 public ES256, RS256 or EdDSA keys (a private key is refused)',
+        description: 'a JSON file {"keys":[...]} of 1-10 public ES256, RS256 or Ed25519 (EdDSA) keys (a private key is refused)',
       },
     },
     run: async (v, u) => {

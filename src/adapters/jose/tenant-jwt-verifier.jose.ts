@@ -1,5 +1,5 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTHeaderParameters } from 'jose';
-import { CLIENT_KEY_ALGORITHMS, type ClientJwkSet } from '../../domain/identity/client-keys.js';
+import { algorithmsOfJwk, CLIENT_KEY_ALGORITHMS, type ClientJwkSet, type PublicJwk } from '../../domain/identity/client-keys.js';
 import { TENANT_JWT_CLOCK_TOLERANCE_SECONDS, type TenantJwtVerifier, type TenantSignedJwt } from '../../domain/identity/tenant-jwt.js';
 
 /** Header members that would let a JWT name its own key; a tenant's JWT is verified with its registered keys only. */
@@ -9,10 +9,22 @@ const KEY_CARRYING_HEADERS = ['jwk', 'jku', 'x5c', 'x5u'] as const;
 const MAX_JWT_LENGTH = 8192;
 
 /**
+ * A registered key as jose selects it. A key whose algorithm has several names (Ed25519: `EdDSA`,
+ * `Ed25519`) goes without its `alg`, so that a JWT under either name finds it; jose still takes
+ * it only for an algorithm of its type and curve.
+ */
+const selectableKey = (jwk: PublicJwk): PublicJwk => {
+  if (algorithmsOfJwk(jwk).length < 2) return jwk;
+  const { alg: _named, ...rest } = jwk;
+  return rest;
+};
+
+/**
  * Verifies tenant-signed JWTs (client assertions, subject tokens) with jose against the tenant's
  * registered JWK Set (`createLocalJWKSet`: the key is chosen by `kid`, else by algorithm and
- * type), with the algorithm pinned to ES256, RS256 or EdDSA. Each set's key objects are
- * remembered by the set's JSON, so a tenant's keys are imported once, not per request.
+ * type), with the algorithm pinned to ES256, RS256 or Ed25519 (named `EdDSA` or `Ed25519`). Each
+ * set's key objects are remembered by the set's JSON, so a tenant's keys are imported once, not
+ * per request.
  */
 export class JoseTenantJwtVerifier implements TenantJwtVerifier {
   private readonly sets = new Map<string, ReturnType<typeof createLocalJWKSet>>();
@@ -50,7 +62,7 @@ export class JoseTenantJwtVerifier implements TenantJwtVerifier {
     let set = this.sets.get(id);
     if (set === undefined) {
       if (this.sets.size >= 1000) this.sets.delete(this.sets.keys().next().value!);
-      set = createLocalJWKSet(jwks as unknown as JSONWebKeySet);
+      set = createLocalJWKSet({ keys: jwks.keys.map(selectableKey) } as unknown as JSONWebKeySet);
       this.sets.set(id, set);
     }
     return set;

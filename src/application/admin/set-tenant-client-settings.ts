@@ -26,7 +26,7 @@ export const clientSettingsView = (t: Tenant): TenantClientSettingsView => ({
 
 /**
  * An operator's changes to a tenant's OAuth client: the JWK Set its backend signs client
- * assertions and subject tokens with (public ES256, RS256 or EdDSA keys only), whether it
+ * assertions and subject tokens with (public ES256, RS256 or Ed25519 keys only), whether it
  * authenticates with its secret or with `private_key_jwt`, and whether its tokens must be
  * DPoP-bound. `private_key_jwt` needs a registered JWK Set, so a tenant is never left without a
  * way to authenticate.

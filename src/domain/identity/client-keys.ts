@@ -19,9 +19,15 @@ export interface ClientJwkSet {
   readonly keys: readonly PublicJwk[];
 }
 
-/** The algorithms a tenant's keys may sign with. */
-export const CLIENT_KEY_ALGORITHMS = ['ES256', 'RS256', 'EdDSA'] as const;
+/**
+ * The algorithms a tenant's keys may sign with. An Ed25519 signature goes by two names: `EdDSA`
+ * (RFC 8037) and the fully-specified `Ed25519` (RFC 9864); an Ed25519 key verifies either.
+ */
+export const CLIENT_KEY_ALGORITHMS = ['ES256', 'RS256', 'EdDSA', 'Ed25519'] as const;
 export type ClientKeyAlgorithm = (typeof CLIENT_KEY_ALGORITHMS)[number];
+
+/** The names of an Ed25519 signature; a key registered without `alg` is labelled with the first. */
+export const ED25519_ALGORITHMS = ['EdDSA', 'Ed25519'] as const satisfies readonly ClientKeyAlgorithm[];
 
 /** Limits on a registered JWK Set: enough for a rotation overlap, small enough to try every key. */
 export const CLIENT_JWKS_LIMITS = { maxKeys: 10, maxBytes: 32 * 1024, minRsaBits: 2048, maxRsaBits: 8192 } as const;
@@ -41,13 +47,24 @@ const b64Member = (jwk: Record<string, unknown>, name: string, at: string): stri
   return v;
 };
 
-/** The algorithm of a public key, from its type and curve; null when it is not one a tenant may use. */
+/** The algorithm of a public key, from its type and curve (`EdDSA` for Ed25519); null when it is not one a tenant may use. */
 export const algorithmOfJwk = (jwk: Readonly<Record<string, unknown>>): ClientKeyAlgorithm | null => {
   if (jwk.kty === 'EC' && jwk.crv === 'P-256') return 'ES256';
   if (jwk.kty === 'RSA') return 'RS256';
   if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
   return null;
 };
+
+/** Every name of the algorithm a public key signs with: both names for an Ed25519 key; none when the key is not one a tenant may use. */
+export const algorithmsOfJwk = (jwk: Readonly<Record<string, unknown>>): readonly ClientKeyAlgorithm[] => {
+  const alg = algorithmOfJwk(jwk);
+  if (alg === null) return [];
+  return alg === 'EdDSA' ? ED25519_ALGORITHMS : [alg];
+};
+
+/** Whether `alg` names the algorithm of a key (an Ed25519 key takes `EdDSA` and `Ed25519`). */
+const isAlgorithmOfJwk = (alg: unknown, jwk: Readonly<Record<string, unknown>>): alg is ClientKeyAlgorithm =>
+  (algorithmsOfJwk(jwk) as readonly unknown[]).includes(alg);
 
 /** Bits of an RSA modulus given in base64url (leading zero bytes not counted). */
 const rsaBits = (n: string): number => {
@@ -64,9 +81,13 @@ const publicKeyOf = (value: unknown, index: number): PublicJwk => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse(`${at} is not a JSON object.`);
   const jwk = value as Record<string, unknown>;
   if (hasPrivateMembers(jwk)) throw refuse(`${at} holds private or symmetric key material; register public keys only.`);
-  const alg = algorithmOfJwk(jwk);
-  if (alg === null) throw refuse(`${at}: only EC P-256 (ES256), RSA (RS256) and OKP Ed25519 (EdDSA) keys are accepted.`);
-  if (jwk.alg !== undefined && jwk.alg !== alg) throw refuse(`${at}: "alg" must be ${alg} for this key type.`);
+  const derived = algorithmOfJwk(jwk);
+  if (derived === null) throw refuse(`${at}: only EC P-256 (ES256), RSA (RS256) and OKP Ed25519 (EdDSA or Ed25519) keys are accepted.`);
+  const given = jwk.alg;
+  if (given !== undefined && !isAlgorithmOfJwk(given, jwk))
+    throw refuse(`${at}: "alg" must be ${algorithmsOfJwk(jwk).join(' or ')} for this key type.`);
+  // The name the operator gave is kept; a key without one is labelled by its type.
+  const alg: ClientKeyAlgorithm = given ?? derived;
   if (jwk.use !== undefined && jwk.use !== 'sig') throw refuse(`${at}: "use" must be "sig".`);
   if (jwk.key_ops !== undefined) {
     if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.every((op) => op === 'verify'))
@@ -98,7 +119,7 @@ const publicKeyOf = (value: unknown, index: number): PublicJwk => {
 
 /**
  * Reads a JWK Set an operator registers for a tenant: a JSON object `{ "keys": [...] }` of 1 to
- * `maxKeys` public ES256, RS256 or EdDSA signing keys, at most `maxBytes` long, with distinct
+ * `maxKeys` public ES256, RS256 or Ed25519 signing keys, at most `maxBytes` long, with distinct
  * `kid`s when given. A private or symmetric key anywhere refuses the whole set. Returns the keys
  * with their public members only. Throws DomainError `invalid-request` saying what is wrong.
  */

@@ -1,7 +1,10 @@
 import { DomainError } from '../shared/errors.js';
 
-/** The algorithms a DPoP proof may be signed with (asymmetric only; `none` and HMAC never). */
-export const DPOP_ALGORITHMS = ['ES256', 'RS256', 'EdDSA'] as const;
+/**
+ * The algorithms a DPoP proof may be signed with (asymmetric only; `none` and HMAC never). An
+ * Ed25519 signature is taken under either name, `EdDSA` or the fully-specified `Ed25519` (RFC 9864).
+ */
+export const DPOP_ALGORITHMS = ['ES256', 'RS256', 'EdDSA', 'Ed25519'] as const;
 
 /** The JOSE `typ` of a DPoP proof (RFC 9449 §4.2). */
 export const DPOP_PROOF_TYP = 'dpop+jwt';

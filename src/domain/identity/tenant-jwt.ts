@@ -28,7 +28,7 @@ export interface TenantJwtVerifier {
   readUnverified(jwt: string): Readonly<Record<string, unknown>> | null;
   /**
    * The header and claims when a key of `jwks` verifies the signature with an allowed algorithm
-   * (ES256, RS256, EdDSA) and `exp`/`nbf`, when present, hold at `now` (small tolerance); null
+   * (ES256, RS256, EdDSA, Ed25519) and `exp`/`nbf`, when present, hold at `now` (small tolerance); null
    * otherwise, including a header that carries or points to its own key.
    */
   verify(jwt: string, jwks: ClientJwkSet, now: Date): Promise<TenantSignedJwt | null>;

@@ -83,7 +83,7 @@ export const DPOP_PROOF_EXAMPLE =
 /** The `DPoP` request header (RFC 9449 §4). */
 export const dpopHeaderSchema = z.object({
   DPoP: z.string().optional().meta({
-    description: 'A DPoP proof (`typ: dpop+jwt`, ES256, RS256 or EdDSA) for this request: the token issued is bound to its key',
+    description: 'A DPoP proof (`typ: dpop+jwt`, ES256, RS256, EdDSA or Ed25519) for this request: the token issued is bound to its key',
     // The shape of a proof: each one is made by the client's key for one request.
     example: DPOP_PROOF_EXAMPLE,
   }),
