@@ -17,16 +17,18 @@ const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64
 
 /**
  * The JWS signature of `input` (RFC 7515 compact serialisation, RFC 7518 §3.4: ES256 is the raw
- * r‖s pair, not DER), made by node:crypto on the event loop: the same JWS jose's `SignJWT` makes,
- * without its WebCrypto promise machinery. Both algorithms a signing key may have (ES256, EdDSA)
- * sign in tens of microseconds; handing that to libuv's thread pool cost more CPU than it saved
- * (on two cores shared with the load, a token took about a fifth more CPU and the service
- * answered about a fifth fewer tokens a second).
+ * r‖s pair, not DER), made by node:crypto on libuv's thread pool: the same JWS jose's `SignJWT`
+ * makes, without its WebCrypto promise machinery, and off the event loop, which serves other
+ * requests meanwhile. A signature is about a third of a token's time on the event loop; on two
+ * cores shared with the load the service answered 1.4 to 1.5 times the tokens a second with it
+ * off the loop, on a quiet machine and with two other processes spinning (bench/results.md).
  */
-const signature = (alg: SigningAlgorithm, key: KeyObject, input: string): string =>
-  (alg === 'ES256' ? sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : sign(null, Buffer.from(input), key)).toString(
-    'base64url',
-  );
+const signature = (alg: SigningAlgorithm, key: KeyObject, input: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const done = (err: Error | null, sig: Buffer): void => (err === null ? resolve(sig.toString('base64url')) : reject(err));
+    if (alg === 'ES256') sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }, done);
+    else sign(null, Buffer.from(input), key, done);
+  });
 
 // Random bytes for token ids, drawn from the CSPRNG 256 ids at a time.
 const JTI_BYTES = 16;
@@ -68,7 +70,7 @@ export class JoseTokenIssuer implements TokenIssuer {
       JSON.stringify({ ...claims, iss: this.settings.issuer, aud: this.settings.audience, iat, exp: iat + ttl, jti: newJti() }),
     );
     const input = `${header}.${payload}`;
-    const accessToken = `${input}.${signature(alg, key, input)}`;
+    const accessToken = `${input}.${await signature(alg, key, input)}`;
     return binding === null ? { accessToken, expiresIn: ttl } : { accessToken, expiresIn: ttl, tokenType: 'DPoP' };
   }
 
