@@ -14,7 +14,7 @@ import { transactionScope } from '../../src/domain/wallet/scope.js';
 import { databaseKind, testDatabase } from '../support/database.js';
 import { assertLedgerBalanced } from '../support/ledger-balance.js';
 import { ledgerContract, listenAs } from 'partner-booking-wallet/testing';
-import { ledgerTenant, machineInitiator, testId, userInitiator, type LedgerTenant } from '../support/ledger-builders.js';
+import { ledgerTenant, machineInitiator, testId, topUpOf, userInitiator, type LedgerTenant } from '../support/ledger-builders.js';
 
 ledgerContract(
   'PostgreSQL (Knex)',
@@ -32,17 +32,9 @@ ledgerContract(
   },
 );
 
-/** A top-up of `amount` THB to `u` by the tenant's machine token (in the running unit of work, if any). */
-const topUpOf = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number) =>
-  ledger.topUp({
-    id: testId('txn'),
-    tenantId: t.tenantId,
-    userId: u,
-    amount: { amount, currency: 'THB' },
-    reference: 'r',
-    initiatedBy: machineInitiator(t),
-    createdAt: new Date(),
-  });
+/** Idempotent writes as the service composes them on PostgreSQL: units whose ledger writes share statements. */
+const keyedWrites = (knex: Knex) =>
+  new IdempotentWrites(new KnexUnitOfWork(knex, { batch: ledgerWriteBatch }), new KnexIdempotencyStore(knex), new SystemClock());
 
 const topUpTen = (ledger: KnexLedger, t: LedgerTenant, u: string) => topUpOf(ledger, t, u, 10);
 
@@ -134,11 +126,7 @@ describe('ledger schema: what the database itself refuses', () => {
 describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlite alike)', () => {
   it('when a top-up runs under a key, then it commits with the stored answer in one transaction; a failed answer leaves neither, and a retry runs again', async () => {
     const db = await testDatabase();
-    const writes = new IdempotentWrites(
-      new KnexUnitOfWork(db.knex, { batch: ledgerWriteBatch }),
-      new KnexIdempotencyStore(db.knex),
-      new SystemClock(),
-    );
+    const writes = keyedWrites(db.knex);
     const ledger = new KnexLedger(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
@@ -177,11 +165,7 @@ describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlit
 
   it('when 40 keyed payments end at once and half find the balance short, then each gets its own outcome and only the paid ones are kept', async () => {
     const db = await testDatabase();
-    const writes = new IdempotentWrites(
-      new KnexUnitOfWork(db.knex, { batch: ledgerWriteBatch }),
-      new KnexIdempotencyStore(db.knex),
-      new SystemClock(),
-    );
+    const writes = keyedWrites(db.knex);
     const ledger = new KnexLedger(db.knex);
     const t = ledgerTenant();
     const u = t.newUser();
@@ -367,11 +351,7 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
 describe('ledger events under an idempotency key (PostgreSQL, and embedded PGlite alike)', () => {
   it('when a write under a key is rolled back, then its event is gone with it; a stored one keeps exactly one', async () => {
     const db = await testDatabase();
-    const writes = new IdempotentWrites(
-      new KnexUnitOfWork(db.knex, { batch: ledgerWriteBatch }),
-      new KnexIdempotencyStore(db.knex),
-      new SystemClock(),
-    );
+    const writes = keyedWrites(db.knex);
     const ledger = new KnexLedger(db.knex);
     const webhooks = new KnexWebhookStore(db.knex);
     const t = ledgerTenant();

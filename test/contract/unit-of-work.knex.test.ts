@@ -2,18 +2,7 @@ import { expect } from 'chai';
 import { KnexLedger, ledgerWriteBatch } from '../../src/adapters/knex/ledger.knex.js';
 import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { testDatabase } from '../support/database.js';
-import { ledgerTenant, machineInitiator, testId, type LedgerTenant } from '../support/ledger-builders.js';
-
-const topUpOf = (ledger: KnexLedger, t: LedgerTenant, u: string, amount: number) =>
-  ledger.topUp({
-    id: testId('txn'),
-    tenantId: t.tenantId,
-    userId: u,
-    amount: { amount, currency: 'THB' },
-    reference: 'uow',
-    initiatedBy: machineInitiator(t),
-    createdAt: new Date(),
-  });
+import { ledgerTenant, topUpOf } from '../support/ledger-builders.js';
 
 const later = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
