@@ -3,7 +3,7 @@ import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
 import { rows } from '../../src/adapters/knex/sql.js';
 import { ambientTransaction, KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { databaseKind, testDatabase } from '../support/database.js';
-import { ledgerTenant, machineInitiator, testId } from '../support/ledger-builders.js';
+import { ledgerTenant, topUpOf } from '../support/ledger-builders.js';
 import { idempotencyContract } from 'partner-booking-wallet/testing';
 
 for (const holdWrites of [true, false])
@@ -20,15 +20,7 @@ for (const holdWrites of [true, false])
         unitOfWork: new KnexUnitOfWork(db.knex, { holdWrites }),
         effect: {
           write: async () => {
-            await ledger.topUp({
-              id: testId('txn'),
-              tenantId: t.tenantId,
-              userId: u,
-              amount: { amount: 1, currency: 'THB' },
-              reference: 'effect',
-              initiatedBy: machineInitiator(t),
-              createdAt: new Date(),
-            });
+            await topUpOf(ledger, t, u, 1);
           },
           count: () => ledger.balanceOf(t.tenantId, u),
         },

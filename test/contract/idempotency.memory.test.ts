@@ -1,7 +1,7 @@
 import { MemoryIdempotencyStore } from '../../src/adapters/memory/idempotency.memory.js';
 import { MemoryLedger } from '../../src/adapters/memory/ledger.memory.js';
 import { MemoryUnitOfWork } from '../../src/adapters/memory/unit-of-work.memory.js';
-import { ledgerTenant, machineInitiator, testId } from '../support/ledger-builders.js';
+import { ledgerTenant, topUpOf } from '../support/ledger-builders.js';
 import { idempotencyContract } from 'partner-booking-wallet/testing';
 
 idempotencyContract(
@@ -15,15 +15,7 @@ idempotencyContract(
       unitOfWork: new MemoryUnitOfWork(),
       effect: {
         write: async () => {
-          await ledger.topUp({
-            id: testId('txn'),
-            tenantId: t.tenantId,
-            userId: u,
-            amount: { amount: 1, currency: 'THB' },
-            reference: 'effect',
-            initiatedBy: machineInitiator(t),
-            createdAt: new Date(),
-          });
+          await topUpOf(ledger, t, u, 1);
         },
         count: () => ledger.balanceOf(t.tenantId, u),
       },

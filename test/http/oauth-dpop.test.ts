@@ -54,6 +54,21 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
       headers: { authorization: `DPoP ${token}`, ...(proof === undefined ? {} : { dpop: proof }) },
     });
   /** A 401 DPoP refusal: its `WWW-Authenticate` error code. */
+  /** A DPoP-bound machine token as oauth4webapi gets one (client secret, its own proof signed by `with_`), and its DPoP handle. */
+  const oauthBoundMachineToken = async (with_: SigningKey) => {
+    const as = await discover(app);
+    const client: oauth.Client = { client_id: tenant.clientId };
+    const DPoP = oauth.DPoP(client, { privateKey: with_.privateKey, publicKey: with_.publicKey });
+    const res = await oauth.clientCredentialsGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretBasic(tenant.clientSecret),
+      {},
+      { DPoP, ...toApp(app) },
+    );
+    return { as, DPoP, tokens: await oauth.processClientCredentialsResponse(as, client, res) };
+  };
+
   const refusal = async (res: Response): Promise<string> => {
     expect(res.status).to.equal(401);
     expect(((await res.json()) as { reason: string }).reason).to.equal('invalid-dpop-proof');
@@ -64,18 +79,8 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
   };
 
   it('when oauth4webapi discovers the issuer, gets a DPoP-bound machine token and calls a resource with it, then 200', async () => {
-    const as = await discover(app);
+    const { as, DPoP, tokens } = await oauthBoundMachineToken(key);
     expect(as.dpop_signing_alg_values_supported).to.deep.equal(['ES256', 'RS256', 'EdDSA', 'Ed25519']);
-    const client: oauth.Client = { client_id: tenant.clientId };
-    const DPoP = oauth.DPoP(client, { privateKey: key.privateKey, publicKey: key.publicKey });
-    const res = await oauth.clientCredentialsGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(tenant.clientSecret),
-      {},
-      { DPoP, ...toApp(app) },
-    );
-    const tokens = await oauth.processClientCredentialsResponse(as, client, res);
     expect(tokens.token_type).to.equal('dpop');
     expect(decodeJwt(tokens.access_token).cnf).to.deep.equal({ jkt: key.jkt });
     const users = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(url('/users')), new Headers(), null, {
@@ -101,17 +106,7 @@ describe('DPoP over HTTP (RFC 9449): tokens bound to a key, and requests that pr
 
   it('when proofs are signed with an Ed25519 key as Ed25519 (as oauth4webapi does) or as EdDSA, then both bind the same jkt and either name proves the token', async () => {
     const ed = await signingKey('Ed25519');
-    const as = await discover(app);
-    const client: oauth.Client = { client_id: tenant.clientId };
-    const DPoP = oauth.DPoP(client, { privateKey: ed.privateKey, publicKey: ed.publicKey });
-    const res = await oauth.clientCredentialsGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(tenant.clientSecret),
-      {},
-      { DPoP, ...toApp(app) },
-    );
-    const named = await oauth.processClientCredentialsResponse(as, client, res);
+    const { tokens: named } = await oauthBoundMachineToken(ed);
     expect(named.token_type).to.equal('dpop');
     const legacy = await boundMachineToken(tenant, renamed(ed, 'EdDSA'));
     for (const token of [named.access_token, legacy]) {
