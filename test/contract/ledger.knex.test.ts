@@ -209,6 +209,174 @@ describe('ledger writes under an idempotency key (PostgreSQL, and embedded PGlit
   });
 });
 
+/** A keyed payment of `amount` by `u` in `currency`, as the wallet makes it: its answer names the transaction. */
+const keyedPayment = (
+  writes: IdempotentWrites,
+  ledger: KnexLedger,
+  t: LedgerTenant,
+  u: string,
+  amount: number,
+  currency = 'THB',
+  reference = 'r',
+) =>
+  writes.execute({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, async () => {
+    const paid = await ledger.pay({
+      id: testId('txn'),
+      tenantId: t.tenantId,
+      userId: u,
+      amount: { amount, currency },
+      reference,
+      description: null,
+      initiatedBy: userInitiator(t, u),
+      createdAt: new Date(),
+    });
+    return { status: 201, contentType: 'application/json', body: JSON.stringify({ id: paid.id }) };
+  });
+
+/** The reasons of the refused outcomes, and the ids of the paid ones. */
+const outcomesOf = (outcomes: PromiseSettledResult<{ response: { body: string } }>[]) => ({
+  refused: outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as DomainError).reason] : [])),
+  paid: outcomes.flatMap((o) => (o.status === 'fulfilled' ? [JSON.parse(o.value.response.body).id as string] : [])),
+});
+
+describe('ledger writes of a batch made set-wise, one at a time when they touch each other (0023)', () => {
+  it('when keyed payments of different users end at once, then each is written with its entries, balances, stored answer and event', async () => {
+    const db = await testDatabase();
+    const writes = keyedWrites(db.knex);
+    const ledger = new KnexLedger(db.knex);
+    const webhooks = new KnexWebhookStore(db.knex);
+    const t = ledgerTenant();
+    const users = Array.from({ length: 24 }, () => t.newUser());
+    for (const u of users) await topUpOf(ledger, t, u, 100);
+    const seen = await listenAs({ webhooks, log: webhooks }, { kind: 'tenant', id: t.tenantId }, ['transaction.created']);
+    const before = await seen();
+
+    const { refused, paid } = outcomesOf(await Promise.allSettled(users.map((u, i) => keyedPayment(writes, ledger, t, u, 10 + i))));
+
+    expect(refused).to.deep.equal([]);
+    expect(paid).to.have.length(users.length);
+    for (const [i, u] of users.entries()) expect(await ledger.balanceOf(t.tenantId, u)).to.equal(90 - i);
+    const written = await db.knex('ledger_transactions').whereIn('id', paid).select('id', 'user_id', 'amount');
+    expect(written.map((r) => [r.user_id, Number(r.amount)]).sort()).to.deep.equal(users.map((u, i) => [u, 10 + i]).sort());
+    const entries = await db.knex('ledger_entries').whereIn('transaction_id', paid).select('account_id', 'amount');
+    expect(entries).to.have.length(2 * users.length);
+    // The tenant's settlement shards received exactly what the users paid, however the payments were grouped.
+    const settled = entries.filter((e) => e.account_id.includes(':settlement:')).reduce((sum, e) => sum + Number(e.amount), 0);
+    const shards = await db.knex('ledger_accounts').where({ tenant_id: t.tenantId, kind: 'SETTLEMENT' }).sum({ total: 'balance' });
+    expect(settled).to.equal(users.reduce((sum, _u, i) => sum + 10 + i, 0));
+    expect(Number(shards[0]!.total)).to.equal(settled);
+    const keys = await db
+      .knex('idempotency_keys')
+      .where({ scope: `test:${t.tenantId}` })
+      .count({ n: '*' });
+    expect(Number(keys[0]!.n)).to.equal(users.length);
+    // One event for each payment, recorded with it.
+    const events = (await seen()).slice(before.length);
+    expect(events.map((e) => e.id).sort()).to.deep.equal([...paid].sort());
+    await assertLedgerBalanced(db.knex);
+  });
+
+  it('when one user’s payments end at once with the balance for half of them, then exactly half are paid and the balance is 0', async () => {
+    const db = await testDatabase();
+    const writes = keyedWrites(db.knex);
+    const ledger = new KnexLedger(db.knex);
+    const t = ledgerTenant();
+    const payer = t.newUser();
+    const others = Array.from({ length: 6 }, () => t.newUser());
+    await topUpOf(ledger, t, payer, 60);
+    for (const u of others) await topUpOf(ledger, t, u, 10);
+
+    // The payer's twelve payments share batches with each other and with other users' payments.
+    const outcomes = await Promise.allSettled([
+      ...others.map((u) => keyedPayment(writes, ledger, t, u, 10)),
+      ...Array.from({ length: 12 }, () => keyedPayment(writes, ledger, t, payer, 10)),
+    ]);
+    const { refused, paid } = outcomesOf(outcomes);
+
+    expect(refused).to.deep.equal(Array(6).fill('insufficient-funds'));
+    expect(paid).to.have.length(12);
+    expect(await ledger.balanceOf(t.tenantId, payer)).to.equal(0);
+    for (const u of others) expect(await ledger.balanceOf(t.tenantId, u)).to.equal(0);
+    const written = await db.knex('ledger_transactions').whereIn('id', paid).count({ n: '*' });
+    expect(Number(written[0]!.n)).to.equal(12);
+    await assertLedgerBalanced(db.knex);
+  });
+
+  it('when transfers of one batch go both ways between two users, then each is made as it would be alone', async () => {
+    const db = await testDatabase();
+    const writes = keyedWrites(db.knex);
+    const ledger = new KnexLedger(db.knex);
+    const t = ledgerTenant();
+    const [a, b, c] = [t.newUser(), t.newUser(), t.newUser()];
+    for (const u of [a, b, c]) await topUpOf(ledger, t, u, 10);
+    const transfer = (from: string, to: string, amount: number) =>
+      writes.execute({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, async () => {
+        const made = await ledger.transfer({
+          id: testId('txn'),
+          tenantId: t.tenantId,
+          userId: from,
+          toUserId: to,
+          amount: { amount, currency: 'THB' },
+          note: null,
+          initiatedBy: userInitiator(t, from),
+          createdAt: new Date(),
+        });
+        return { status: 201, contentType: 'application/json', body: JSON.stringify({ id: made.id }) };
+      });
+
+    // a and b each send all they hold to the other (and c to a): each debit is checked against what
+    // its account held before the batch, credits arriving in the same batch or not.
+    const { refused, paid } = outcomesOf(
+      await Promise.allSettled([transfer(c, a, 1), transfer(a, b, 10), transfer(b, a, 10), transfer(c, b, 2)]),
+    );
+
+    expect(refused).to.deep.equal([]);
+    expect(paid).to.have.length(4);
+    expect([
+      await ledger.balanceOf(t.tenantId, a),
+      await ledger.balanceOf(t.tenantId, b),
+      await ledger.balanceOf(t.tenantId, c),
+    ]).to.deep.equal([11, 12, 7]);
+    await assertLedgerBalanced(db.knex);
+  });
+
+  it('when one payment of a batch is in another currency, then only it is refused, as currency-mismatch', async () => {
+    const db = await testDatabase();
+    const writes = keyedWrites(db.knex);
+    const ledger = new KnexLedger(db.knex);
+    const t = ledgerTenant();
+    const users = Array.from({ length: 10 }, () => t.newUser());
+    for (const u of users) await topUpOf(ledger, t, u, 10);
+
+    const outcomes = await Promise.allSettled(users.map((u, i) => keyedPayment(writes, ledger, t, u, 10, i === 7 ? 'USD' : 'THB')));
+    const { refused, paid } = outcomesOf(outcomes);
+
+    expect(refused).to.deep.equal(['currency-mismatch']);
+    expect(outcomes[7]!.status).to.equal('rejected');
+    expect(paid).to.have.length(9);
+    for (const [i, u] of users.entries()) expect(await ledger.balanceOf(t.tenantId, u)).to.equal(i === 7 ? 10 : 0);
+    await assertLedgerBalanced(db.knex);
+  });
+
+  it('when a reference holds half of a surrogate pair, then its payment and the others of its batch are written, with U+FFFD in its place', async () => {
+    const db = await testDatabase();
+    const writes = keyedWrites(db.knex);
+    const ledger = new KnexLedger(db.knex);
+    const t = ledgerTenant();
+    const users = Array.from({ length: 8 }, () => t.newUser());
+    for (const u of users) await topUpOf(ledger, t, u, 10);
+
+    const outcomes = await Promise.allSettled(
+      users.map((u, i) => keyedPayment(writes, ledger, t, u, 10, 'THB', i % 2 === 0 ? `order-\ud800-${i}` : `order-${i}`)),
+    );
+    const { refused, paid } = outcomesOf(outcomes);
+
+    expect(refused).to.deep.equal([]);
+    const references = (await db.knex('ledger_transactions').whereIn('id', paid).select('reference')).map((r) => r.reference as string);
+    expect(references.sort()).to.deep.equal(users.map((_u, i) => (i % 2 === 0 ? `order-\ufffd-${i}` : `order-${i}`)).sort());
+  });
+});
+
 describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
   /** Calls `pbw_ledger_write` as the adapter does, with the postings given; returns what it raised. */
   const raised = async (

@@ -138,18 +138,21 @@ const WRITE_TYPES: readonly (string | null)[] = [
 /** The SQL types of `pbw_ledger_write_attempt`'s arguments (0022): whether keyed, the key's record, the write. */
 const ATTEMPT_TYPES: readonly (string | null)[] = ['boolean', ...RECORD_TYPES, ...WRITE_TYPES];
 const NO_RECORD: readonly null[] = RECORD_TYPES.map(() => null);
+/** A batchable ledger write: `pbw_ledger_write_attempt` (0022), many at once by `pbw_ledger_write_batch` (0023). */
+const ATTEMPT = { fn: 'pbw_ledger_write_attempt', types: ATTEMPT_TYPES, many: 'pbw_ledger_write_batch' } as const;
 
 /**
  * The units of work whose held writes can share a statement and a commit with other units': a
  * ledger write, alone or after its idempotency key's record, as one call of
- * `pbw_ledger_write_attempt` (0022), a subtransaction that answers its failure.
+ * `pbw_ledger_write_attempt` (0022), a subtransaction that answers its failure. A batch of
+ * nothing else goes as one call of `pbw_ledger_write_batch` (0023), which writes the calls
+ * set-wise when they cannot affect one another.
  */
 export const ledgerWriteBatch: BatchForm = (held) => {
   const [first, second] = held;
-  if (held.length === 1 && first!.fn === 'pbw_ledger_write')
-    return { fn: 'pbw_ledger_write_attempt', args: [false, ...NO_RECORD, ...first!.args], types: ATTEMPT_TYPES };
+  if (held.length === 1 && first!.fn === 'pbw_ledger_write') return { ...ATTEMPT, args: [false, ...NO_RECORD, ...first!.args] };
   if (held.length === 2 && first!.fn === 'pbw_idempotency_record' && second!.fn === 'pbw_ledger_write')
-    return { fn: 'pbw_ledger_write_attempt', args: [true, ...first!.args, ...second!.args], types: ATTEMPT_TYPES };
+    return { ...ATTEMPT, args: [true, ...first!.args, ...second!.args] };
   return null;
 };
 

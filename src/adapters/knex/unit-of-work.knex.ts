@@ -32,6 +32,12 @@ export interface BatchedCall {
   readonly args: readonly unknown[];
   /** The SQL type of each argument, or null where PostgreSQL infers it. */
   readonly types: readonly (string | null)[];
+  /**
+   * A function that makes many calls of `fn` at once, when a batch holds nothing else: it takes
+   * a JSON array of their argument lists, in the batch's order, and answers a row per call
+   * (`unit`, its index; `failure`, as `fn` answers), as the calls one after another would.
+   */
+  readonly many?: string;
 }
 
 /** A unit's held writes as one batchable call, or null when they are sent in a statement of their own. */
@@ -247,7 +253,8 @@ const BATCHES_IN_FLIGHT = 1;
  * TigerBeetle batches transfers, and as group commit shares a WAL flush). Each unit's writes are
  * a subtransaction of their own (`BatchedCall`): a refusal undoes only that unit's rows, and
  * comes back to that unit alone, as the error a statement of its own would have raised. A unit
- * whose writes met a deadlock goes again in a later statement. Nothing waits for a batch to
+ * whose writes met a deadlock goes again in a later statement. Units whose calls name one `many`
+ * function go as one call of it. Nothing waits for a batch to
  * fill: a unit that ends while no statement is out goes at once, alone or with those waiting. A
  * unit's answer is sent only after the statement holding its writes has committed.
  */
@@ -276,9 +283,7 @@ class WriteBatches {
   }
 
   private async sendBatch(batch: readonly Waiting[]): Promise<void> {
-    const values: unknown[] = [];
-    for (const unit of batch) values.push(...unit.call.args);
-    const { text, name } = this.statement(batch);
+    const { text, name, values } = this.statement(batch);
     let outcomes: Array<{ unit: number; failure: string | null }>;
     try {
       outcomes = await rows(this.pool, text, values, name);
@@ -308,11 +313,21 @@ class WriteBatches {
     }
   }
 
-  /** The statement of a batch: each unit's call, numbered, its parameters after the previous unit's. */
-  private statement(batch: readonly Waiting[]): { text: string; name: string | undefined } {
+  /**
+   * The statement of a batch: one call of the units' `many` function when they all name the same,
+   * else each unit's call, numbered, its parameters after the previous unit's.
+   */
+  private statement(batch: readonly Waiting[]): { text: string; name: string | undefined; values: unknown[] } {
+    const many = batch[0]!.call.many;
+    if (many !== undefined && batch.every((unit) => unit.call.many === many)) {
+      const args = jsonArgs(batch.map((unit) => unit.call.args));
+      return { text: `SELECT unit, failure FROM ${many}($1::jsonb)`, name: `batch:${many}`, values: [args] };
+    }
+    const values: unknown[] = [];
+    for (const unit of batch) values.push(...unit.call.args);
     const shape = batch.map((unit) => `${unit.call.fn}/${unit.call.args.length}`).join('+');
     const known = BATCH_STATEMENTS.get(shape);
-    if (known !== undefined) return known;
+    if (known !== undefined) return { ...known, values };
     let n = 0;
     const text = batch
       .map((unit, i) => {
@@ -325,10 +340,10 @@ class WriteBatches {
       })
       .join(' UNION ALL ');
     // Past the shapes kept, sent as text: never prepared under a name that another text may take.
-    if (BATCH_STATEMENTS.size >= BATCH_SHAPES_KEPT) return { text, name: undefined };
+    if (BATCH_STATEMENTS.size >= BATCH_SHAPES_KEPT) return { text, name: undefined, values };
     const statement = { text, name: `batch:${BATCH_STATEMENTS.size + 1}` };
     BATCH_STATEMENTS.set(shape, statement);
-    return statement;
+    return { ...statement, values };
   }
 }
 
@@ -339,6 +354,20 @@ class WriteBatches {
  */
 const BATCH_STATEMENTS = new Map<string, { text: string; name: string }>();
 const BATCH_SHAPES_KEPT = 256;
+
+/**
+ * Argument lists as JSON for PostgreSQL. A string holding half of a surrogate pair is sent as
+ * UTF-8 with U+FFFD in its place when it is a parameter of its own; JSON would carry it as an
+ * escape that PostgreSQL's JSON refuses, failing every unit of the batch. So it is made the same
+ * U+FFFD here (JSON.stringify escapes only such halves, so the slower pass runs only for them).
+ */
+function jsonArgs(lists: ReadonlyArray<readonly unknown[]>): string {
+  const json = JSON.stringify(lists);
+  if (!HALF_SURROGATE_ESCAPE.test(json)) return json;
+  return JSON.stringify(lists, (_key, value: unknown) => (typeof value === 'string' ? value.replace(HALF_SURROGATE, '\ufffd') : value));
+}
+const HALF_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
+const HALF_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A failure a batched call answered, as the driver's error for it would read. */
 function databaseError(failure: string): Error {
