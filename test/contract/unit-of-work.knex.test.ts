@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { KnexLedger, ledgerWriteBatch } from '../../src/adapters/knex/ledger.knex.js';
-import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
+import { hold, KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { testDatabase } from '../support/database.js';
 import { ledgerTenant, topUpOf } from '../support/ledger-builders.js';
 
@@ -52,4 +52,25 @@ describe('units of work on PostgreSQL (and embedded PGlite alike)', () => {
       });
     });
   }
+
+  it('when a batch’s arguments cannot be sent, then each of its units fails with that error, and the next batch is sent', async () => {
+    const db = await testDatabase();
+    const ledger = new KnexLedger(db.knex);
+    // A form that sends one unit's calls with an argument JSON cannot carry (a BigInt).
+    const units = new KnexUnitOfWork(db.knex, {
+      batch: (held) =>
+        held[0]!.fn === 'unsendable' ? { fn: 'unsendable', args: [1n], types: [null], many: 'unsendable_many' } : ledgerWriteBatch(held),
+    });
+    const t = ledgerTenant();
+    const u = t.newUser();
+    const unsendable = () => units.run(async () => void hold({ fn: 'unsendable', args: [], types: [] }));
+    const outcomes = await Promise.allSettled([unsendable(), unsendable(), unsendable()]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'written'))).to.deep.equal([
+      'TypeError',
+      'TypeError',
+      'TypeError',
+    ]);
+    await units.run(() => topUpOf(ledger, t, u, 10));
+    expect(await ledger.balanceOf(t.tenantId, u)).to.equal(10);
+  });
 });

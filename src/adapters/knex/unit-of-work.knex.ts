@@ -283,12 +283,12 @@ class WriteBatches {
   }
 
   private async sendBatch(batch: readonly Waiting[]): Promise<void> {
-    const { text, name, values } = this.statement(batch);
     let outcomes: Array<{ unit: number; failure: string | null }>;
     try {
+      const { text, name, values } = this.statement(batch);
       outcomes = await rows(this.pool, text, values, name);
     } catch (err) {
-      // The statement itself failed (its connection, its commit): every unit in it fails as it would have alone.
+      // The statement itself failed (its arguments, its connection, its commit): every unit in it fails as it would have alone.
       for (const unit of batch) unit.done(refusalOf(unit.held, err));
       return;
     }
