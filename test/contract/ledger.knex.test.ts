@@ -239,15 +239,20 @@ const outcomesOf = (outcomes: PromiseSettledResult<{ response: { body: string } 
   paid: outcomes.flatMap((o) => (o.status === 'fulfilled' ? [JSON.parse(o.value.response.body).id as string] : [])),
 });
 
+/** A tenant with `n` users holding `amount` THB each, and the ledger and keyed writes of the database under test. */
+const fundedUsers = async (n: number, amount: number) => {
+  const db = await testDatabase();
+  const ledger = new KnexLedger(db.knex);
+  const t = ledgerTenant();
+  const users = Array.from({ length: n }, () => t.newUser());
+  for (const u of users) await topUpOf(ledger, t, u, amount);
+  return { db, writes: keyedWrites(db.knex), ledger, t, users };
+};
+
 describe('ledger writes of a batch made set-wise, one at a time when they touch each other (0023)', () => {
   it('when keyed payments of different users end at once, then each is written with its entries, balances, stored answer and event', async () => {
-    const db = await testDatabase();
-    const writes = keyedWrites(db.knex);
-    const ledger = new KnexLedger(db.knex);
+    const { db, writes, ledger, t, users } = await fundedUsers(24, 100);
     const webhooks = new KnexWebhookStore(db.knex);
-    const t = ledgerTenant();
-    const users = Array.from({ length: 24 }, () => t.newUser());
-    for (const u of users) await topUpOf(ledger, t, u, 100);
     const seen = await listenAs({ webhooks, log: webhooks }, { kind: 'tenant', id: t.tenantId }, ['transaction.created']);
     const before = await seen();
 
@@ -277,14 +282,9 @@ describe('ledger writes of a batch made set-wise, one at a time when they touch 
   });
 
   it('when one user’s payments end at once with the balance for half of them, then exactly half are paid and the balance is 0', async () => {
-    const db = await testDatabase();
-    const writes = keyedWrites(db.knex);
-    const ledger = new KnexLedger(db.knex);
-    const t = ledgerTenant();
+    const { db, writes, ledger, t, users: others } = await fundedUsers(6, 10);
     const payer = t.newUser();
-    const others = Array.from({ length: 6 }, () => t.newUser());
     await topUpOf(ledger, t, payer, 60);
-    for (const u of others) await topUpOf(ledger, t, u, 10);
 
     // The payer's twelve payments share batches with each other and with other users' payments.
     const outcomes = await Promise.allSettled([
@@ -303,12 +303,8 @@ describe('ledger writes of a batch made set-wise, one at a time when they touch 
   });
 
   it('when transfers of one batch go both ways between two users, then each is made as it would be alone', async () => {
-    const db = await testDatabase();
-    const writes = keyedWrites(db.knex);
-    const ledger = new KnexLedger(db.knex);
-    const t = ledgerTenant();
-    const [a, b, c] = [t.newUser(), t.newUser(), t.newUser()];
-    for (const u of [a, b, c]) await topUpOf(ledger, t, u, 10);
+    const { db, writes, ledger, t, users } = await fundedUsers(3, 10);
+    const [a, b, c] = users as [string, string, string];
     const transfer = (from: string, to: string, amount: number) =>
       writes.execute({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, async () => {
         const made = await ledger.transfer({
@@ -341,12 +337,7 @@ describe('ledger writes of a batch made set-wise, one at a time when they touch 
   });
 
   it('when one payment of a batch is in another currency, then only it is refused, as currency-mismatch', async () => {
-    const db = await testDatabase();
-    const writes = keyedWrites(db.knex);
-    const ledger = new KnexLedger(db.knex);
-    const t = ledgerTenant();
-    const users = Array.from({ length: 10 }, () => t.newUser());
-    for (const u of users) await topUpOf(ledger, t, u, 10);
+    const { db, writes, ledger, t, users } = await fundedUsers(10, 10);
 
     const outcomes = await Promise.allSettled(users.map((u, i) => keyedPayment(writes, ledger, t, u, 10, i === 7 ? 'USD' : 'THB')));
     const { refused, paid } = outcomesOf(outcomes);
@@ -359,12 +350,7 @@ describe('ledger writes of a batch made set-wise, one at a time when they touch 
   });
 
   it('when a reference holds half of a surrogate pair, then its payment and the others of its batch are written, with U+FFFD in its place', async () => {
-    const db = await testDatabase();
-    const writes = keyedWrites(db.knex);
-    const ledger = new KnexLedger(db.knex);
-    const t = ledgerTenant();
-    const users = Array.from({ length: 8 }, () => t.newUser());
-    for (const u of users) await topUpOf(ledger, t, u, 10);
+    const { db, writes, ledger, t, users } = await fundedUsers(8, 10);
 
     const outcomes = await Promise.allSettled(
       users.map((u, i) => keyedPayment(writes, ledger, t, u, 10, 'THB', i % 2 === 0 ? `order-\ud800-${i}` : `order-${i}`)),
