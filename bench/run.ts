@@ -474,7 +474,8 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ? await start(
         'service-unlimited',
         ['dist/bootstrap/main.js'],
-        { ...serviceEnv, RATE_LIMITS: 'off', ...otherPort() },
+        // Metrics as the services it is compared with: the rows differ by their limits alone.
+        { ...serviceEnv, RATE_LIMITS: 'off', ...(metrics ? { METRICS_PORT: '0' } : {}), ...otherPort() },
         listening,
         nodeArgs,
       )

@@ -215,10 +215,19 @@ const setHeaders = (res: Response, pairs: ReadonlyArray<readonly [string, string
 export function operationRouter(
   operations: readonly Operation[],
   deps: OperationDeps,
-  options: { readonly behindKey?: boolean } = {},
+  options: {
+    readonly behindKey?: boolean;
+    /**
+     * A limiter every route of this router takes ahead of its own (the booking surface's per-IP
+     * limiter on its public routes), in the route's own chain: a request for another route does
+     * not pass it on its way.
+     */
+    readonly limiter?: RequestHandler;
+  } = {},
 ): Router {
   const router = Router();
   const behindKey = options.behindKey ?? false;
+  const surfaceLimiter: RequestHandler[] = options.limiter === undefined ? [] : [options.limiter];
   for (const op of operations) {
     // The published `Idempotency-Key` header and the behaviour behind it go together.
     const takesKey = Object.keys(op.request?.headers?.shape ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
@@ -232,7 +241,7 @@ export function operationRouter(
     const path = routePath(op);
     const form = op.request?.bodyContentType === 'application/x-www-form-urlencoded';
     const body: RequestHandler[] = form ? [formBody] : op.request?.body !== undefined || op.jsonBody === true ? [jsonBody] : [];
-    const limiter: RequestHandler[] = op.rateLimit === undefined ? [] : [deps.limits[op.rateLimit]];
+    const limiter: RequestHandler[] = op.rateLimit === undefined ? surfaceLimiter : [...surfaceLimiter, deps.limits[op.rateLimit]];
     const chain: RequestHandler[] = [
       ...(op.oauthErrors === true ? [oauthAnswers] : []),
       ...credentialOf(op.token, deps.auth, op.operationId, behindKey),

@@ -83,7 +83,8 @@ export const httpModule = (config: Config): ContainerModule =>
 
     // the surfaces, each built from its operation declarations
     bind(TOKENS.BookingPublicRouters).toResolvedValue(
-      (deps: OperationDeps) => operationRouter(BOOKING_PUBLIC_OPERATIONS, deps),
+      // The per-IP limiter on each public route (none with rate limits off).
+      (deps: OperationDeps) => operationRouter(BOOKING_PUBLIC_OPERATIONS, deps, config.rateLimits ? { limiter: deps.limits.public } : {}),
       [TOKENS.OperationDeps],
     );
     bind(TOKENS.BookingRouters).toResolvedValue(

@@ -1,10 +1,7 @@
 import { ContainerModule } from 'inversify';
-import { Router } from 'express';
 import type { Logger } from 'pino';
-import { BOOKING_BASE_PATH } from '../../adapters/http/app.js';
 import { headerGuard } from '../../adapters/http/header-guard.js';
 import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';
-import { OPERATIONS } from '../../adapters/http/operations.js';
 import type { Store } from 'express-rate-limit';
 import {
   createRateLimits,
@@ -61,10 +58,8 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
     bind(TOKENS.BeforeMiddleware).toConstantValue(apiSecurityHeaders);
     bind(TOKENS.BeforeMiddleware).toConstantValue(headerGuard);
     // With rate limits off the limiters are pass-throughs: not mounted, they cost no routing. The
-    // per-IP limiter goes in the booking router ahead of the public routes (bound before the HTTP
-    // module binds them), so no other request passes it on its way.
+    // per-IP limiter is on each public booking route (the HTTP module's public router).
     if (config.rateLimits) {
-      bind(TOKENS.BookingPublicRouters).toResolvedValue((limits: RateLimits) => publicLimits(limits), [TOKENS.RateLimits]);
       bind(TOKENS.BookingAuthenticatedMiddleware).toResolvedValue((limits: RateLimits) => limits.booking, [TOKENS.RateLimits]);
     }
   });
@@ -143,15 +138,4 @@ function storeErrorLog(log: Logger): (err: unknown) => void {
     last = now;
     log.warn({ err: { message: (err as Error)?.message } }, 'rate-limit store failed: requests pass unlimited while it does');
   };
-}
-
-/** The per-IP limiter on every booking operation that takes no key, as published, for the booking router. */
-function publicLimits(limits: RateLimits): Router {
-  const router = Router();
-  for (const op of OPERATIONS) {
-    if (op.surface !== 'booking' || op.token !== 'none') continue;
-    if (!op.path.startsWith(`${BOOKING_BASE_PATH}/`)) throw new Error(`public booking operation outside ${BOOKING_BASE_PATH}: ${op.path}`);
-    router[op.method](op.path.slice(BOOKING_BASE_PATH.length).replace(/\{([^}]+)\}/g, ':$1'), limits.public);
-  }
-  return router;
 }
