@@ -364,10 +364,9 @@ const BATCH_SHAPES_KEPT = 256;
 function jsonArgs(lists: ReadonlyArray<readonly unknown[]>): string {
   const json = JSON.stringify(lists);
   if (!HALF_SURROGATE_ESCAPE.test(json)) return json;
-  return JSON.stringify(lists, (_key, value: unknown) => (typeof value === 'string' ? value.replace(HALF_SURROGATE, '\ufffd') : value));
+  return JSON.stringify(lists, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed() : value));
 }
 const HALF_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
-const HALF_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A failure a batched call answered, as the driver's error for it would read. */
 function databaseError(failure: string): Error {
