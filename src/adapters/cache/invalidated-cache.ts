@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { CacheCounts } from './bounded-cache.js';
 
 /** Whether cached entries can be trusted right now (the change feed is connected). */
@@ -20,23 +21,26 @@ export interface InvalidatedCacheOptions {
  * (null) is never kept, so something created is seen at once.
  */
 export class InvalidatedCache<V> {
-  private readonly entries = new Map<string, { value: V; at: number }>();
+  /**
+   * Least recently used first out (lru-cache): a hit moves the entry in lru-cache's index lists
+   * and changes no hash table (see `BoundedCache`).
+   */
+  private readonly entries: LRUCache<string, { value: V; at: number }>;
   private generation = 0;
   readonly counts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(
     private readonly health: CacheHealth,
     private readonly options: InvalidatedCacheOptions,
-  ) {}
+  ) {
+    this.entries = new LRUCache({ max: Math.max(1, options.maxEntries) });
+  }
 
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const now = this.options.now?.() ?? Date.now();
     if (this.health.trusted) {
       const hit = this.entries.get(key);
       if (hit !== undefined && now - hit.at < this.options.ttlMs) {
-        // Re-insert to keep Map order as recency order.
-        this.entries.delete(key);
-        this.entries.set(key, hit);
         this.counts.hits += 1;
         return hit.value;
       }
@@ -44,13 +48,8 @@ export class InvalidatedCache<V> {
     this.counts.misses += 1;
     const generation = this.generation;
     const value = await load();
-    if (value !== null && this.health.trusted && generation === this.generation) {
-      this.entries.delete(key);
+    if (value !== null && this.health.trusted && generation === this.generation && this.options.maxEntries > 0) {
       this.entries.set(key, { value, at: now });
-      if (this.entries.size > this.options.maxEntries) {
-        const oldest = this.entries.keys().next().value;
-        if (oldest !== undefined) this.entries.delete(oldest);
-      }
     }
     return value;
   }
