@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { InFlightResponses } from './in-flight-responses.js';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { ContainerModule } from 'inversify';
@@ -86,10 +87,10 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
   const lifecycle = service.container.get(TOKENS.Lifecycle);
   // Responses being written when the shutdown begins are told to close their connection too, so
   // no client sends another request on a connection that is about to close.
-  const inFlight = new Set<http.ServerResponse>();
+  const inFlight = new InFlightResponses();
   // One shared listener, not a closure per request: this runs on every request.
   function forget(this: http.ServerResponse): void {
-    inFlight.delete(this);
+    inFlight.remove(this);
   }
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     inFlight.add(res);
@@ -113,7 +114,9 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
       server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
         res.shouldKeepAlive = false;
       });
-      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      inFlight.forEach((res) => {
+        if (!res.headersSent) res.shouldKeepAlive = false;
+      });
       // server.close() stops accepting at once, and would also close every idle keep-alive
       // connection at once (Node ≥ 19), dropping a request the client already sent on one that
       // has not been read yet. Idle connections get IDLE_GRACE_MS to deliver such a request,

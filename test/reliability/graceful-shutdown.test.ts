@@ -94,6 +94,8 @@ describe('graceful shutdown of the server process (SIGTERM)', () => {
     const res = await inflight;
     const answeredAt = Date.now();
     expect(res.status).to.equal(200);
+    // Answered during the shutdown: the client is told the connection closes after it.
+    expect(res.headers.get('connection')).to.equal('close');
     expect(((await res.json()) as { agentId: string }).agentId).to.equal(agent.agentId);
     const exit = await server.exited();
     expect(exit.code, server.output()).to.equal(0);
