@@ -1,5 +1,4 @@
 import http from 'node:http';
-import { InFlightResponses } from './in-flight-responses.js';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { ContainerModule } from 'inversify';
@@ -8,6 +7,7 @@ import { createLogger } from './logger.js';
 import { loadConfig, type Config } from './config.js';
 import { composeHttp } from './container.js';
 import { openCore, type ComposedCore, type CompositionOptions } from './core-container.js';
+import { InFlightResponses } from './in-flight-responses.js';
 import { writeClientError } from '../adapters/http/client-error.js';
 import { expressServerClasses } from '../adapters/http/server-classes.js';
 import { TOKENS } from './tokens.js';

@@ -23,9 +23,9 @@ export interface InvalidatedCacheOptions {
 export class InvalidatedCache<V> {
   /**
    * Least recently used first out (lru-cache): a hit moves the entry in lru-cache's index lists
-   * and changes no hash table (see `BoundedCache`).
+   * and changes no hash table (see `BoundedCache`). None when `maxEntries` is 0: nothing is kept.
    */
-  private readonly entries: LRUCache<string, { value: V; at: number }>;
+  private readonly entries: LRUCache<string, { value: V; at: number }> | null;
   private generation = 0;
   readonly counts: CacheCounts = { hits: 0, misses: 0 };
 
@@ -33,13 +33,13 @@ export class InvalidatedCache<V> {
     private readonly health: CacheHealth,
     private readonly options: InvalidatedCacheOptions,
   ) {
-    this.entries = new LRUCache({ max: Math.max(1, options.maxEntries) });
+    this.entries = options.maxEntries > 0 ? new LRUCache({ max: options.maxEntries }) : null;
   }
 
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const now = this.options.now?.() ?? Date.now();
     if (this.health.trusted) {
-      const hit = this.entries.get(key);
+      const hit = this.entries?.get(key);
       if (hit !== undefined && now - hit.at < this.options.ttlMs) {
         this.counts.hits += 1;
         return hit.value;
@@ -48,20 +48,18 @@ export class InvalidatedCache<V> {
     this.counts.misses += 1;
     const generation = this.generation;
     const value = await load();
-    if (value !== null && this.health.trusted && generation === this.generation && this.options.maxEntries > 0) {
-      this.entries.set(key, { value, at: now });
-    }
+    if (value !== null && this.health.trusted && generation === this.generation) this.entries?.set(key, { value, at: now });
     return value;
   }
 
   /** Forgets everything, including what reads now in flight would bring back. */
   clear(): void {
     this.generation += 1;
-    this.entries.clear();
+    this.entries?.clear();
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 }
 
