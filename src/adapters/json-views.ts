@@ -1,4 +1,4 @@
-import type { SecurityEvent } from '../domain/security-events/security-event.js';
+import { shownSecurityEvent, type SecurityEvent } from '../domain/security-events/security-event.js';
 import type { Order } from '../domain/booking/order.js';
 import type { Transaction } from '../domain/wallet/transaction.js';
 
@@ -43,7 +43,9 @@ export const transactionJson = (t: Transaction) => ({
 });
 
 /** What the API shows of a security event (and what a webhook of its type carries as `data`). */
-export const securityEventView = (e: SecurityEvent) => ({
+export const securityEventView = (recorded: SecurityEvent) => eventJson(shownSecurityEvent(recorded));
+
+const eventJson = (e: SecurityEvent) => ({
   id: e.id,
   type: e.type,
   occurredAt: e.occurredAt.toISOString(),

@@ -5,11 +5,37 @@
  * With tracing off nothing of the SDK is loaded.
  */
 
+import { looksLikeSecret, REDACTED, redactSecrets } from '../domain/shared/redaction.js';
+
 /** The `service.name` when neither `OTEL_SERVICE_NAME` nor `OTEL_RESOURCE_ATTRIBUTES` names one. */
 export const DEFAULT_SERVICE_NAME = 'partner-booking-wallet';
 
 /** The request id's span attribute; the value is the `X-Request-Id` the service answered. */
 export const REQUEST_ID_ATTRIBUTE = 'request.id';
+
+/**
+ * The attributes a request's server span takes in place of the instrumentation's own: no query
+ * string, and the path and `User-Agent` with any secret in them redacted.
+ */
+export const incomingSpanAttributes = (request: {
+  readonly url?: string | undefined;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}): Record<string, string | undefined> => {
+  const attributes: Record<string, string | undefined> = { 'url.query': undefined };
+  const url = request.url ?? '/';
+  if (looksLikeSecret(url)) attributes['url.path'] = redactedPath(url);
+  const agent = request.headers['user-agent'];
+  if (typeof agent === 'string' && looksLikeSecret(agent)) attributes['user_agent.original'] = redactSecrets(agent);
+  return attributes;
+};
+
+const redactedPath = (url: string): string => {
+  try {
+    return redactSecrets(new URL(url, 'http://localhost').pathname);
+  } catch {
+    return REDACTED;
+  }
+};
 
 /** What `startTracing` started: flush and stop it before the process exits. */
 export interface Tracing {
@@ -69,7 +95,8 @@ export async function startTracing(env: Env = process.env): Promise<Tracing | nu
         // its own span; a client span would record the receiver's URL, which may hold a secret.
         disableOutgoingRequestInstrumentation: true,
         // No query string on the span, as in the access log: a caller may put a key in one.
-        startIncomingSpanHook: () => ({ 'url.query': undefined }),
+        // A key or token in the path or the User-Agent is redacted as in the logs.
+        startIncomingSpanHook: incomingSpanAttributes,
         applyCustomAttributesOnSpan: (span, _request, response) => {
           const id = 'getHeader' in response ? response.getHeader('x-request-id') : undefined;
           if (typeof id === 'string') span.setAttribute(REQUEST_ID_ATTRIBUTE, id);

@@ -219,6 +219,41 @@ describe('traces over OTLP/HTTP (child process, PostgreSQL)', function () {
     }
   });
 
+  it('when a key is sent in the URL path, as X-Request-Id and as User-Agent, then no span attribute and no log line holds it', async () => {
+    const agent = await buildAgent(app.service);
+    server = await spawnServer(
+      ENTRY,
+      {
+        DATABASE_URL: url!,
+        ...DEV_ENV,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '600000',
+      },
+      await freePort(),
+    );
+    const traceId = '6bf92f3577b34da6a3ce929d0e0e4736';
+    const secret = { 'X-API-KEY': agent.apiKey, 'X-Request-Id': agent.apiKey, 'User-Agent': `curl/8 ${agent.apiKey}` };
+    const answered: Array<string | null> = [];
+    for (const path of [`/api/v1/orders/${agent.apiKey}`, `/api/v1/${agent.apiKey}/x`]) {
+      const res = await fetch(`${server.url}${path}`, { headers: { ...secret, traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+      await res.text();
+      expect(res.status).to.be.oneOf([400, 404]);
+      answered.push(res.headers.get('x-request-id'));
+    }
+    server.child.kill('SIGTERM');
+    expect((await server.exited()).code).to.equal(0);
+    const spans = collector.spans().filter((s) => s.traceId === traceId && s.kind === SERVER);
+    expect(spans).to.have.length(2);
+    expect(spans.map((s) => s.attributes['url.path']).sort()).to.deep.equal(['/api/v1/[redacted]/x', '/api/v1/orders/[redacted]']);
+    for (const s of spans) expect(s.attributes['user_agent.original']).to.equal('curl/8 [redacted]');
+    expect(spans.map((s) => s.attributes['request.id']).sort()).to.deep.equal([...answered].sort());
+    for (const id of answered) expect(id).to.match(/^req_/);
+    const body = agent.apiKey.slice(8);
+    expect(collector.bodies().join('\n')).to.not.include(body);
+    expect(server.output()).to.not.include(body);
+  });
+
   it('when only OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, then spans go there as OTLP protobuf (the default protocol) under OTEL_SERVICE_NAME', async () => {
     const traceId = '5bf92f3577b34da6a3ce929d0e0e4736';
     const serviceName = 'pbw-traced-elsewhere';

@@ -23,7 +23,7 @@ import type { RotateClientSecret } from '../../application/admin/rotate-client-s
 import type { RotateSigningKey } from '../../application/admin/rotate-signing-key.js';
 import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-user-disabled.js';
 import type { ListSecurityEvents } from '../../application/security-events/list-security-events.js';
-import type { SecurityEvent } from '../../domain/security-events/security-event.js';
+import { shownSecurityEvent, type SecurityEvent } from '../../domain/security-events/security-event.js';
 import type { SetTenantClientSettings } from '../../application/admin/set-tenant-client-settings.js';
 import {
   CommandRefused,
@@ -353,7 +353,9 @@ export const keyJson = (k: KeyView): Record<string, unknown> => ({
 });
 
 /** A security event as the API returns it (RFC 3339 time, no storage fields). */
-export const securityEventJson = (e: SecurityEvent): Record<string, unknown> => ({
+export const securityEventJson = (recorded: SecurityEvent): Record<string, unknown> => eventJson(shownSecurityEvent(recorded));
+
+const eventJson = (e: SecurityEvent): Record<string, unknown> => ({
   id: e.id,
   type: e.type,
   occurredAt: e.occurredAt.toISOString(),

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { RequestOrigin } from '../../domain/security-events/security-event.js';
 import { ipKeyGenerator } from 'express-rate-limit';
+import { redactSecrets } from '../../domain/shared/redaction.js';
 
 /**
  * The client's own address, whole: the forwarded one with `TRUST_PROXY` set, else the socket's.
@@ -26,5 +27,11 @@ export const clientAddress = (req: Request): string => {
   return address.includes(':') ? ipKeyGenerator(address) : address;
 };
 
-/** Where a request came from, as the security trail records it: the client address and the request id. */
-export const requestOrigin = (req: Request): RequestOrigin => ({ ip: clientIp(req), requestId: req.res?.locals.requestId ?? null });
+/**
+ * Where a request came from, as the security trail records it: the client address and the
+ * request id (a forwarded address is taken as the proxy wrote it: one with the form of a secret is redacted).
+ */
+export const requestOrigin = (req: Request): RequestOrigin => ({
+  ip: redactSecrets(clientIp(req)),
+  requestId: req.res?.locals.requestId ?? null,
+});

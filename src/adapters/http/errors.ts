@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { DomainError, type ErrorKind } from '../../domain/shared/errors.js';
+import { redactSecrets } from '../../domain/shared/redaction.js';
 import { HttpProblem, sendProblem } from './problem.js';
 
 const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = {
@@ -148,7 +149,12 @@ export const errorHandler =
     }
     if (isDataException(err)) {
       log.warn(
-        { requestId: res.locals.requestId, method: req.method, path: req.path, err: { code: (err as { code?: string }).code } },
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          path: redactSecrets(req.path),
+          err: { code: (err as { code?: string }).code },
+        },
         'value refused by the database',
       );
       sendProblem(res, 400, 'invalid-request', 'A value in the request cannot be stored or compared.');
@@ -160,7 +166,7 @@ export const errorHandler =
         {
           requestId: res.locals.requestId,
           method: req.method,
-          path: req.path,
+          path: redactSecrets(req.path),
           err: { code: (err as { code?: string }).code, constraint: refused.constraint },
         },
         'write refused by a database constraint',
@@ -168,6 +174,6 @@ export const errorHandler =
       sendProblem(res, refused.status, refused.reason, refused.message);
       return;
     }
-    log.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');
+    log.error({ requestId: res.locals.requestId, method: req.method, path: redactSecrets(req.path), err }, 'unhandled error');
     sendProblem(res, 500, 'internal-error', 'An internal error occurred.');
   };

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { AgentPrincipal, WalletPrincipal } from '../../domain/identity/principal.js';
 import type { WalletUser } from '../../domain/identity/tenant.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
+import { looksLikeSecret, redactSecrets } from '../../domain/shared/redaction.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -38,10 +39,17 @@ export const newRequestId = (): string => {
   return id;
 };
 
+/**
+ * The request's id: the caller's `X-Request-Id` when it is sane and has not the form of a secret
+ * (a key or token sent there by mistake would otherwise be echoed, logged, traced and kept in
+ * the security trail), else a new one.
+ */
+export const requestIdOf = (given: string | string[] | undefined): string =>
+  typeof given === 'string' && SANE_REQUEST_ID.test(given) && !looksLikeSecret(given) ? given : newRequestId();
+
 /** Keeps the caller's `X-Request-Id` when it is sane, else makes one; echoes it on every response. */
 export const requestId: RequestHandler = (req, res, next) => {
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : newRequestId();
+  const id = requestIdOf(req.headers['x-request-id']);
   res.locals.requestId = id;
   res.setHeader('X-Request-Id', id);
   next();
@@ -56,8 +64,7 @@ export const requestId: RequestHandler = (req, res, next) => {
 export const requestContext = (log: Logger, observers: ReadonlyArray<(res: Response) => void> = []): RequestHandler => {
   const logLine = accessLogLine(log, observers);
   return (req, res, next) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : newRequestId();
+    const id = requestIdOf(req.headers['x-request-id']);
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     startAccessLog(req, res);
@@ -70,7 +77,8 @@ const startAccessLog = (req: Request, res: Response): void => {
   res.locals.accessLogStart = performance.now();
   const url = req.originalUrl;
   const q = url.indexOf('?');
-  res.locals.accessLogPath = q < 0 ? url : url.slice(0, q);
+  // A key pasted into the path is no more kept than one in the query.
+  res.locals.accessLogPath = redactSecrets(q < 0 ? url : url.slice(0, q));
 };
 
 /**

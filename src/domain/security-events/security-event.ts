@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { KeyRefusalReason } from '../identity/key-policy.js';
 import type { EventOwner } from '../webhooks/events.js';
+import { redactSecrets } from '../shared/redaction.js';
 
 /** What the booking surface records about credentials. */
 export const BOOKING_SECURITY_EVENT_TYPES = [
@@ -190,7 +191,42 @@ export const callerContext = (
     ? apiKeyContext(caller.keyId, origin)
     : { actor: { kind: 'client', id: caller.clientId }, ip: origin.ip, requestId: origin.requestId };
 
-/** A webhook endpoint was registered (its URL and events; never its secret). */
+/**
+ * What the trail says of an endpoint's URL: its origin and path, never its query or fragment,
+ * where a receiver often asks for a token of its own (`?token=…`), and no credential of ours
+ * that a path may hold. The endpoint itself (`GET …/webhook-endpoints`, `webhooks:manage`)
+ * keeps the whole URL; a reader of the trail (`events:read`) never needs more than where the
+ * events go.
+ */
+export const endpointUrlForTrail = (url: string): string => {
+  let shown: string;
+  try {
+    const parsed = new URL(url);
+    shown = `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    shown = url.split(/[?#]/, 1)[0] ?? '';
+  }
+  return redactSecrets(shown);
+};
+
+/**
+ * An event as it is shown (the API, a webhook's `data`, the operator's listing): what is
+ * recorded now, applied also to events recorded before the trail kept only that, which stay
+ * as they were stored (the trail is append-only): an endpoint's URL without its query, and a
+ * request id or address that has the form of a secret redacted.
+ */
+export const shownSecurityEvent = (e: SecurityEvent): SecurityEvent => {
+  const url = e.details.url;
+  const details =
+    (e.type === 'webhook_endpoint.created' || e.type === 'webhook_endpoint.deleted') && typeof url === 'string'
+      ? { ...e.details, url: endpointUrlForTrail(url) }
+      : e.details;
+  const requestId = e.requestId === null ? null : redactSecrets(e.requestId);
+  const ip = e.ip === null ? null : redactSecrets(e.ip);
+  return details === e.details && requestId === e.requestId && ip === e.ip ? e : { ...e, details, requestId, ip };
+};
+
+/** A webhook endpoint was registered (its origin and path, and its events; never its secret or query). */
 export const webhookEndpointCreatedEvent = (
   endpoint: {
     readonly id: string;
@@ -208,7 +244,7 @@ export const webhookEndpointCreatedEvent = (
   subject: { kind: 'webhook_endpoint', id: endpoint.id },
   ip: context.ip,
   requestId: context.requestId,
-  details: { url: endpoint.url, events: [...endpoint.events] },
+  details: { url: endpointUrlForTrail(endpoint.url), events: [...endpoint.events] },
 });
 
 /** A webhook endpoint was deleted. */
