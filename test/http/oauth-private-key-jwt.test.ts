@@ -122,6 +122,32 @@ describe('private_key_jwt over HTTP (RFC 7523): a backend authenticates with a s
     for (const assertion of refused) expect(await oauthError(await tokenRequest(withAssertion(assertion)), 401)).to.equal('invalid_client');
   });
 
+  it('when the assertion is typed as another kind of JWT (dpop+jwt, at+jwt, …), then 401 invalid_client; untyped, JWT or client-authentication+jwt, a token', async () => {
+    for (const typ of ['dpop+jwt', 'at+jwt', 'wallet-user+jwt', 'application/dpop+jwt', 'jwt-bearer']) {
+      const res = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, {}, { typ })));
+      expect(await oauthError(res, 401), typ).to.equal('invalid_client');
+    }
+    for (const typ of ['JWT', 'client-authentication+jwt', 'application/client-authentication+jwt']) {
+      const res = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, {}, { typ })));
+      expect(res.status, typ).to.equal(200);
+    }
+  });
+
+  it('when aud is an array, then a token only if every member is the issuer or the token endpoint; one other member → 401 invalid_client', async () => {
+    const endpoint = `${ISSUER}/oauth/token`;
+    const ours = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, { aud: [ISSUER, endpoint] })));
+    expect(ours.status).to.equal(200);
+    for (const aud of [
+      [ISSUER, 'https://elsewhere.example'],
+      ['https://elsewhere.example', endpoint],
+      [ISSUER, `${ISSUER}/oauth/revoke`],
+      [],
+    ]) {
+      const res = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, { aud })));
+      expect(await oauthError(res, 401), JSON.stringify(aud)).to.equal('invalid_client');
+    }
+  });
+
   it('when the tenant is set to private_key_jwt, then its secret is refused with 401 invalid_client; a client_secret tenant’s assertion too', async () => {
     expect(await oauthError(await tokenRequest({}, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }), 401)).to.equal(
       'invalid_client',
