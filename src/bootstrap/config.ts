@@ -343,7 +343,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     rateLimitStore,
     authFailureRule: e.RATE_LIMIT_AUTH_FAILURES,
-    replayRedis: e.REDIS_URL === undefined ? null : { url: e.REDIS_URL, prefix: 'pbw:once:' },
+    // Every key the service writes to Redis lies under REDIS_KEY_PREFIX: rate limits `<prefix><limit>:`, one-time ids `<prefix>once:`.
+    replayRedis: e.REDIS_URL === undefined ? null : { url: e.REDIS_URL, prefix: `${e.REDIS_KEY_PREFIX}once:` },
     metrics: e.METRICS_PORT === undefined ? null : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     webhooks: {
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,

@@ -88,9 +88,10 @@ export interface CoreOptions {
   readonly securityEventRetentionDays?: number;
   /**
    * The issuer and the token endpoint's URL: the audiences client assertions and subject tokens
-   * must name. Without them `private_key_jwt` and the token exchange refuse every JWT.
+   * must name. Without them `private_key_jwt` and the token exchange refuse every JWT. With the
+   * tokens' audience, a token exchange may name it as its `audience` or `resource`.
    */
-  readonly oauth?: { readonly issuer: string; readonly tokenEndpoint: string };
+  readonly oauth?: { readonly issuer: string; readonly tokenEndpoint: string; readonly tokenAudience?: string };
 }
 
 /** The public catalogue: search and the shipped demo data. */
@@ -151,7 +152,15 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
     issueMachineToken: new IssueMachineToken(authenticateClient, tokenIssuer, checkDpopProof),
     issueDelegatedToken,
     // Without the issuer no subject token can name it as its audience: every one is invalid_grant.
-    exchangeToken: new ExchangeToken(tenantJwts, replayGuard, issueDelegatedToken, clock, oauth?.issuer ?? ''),
+    // `audience` and `resource` may name only the audience the user token is for.
+    exchangeToken: new ExchangeToken(
+      tenantJwts,
+      replayGuard,
+      issueDelegatedToken,
+      clock,
+      oauth?.issuer ?? '',
+      oauth?.tokenAudience === undefined ? [] : [oauth.tokenAudience],
+    ),
     logIn: new LogIn(tenants, passwordHasher, loginThrottle, tokenIssuer, clock, ports.securityEvents, checkDpopProof),
     logOut: new LogOut(tokenRevocations, clock),
     revokeToken: new RevokeToken(tokenVerifier, tokenRevocations, clock),

@@ -87,10 +87,16 @@ describe('OAuth endpoints answer every error as RFC 6749 JSON', () => {
 
       it(`when the body of ${path} is too large, not a form, in another charset or badly compressed, then 400 invalid_request`, async () => {
         const auth = { authorization: basicAuth(tenant.clientId, tenant.clientSecret) };
+        const good = new URLSearchParams(fieldsOf(path)).toString();
         const cases: Array<[Record<string, string>, string | Buffer]> = [
           [{ 'content-type': 'application/x-www-form-urlencoded' }, `token=x&pad=${'a'.repeat(17 * 1024)}`],
           [{ 'content-type': 'application/json' }, '{"token":"x"}'],
           [{ 'content-type': 'application/x-www-form-urlencoded; charset=koi8-r' }, 'token=x'],
+          // body-parser reads ISO-8859-1 forms; the service takes UTF-8 only, even for a form that is otherwise right.
+          [{ 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }, good],
+          [{ 'content-type': 'application/x-www-form-urlencoded; charset="ISO-8859-1"' }, good],
+          [{ 'content-type': 'Application/X-WWW-Form-Urlencoded;  Charset=latin1' }, good],
+          [{ 'content-type': 'application/x-www-form-urlencoded; charset=us-ascii' }, good],
           [{ 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, Buffer.from('not gzip at all')],
           [{ 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'br' }, gzipSync('token=x')],
         ];
@@ -98,6 +104,22 @@ describe('OAuth endpoints answer every error as RFC 6749 JSON', () => {
           const res = await app.request(path, { method: 'POST', headers: { ...auth, ...headers, 'x-forwarded-for': address() }, body });
           expect(res.status, JSON.stringify(headers)).to.equal(400);
           expect((await oauthErrorOf(res, operationId)).error, JSON.stringify(headers)).to.equal('invalid_request');
+        }
+      });
+
+      it(`when the form of ${path} says UTF-8 in any spelling, then it is read`, async () => {
+        const auth = { authorization: basicAuth(tenant.clientId, tenant.clientSecret) };
+        const body = new URLSearchParams(fieldsOf(path)).toString();
+        for (const type of [
+          'application/x-www-form-urlencoded; charset="UTF-8"',
+          'application/x-www-form-urlencoded; Charset=utf-8; x=y',
+        ]) {
+          const res = await app.request(path, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': type, 'x-forwarded-for': address() },
+            body,
+          });
+          expect(res.status, type).to.equal(200);
         }
       });
     }

@@ -1,8 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { expect } from 'chai';
 import { decodeJwt, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { testRedisUrl, uniqueRedisPrefix } from '../support/redis.js';
 import { basicAuth, bearer, buildTenant, formPost, type TestTenant } from '../support/wallet-builders.js';
 import {
   discover,
@@ -122,6 +124,32 @@ describe('private_key_jwt over HTTP (RFC 7523): a backend authenticates with a s
     for (const assertion of refused) expect(await oauthError(await tokenRequest(withAssertion(assertion)), 401)).to.equal('invalid_client');
   });
 
+  it('when the assertion is typed as another kind of JWT (dpop+jwt, at+jwt, …), then 401 invalid_client; untyped, JWT or client-authentication+jwt, a token', async () => {
+    for (const typ of ['dpop+jwt', 'at+jwt', 'wallet-user+jwt', 'application/dpop+jwt', 'jwt-bearer']) {
+      const res = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, {}, { typ })));
+      expect(await oauthError(res, 401), typ).to.equal('invalid_client');
+    }
+    for (const typ of ['JWT', 'client-authentication+jwt', 'application/client-authentication+jwt']) {
+      const res = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, {}, { typ })));
+      expect(res.status, typ).to.equal(200);
+    }
+  });
+
+  it('when aud is an array, then a token only if every member is the issuer or the token endpoint; one other member → 401 invalid_client', async () => {
+    const endpoint = `${ISSUER}/oauth/token`;
+    const ours = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, { aud: [ISSUER, endpoint] })));
+    expect(ours.status).to.equal(200);
+    for (const aud of [
+      [ISSUER, 'https://elsewhere.example'],
+      ['https://elsewhere.example', endpoint],
+      [ISSUER, `${ISSUER}/oauth/revoke`],
+      [],
+    ]) {
+      const res = await tokenRequest(withAssertion(await tenantJwt(es, tenant.clientId, { aud })));
+      expect(await oauthError(res, 401), JSON.stringify(aud)).to.equal('invalid_client');
+    }
+  });
+
   it('when the tenant is set to private_key_jwt, then its secret is refused with 401 invalid_client; a client_secret tenant’s assertion too', async () => {
     expect(await oauthError(await tokenRequest({}, { authorization: basicAuth(tenant.clientId, tenant.clientSecret) }), 401)).to.equal(
       'invalid_client',
@@ -202,5 +230,54 @@ describe('one-time checks while the shared replay store (Redis) is out of reach'
     );
     expect(res.status).to.equal(503);
     expect(((await res.json()) as { error: string }).error).to.equal('temporarily_unavailable');
+  });
+});
+
+describe('one-time checks in a shared Redis, under REDIS_KEY_PREFIX', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let redis: Redis;
+  let tenant: TestTenant;
+  let key: SigningKey;
+  const prefixA = uniqueRedisPrefix();
+  const prefixB = uniqueRedisPrefix();
+  before(async function () {
+    const url = await testRedisUrl();
+    if (url === null) this.skip();
+    // Two deployments sharing one Redis (and here one database), each with its own prefix.
+    a = await startTestApp({ env: { REDIS_URL: url, REDIS_KEY_PREFIX: prefixA } });
+    b = await startTestApp({ env: { REDIS_URL: url, REDIS_KEY_PREFIX: prefixB } });
+    redis = new Redis(url, { lazyConnect: true });
+    await redis.connect();
+    key = await signingKey();
+    tenant = await buildTenant(a.service);
+    await registerKeys(a.service, tenant, [key]);
+  });
+  after(async () => {
+    redis?.disconnect();
+    await a?.stop();
+    await b?.stop();
+  });
+
+  const present = (app: TestApp, assertion: string) =>
+    app.request(
+      '/oauth/token',
+      formPost({ grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: assertion }),
+    );
+
+  it('when an assertion is accepted, then its jti is kept under the prefix, and another prefix keeps its own', async () => {
+    const jti = randomUUID();
+    const assertion = await tenantJwt(key, tenant.clientId, { jti });
+    expect((await present(a, assertion)).status).to.equal(200);
+    expect((await present(a, assertion)).status).to.equal(401);
+    const id = createHash('sha256').update(`${tenant.tenantId}:${jti}`).digest('base64url');
+    const keys = await redis.keys(`${prefixA}*`);
+    expect(keys.some((k) => k.endsWith(id))).to.equal(true);
+    expect(keys.every((k) => k.startsWith(`${prefixA}once:`))).to.equal(true);
+    expect(await redis.keys(`pbw:once:*${id}`)).to.deep.equal([]);
+    // The other deployment's ids are its own: the same jti is new to it.
+    expect(await redis.keys(`${prefixB}*`)).to.deep.equal([]);
+    expect((await present(b, assertion)).status).to.equal(200);
+    expect((await redis.keys(`${prefixB}*`)).some((k) => k.endsWith(id))).to.equal(true);
   });
 });

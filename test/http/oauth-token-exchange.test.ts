@@ -138,6 +138,108 @@ describe('Token exchange over HTTP (RFC 8693): a backend trades a user assertion
     expect(await oauthError(await exchange({ subject_token: once, subject_token_type: JWT_TOKEN_TYPE }))).to.equal('invalid_grant');
   });
 
+  it('when one JWT is both the client assertion and the subject token of a request, then 400 invalid_grant and no user token', async () => {
+    // iss = sub = the client id, aud = the issuer: the claims of a client assertion, and of a subject token for a person whose ref is the client id.
+    const both = await tenantJwt(key, pkj.clientId);
+    const res = await app.request(
+      '/oauth/token',
+      formPost({
+        grant_type: TOKEN_EXCHANGE_GRANT,
+        client_assertion_type: JWT_BEARER,
+        client_assertion: both,
+        subject_token: both,
+        subject_token_type: JWT_TOKEN_TYPE,
+      }),
+    );
+    expect(await oauthError(res)).to.equal('invalid_grant');
+    // A client assertion already used cannot be a subject token later either.
+    const assertion = await tenantJwt(key, pkj.clientId);
+    expect(
+      (
+        await app.request(
+          '/oauth/token',
+          formPost({ grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: assertion }),
+        )
+      ).status,
+    ).to.equal(200);
+    const later = await app.request(
+      '/oauth/token',
+      formPost({
+        grant_type: TOKEN_EXCHANGE_GRANT,
+        client_assertion_type: JWT_BEARER,
+        client_assertion: await tenantJwt(key, pkj.clientId),
+        subject_token: assertion,
+        subject_token_type: JWT_TOKEN_TYPE,
+      }),
+    );
+    expect(await oauthError(later)).to.equal('invalid_grant');
+  });
+
+  it('when the subject token is typed as another kind of JWT, or its aud array names someone else too, then 400 invalid_grant', async () => {
+    for (const typ of ['client-authentication+jwt', 'dpop+jwt', 'at+jwt', 'application/client-authentication+jwt']) {
+      const jwt = await tenantJwt(key, tenant.clientId, { sub: `ref-${unique()}` }, { typ });
+      expect(await oauthError(await exchange({ subject_token: jwt, subject_token_type: JWT_TOKEN_TYPE })), typ).to.equal('invalid_grant');
+    }
+    const shared = await subjectToken(`ref-${unique()}`, { aud: [ISSUER, 'https://elsewhere.example'] });
+    expect(await oauthError(await exchange({ subject_token: shared, subject_token_type: JWT_TOKEN_TYPE }))).to.equal('invalid_grant');
+    // Typed JWT, or an array of the issuer alone, is a subject token.
+    const typed = await tenantJwt(key, tenant.clientId, { sub: `ref-${unique()}`, aud: [ISSUER] }, { typ: 'JWT' });
+    expect((await exchange({ subject_token: typed, subject_token_type: JWT_TOKEN_TYPE })).status).to.equal(200);
+  });
+
+  it('when audience or resource names what the user token is not for, then 400 invalid_target; the tokens’ own audience gets the token', async () => {
+    const served = `${ISSUER}/wallet`;
+    const asks: Array<Record<string, string> | string> = [
+      { audience: 'https://elsewhere.example' },
+      { resource: 'https://elsewhere.example/api' },
+      { resource: ISSUER },
+      { audience: served, resource: 'https://elsewhere.example/api' },
+      // A repeated audience, one of them foreign.
+      `audience=${encodeURIComponent(served)}&audience=${encodeURIComponent('https://elsewhere.example')}`,
+    ];
+    for (const ask of asks) {
+      const fields = { subject_token: await subjectToken(`ref-${unique()}`), subject_token_type: JWT_TOKEN_TYPE };
+      const res =
+        typeof ask === 'string'
+          ? await app.request('/oauth/token', {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/x-www-form-urlencoded',
+                authorization: basicAuth(tenant.clientId, tenant.clientSecret),
+              },
+              body: `${new URLSearchParams({ grant_type: TOKEN_EXCHANGE_GRANT, ...fields }).toString()}&${ask}`,
+            })
+          : await exchange({ ...fields, ...ask });
+      expect(await oauthError(res), JSON.stringify(ask)).to.equal('invalid_target');
+    }
+    const ok = await exchange({
+      subject_token: await subjectToken(`ref-${unique()}`),
+      subject_token_type: JWT_TOKEN_TYPE,
+      audience: served,
+      resource: served,
+      requested_token_type: ACCESS_TOKEN_TYPE,
+    });
+    expect(ok.status).to.equal(200);
+    expect(decodeJwt(((await ok.json()) as { access_token: string }).access_token).aud).to.equal(served);
+  });
+
+  it('when an actor_token or a requested_token_type other than an access token is sent, then 400 invalid_request, and the subject token is not spent', async () => {
+    const jwt = await subjectToken(`ref-${unique()}`);
+    const actor = await tenantJwt(key, tenant.clientId, { sub: `ref-${unique()}` });
+    const refused = [
+      { actor_token: actor, actor_token_type: JWT_TOKEN_TYPE },
+      { actor_token_type: JWT_TOKEN_TYPE },
+      { requested_token_type: JWT_TOKEN_TYPE },
+      { requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' },
+      { requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' },
+    ];
+    for (const extra of refused) {
+      const res = await exchange({ subject_token: jwt, subject_token_type: JWT_TOKEN_TYPE, ...extra });
+      expect(await oauthError(res), JSON.stringify(extra)).to.equal('invalid_request');
+    }
+    expect((await exchange({ subject_token: jwt, subject_token_type: JWT_TOKEN_TYPE })).status).to.equal(200);
+  });
+
   it('when the tenant has no registered keys, or the person is disabled, then 400 invalid_grant', async () => {
     const jwt = await subjectToken(`ref-${unique()}`, {}, keyless);
     expect(await oauthError(await exchange({ subject_token: jwt, subject_token_type: JWT_TOKEN_TYPE }, keyless))).to.equal('invalid_grant');

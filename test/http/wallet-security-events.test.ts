@@ -105,6 +105,14 @@ describe('the tenant security trail over HTTP', () => {
       subject: { kind: 'client', id: tenant.clientId },
     });
     expect(one('user.locked_out')).to.have.length(1);
+    // Whoever typed the email is not known to be its holder: the actor is anonymous, the subject the account.
+    for (const type of ['user.login_failed', 'user.locked_out']) {
+      expect(one(type)[0], type).to.deep.include({
+        actor: { kind: 'user', id: 'anonymous' },
+        subject: { kind: 'wallet_user', id: user.id },
+      });
+      expect(one(type)[0]!.ip, type).to.be.a('string');
+    }
     const revokedBy = one('token.revoked')
       .map((e) => e.actor.kind)
       .sort();
@@ -131,6 +139,50 @@ describe('the tenant security trail over HTTP', () => {
       expect(await trail(machine, '?type=user.login_failed')).to.have.length(1);
       clock.set(new Date(start + 60_000));
       await login(app, { clientId: tenant.clientId, email, password: 'not the password' }, testAddress());
+      expect(await trail(machine, '?type=user.login_failed')).to.have.length(2);
+    } finally {
+      clock.reset();
+    }
+  });
+
+  it('when DPoP is required and a sign-in brings no proof or a bad one, then a right and a wrong password get the same answer, and the attempt is in the trail', async () => {
+    const tenant = await buildTenant(app.service);
+    const machine = await machineToken(app, tenant);
+    const email = `Proof.${unique()}@Example.com`;
+    const password = `pw-${unique()}-${unique()}`;
+    const user = await createUser(machine, { externalUserRef: `ref-${unique()}`, email, password });
+    await app.service.core.admin.setTenantClientSettings.setDpopRequired(tenant.tenantId, true);
+    const answer = async (pw: string, proof?: string) => {
+      const res = await app.request('/auth/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': testAddress(), ...(proof === undefined ? {} : { dpop: proof }) },
+        body: JSON.stringify({ clientId: tenant.clientId, email, password: pw }),
+      });
+      const body = (await res.json()) as Body;
+      return { status: res.status, reason: body.reason, error: body.error, title: body.title, detail: body.detail };
+    };
+    const start = Math.ceil(clock.now().getTime() / 60_000) * 60_000 + 1_000;
+    clock.set(new Date(start));
+    try {
+      const rightWithout = await answer(password);
+      const wrongWithout = await answer('not the password');
+      expect(rightWithout).to.deep.equal(wrongWithout);
+      expect(rightWithout).to.include({ status: 400, reason: 'invalid-dpop-proof', error: 'invalid_dpop_proof' });
+      // A proof that is no proof: the same whatever the password.
+      const rightBad = await answer(password, 'not-a-proof');
+      expect(rightBad).to.deep.equal(await answer('not the password', 'not-a-proof'));
+      expect(rightBad).to.include({ status: 400, reason: 'invalid-dpop-proof' });
+      const failed = await trail(machine, '?type=user.login_failed');
+      // Four failures within one minute: one event, the first, naming the refused proof.
+      expect(failed).to.have.length(1);
+      expect(failed[0]).to.deep.include({
+        actor: { kind: 'user', id: 'anonymous' },
+        subject: { kind: 'wallet_user', id: user.id },
+        details: { reason: 'invalid-dpop-proof' },
+      });
+      // The next minute records the next one.
+      clock.set(new Date(start + 60_000));
+      await answer(password);
       expect(await trail(machine, '?type=user.login_failed')).to.have.length(2);
     } finally {
       clock.reset();

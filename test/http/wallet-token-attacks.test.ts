@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 import { createPublicKey } from 'node:crypto';
-import { SignJWT, base64url, decodeJwt, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import {
+  SignJWT,
+  base64url,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { bearer, buildTenant, delegatedToken, machineToken, testSigningKey, type TestTenant } from '../support/wallet-builders.js';
 import { eventually } from '../support/builders.js';
@@ -106,6 +116,32 @@ for (const mode of ['database', 'memory'] as const) {
 
     it('when the token has expired (beyond the small clock tolerance), then 401 invalid-token', async () => {
       await expectRefused(await sign({ ...genuineUserClaims(), iat: now() - 1000, exp: now() - 60 }), 'expired a minute ago');
+    });
+
+    it('when exp − iat is longer than its kind’s lifetime (user 900 s, machine 3600 s), then 401 invalid-token, though neither is past', async () => {
+      // Exactly the lifetime is what the service itself issues.
+      const atLifetime = await sign({ ...genuineUserClaims(), iat: now(), exp: now() + 900 });
+      expect((await app.request('/me', { headers: bearer(atLifetime) })).status).to.equal(200);
+      await expectRefused(await sign({ ...genuineUserClaims(), iat: now(), exp: now() + 901 }), 'user token for 901 s');
+      await expectRefused(
+        await sign({ ...genuineUserClaims(), iat: now() - 60, exp: now() + 870 }),
+        'user token issued a minute ago for 930 s',
+      );
+      await expectRefused(await sign({ ...genuineUserClaims(), iat: now(), exp: now() + 365 * 86_400 }), 'user token for a year');
+      // A delegated user token lives as long as any user token, not as long as the machine token that asked for it.
+      const delegated = { ...decodeJwt(user.token), jti: `j-${Math.random()}`, iat: now(), exp: now() + 3600 };
+      await expectRefused(await sign(delegated), 'delegated user token for an hour');
+      const machineClaims = { ...decodeJwt(machine), jti: `j-${Math.random()}`, iat: now() };
+      const machineFor = async (seconds: number) =>
+        app.request('/users', {
+          headers: bearer(await sign({ ...machineClaims, exp: now() + seconds }, { typ: decodeProtectedHeader(machine).typ })),
+        });
+      expect((await machineFor(3600)).status).to.equal(200);
+      for (const seconds of [3601, 86_400]) {
+        const res = await machineFor(seconds);
+        expect(res.status, `machine token for ${seconds} s`).to.equal(401);
+        expect(((await res.json()) as { reason: string }).reason).to.equal('invalid-token');
+      }
     });
 
     it('when the token is for another audience or from another issuer, then 401 invalid-token', async () => {

@@ -49,10 +49,15 @@ export async function registerKeys(
 
 const nowS = (): number => Math.floor(Date.now() / 1000);
 
-/** A JWT signed by `key` for the tenant: a client assertion by default; `claims` override. */
-export const tenantJwt = (key: SigningKey, clientId: string, claims: Record<string, unknown> = {}): Promise<string> =>
+/** A JWT signed by `key` for the tenant: a client assertion by default; `claims` override, `header` adds to `{ alg, kid }`. */
+export const tenantJwt = (
+  key: SigningKey,
+  clientId: string,
+  claims: Record<string, unknown> = {},
+  header: Record<string, unknown> = {},
+): Promise<string> =>
   new SignJWT({ iss: clientId, sub: clientId, aud: ISSUER, iat: nowS(), exp: nowS() + 60, jti: randomUUID(), ...claims })
-    .setProtectedHeader({ alg: key.alg, kid: key.kid })
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, ...header })
     .sign(key.privateKey);
 
 /** A DPoP proof (RFC 9449 §4.2) by `key` for `method` and `url`; `claims` override, `token` adds its `ath`. */

@@ -76,7 +76,9 @@ describe('private_key_jwt client authentication (RFC 7523)', () => {
   it('when an assertion is signed by any registered key (ES256, RS256, EdDSA) with aud the issuer or the token endpoint, then the tenant is authenticated', async () => {
     for (const key of [es, rs, ed]) expect((await present(await assertion(key))).id).to.equal(tenant.id);
     expect((await present(await assertion(es, { aud: TOKEN_ENDPOINT }))).id).to.equal(tenant.id);
-    expect((await present(await assertion(es, { aud: ['https://elsewhere', TOKEN_ENDPOINT] }))).id).to.equal(tenant.id);
+    expect((await present(await assertion(es, { aud: [ISSUER, TOKEN_ENDPOINT] }))).id).to.equal(tenant.id);
+    // An array that names anyone else too was made for them as well.
+    expect(await reasonOf(present(await assertion(es, { aud: ['https://elsewhere', TOKEN_ENDPOINT] })))).to.equal('invalid-client');
     expect((await present(await assertion(es), tenant.clientId)).id).to.equal(tenant.id);
     // Without a kid the key is chosen among those of the algorithm.
     const noKid = await new SignJWT({ iss: tenant.clientId, sub: tenant.clientId, aud: ISSUER, exp: nowS() + 60, jti: unique() })

@@ -54,8 +54,8 @@ const FORM = 'application/x-www-form-urlencoded';
 
 /**
  * A form as OAuth clients send it: exactly `application/x-www-form-urlencoded`, UTF-8 (said or
- * not), not compressed. Anything else (another charset, a compressed body, another spelling of
- * the type) goes through body-parser.
+ * not), not compressed. Anything else (another charset, refused; a compressed body, another
+ * spelling of the type) goes through body-parser.
  */
 const isPlainForm = (req: Request): boolean => {
   const encoding = req.headers['content-encoding'];
@@ -63,6 +63,33 @@ const isPlainForm = (req: Request): boolean => {
   const type = req.headers['content-type']?.toLowerCase();
   return type === FORM || type === `${FORM}; charset=utf-8` || type === `${FORM};charset=utf-8`;
 };
+
+/**
+ * The `charset` parameter of a media type (RFC 9110 §8.3.1: the name without case, the value
+ * unquoted, compared without case), or null when it has none.
+ */
+const charsetOf = (type: string): string | null => {
+  for (const param of type.split(';').slice(1)) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    return param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+  }
+  return null;
+};
+
+/** body-parser's answer to a body in a charset it does not read. */
+const unsupportedCharset = (charset: string): Error =>
+  Object.assign(new Error(`unsupported charset "${charset.toUpperCase()}"`), {
+    status: 415,
+    statusCode: 415,
+    expose: true,
+    type: 'charset.unsupported',
+    charset,
+  });
 
 /** body-parser's answer to a form with more than `FORM_PARAMETER_LIMIT` parameters. */
 const tooManyParameters = (): Error =>
@@ -147,6 +174,12 @@ export const formBody: RequestHandler = (req, res, next) => {
   }
   if (req.is('application/x-www-form-urlencoded') === false) {
     next(new HttpProblem(415, 'unsupported-media-type', 'The request body must be application/x-www-form-urlencoded.'));
+    return;
+  }
+  // body-parser also reads ISO-8859-1; a form here is UTF-8 only (said or not), as OAuth clients send it.
+  const charset = charsetOf(req.headers['content-type'] ?? '');
+  if (charset !== null && charset !== 'utf-8') {
+    next(unsupportedCharset(charset));
     return;
   }
   parseForm(req, res, next);

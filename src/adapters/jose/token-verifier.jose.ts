@@ -16,7 +16,8 @@ const KEY_CARRYING_HEADERS = ['jwk', 'jku', 'x5c', 'x5u', 'x5t', 'x5t#S256'] as 
 
 /**
  * Verifies wallet tokens: the algorithm is pinned to the asymmetric ones the ring uses and must
- * match the key named by `kid`; issuer, audience, lifetime (small tolerance) and type are checked;
+ * match the key named by `kid`; issuer, audience, lifetime (small tolerance) and type are checked,
+ * and `exp − iat` may not exceed the lifetime the service issues that kind of token for;
  * a token that carries or points to its own key is refused. Verified tokens are remembered in a
  * bounded cache keyed by the token's SHA-256, and `exp` is checked again on every use.
  */
@@ -76,13 +77,20 @@ export class JoseTokenVerifier implements TokenVerifier {
       typeof iat !== 'number' ||
       typeof jti !== 'string' ||
       jti.length === 0 ||
-      jti.length > 256
+      jti.length > 256 ||
+      // No token of ours lives longer than its kind's lifetime, whatever its exp says.
+      exp - iat > this.lifetimeOf(principal)
     ) {
       throw invalidToken();
     }
     const result: VerifiedToken = { principal, jti, iat, exp, jkt };
     this.cache.set(hash, result);
     return result;
+  }
+
+  /** How long the service issues a token of this kind for: machine, or user (password and delegated alike). */
+  private lifetimeOf(principal: WalletPrincipal): number {
+    return principal.kind === 'machine' ? this.settings.machineTokenTtlSeconds : this.settings.userTokenTtlSeconds;
   }
 
   private async keyFor(header: JWTHeaderParameters) {

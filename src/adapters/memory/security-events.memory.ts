@@ -1,5 +1,6 @@
 import {
   ONCE_PER_MINUTE_TYPES,
+  REASON_APART_TYPES,
   minuteBucket,
   type NewSecurityEvent,
   type SecurityEvent,
@@ -80,5 +81,5 @@ const sameMinuteRepeat = (stored: SecurityEvent, e: NewSecurityEvent): boolean =
   stored.type === e.type &&
   stored.subject.kind === e.subject.kind &&
   stored.subject.id === e.subject.id &&
-  String(stored.details['reason'] ?? '') === String(e.details['reason'] ?? '') &&
+  (!REASON_APART_TYPES.includes(e.type) || String(stored.details['reason'] ?? '') === String(e.details['reason'] ?? '')) &&
   minuteBucket(stored.occurredAt) === minuteBucket(e.occurredAt);

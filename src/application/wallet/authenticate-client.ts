@@ -1,6 +1,11 @@
 import { REPLAY_NAMESPACE, type ReplayGuard } from '../../domain/identity/replay-guard.port.js';
 import { authMethodOf, clientSecretMatches, type Tenant } from '../../domain/identity/tenant.js';
-import { acceptTenantJwtClaims, JWT_BEARER_ASSERTION_TYPE, type TenantJwtVerifier } from '../../domain/identity/tenant-jwt.js';
+import {
+  acceptTenantJwtClaims,
+  JWT_BEARER_ASSERTION_TYPE,
+  tenantJwtTypeFits,
+  type TenantJwtVerifier,
+} from '../../domain/identity/tenant-jwt.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -39,9 +44,11 @@ const isAssertion = (input: ClientAuthentication): input is ClientAssertion => '
  * OAuth 2.0 client authentication for the token, revocation and introspection endpoints: the
  * tenant whose client id this is, authenticated the way the tenant is set up for. With
  * `client_secret`: the secret is its current one or the one a rotation still honours. With
- * `private_key_jwt`: a client assertion signed by a key of the tenant's JWK Set, `iss` = `sub`
- * = the client id, `aud` the issuer or the token endpoint, `exp` at most 5 minutes ahead, a
- * `jti` never used before on any instance. A secret for a `private_key_jwt` tenant, an
+ * `private_key_jwt`: a client assertion signed by a key of the tenant's JWK Set, untyped or typed
+ * `JWT` or `client-authentication+jwt` (never another kind, such as a DPoP proof), `iss` = `sub`
+ * = the client id, `aud` the issuer or the token endpoint (an array naming anyone else is
+ * refused), `exp` at most 5 minutes ahead, a `jti` never used before on any instance by any JWT
+ * of the tenant (a subject token included). A secret for a `private_key_jwt` tenant, an
  * assertion for a `client_secret` tenant and everything else are `invalid-client`, without
  * saying which part was wrong; an unknown `client_assertion_type` is `invalid-request`.
  */
@@ -82,7 +89,7 @@ export class AuthenticateClient {
     const now = this.clock.now();
     const verified = await settings.verifier.verify(input.clientAssertion, jwks, now);
     const accepted =
-      verified === null
+      verified === null || !tenantJwtTypeFits(verified.header, 'client-assertion')
         ? null
         : acceptTenantJwtClaims(verified.claims, {
             issuer: tenant.clientId,
@@ -91,8 +98,9 @@ export class AuthenticateClient {
             nowSeconds: now.getTime() / 1000,
           });
     if (accepted === null) throw new DomainError('invalid-client');
+    // One namespace for every JWT the tenant signs: this one cannot serve again as a subject token.
     const once = await settings.replay.useOnce(
-      REPLAY_NAMESPACE.clientAssertion,
+      REPLAY_NAMESPACE.tenantJwt,
       `${tenant.id}:${accepted.jti}`,
       new Date(accepted.exp * 1000 + 60_000),
     );

@@ -1,11 +1,12 @@
-import { tenantEvent, userContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import { signInAttemptContext, tenantEvent, userContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import { DpopRefusal } from '../../domain/identity/dpop.js';
 import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
 import { LOGIN_THROTTLE, accountThrottleKey, addressThrottleKey, requireNotThrottled } from '../../domain/identity/login-throttle.js';
 import type { LoginThrottleStore } from '../../domain/identity/login-throttle.port.js';
 import { isDisabled, normalizeEmail } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
-import type { IssuedToken, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
+import type { IssuedToken, TokenBinding, TokenIssuer } from '../../domain/identity/token-issuer.port.js';
 import { AMR } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -15,7 +16,11 @@ import { bindingOrRefuse, type CheckDpopProof, type DpopRequestContext } from '.
  * A wallet holder signs in with the tenant's client id, email and password. An unknown client,
  * unknown email, missing password and wrong password all answer `invalid-credentials` after the
  * same scrypt work; so does a disabled person, even with the right password. Attempts are counted before the password is checked, per account and per
- * client address, so even parallel guesses cannot exceed the limits.
+ * client address, so even parallel guesses cannot exceed the limits. The DPoP proof (required
+ * or sent) is checked before the password: a refused proof answers the same whether the
+ * password was right or wrong, and is recorded like a wrong password. The trail's
+ * `user.login_failed` and `user.locked_out` name the account as their subject and an
+ * anonymous actor: whoever typed the email is not known to be its holder.
  */
 export class LogIn {
   constructor(
@@ -47,12 +52,11 @@ export class LogIn {
     ];
     const tenant = await this.tenants.findTenantByClientId(input.clientId);
     const user = tenant === null ? null : await this.tenants.findUserByEmail(tenant.id, email);
-    const context = user === null ? null : userContext({ userId: user.id }, input.origin);
+    const context = signInAttemptContext(input.origin);
     // The attempt that goes over the account's limit locks it: recorded once per lock.
     if (
       tenant !== null &&
       user !== null &&
-      context !== null &&
       states[0]!.lockedUntil !== null &&
       states[0]!.attempts === LOGIN_THROTTLE.account.maxAttempts + 1
     ) {
@@ -63,24 +67,31 @@ export class LogIn {
       );
     }
     requireNotThrottled(states, now);
+    // A failure against a known user is recorded, at most once per user and minute (never the password).
+    const recordFailure = async (reason: 'invalid-credentials' | 'invalid-dpop-proof'): Promise<void> => {
+      if (tenant === null || user === null) return;
+      await this.trail.append(tenantEvent('user.login_failed', tenant.id, { kind: 'wallet_user', id: user.id }, context, now, { reason }));
+    };
+
+    // The proof before the password, so that its refusal tells nothing of the password; the
+    // attempt stays counted.
+    let binding: TokenBinding | null = null;
+    if (tenant !== null) {
+      try {
+        binding = await bindingOrRefuse(this.dpop, tenant, dpop);
+      } catch (err) {
+        if (err instanceof DpopRefusal) await recordFailure('invalid-dpop-proof');
+        throw err;
+      }
+    }
 
     const ok = await this.passwords.verify(input.password, user?.passwordHash ?? null);
     // A disabled person gets the same answer as a wrong password, and the attempt counts as a
     // failure: the answer must not confirm to whoever holds a password that it is right.
     if (!ok || tenant === null || user === null || isDisabled(user)) {
-      // A failure against a known user is recorded, at most once per user and minute (never the password).
-      if (tenant !== null && user !== null && context !== null) {
-        await this.trail.append(
-          tenantEvent('user.login_failed', tenant.id, { kind: 'wallet_user', id: user.id }, context, now, {
-            reason: 'invalid-credentials',
-          }),
-        );
-      }
+      await recordFailure('invalid-credentials');
       throw new DomainError('invalid-credentials');
     }
-    // Checked once the person is known (a proof is not spent on a wrong password); a refused
-    // proof leaves the attempt counted.
-    const binding = await bindingOrRefuse(this.dpop, tenant, dpop);
     await this.throttle.release(accountKey, true);
     await this.throttle.release(addressKey, false);
     const token = await this.issuer.issue(

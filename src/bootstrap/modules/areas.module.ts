@@ -179,8 +179,11 @@ export const useCaseModules: readonly ContainerModule[] = [
   coreModule,
 ];
 
-/** The issuer and the token endpoint's URL, as the OAuth metadata publishes them. */
-export const oauthAudiencesOf = (config: Pick<Config, 'issuer' | 'walletBasePath'>): { issuer: string; tokenEndpoint: string } => ({
+/** The issuer and the token endpoint's URL, as the OAuth metadata publishes them, and the tokens' audience. */
+export const oauthAudiencesOf = (
+  config: Pick<Config, 'issuer' | 'walletBasePath' | 'tokenAudience'>,
+): { issuer: string; tokenEndpoint: string; tokenAudience: string } => ({
   issuer: config.issuer,
   tokenEndpoint: `${config.issuer.replace(/\/+$/, '')}${config.walletBasePath}/oauth/token`,
+  tokenAudience: config.tokenAudience,
 });

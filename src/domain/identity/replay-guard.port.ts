@@ -14,8 +14,13 @@ export interface ReplayGuard {
 
 /** The namespaces of the identifiers the service accepts once. */
 export const REPLAY_NAMESPACE = {
-  clientAssertion: 'client-assertion',
-  subjectToken: 'subject-token',
+  /**
+   * Every JWT a tenant signs with its registered keys, client assertions and subject tokens alike
+   * (ids `<tenant id>:<jti>`): a JWT accepted in one role is refused in the other, also within
+   * one request. Named as when it held client assertions alone, so that once upgraded the
+   * service still refuses the assertions an older instance accepted.
+   */
+  tenantJwt: 'client-assertion',
   dpopProof: 'dpop-proof',
 } as const;
 

@@ -50,15 +50,54 @@ export interface TenantJwtAccepted {
   readonly sub: string;
 }
 
+/**
+ * The two kinds of JWT a tenant signs with its registered keys. Each has its own `typ` (RFC 8725
+ * §3.11), so that one kind is never taken for the other, and both share one replay namespace
+ * (`REPLAY_NAMESPACE.tenantJwt`), so that an untyped JWT serves once, in one role.
+ */
+export type TenantJwtKind = 'client-assertion' | 'subject-token';
+
+/** The `typ` of an explicitly typed client assertion (draft-ietf-oauth-rfc7523bis §4). */
+export const CLIENT_ASSERTION_TYP = 'client-authentication+jwt';
+
+/**
+ * A `typ` as a media type compares (RFC 7515 §4.1.9): without case, `application/` optional.
+ * Null when there is no `typ`.
+ */
+const mediaTypeOf = (typ: unknown): string | null | undefined => {
+  if (typ === undefined) return null;
+  if (typeof typ !== 'string') return undefined;
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
+};
+
+/**
+ * Whether the header's `typ` fits the kind: a client assertion is untyped, `JWT` or
+ * `client-authentication+jwt`; a subject token is untyped or `JWT`. Any other type (a DPoP proof's
+ * `dpop+jwt`, an access token's `at+jwt`, a client assertion's type on a subject token…) is
+ * another kind of JWT and refused.
+ */
+export const tenantJwtTypeFits = (header: Readonly<Record<string, unknown>>, kind: TenantJwtKind): boolean => {
+  const type = mediaTypeOf(header.typ);
+  if (type === undefined) return false;
+  if (type === null || type === 'jwt') return true;
+  return kind === 'client-assertion' && type === CLIENT_ASSERTION_TYP;
+};
+
+/**
+ * `aud` names us and nobody else: one of our audiences, or an array (at most 10) of which every
+ * member is one of them. An array that also names another party is refused: the JWT was made for
+ * someone else too, who could present it here (draft-ietf-oauth-rfc7523bis).
+ */
 const audienceMatches = (aud: unknown, ours: readonly string[]): boolean => {
   if (typeof aud === 'string') return ours.includes(aud);
-  return Array.isArray(aud) && aud.length > 0 && aud.length <= 10 && aud.some((a) => typeof a === 'string' && ours.includes(a));
+  return Array.isArray(aud) && aud.length > 0 && aud.length <= 10 && aud.every((a) => typeof a === 'string' && ours.includes(a));
 };
 
 /**
  * The claim rules of a client assertion (RFC 7523 §3) and of a token-exchange subject token:
- * `iss` is the client, `sub` as expected, `aud` (a string or an array) names one of our
- * audiences, `exp` is present, not past and at most 5 minutes ahead, `iat` (when present) not in
+ * `iss` is the client, `sub` as expected, `aud` one of our audiences (or an array of nothing
+ * else), `exp` is present, not past and at most 5 minutes ahead, `iat` (when present) not in
  * the future, and a `jti` of 1-256 characters to be used once. Null when any rule fails.
  */
 export const acceptTenantJwtClaims = (

@@ -34,10 +34,12 @@ export const SECURITY_EVENT_TYPES: readonly SecurityEventType[] = [
 ];
 
 /**
- * Types kept at most once per subject, reason and minute: a refused caller retrying in a loop
- * leaves one line a minute, not one per request.
+ * Types kept at most once per subject and minute (and reason, for REASON_APART_TYPES): a refused
+ * caller retrying in a loop leaves one line a minute, not one per request.
  */
 export const ONCE_PER_MINUTE_TYPES: readonly SecurityEventType[] = ['api_key.refused', 'user.login_failed'];
+/** Of ONCE_PER_MINUTE_TYPES, those kept once per reason too: a key refused for its address and for a scope in one minute shows both. */
+export const REASON_APART_TYPES: readonly SecurityEventType[] = ['api_key.refused'];
 
 export type ActorKind = 'api-key' | 'client' | 'user' | 'operator' | 'system';
 
@@ -285,6 +287,19 @@ export const userContext = (
     ...(user.amr === undefined ? {} : { amr: [...user.amr] }),
     ...(user.actingClientId === undefined || user.actingClientId === null ? {} : { act: { sub: user.actingClientId } }),
   },
+  ip: origin.ip,
+  requestId: origin.requestId,
+});
+
+/** The actor id of a sign-in attempt: nobody is authenticated yet (the subject names whose account it was). */
+export const ANONYMOUS_ACTOR_ID = 'anonymous';
+
+/**
+ * A sign-in attempt not (yet) authenticated: a person at the login form, kind `user`, whose id is
+ * `anonymous`, never the account's, since whoever typed the email may not be its holder.
+ */
+export const signInAttemptContext = (origin: RequestOrigin = { ip: null, requestId: null }): SecurityContext => ({
+  actor: { kind: 'user', id: ANONYMOUS_ACTOR_ID },
   ip: origin.ip,
   requestId: origin.requestId,
 });

@@ -21,8 +21,9 @@ export interface SecurityEventQuery {
  */
 export interface SecurityEvents {
   /**
-   * Records one event. A type of ONCE_PER_MINUTE_TYPES is kept at most once per subject,
-   * `details.reason` and UTC minute: returns false (and stores nothing) for a repeat.
+   * Records one event. A type of ONCE_PER_MINUTE_TYPES is kept at most once per subject and UTC
+   * minute (and `details.reason`, for REASON_APART_TYPES): returns false (and stores nothing) for
+   * a repeat.
    */
   append(event: NewSecurityEvent): Promise<boolean>;
   /** One page of the owner's events, newest first (then by id, descending). */

@@ -66,6 +66,7 @@ export const REASONS = {
   'user-disabled': { kind: 'forbidden', message: 'The wallet user is disabled; no token is issued for it.' },
   'invalid-dpop-proof': { kind: 'unauthenticated', message: 'The DPoP proof is missing or not valid for this request.' },
   'invalid-grant': { kind: 'invalid', message: 'The grant (subject token) is not valid.' },
+  'invalid-target': { kind: 'invalid', message: 'The token cannot be issued for the audience or resource asked for.' },
   // wallet money
   'insufficient-funds': { kind: 'unprocessable', message: 'The balance is too low for this amount.' },
   'refund-exceeds-payment': { kind: 'unprocessable', message: 'The refund is more than what remains of the payment.' },

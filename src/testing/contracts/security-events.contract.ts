@@ -4,6 +4,8 @@ import {
   apiKeyContext,
   apiKeyRefusedEvent,
   OPERATOR_CONTEXT,
+  signInAttemptContext,
+  tenantEvent,
   type NewSecurityEvent,
   type SecurityEvent,
 } from '../../domain/security-events/security-event.js';
@@ -134,6 +136,21 @@ export function securityEventsContract(name: string, make: () => Promise<Securit
         requiredScope: 'orders:write',
       });
       expect(refused[0]).to.deep.include({ ip: '198.51.100.7', actor: { kind: 'api-key', id: key.id } });
+    });
+
+    it('when a user’s sign-in fails again in the same minute, for the same or another reason, then one event is kept; the next minute another', async () => {
+      const tenantId = `tnt_${unique()}`;
+      const subject = { kind: 'wallet_user', id: `usr_${unique()}` };
+      const ctx = signInAttemptContext({ ip: '198.51.100.8', requestId: 'req_y' });
+      const failed = (at: Date, reason: string) => tenantEvent('user.login_failed', tenantId, subject, ctx, at, { reason });
+      const minute = new Date('2026-03-01T10:00:05.000Z');
+      expect(await s.events.append(failed(minute, 'invalid-dpop-proof'))).to.equal(true);
+      expect(await s.events.append(failed(new Date(minute.getTime() + 20_000), 'invalid-credentials'))).to.equal(false);
+      expect(await s.events.append(failed(new Date(minute.getTime() + 40_000), 'invalid-dpop-proof'))).to.equal(false);
+      expect(await s.events.append(failed(new Date(minute.getTime() + 60_000), 'invalid-credentials'))).to.equal(true);
+      const kept = await all({ kind: 'tenant', id: tenantId }, { types: ['user.login_failed'] });
+      expect(kept.map((e) => e.details['reason'])).to.deep.equal(['invalid-credentials', 'invalid-dpop-proof']);
+      expect(kept[0]).to.deep.include({ actor: { kind: 'user', id: 'anonymous' }, subject });
     });
 
     it('when the purge runs, then only events older than the cut-off are removed, in batches', async () => {

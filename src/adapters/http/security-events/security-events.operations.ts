@@ -16,7 +16,11 @@ export const securityEventSchema = z
     actor: z
       .object({
         kind: z.enum(['api-key', 'client', 'user', 'operator', 'system']),
-        id: z.string().describe('The key, client or user id; `operator` or `system`'),
+        id: z
+          .string()
+          .describe(
+            'The key, client or user id; `operator` or `system`; `anonymous` (kind `user`) for a sign-in attempt, whose account is the subject',
+          ),
         amr: z.array(z.string()).optional().describe('How a user was authenticated (`pwd`, `tenant_delegated`)'),
         act: z.object({ sub: z.string() }).optional().describe('The client acting for a user'),
       })

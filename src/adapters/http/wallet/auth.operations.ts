@@ -5,7 +5,7 @@ import { HttpProblem } from '../problem.js';
 import { DpopRefusal, dpopSchemeToken } from '../../../domain/identity/dpop.js';
 import { TOKEN_EXCHANGE } from '../../../domain/identity/tenant-jwt.js';
 import type { IssuedToken } from '../../../domain/identity/token-issuer.port.js';
-import { asOAuthError, authenticatedClient, clientAuthenticationOf, formOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
+import { asOAuthError, authenticatedClient, clientAuthenticationOf, formOf, formValuesOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
 import { NO_STORE, operation, type Answer, type Operation } from '../operation.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import {
@@ -51,6 +51,9 @@ const dpopProofText =
   'With a `DPoP` proof header (RFC 9449) the token is bound to the proof’s key and answered with `token_type: "DPoP"`; it is then ' +
   'accepted only as `Authorization: DPoP <token>` with a proof for each request. A tenant set to require DPoP gets no token without a proof.';
 
+/** The token-exchange parameters that may be repeated (RFC 8693 §2.1). */
+const EXCHANGE_TARGETS = ['audience', 'resource'] as const;
+
 /** The demo wallet user (`demo seed`): the first start prints its password and the tenant's client id and secret. */
 export const DEMO_USER_EXAMPLE = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
 
@@ -93,7 +96,8 @@ export const authOperations: readonly Operation[] = [
       400: {
         description:
           '`invalid_request` (missing or repeated parameter, two authentication methods, a NUL character, a body that is not `application/x-www-form-urlencoded`, is over 16 KiB or cannot be read: `error_description` says which), ' +
-          '`unsupported_grant_type`, `invalid_grant` (a subject token that fails a check, or its user disabled) or `invalid_dpop_proof` ' +
+          '`unsupported_grant_type`, `invalid_grant` (a subject token that fails a check, or its user disabled), `invalid_target` (a token exchange ' +
+          'naming an `audience` or `resource` other than the user token’s) or `invalid_dpop_proof` ' +
           '(a DPoP proof that fails a check, or none when the tenant requires DPoP)',
         schema: oauthErrorSchema,
       },
@@ -104,7 +108,9 @@ export const authOperations: readonly Operation[] = [
       },
     },
     handler: async ({ req, core, authFailures, dpop }) => {
-      const form = formOf(req);
+      // RFC 8693 §2.1: a token exchange may name several audiences and resources.
+      const exchange = (req.body as { grant_type?: unknown } | undefined)?.grant_type === TOKEN_EXCHANGE.grantType;
+      const form = formOf(req, exchange ? EXCHANGE_TARGETS : []);
       const grantType = form.grant_type;
       if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
       if (grantType === TOKEN_EXCHANGE.grantType) {
@@ -112,7 +118,15 @@ export const authOperations: readonly Operation[] = [
         try {
           const token = await core.identity.exchangeToken.execute(
             client,
-            { subjectToken: form.subject_token, subjectTokenType: form.subject_token_type },
+            {
+              subjectToken: form.subject_token,
+              subjectTokenType: form.subject_token_type,
+              audiences: formValuesOf(req, 'audience'),
+              resources: formValuesOf(req, 'resource'),
+              requestedTokenType: form.requested_token_type,
+              actorToken: form.actor_token,
+              actorTokenType: form.actor_token_type,
+            },
             dpop,
           );
           return tokenAnswer(token, token.issuedTokenType);

@@ -38,6 +38,21 @@ export const tokenRequestSchema = z
           '`aud` = the issuer, `exp` at most 5 minutes ahead, a `jti` accepted once',
       }),
     subject_token_type: z.literal(TOKEN_EXCHANGE.jwtTokenType).optional().meta({ description: 'Token exchange: the subject token’s type' }),
+    requested_token_type: z
+      .literal(TOKEN_EXCHANGE.accessTokenType)
+      .optional()
+      .meta({ description: 'Token exchange: the only type issued; another is `invalid_request`' }),
+    audience: z.string().optional().meta({
+      description:
+        'Token exchange, may be repeated: the audience of the user token (`TOKEN_AUDIENCE`, by default the issuer + `/wallet`); any other is `invalid_target`',
+    }),
+    resource: z.string().optional().meta({
+      description: 'Token exchange, may be repeated: as `audience` (RFC 8707); any other is `invalid_target`',
+    }),
+    actor_token: z.string().optional().meta({
+      description: 'Token exchange: not supported (the user token’s actor is the authenticated client); sent, it is `invalid_request`',
+    }),
+    actor_token_type: z.string().optional().meta({ description: 'Token exchange: not supported, as `actor_token`' }),
     scope: z.string().optional().meta({ description: 'Accepted and ignored: a token carries its holder’s whole authority' }),
   })
   .meta({ id: 'TokenRequest' });
@@ -90,6 +105,6 @@ export const dpopHeaderSchema = z.object({
 });
 
 export const oauthErrorSchema = z.object({
-  error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_dpop_proof', 'unsupported_grant_type']),
+  error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_target', 'invalid_dpop_proof', 'unsupported_grant_type']),
   error_description: z.string(),
 });

@@ -13,6 +13,7 @@ type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'invalid_grant'
+  | 'invalid_target'
   | 'invalid_dpop_proof'
   | 'unsupported_grant_type'
   | 'temporarily_unavailable'
@@ -92,11 +93,21 @@ export const oauthAnswers: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** The form parameters, each present at most once and free of NUL characters. */
-export function formOf(req: Request): Record<string, string> {
+/**
+ * The form parameters, each present at most once and free of NUL characters. A name in
+ * `repeatable` may appear several times (RFC 8693 §2.1: `audience`, `resource`): it is left out of
+ * the answer, and read with `formValuesOf`.
+ */
+export function formOf(req: Request, repeatable: readonly string[] = []): Record<string, string> {
   const body = (req.body ?? {}) as Record<string, unknown>;
+  // A copy only when some parameters are left out of it.
+  const form: Record<string, string> | null = repeatable.length === 0 ? null : (Object.create(null) as Record<string, string>);
   for (const name in body) {
     if (!Object.hasOwn(body, name)) continue;
+    if (repeatable.includes(name)) {
+      formValuesOf(req, name);
+      continue;
+    }
     const value = body[name];
     if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `Parameter ${name} must appear once.`);
     // PostgreSQL text cannot hold a NUL: refuse it here, as a bad client or a bad request.
@@ -104,8 +115,21 @@ export function formOf(req: Request): Record<string, string> {
       if (name === 'client_id' || name === 'client_secret') throw invalidClient('Client authentication failed.');
       throw new OAuthError(400, 'invalid_request', `Parameter ${name.replaceAll('\u0000', '')} holds a NUL character.`);
     }
+    if (form !== null) form[name] = value;
   }
-  return body as Record<string, string>;
+  return form ?? (body as Record<string, string>);
+}
+
+/** Every value of a parameter that may be repeated (none when it is absent), each free of NUL characters. */
+export function formValuesOf(req: Request, name: string): string[] {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const value = Object.hasOwn(body, name) ? body[name] : undefined;
+  if (value === undefined) return [];
+  const values = Array.isArray(value) ? (value as unknown[]) : [value];
+  if (values.some((v) => typeof v !== 'string' || hasNul(v))) {
+    throw new OAuthError(400, 'invalid_request', `Parameter ${name} must be text without a NUL character.`);
+  }
+  return values as string[];
 }
 
 /** The client's credentials, from HTTP Basic or the form body (not both). */
@@ -182,7 +206,8 @@ class RequestDpop implements DpopRequestContext {
 /**
  * The domain refusals of a token request as RFC 6749 / 8693 / 9449 errors: a failed client
  * authentication `invalid_client` (401), a refused DPoP proof `invalid_dpop_proof` (400), a bad
- * subject token or a disabled subject `invalid_grant`, a malformed request `invalid_request`.
+ * subject token or a disabled subject `invalid_grant`, an audience or resource not served
+ * `invalid_target` (RFC 8693 §2.2.2), a malformed request `invalid_request`.
  * Anything else is left to the OAuth error answer (503 `temporarily_unavailable`, say).
  */
 export const asOAuthError = (err: unknown): unknown => {
@@ -193,6 +218,8 @@ export const asOAuthError = (err: unknown): unknown => {
       return invalidClient('Client authentication failed.');
     case 'invalid-grant':
       return new OAuthError(400, 'invalid_grant', err.message);
+    case 'invalid-target':
+      return new OAuthError(400, 'invalid_target', err.message);
     case 'user-disabled':
       return new OAuthError(400, 'invalid_grant', err.message);
     case 'invalid-request':
