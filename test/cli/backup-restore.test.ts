@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { adminProcessWith, type AdminRun } from '../support/cli.js';
 import { databaseUrl } from '../support/database.js';
@@ -227,5 +228,46 @@ describe('backup and restore while the service serves', function () {
       cleanups.push(() => onServer(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     }
     await scenario({ DATABASE_URL: a, PERSISTENCE: undefined }, { DATABASE_URL: b, PERSISTENCE: undefined }, []);
+  });
+});
+
+describe('restore into a database that is not empty', function () {
+  this.timeout(120_000);
+
+  it('when the target database holds a table in a schema other than public, then the restore is refused and the database is left as it was', async function () {
+    const url = await databaseUrl();
+    if (url === null) this.skip();
+    const name = `${new URL(url).pathname.slice(1)}_rs_${process.pid}`;
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const work = await realpath(await mkdtemp(join(tmpdir(), 'pbw-rs-')));
+    try {
+      await onServer(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await onServer(url, `CREATE DATABASE "${name}"`);
+      await onServer(target.toString(), 'CREATE SCHEMA other; CREATE TABLE other.accounts (id int)');
+      // A complete backup of nothing: a header and an end.
+      const file = join(work, 'empty.pbw.gz');
+      const header = { format: 'partner-booking-wallet-backup', version: 1, startedAt: new Date().toISOString(), migrations: [] };
+      await writeFile(file, gzipSync(`H ${JSON.stringify(header)}\nE {"tables":0,"rows":0}\n`), { mode: 0o600 });
+
+      const run = await adminProcessWith({ DATABASE_URL: target.toString(), PERSISTENCE: undefined }, 'restore', '--in', file, '--json');
+      expect(run.code, run.stdout).to.equal(1);
+      const error = (JSON.parse(run.stderr) as { error: { reason: string; message: string } }).error;
+      expect(error.reason).to.equal('restore-refused');
+      expect(error.message).to.include('other.accounts');
+      const client = new pg.Client({ connectionString: target.toString() });
+      await client.connect();
+      try {
+        const tables = await client.query(
+          `SELECT schemaname || '.' || tablename AS t FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
+        );
+        expect(tables.rows.map((r: { t: string }) => r.t)).to.deep.equal(['other.accounts']);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await onServer(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });
