@@ -4,7 +4,8 @@ import { mkdtemp, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AesGcmSecretSealer, sealingKeyId } from '../../src/adapters/crypto/secret-sealer.js';
-import { openDatabase } from '../../src/adapters/knex/database.js';
+import { migrate, openDatabase } from '../../src/adapters/knex/database.js';
+import { loadSecretsKey } from '../../src/adapters/knex/secrets-key.knex.js';
 import { signingKeyContext } from '../../src/adapters/knex/signing-key-store.knex.js';
 import { loadConfig } from '../../src/bootstrap/config.js';
 import type { TestApp } from '../support/app.js';
@@ -293,5 +294,37 @@ describe('the embedded mode’s secrets key', function () {
       ),
       'no new key was made',
     ).to.equal('missing');
+  });
+
+  it('when a folder of the earlier release kept its generated key in the database, then the first start moves it to secrets.key and what it sealed still opens', async () => {
+    const folder = join(root, 'earlier');
+    const db = await openDatabase({ kind: 'pglite', dataDir: folder });
+    try {
+      await migrate(db);
+      const kept = randomBytes(32);
+      const sealer = new AesGcmSecretSealer(kept);
+      await db.knex('webhook_secret_keys').insert({ id: 'generated', key: base64(kept) });
+      await db.knex('webhook_endpoints').insert({
+        id: 'whe_earlier',
+        owner_kind: 'agent',
+        owner_id: 'agt_earlier',
+        url: 'https://hooks.example/in',
+        events: ['order.confirmed'],
+        sealed_secret: sealer.seal('whsec_earlier'),
+        created_at: new Date(),
+      });
+      const { key, source } = await loadSecretsKey(db.knex, { configured: null, folder });
+      expect(source).to.deep.include({ kind: 'file', created: false });
+      expect(key.equals(kept), 'the key it sealed with').to.equal(true);
+      expect(Buffer.from((await readFile(join(folder, 'secrets.key'), 'utf8')).trim(), 'base64').equals(kept)).to.equal(true);
+      expect((await stat(join(folder, 'secrets.key'))).mode & 0o777).to.equal(0o600);
+      expect(await db.knex('webhook_secret_keys').select('id'), 'no key left in the database').to.deep.equal([]);
+      const [row] = (await db.knex('webhook_endpoints').where({ id: 'whe_earlier' }).select('sealed_secret')) as {
+        sealed_secret: string;
+      }[];
+      expect(new AesGcmSecretSealer(key).open(row!.sealed_secret)).to.equal('whsec_earlier');
+    } finally {
+      await db.close();
+    }
   });
 });
