@@ -204,7 +204,7 @@ export interface PortOptions {
      * generated once and kept in the database (PostgreSQL; whoever reads it can open them).
      */
     readonly secretKey?: Buffer | null;
-    /** Warn that the sealing key is kept in the database (a serving instance says it; a command keeps quiet). */
+    /** Warn that the sealing key is kept in the database, or was just generated in the embedded folder (a serving instance says it; a command keeps quiet). */
     readonly warnGeneratedKey?: boolean;
   };
   /** Where one-time identifiers are recorded: Redis when given (PostgreSQL sets only), else the set's own store. */
@@ -458,13 +458,14 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   const catalogue = new KnexCatalogue(knex);
   const orders = new KnexOrderRepo(knex);
   const ledger = new KnexLedger(knex);
-  // Loaded before the signing keys (the next step), which it opens.
+  // Loaded before the signing keys (a later step), which it opens.
   const sealer = new DeferredSecretSealer();
   steps.add(async () => {
     const folder = db?.target.kind === 'pglite' ? db.target.dataDir : null;
     const { key, source } = await loadSecretsKey(knex, { configured: options.webhooks?.secretKey ?? null, folder });
     sealer.setKey(key);
-    if (source.kind === 'database' && options.webhooks?.warnGeneratedKey === true)
+    if (options.webhooks?.warnGeneratedKey !== true) return;
+    if (source.kind === 'database')
       log?.warn(
         'SECRETS_KEY is not set: webhook secrets and token signing keys are sealed with a key generated and kept in the database, ' +
           'so whoever reads the database or a backup of it can open them and sign tokens; set SECRETS_KEY (NODE_ENV=production requires it)',
