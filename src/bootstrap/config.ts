@@ -80,7 +80,11 @@ export interface WebhookSettings {
   readonly allowInsecure: boolean;
   /** `WEBHOOK_ALLOW_PRIVATE=on`: loopback, private and other special-purpose addresses are accepted. */
   readonly allowPrivate: boolean;
-  /** `WEBHOOK_SECRET_KEY` (32 bytes, hex or base64) that seals endpoint secrets; null: generated and kept in the database. */
+  /**
+   * `SECRETS_KEY` (or its former name `WEBHOOK_SECRET_KEY`; 32 bytes, hex or base64) that seals
+   * endpoint secrets and the stored token signing keys; null: generated and kept in the embedded
+   * folder (`secrets.key`), or in the database on PostgreSQL (refused when `NODE_ENV=production`).
+   */
   readonly secretKey: Buffer | null;
   /** `WEBHOOK_POLL_MS`: how often each instance looks for due deliveries. */
   readonly pollMs: number;
@@ -166,6 +170,18 @@ function isNameServer(s: string): boolean {
   return m[2] === undefined || m[2] === '' || (Number(m[2]) >= 1 && Number(m[2]) <= 65_535);
 }
 
+/** A 32-byte key given as 64 hex digits or base64; null when unset. */
+const secretsKey = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return null;
+      const key = parseSecretKey(v);
+      if (key === null) ctx.addIssue({ code: 'custom', message: `${name} must be 32 bytes as 64 hex digits or base64` });
+      return key;
+    });
+
 const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const schema = z.object({
@@ -239,15 +255,9 @@ const schema = z.object({
     .transform((v) => v.split(',').map(Number)),
   WEBHOOK_ALLOW_INSECURE: z.enum(['on', 'off']).default('off'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['on', 'off']).default('off'),
-  WEBHOOK_SECRET_KEY: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return null;
-      const key = parseSecretKey(v);
-      if (key === null) ctx.addIssue({ code: 'custom', message: 'WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64' });
-      return key;
-    }),
+  SECRETS_KEY: secretsKey('SECRETS_KEY'),
+  // The former name of SECRETS_KEY, from when it sealed webhook secrets only.
+  WEBHOOK_SECRET_KEY: secretsKey('WEBHOOK_SECRET_KEY'),
   WEBHOOK_POLL_MS: int(50, 60_000_000, 1000),
   WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   WEBHOOK_CONCURRENCY: int(1, 256, 16),
@@ -279,9 +289,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  if (e.WEBHOOK_SECRET_KEY === null && e.NODE_ENV === 'production') {
+  if (e.SECRETS_KEY !== null && e.WEBHOOK_SECRET_KEY !== null && !e.SECRETS_KEY.equals(e.WEBHOOK_SECRET_KEY)) {
     throw new Error(
-      'Invalid configuration: WEBHOOK_SECRET_KEY is required when NODE_ENV=production (32 bytes, e.g. `openssl rand -base64 32`)',
+      'Invalid configuration: SECRETS_KEY and WEBHOOK_SECRET_KEY (its former name) are both set and differ; keep the one your secrets are sealed with',
+    );
+  }
+  const secretKey = e.SECRETS_KEY ?? e.WEBHOOK_SECRET_KEY;
+  if (secretKey === null && e.NODE_ENV === 'production') {
+    throw new Error(
+      'Invalid configuration: SECRETS_KEY is required when NODE_ENV=production: it seals the token signing keys and webhook secrets ' +
+        'the database and its backups hold (32 bytes, e.g. `openssl rand -base64 32`; kept apart from the backups)',
     );
   }
   const kind = e.PERSISTENCE ?? (e.DATABASE_URL ? 'postgres' : 'pglite');
@@ -350,7 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
       allowInsecure: e.WEBHOOK_ALLOW_INSECURE === 'on',
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'on',
-      secretKey: e.WEBHOOK_SECRET_KEY,
+      secretKey,
       pollMs: e.WEBHOOK_POLL_MS,
       worker: e.WEBHOOK_WORKER === 'on',
       concurrency: e.WEBHOOK_CONCURRENCY,

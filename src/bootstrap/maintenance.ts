@@ -2,6 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BackupError, checkBackup, restoreBackup, writeBackup } from '../adapters/knex/backup.js';
 import { openDatabase, type Database, type DatabaseTarget } from '../adapters/knex/database.js';
+import { SECRETS_KEY_FILE } from '../adapters/knex/secrets-key.knex.js';
 import { CommandRefused } from '../adapters/cli/command.js';
 import type { DatabaseMaintenance } from '../adapters/cli/maintenance-commands.js';
 import type { PurgeExpired } from '../application/admin/purge-expired.js';
@@ -40,7 +41,9 @@ export async function restoreInto(target: DatabaseTarget, file: string): Promise
     if (target.kind === 'pglite') {
       if (folder === null) throw new BackupError('restore needs an embedded folder (--data-dir) or DATABASE_URL');
       if ((await folderEntries(folder)).length > 0) {
-        throw new BackupError(`the folder ${folder} is not empty; restore only into a new or empty folder`);
+        throw new BackupError(
+          `the folder ${folder} is not empty; restore only into a new or empty folder (it may hold its ${SECRETS_KEY_FILE})`,
+        );
       }
     }
     const header = await checkBackup(file);
@@ -59,11 +62,14 @@ export async function restoreInto(target: DatabaseTarget, file: string): Promise
   });
 }
 
-/** What a folder holds besides the lock socket of the command holding it. */
+/**
+ * What a folder holds besides the lock socket of the command holding it and the secrets key file
+ * (put there before a restore, so that the restored database's secrets open at its start).
+ */
 async function folderEntries(folder: string): Promise<string[]> {
   const entries = await readdir(folder).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
     throw err;
   });
-  return entries.filter((e) => !/^lock-[0-9a-f]+\.sock$/.test(e));
+  return entries.filter((e) => !/^lock-[0-9a-f]+\.sock$/.test(e) && e !== SECRETS_KEY_FILE);
 }

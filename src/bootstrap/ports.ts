@@ -40,7 +40,7 @@ import { KnexTariffReader } from '../adapters/knex/tariff.knex.js';
 import { KnexTenantDirectory } from '../adapters/knex/tenant-directory.knex.js';
 import { KnexRevokedTokenStore } from '../adapters/knex/token-revocation.knex.js';
 import { KnexTripInventory } from '../adapters/knex/trip-inventory.knex.js';
-import { storedWebhookSecretKey } from '../adapters/knex/webhook-secret-key.knex.js';
+import { loadSecretsKey } from '../adapters/knex/secrets-key.knex.js';
 import { KnexWebhookStore } from '../adapters/knex/webhook-store.knex.js';
 import { MemoryOrderRepo, MemoryQuoteRepo } from '../adapters/memory/booking.memory.js';
 import { MemoryCatalogue } from '../adapters/memory/catalogue.memory.js';
@@ -198,9 +198,13 @@ export interface PortOptions {
     readonly dnsTimeoutMs?: number;
     /** Name servers for webhook hosts (`ip`, `ip:port`, `[ipv6]:port`); absent or null: the system's. */
     readonly dnsServers?: readonly string[] | null;
-    /** 32 bytes that seal endpoint secrets; absent: generated (in memory) or generated once and kept in the database. */
+    /**
+     * 32 bytes (`SECRETS_KEY`) that seal endpoint secrets and, on a database, the token signing
+     * keys; absent: generated (in memory), kept in the embedded folder's `secrets.key`, or
+     * generated once and kept in the database (PostgreSQL; whoever reads it can open them).
+     */
     readonly secretKey?: Buffer | null;
-    /** Warn that the sealing key is generated (a serving instance says it; a command keeps quiet). */
+    /** Warn that the sealing key is kept in the database, or was just generated in the embedded folder (a serving instance says it; a command keeps quiet). */
     readonly warnGeneratedKey?: boolean;
   };
   /** Where one-time identifiers are recorded: Redis when given (PostgreSQL sets only), else the set's own store. */
@@ -348,7 +352,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const tokenRevocations = new FeedTokenRevocationList(new MemoryRevokedTokenStore(securityEvents), { trusted: true }, clock);
   const loginThrottle = new MemoryLoginThrottle();
   const idempotency = new MemoryIdempotencyStore();
-  const sealer = sealerOf(options, steps, async () => randomBytes(32));
+  const sealer = memorySealer(options);
   const common = commonParts(options, clock, steps, { signingKeys: signingKeySource(options, new MemorySigningKeyStore()) });
   steps.add(() => tokenRevocations.start());
   steps.add(
@@ -454,15 +458,25 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   const catalogue = new KnexCatalogue(knex);
   const orders = new KnexOrderRepo(knex);
   const ledger = new KnexLedger(knex);
-  const sealer = sealerOf(options, steps, async () => {
-    const key = await storedWebhookSecretKey(knex);
-    if (options.webhooks?.warnGeneratedKey === true)
+  // Loaded before the signing keys (a later step), which it opens.
+  const sealer = new DeferredSecretSealer();
+  steps.add(async () => {
+    const folder = db?.target.kind === 'pglite' ? db.target.dataDir : null;
+    const { key, source } = await loadSecretsKey(knex, { configured: options.webhooks?.secretKey ?? null, folder });
+    sealer.setKey(key);
+    if (options.webhooks?.warnGeneratedKey !== true) return;
+    if (source.kind === 'database')
       log?.warn(
-        'WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with a key generated and kept in the database; set it in production',
+        'SECRETS_KEY is not set: webhook secrets and token signing keys are sealed with a key generated and kept in the database, ' +
+          'so whoever reads the database or a backup of it can open them and sign tokens; set SECRETS_KEY (NODE_ENV=production requires it)',
       );
-    return key;
+    if (source.kind === 'file' && source.created)
+      log?.warn(
+        { file: source.file },
+        'a secrets key was generated and kept in the embedded folder: backups do not hold it; keep a copy of it apart from them, or set SECRETS_KEY',
+      );
   });
-  const common = commonParts(options, clock, steps, { signingKeys: signingKeySource(options, new KnexSigningKeyStore(knex)) });
+  const common = commonParts(options, clock, steps, { signingKeys: signingKeySource(options, new KnexSigningKeyStore(knex, sealer)) });
   return {
     ...common,
     clock,
@@ -511,13 +525,9 @@ function replayGuardOf(options: PortOptions, knex: Knex, clock: Clock, steps: St
   return new RedisReplayGuard(connection, clock, redis.prefix);
 }
 
-/** The configured sealer, or one whose key is generated (or read) at start. */
-function sealerOf(options: PortOptions, steps: Steps, generatedKey: () => Promise<Buffer>): SecretSealer {
-  const configured = options.webhooks?.secretKey;
-  if (configured !== undefined && configured !== null) return new AesGcmSecretSealer(configured);
-  const sealer = new DeferredSecretSealer();
-  steps.add(async () => sealer.setKey(await generatedKey()));
-  return sealer;
+/** In memory: the configured sealer, or one under a key generated for this process alone. */
+function memorySealer(options: PortOptions): SecretSealer {
+  return new AesGcmSecretSealer(options.webhooks?.secretKey ?? randomBytes(32));
 }
 
 /**

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { adminProcessWith, type AdminRun } from '../support/cli.js';
 import { databaseUrl } from '../support/database.js';
@@ -29,6 +30,32 @@ const json = async <T>(res: Response, status: number): Promise<T> => {
   expect(res.status, body).to.equal(status);
   return JSON.parse(body) as T;
 };
+
+/** The kid in a JWT's header. */
+const kidOf = (jwt: string): string => (JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()) as { kid: string }).kid;
+
+/**
+ * A backup holds no private signing key in clear (no JWK `d` member anywhere, every signing key
+ * sealed) and no key that opens what is sealed.
+ */
+function expectNoPrivateKeys(gzipped: Buffer): void {
+  const lines = gunzipSync(gzipped).toString('utf8').split('\n');
+  expect(lines.join('\n')).to.not.match(/"d"\s*:/);
+  const rowsOf = (table: string): Record<string, unknown>[] => {
+    const at = lines.indexOf(`T ${table}`);
+    expect(at, `the backup has ${table}`).to.be.at.least(0);
+    const rows: Record<string, unknown>[] = [];
+    for (let i = at + 1; lines[i]?.startsWith('R ') === true; i += 1) rows.push(JSON.parse(lines[i]!.slice(2)) as Record<string, unknown>);
+    return rows;
+  };
+  const keys = rowsOf('token_signing_keys');
+  expect(keys).to.not.be.empty;
+  for (const k of keys) {
+    expect(k.private_jwk, 'no private JWK in clear').to.equal(null);
+    expect(k.sealed_private_jwk).to.match(/^v1\.[0-9a-f]{8}\./);
+  }
+  expect(rowsOf('webhook_secret_keys'), 'no sealing key').to.deep.equal([]);
+}
 
 async function machineToken(url: string, demo: Demo): Promise<string> {
   const basic = Buffer.from(`${demo.wallet.clientId}:${demo.wallet.clientSecret}`).toString('base64');
@@ -123,7 +150,7 @@ describe('backup and restore while the service serves', function () {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   });
 
-  const scenario = async (source: Env, target: Env, restoreArgs: string[]): Promise<void> => {
+  const scenario = async (source: Env, target: Env, restoreArgs: string[], beforeRestore = async () => undefined): Promise<void> => {
     const work = await realpath(await mkdtemp(join(tmpdir(), 'pbw-backup-')));
     cleanups.push(() => rm(work, { recursive: true, force: true }));
     const file = join(work, 'copy.pbw.gz');
@@ -145,6 +172,7 @@ describe('backup and restore while the service serves', function () {
     const summary = JSON.parse(backup.stdout) as { rows: number; tables: number };
     expect(summary.rows).to.be.greaterThan(0);
     expect((await stat(file)).mode & 0o077, 'the backup is readable by its owner only').to.equal(0);
+    expectNoPrivateKeys(await readFile(file));
     const before = load.acknowledged.filter((w) => w.at < began);
     expect(before.filter((w) => w.kind === 'order')).to.not.be.empty;
     expect(before.filter((w) => w.kind === 'top-up')).to.not.be.empty;
@@ -163,6 +191,7 @@ describe('backup and restore while the service serves', function () {
     expect(JSON.parse(damaged.stderr)).to.have.nested.property('error.reason', 'restore-refused');
 
     // The refused copy left the target untouched: the whole copy goes in.
+    await beforeRestore();
     const restored = await admin(target, 'restore', '--in', file, ...restoreArgs, '--json');
     expect(restored.code, restored.stderr).to.equal(0);
     expect(JSON.parse(restored.stdout)).to.include({ rows: summary.rows, tables: summary.tables });
@@ -178,6 +207,9 @@ describe('backup and restore while the service serves', function () {
     const late = await fetch(`${server.url}/api/v1/orders/${lateOrder}`, { headers: { 'X-API-KEY': demo.apiKey } });
     expect(late.status, 'an order made after the backup ended').to.equal(404);
     const restoredToken = await machineToken(server.url, demo);
+    expect(kidOf(restoredToken), 'the restored signing key signs').to.equal(kidOf(token));
+    const signedBefore = await fetch(`${server.url}/users/${demo.wallet.user.userId}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(signedBefore.status, 'a token signed before the backup').to.equal(200);
     for (const w of before.filter((x) => x.kind === 'top-up')) {
       const res = await fetch(`${server.url}/transactions/${w.id}`, { headers: { authorization: `Bearer ${restoredToken}` } });
       const tx = await json<{ amount: { amount: number } }>(res, 200);
@@ -206,9 +238,13 @@ describe('backup and restore while the service serves', function () {
   it('when the embedded service is backed up through the running server and restored into a new folder, then every acknowledged write is there', async () => {
     const root = await realpath(await mkdtemp(join(tmpdir(), 'pbw-bk-')));
     cleanups.push(() => rm(root, { recursive: true, force: true }));
-    const source = { DATABASE_URL: undefined, PERSISTENCE: 'pglite', PGLITE_DIR: join(root, 'a') };
-    const target = { DATABASE_URL: undefined, PERSISTENCE: 'pglite', PGLITE_DIR: join(root, 'b') };
-    await scenario(source, target, []);
+    const source = { DATABASE_URL: undefined, PERSISTENCE: 'pglite', PGLITE_DIR: join(root, 'a'), SECRETS_KEY: undefined };
+    const target = { DATABASE_URL: undefined, PERSISTENCE: 'pglite', PGLITE_DIR: join(root, 'b'), SECRETS_KEY: undefined };
+    // The backup does not hold the folder's key: it is put in the new folder, as an operator keeps it apart.
+    await scenario(source, target, [], async () => {
+      await mkdir(join(root, 'b'), { recursive: true, mode: 0o700 });
+      await copyFile(join(root, 'a', 'secrets.key'), join(root, 'b', 'secrets.key'));
+    });
   });
 
   it('when a PostgreSQL database is backed up under load and restored into an empty one, then every acknowledged write is there', async function () {
@@ -226,6 +262,52 @@ describe('backup and restore while the service serves', function () {
       await onServer(url, `CREATE DATABASE "${name}"`);
       cleanups.push(() => onServer(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     }
-    await scenario({ DATABASE_URL: a, PERSISTENCE: undefined }, { DATABASE_URL: b, PERSISTENCE: undefined }, []);
+    const key = randomBytes(32).toString('base64');
+    await scenario(
+      { DATABASE_URL: a, PERSISTENCE: undefined, SECRETS_KEY: key },
+      { DATABASE_URL: b, PERSISTENCE: undefined, SECRETS_KEY: key },
+      [],
+    );
+  });
+});
+
+describe('restore into a database that is not empty', function () {
+  this.timeout(120_000);
+
+  it('when the target database holds a table in a schema other than public, then the restore is refused and the database is left as it was', async function () {
+    const url = await databaseUrl();
+    if (url === null) this.skip();
+    const name = `${new URL(url).pathname.slice(1)}_rs_${process.pid}`;
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const work = await realpath(await mkdtemp(join(tmpdir(), 'pbw-rs-')));
+    try {
+      await onServer(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await onServer(url, `CREATE DATABASE "${name}"`);
+      await onServer(target.toString(), 'CREATE SCHEMA other; CREATE TABLE other.accounts (id int)');
+      // A complete backup of nothing: a header and an end.
+      const file = join(work, 'empty.pbw.gz');
+      const header = { format: 'partner-booking-wallet-backup', version: 1, startedAt: new Date().toISOString(), migrations: [] };
+      await writeFile(file, gzipSync(`H ${JSON.stringify(header)}\nE {"tables":0,"rows":0}\n`), { mode: 0o600 });
+
+      const run = await adminProcessWith({ DATABASE_URL: target.toString(), PERSISTENCE: undefined }, 'restore', '--in', file, '--json');
+      expect(run.code, run.stdout).to.equal(1);
+      const error = (JSON.parse(run.stderr) as { error: { reason: string; message: string } }).error;
+      expect(error.reason).to.equal('restore-refused');
+      expect(error.message).to.include('other.accounts');
+      const client = new pg.Client({ connectionString: target.toString() });
+      await client.connect();
+      try {
+        const tables = await client.query(
+          `SELECT schemaname || '.' || tablename AS t FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
+        );
+        expect(tables.rows.map((r: { t: string }) => r.t)).to.deep.equal(['other.accounts']);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await onServer(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });

@@ -124,21 +124,41 @@ export async function writeBackup(knex: Knex, file: string): Promise<BackupSumma
   return { file, startedAt: done.startedAt, tables, rows, bytes: (await stat(file)).size, migrations: done.migrations.length };
 }
 
-/** Is the database empty: no table at all in its schema? */
+/**
+ * The tables, views and sequences of the database in any schema but PostgreSQL's own (at most
+ * `limit`, as `schema.name`): what makes it not empty.
+ */
+async function relationsOf(knex: Knex, limit: number): Promise<string[]> {
+  const rows = (
+    await knex.raw(
+      `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
+          AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'
+        ORDER BY 1, 2 LIMIT ?`,
+      [limit],
+    )
+  ).rows as { schema: string; name: string }[];
+  return rows.map((r) => `${r.schema}.${r.name}`);
+}
+
+/** Is the database empty: no table at all, in any schema? */
 export async function isEmptyDatabase(knex: Knex): Promise<boolean> {
-  return (await tablesOf(knex)).length === 0;
+  return (await relationsOf(knex, 1)).length === 0;
 }
 
 /**
  * Loads a backup into an empty database: the backup's migrations, its rows (in one transaction,
  * with triggers and foreign-key checks off as `pg_restore --disable-triggers` does, since the rows
  * are a consistent copy of a database that held them), then the migrations added since. Refuses a
- * database that has any table, a file that is not a complete backup, and a backup made by a newer
+ * database that has any table (in any schema), a file that is not a complete backup, and a backup made by a newer
  * version of the service.
  */
 export async function restoreBackup(knex: Knex, file: string, checked?: BackupHeader): Promise<RestoreSummary> {
-  if (!(await isEmptyDatabase(knex))) {
-    throw new BackupError('the target database is not empty; restore only into an empty database (or a new embedded folder)');
+  const found = await relationsOf(knex, 4);
+  if (found.length > 0) {
+    throw new BackupError(
+      `the target database is not empty (it holds ${found.slice(0, 3).join(', ')}${found.length > 3 ? ', …' : ''}); restore only into an empty database (or a new embedded folder)`,
+    );
   }
   const known = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
   // The whole file is checked before the database is touched: a damaged copy leaves it empty.

@@ -22,6 +22,7 @@ import * as m0020 from './0020-idempotency-record.js';
 import * as m0021 from './0021-ledger-balance-check.js';
 import * as m0022 from './0022-ledger-write-attempt.js';
 import * as m0023 from './0023-ledger-write-batch.js';
+import * as m0024 from './0024-sealed-signing-keys.js';
 import * as m0026 from './0026-login-failed-per-minute.js';
 
 /** A migration: forward and back. */
@@ -58,6 +59,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0021-ledger-balance-check', m0021],
   ['0022-ledger-write-attempt', m0022],
   ['0023-ledger-write-batch', m0023],
+  ['0024-sealed-signing-keys', m0024],
   ['0026-login-failed-per-minute', m0026],
 ];
 
