@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import {
   MAX_ALLOWED_IPS,
   SCOPES,
+  allowlistWithin,
+  checkPolicyHeld,
   checkScopesHeld,
   decideKeyPolicy,
   ipAllowed,
@@ -114,6 +116,67 @@ describe('key scopes: the table of §5.1', () => {
     expect(reasonOf(() => checkScopesHeld(['keys:manage', 'orders:read'], ['orders:read']))).to.equal(null);
     expect(reasonOf(() => checkScopesHeld(['keys:manage', 'orders:read'], ['orders:write']))).to.equal('scope-not-held');
     expect(reasonOf(() => checkScopesHeld(SCOPES, ['*']))).to.equal('scope-not-held');
+  });
+});
+
+describe('a key made by a key: never wider than its creator', () => {
+  it('when an allowlist is asked for, then each range must lie inside one of the creator’s, IPv4 and IPv6, an IPv4 range and its mapped form alike', () => {
+    const held = ['192.0.2.0/24', '2001:db8:abcd::/48'];
+    for (const inside of [
+      ['192.0.2.0/24'],
+      ['192.0.2.128/25', '192.0.2.7/32'],
+      ['::ffff:192.0.2.0/120'],
+      ['::ffff:192.0.2.9/128'],
+      ['2001:db8:abcd::/48'],
+      ['2001:db8:abcd:8000::/49', '2001:db8:abcd::1/128'],
+    ])
+      expect(allowlistWithin(inside, held), JSON.stringify(inside)).to.equal(true);
+    for (const outside of [
+      [],
+      ['192.0.2.0/23'],
+      ['192.0.3.0/24'],
+      ['192.0.2.0/24', '198.51.100.1/32'],
+      ['0.0.0.0/0'],
+      ['::ffff:192.0.0.0/104'],
+      ['2001:db8::/32'],
+      ['2001:db8:abce::/48'],
+      ['::/0'],
+    ])
+      expect(allowlistWithin(outside, held), JSON.stringify(outside)).to.equal(false);
+    // A prefix ending inside a byte.
+    expect(allowlistWithin(['10.0.4.0/23'], ['10.0.0.0/21'])).to.equal(true);
+    expect(allowlistWithin(['10.0.8.0/23'], ['10.0.0.0/21'])).to.equal(false);
+    // IPv6 `::/0` holds IPv4 too, as addresses match; IPv4 `0.0.0.0/0` holds no IPv6.
+    expect(allowlistWithin(['192.0.2.0/24'], ['::/0'])).to.equal(true);
+    expect(allowlistWithin(['2001:db8::/32'], ['0.0.0.0/0'])).to.equal(false);
+    // A creator usable anywhere holds every list, the empty one included.
+    expect(allowlistWithin([], [])).to.equal(true);
+    expect(allowlistWithin(['::/0'], [])).to.equal(true);
+  });
+
+  it('when an expiry is asked for, then it must come no later than the creator’s; never only from a key that never expires; the field is named', () => {
+    const at = new Date('2026-06-01T00:00:00Z');
+    const fieldOf = (fn: () => void): unknown => {
+      try {
+        fn();
+        return null;
+      } catch (err) {
+        return err instanceof DomainError ? [err.reason, err.details?.['field']] : err;
+      }
+    };
+    const creator = { allowedIps: ['192.0.2.0/24'], expiresAt: at };
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.0/24'], expiresAt: at }))).to.equal(null);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.1/32'], expiresAt: new Date(at.getTime() - 1) }))).to.equal(null);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.0/24'], expiresAt: new Date(at.getTime() + 1) }))).to.deep.equal([
+      'policy-not-held',
+      'expiresAt',
+    ]);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.0/24'], expiresAt: null }))).to.deep.equal([
+      'policy-not-held',
+      'expiresAt',
+    ]);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: [], expiresAt: at }))).to.deep.equal(['policy-not-held', 'allowedIps']);
+    expect(fieldOf(() => checkPolicyHeld({ allowedIps: [], expiresAt: null }, { allowedIps: [], expiresAt: null }))).to.equal(null);
   });
 });
 

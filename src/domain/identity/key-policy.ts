@@ -245,6 +245,54 @@ export const ipAllowed = (allowedIps: readonly string[], address: string): boole
   return false;
 };
 
+/** Whether every address of `inner` lies in `outer` (in the one 16-byte space, as addresses match). */
+const cidrWithin = (inner: Cidr, outer: Cidr): boolean => inner.bits >= outer.bits && samePrefix(inner.bytes, outer.bytes, outer.bits);
+
+/**
+ * Whether an allowlist allows no address that `held` does not: each of its CIDRs lies inside one
+ * of `held`'s. An empty list (anywhere) lies only within an empty one; anything lies within an
+ * empty one. An IPv4 CIDR and its IPv4-mapped IPv6 form are the same range, as when addresses
+ * are matched.
+ */
+export const allowlistWithin = (requested: readonly string[], held: readonly string[]): boolean => {
+  if (held.length === 0) return true;
+  if (requested.length === 0) return false;
+  const outer = parsedAllowlist(held);
+  return requested.every((text) => {
+    const inner = parseCidr(text);
+    return inner !== null && outer.some((o) => o !== null && cidrWithin(inner, o));
+  });
+};
+
+/** The parts of a key's policy a key it creates must stay within. */
+export interface HeldPolicy {
+  readonly allowedIps: readonly string[];
+  readonly expiresAt: Date | null;
+}
+
+/**
+ * A key may only make keys at most as wide as itself: `allowedIps` within the creator's, and
+ * `expiresAt` no later than the creator's (never expiring only from a key that never expires).
+ * Throws `policy-not-held` naming the first field that is wider in `field`.
+ */
+export const checkPolicyHeld = (creator: HeldPolicy, requested: HeldPolicy): void => {
+  if (!allowlistWithin(requested.allowedIps, creator.allowedIps)) {
+    throw new DomainError('policy-not-held', {
+      message:
+        requested.allowedIps.length === 0
+          ? `The calling key may only be used from ${creator.allowedIps.join(', ')}; a key it makes must be held to ranges within those.`
+          : `allowedIps holds a range outside the calling key’s (${creator.allowedIps.join(', ')}).`,
+      details: { field: 'allowedIps' },
+    });
+  }
+  if (creator.expiresAt !== null && (requested.expiresAt === null || requested.expiresAt.getTime() > creator.expiresAt.getTime())) {
+    throw new DomainError('policy-not-held', {
+      message: `The calling key expires at ${creator.expiresAt.toISOString()}; a key it makes must expire by then.`,
+      details: { field: 'expiresAt' },
+    });
+  }
+};
+
 /** The policy part of a resolved key that every request checks (carried by the cached identity). */
 export interface KeyPolicy {
   readonly scopes: readonly string[];
