@@ -2,20 +2,49 @@ import { expect } from 'chai';
 import {
   MAX_ALLOWED_IPS,
   SCOPES,
-  allowlistWithin,
-  checkPolicyHeld,
+  allowlistWithin as allowlistWithinRanges,
+  checkPolicyHeld as checkPolicyHeldRanges,
   checkScopesHeld,
-  decideKeyPolicy,
-  ipAllowed,
+  decideKeyPolicy as decideKeyPolicyRanges,
+  ipAllowed as ipAllowedRanges,
   keyPolicyError,
-  parseAllowedIps,
+  parseAllowedIps as parseAllowedIpsWith,
   parseScopes,
   requiredScopeFor,
   type Scope,
 } from '../../src/domain/identity/key-policy.js';
-import { principalFromKey, requireKeyPolicy } from '../../src/domain/identity/authenticate-agent.js';
+import { principalFromKey, requireKeyPolicy as requireKeyPolicyRanges } from '../../src/domain/identity/authenticate-agent.js';
+import type { AgentPrincipal } from '../../src/domain/identity/principal.js';
+import { allowlistRanges, ipaddrRanges } from '../../src/adapters/ip/ip-ranges.ipaddr.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { keyRecordOf } from '../../src/testing/fixtures.js';
+
+/*
+ * The rules read ranges that the edge parsed (ipaddr.js, `src/adapters/ip`); these cases write
+ * them as text, read here as the service reads them.
+ */
+const ranges = (texts: readonly string[]) => texts.map((t) => ipaddrRanges.parseRange(t)!);
+const ipAllowed = (allowedIps: readonly string[], address: string) =>
+  ipAllowedRanges(allowlistRanges(allowedIps), ipaddrRanges.parseAddress(address));
+const parseAllowedIps = (cidrs: readonly string[]) => parseAllowedIpsWith(cidrs, ipaddrRanges).map((r) => r.text);
+const allowlistWithin = (requested: readonly string[], held: readonly string[]) =>
+  allowlistWithinRanges(ranges(requested), allowlistRanges(held));
+const checkPolicyHeld = (
+  creator: { allowedIps: readonly string[]; expiresAt: Date | null },
+  requested: { allowedIps: readonly string[]; expiresAt: Date | null },
+) =>
+  checkPolicyHeldRanges(
+    { allowedIps: allowlistRanges(creator.allowedIps), expiresAt: creator.expiresAt },
+    { allowedIps: ranges(requested.allowedIps), expiresAt: requested.expiresAt },
+  );
+const decideKeyPolicy = (key: { scopes: readonly string[]; allowedIps: readonly string[] }, scope: Scope | null, address: string) =>
+  decideKeyPolicyRanges({ scopes: key.scopes, allowedIps: allowlistRanges(key.allowedIps) }, scope, ipaddrRanges.parseAddress(address));
+const requireKeyPolicy = (principal: AgentPrincipal, scope: Scope | null, address: string) =>
+  requireKeyPolicyRanges(
+    { scopes: principal.key.scopes, allowedIps: allowlistRanges(principal.key.allowedIps) },
+    scope,
+    ipaddrRanges.parseAddress(address),
+  );
 
 const reasonOf = (fn: () => unknown): string | null => {
   try {

@@ -6,6 +6,7 @@ import { apiKeyContext, type RequestOrigin } from '../../domain/security-events/
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
+import type { IpRangeParser } from '../../domain/identity/ip-range.js';
 import { checkKeyName, checkNewKeyExpiry } from './key-fields.js';
 
 /** What a create asks for (`POST /api/v1/keys`). */
@@ -39,17 +40,21 @@ export class CreateOwnKey {
     private readonly random: RandomSource,
     private readonly hasher: SecretHasher,
     private readonly clock: Clock,
+    /** Reads `allowedIps`, the caller's and those asked for (the edge's parser). */
+    private readonly ipRanges: IpRangeParser,
   ) {}
 
   async execute(principal: AgentPrincipal, input: CreateKeyInput, origin?: RequestOrigin): Promise<CreatedKey> {
     const name = checkKeyName(input.name);
     const scopes = parseScopes(input.scopes);
     const creator = principal.key;
-    const allowedIps = input.allowedIps === undefined ? [...creator.allowedIps] : parseAllowedIps(input.allowedIps);
+    const held = creator.allowedIps.map((text) => this.ipRanges.parseRange(text));
+    const asked = input.allowedIps === undefined ? null : parseAllowedIps(input.allowedIps, this.ipRanges);
     const now = this.clock.now();
     const expiresAt = input.expiresAt === undefined ? creator.expiresAt : checkNewKeyExpiry(input.expiresAt, now);
     checkScopesHeld(creator.scopes, scopes);
-    checkPolicyHeld(creator, { allowedIps, expiresAt });
+    checkPolicyHeld({ allowedIps: held, expiresAt: creator.expiresAt }, { allowedIps: asked, expiresAt });
+    const allowedIps = asked === null ? [...creator.allowedIps] : asked.map((r) => r.text);
     const { apiKey, record } = mintApiKey(this.random, this.hasher, {
       id: this.ids.next('key'),
       agentId: principal.agentId,
