@@ -54,16 +54,29 @@ describe('creates and a roll racing the creator’s leak report, on two instance
       // R resolved and cached on both instances, so each write below passes authentication at once.
       expect(await status(apps.a, agent.apiKey)).to.equal(200);
       expect(await status(apps.b, agent.apiKey)).to.equal(200);
-      const creates = Array.from({ length: CREATES }, (_, i) => create(i % 2 === 0 ? apps.a : apps.b, agent.apiKey));
-      const roll = post(trial % 2 === 0 ? apps.b : apps.a, '/api/v1/keys/current/roll', { overlapSeconds: 600 }, agent.apiKey, {
-        'Idempotency-Key': `idem-${unique()}`,
-      });
-      const leak = post(trial % 2 === 0 ? apps.a : apps.b, '/api/v1/keys/current/report-leak', {}, agent.apiKey);
+      // One create first, to learn how long a write takes here and now (it is R's lineage too).
+      const started = Date.now();
+      const first = await create(apps.a, agent.apiKey);
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      const latency = Math.max(5, Date.now() - started);
+      // The creates spread over twice that and the report fired halfway: some creates commit well
+      // before the report, some race it, some come after. The roll goes at 0, 1/3, 2/3 or 1 of it.
+      const at = <T>(ms: number, write: () => Promise<T>) =>
+        new Promise<T>((resolve, reject) => setTimeout(() => write().then(resolve, reject), ms));
+      const creates = Array.from({ length: CREATES }, (_, i) =>
+        at((2 * latency * i) / (CREATES - 1), () => create(i % 2 === 0 ? apps.a : apps.b, agent.apiKey)),
+      );
+      const roll = at((2 * latency * (trial % 4)) / 3, () =>
+        post(trial % 2 === 0 ? apps.b : apps.a, '/api/v1/keys/current/roll', { overlapSeconds: 600 }, agent.apiKey, {
+          'Idempotency-Key': `idem-${unique()}`,
+        }),
+      );
+      const leak = at(latency, () => post(trial % 2 === 0 ? apps.a : apps.b, '/api/v1/keys/current/report-leak', {}, agent.apiKey));
       const answers = await Promise.all([...creates, roll]);
       const report = await leak;
       expect(report.status, JSON.stringify(report.body)).to.equal(200);
 
-      const writtenKeys: string[] = [];
+      const writtenKeys: string[] = [first.body.apiKey as string];
       for (const answer of answers) {
         if (answer.status === 201) {
           made++;
