@@ -125,7 +125,7 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
  * users. Past authentication, each use case takes the caller's principal.
  */
 export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
-  const { agentDirectory, agentResolver, keyUsage, tenants, secretHasher, passwordHasher, ids, random, clock } = ports;
+  const { agentDirectory, agentResolver, keyUsage, tenants, secretHasher, passwordHasher, ids, random, clock, ipRanges } = ports;
   const { tokenIssuer, tokenVerifier, tokenRevocations, loginThrottle, commonPasswords, replayGuard, tenantJwts } = ports;
   const checkDpopProof = new CheckDpopProof(ports.dpopProofs, replayGuard, clock);
   const verifyWalletToken = new VerifyWalletToken(tokenVerifier, tenants, tokenRevocations, checkDpopProof);
@@ -142,7 +142,7 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
     listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
     rollOwnKey: new RollOwnKey(agentDirectory, ids, random, secretHasher, clock),
     reportOwnKeyLeaked: new ReportOwnKeyLeaked(new RevokeApiKey(agentDirectory, clock), clock),
-    createOwnKey: new CreateOwnKey(agentDirectory, ids, random, secretHasher, clock),
+    createOwnKey: new CreateOwnKey(agentDirectory, ids, random, secretHasher, clock, ipRanges),
     revokeCreatedKey: new RevokeCreatedKey(agentDirectory, clock),
     recordKeyRefusal: new RecordKeyRefusal(ports.securityEvents, clock),
     listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
@@ -214,10 +214,10 @@ export const adminUseCases = (
   areas: { readonly catalogue: CatalogueUseCases },
   options: { readonly webhookRetentionDays?: number; readonly securityEventRetentionDays?: number } = {},
 ) => {
-  const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock } = ports;
+  const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock, ipRanges } = ports;
   const createChannel = new CreateChannel(agentDirectory);
   const createAgent = new CreateAgent(agentDirectory, ids, clock);
-  const issueApiKey = new IssueApiKey(agentDirectory, ids, random, secretHasher, clock);
+  const issueApiKey = new IssueApiKey(agentDirectory, ids, random, secretHasher, clock, ipRanges);
   const createTenant = new CreateTenant(tenants, ids, random, secretHasher, clock);
   const resetClientSecret = new ResetClientSecret(tenants, random, secretHasher);
   const createWalletUser = new CreateTenantUser(tenants, passwordHasher, ids, clock, commonPasswords);

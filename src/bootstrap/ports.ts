@@ -1,4 +1,6 @@
 import type { ReplayGuard } from '../domain/identity/replay-guard.port.js';
+import type { IpRangeParser } from '../domain/identity/ip-range.js';
+import { ipaddrRanges } from '../adapters/ip/ip-ranges.ipaddr.js';
 import type { TenantJwtVerifier } from '../domain/identity/tenant-jwt.js';
 import type { DpopProofVerifier } from '../domain/identity/dpop.js';
 import { JoseTenantJwtVerifier } from '../adapters/jose/tenant-jwt-verifier.jose.js';
@@ -127,6 +129,8 @@ export interface Ports {
   readonly ids: IdGenerator;
   readonly random: RandomSource;
   readonly secretHasher: SecretHasher;
+  /** Reads IP addresses and CIDRs into the ranges the key-policy rules compare. */
+  readonly ipRanges: IpRangeParser;
   readonly passwordHasher: PasswordHasher;
   readonly commonPasswords: CommonPasswords;
   readonly idempotency: IdempotencyStore;
@@ -302,6 +306,7 @@ function commonParts(options: PortOptions, clock: Clock, steps: Steps, stores: {
     ids: new TimeSortableIds(),
     random: new NodeRandomSource(),
     secretHasher: new Sha256Hasher(),
+    ipRanges: ipaddrRanges,
     passwordHasher: new ScryptPasswordHasher(),
     commonPasswords: new ZxcvbnCommonPasswords(),
     catalogueData: THAILAND_CATALOGUE,

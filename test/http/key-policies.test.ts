@@ -265,6 +265,87 @@ describe('key policies and the agent security trail over HTTP', () => {
         clock.advance(-2 * 3_600_000);
       }
     });
+
+    it('when a key pinned to 127.0.0.1/32 and expiring in an hour creates a key with no allowlist and no expiry, then the new key has the creator’s; with none, wider or 2099, 403 policy-not-held naming the field', async () => {
+      const agent = await buildAgent(app.service);
+      const expiresAt = new Date(clock.now().getTime() + 3_600_000);
+      const pinned = await app.service.core.admin.issueApiKey.execute({ agentId: agent.agentId, allowedIps: ['127.0.0.1/32'], expiresAt });
+      shown.push(pinned.apiKey);
+      const child = await created(pinned.apiKey, ['*']);
+      expect(child.key.allowedIps).to.deep.equal(['127.0.0.1/32']);
+      expect(child.key.expiresAt).to.equal(expiresAt.toISOString());
+      expect(await account(child.apiKey, '127.0.0.2')).to.equal(403);
+      const wider: Array<[Body, string]> = [
+        [{ allowedIps: [] }, 'allowedIps'],
+        [{ allowedIps: ['127.0.0.0/8'] }, 'allowedIps'],
+        [{ allowedIps: ['127.0.0.1/32', '10.0.0.1'] }, 'allowedIps'],
+        [{ allowedIps: ['::/0'] }, 'allowedIps'],
+        [{ expiresAt: null }, 'expiresAt'],
+        [{ expiresAt: '2099-01-01T00:00:00Z' }, 'expiresAt'],
+        [{ expiresAt: new Date(expiresAt.getTime() + 1000).toISOString() }, 'expiresAt'],
+      ];
+      for (const [extra, field] of wider) {
+        const r = await create(pinned.apiKey, { name: 'wider', scopes: ['orders:read'], ...extra });
+        expect([r.status, r.body.reason, r.body.field], JSON.stringify(extra)).to.deep.equal([403, 'policy-not-held', field]);
+      }
+      // As narrow or narrower passes: the same range, its IPv4-mapped IPv6 form, an earlier expiry.
+      const sooner = new Date(expiresAt.getTime() - 60_000).toISOString();
+      const narrow = await created(pinned.apiKey, ['orders:read'], {
+        allowedIps: ['127.0.0.1', '::ffff:127.0.0.1/128'],
+        expiresAt: sooner,
+      });
+      expect(narrow.key.expiresAt).to.equal(sooner);
+      const same = await created(pinned.apiKey, ['orders:read'], { expiresAt: expiresAt.toISOString() });
+      expect(same.key.allowedIps).to.deep.equal(['127.0.0.1/32']);
+      // The child's child holds it too.
+      const grandchild = await create(child.apiKey, { name: 'x', scopes: ['orders:read'], allowedIps: ['127.0.0.0/24'] });
+      expect([grandchild.status, grandchild.body.reason, grandchild.body.field]).to.deep.equal([403, 'policy-not-held', 'allowedIps']);
+      expect((await call('GET', '/api/v1/keys', agent.apiKey)).body.data.filter((k: Body) => k.name === 'wider')).to.deep.equal([]);
+    });
+
+    it('when a key allows IPv4 and IPv6 ranges, then a key it creates may hold only ranges inside them', async () => {
+      const agent = await buildAgent(app.service);
+      const ranges = await issue(agent.agentId, ['*'], ['203.0.113.0/24', '2001:db8:1::/48']);
+      const from = { 'X-Forwarded-For': '203.0.113.5' };
+      const ask = (allowedIps: string[]) => create(ranges.apiKey, { name: `r-${unique()}`, scopes: ['account:read'], allowedIps }, from);
+      for (const inside of [['203.0.113.128/25', '2001:db8:1:42::/64'], ['203.0.113.7'], ['::ffff:203.0.113.0/120'], ['2001:db8:1::1']]) {
+        const r = await ask(inside);
+        expect(r.status, `${JSON.stringify(inside)} ${JSON.stringify(r.body)}`).to.equal(201);
+      }
+      for (const outside of [
+        ['203.0.112.0/23'],
+        ['203.0.114.1'],
+        ['2001:db8::/32'],
+        ['2001:db8:2::/48'],
+        ['203.0.113.0/24', '198.51.100.0/24'],
+        ['::ffff:0:0/96'],
+      ]) {
+        const r = await ask(outside);
+        expect([r.status, r.body.reason, r.body.field], JSON.stringify(outside)).to.deep.equal([403, 'policy-not-held', 'allowedIps']);
+      }
+      const inherited = await create(ranges.apiKey, { name: 'same', scopes: ['account:read'] }, from);
+      expect(inherited.body.key.allowedIps).to.deep.equal(['203.0.113.0/24', '2001:db8:1::/48']);
+      expect(inherited.body.key.expiresAt).to.equal(null);
+    });
+
+    it('when a key expiring sooner than a roll’s overlap is rolled, then previousKeyValidUntil is its own expiry, and the old key stops then', async () => {
+      const agent = await buildAgent(app.service);
+      const expiresAt = new Date(clock.now().getTime() + 600_000);
+      const short = await app.service.core.admin.issueApiKey.execute({ agentId: agent.agentId, expiresAt });
+      shown.push(short.apiKey);
+      const r = await call('POST', '/api/v1/keys/current/roll', short.apiKey, { overlapSeconds: 3600 });
+      expect(r.status, JSON.stringify(r.body)).to.equal(201);
+      shown.push(r.body.apiKey);
+      expect(r.body.previousKeyValidUntil).to.equal(expiresAt.toISOString());
+      expect(r.body.key.expiresAt).to.equal(expiresAt.toISOString());
+      const listed = (await call('GET', '/api/v1/keys', agent.apiKey)).body.data.find((k: Body) => k.id === short.keyId);
+      expect(listed).to.include({ status: 'ACTIVE', expiresAt: expiresAt.toISOString() });
+      // A shorter overlap stays as asked.
+      const other = await app.service.core.admin.issueApiKey.execute({ agentId: agent.agentId, expiresAt });
+      const before = clock.now().getTime();
+      const brief = await call('POST', '/api/v1/keys/current/roll', other.apiKey, { overlapSeconds: 60 });
+      expect(Date.parse(brief.body.previousKeyValidUntil)).to.be.within(before + 60_000, before + 61_000);
+    });
   });
 
   describe('GET /api/v1/security-events', () => {

@@ -2,18 +2,49 @@ import { expect } from 'chai';
 import {
   MAX_ALLOWED_IPS,
   SCOPES,
+  allowlistWithin as allowlistWithinRanges,
+  checkPolicyHeld as checkPolicyHeldRanges,
   checkScopesHeld,
-  decideKeyPolicy,
-  ipAllowed,
+  decideKeyPolicy as decideKeyPolicyRanges,
+  ipAllowed as ipAllowedRanges,
   keyPolicyError,
-  parseAllowedIps,
+  parseAllowedIps as parseAllowedIpsWith,
   parseScopes,
   requiredScopeFor,
   type Scope,
 } from '../../src/domain/identity/key-policy.js';
-import { principalFromKey, requireKeyPolicy } from '../../src/domain/identity/authenticate-agent.js';
+import { principalFromKey, requireKeyPolicy as requireKeyPolicyRanges } from '../../src/domain/identity/authenticate-agent.js';
+import type { AgentPrincipal } from '../../src/domain/identity/principal.js';
+import { allowlistRanges, ipaddrRanges } from '../../src/adapters/ip/ip-ranges.ipaddr.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { keyRecordOf } from '../../src/testing/fixtures.js';
+
+/*
+ * The rules read ranges that the edge parsed (ipaddr.js, `src/adapters/ip`); these cases write
+ * them as text, read here as the service reads them.
+ */
+const ranges = (texts: readonly string[]) => texts.map((t) => ipaddrRanges.parseRange(t)!);
+const ipAllowed = (allowedIps: readonly string[], address: string) =>
+  ipAllowedRanges(allowlistRanges(allowedIps), ipaddrRanges.parseAddress(address));
+const parseAllowedIps = (cidrs: readonly string[]) => parseAllowedIpsWith(cidrs, ipaddrRanges).map((r) => r.text);
+const allowlistWithin = (requested: readonly string[], held: readonly string[]) =>
+  allowlistWithinRanges(ranges(requested), allowlistRanges(held));
+const checkPolicyHeld = (
+  creator: { allowedIps: readonly string[]; expiresAt: Date | null },
+  requested: { allowedIps: readonly string[]; expiresAt: Date | null },
+) =>
+  checkPolicyHeldRanges(
+    { allowedIps: allowlistRanges(creator.allowedIps), expiresAt: creator.expiresAt },
+    { allowedIps: ranges(requested.allowedIps), expiresAt: requested.expiresAt },
+  );
+const decideKeyPolicy = (key: { scopes: readonly string[]; allowedIps: readonly string[] }, scope: Scope | null, address: string) =>
+  decideKeyPolicyRanges({ scopes: key.scopes, allowedIps: allowlistRanges(key.allowedIps) }, scope, ipaddrRanges.parseAddress(address));
+const requireKeyPolicy = (principal: AgentPrincipal, scope: Scope | null, address: string) =>
+  requireKeyPolicyRanges(
+    { scopes: principal.key.scopes, allowedIps: allowlistRanges(principal.key.allowedIps) },
+    scope,
+    ipaddrRanges.parseAddress(address),
+  );
 
 const reasonOf = (fn: () => unknown): string | null => {
   try {
@@ -114,6 +145,67 @@ describe('key scopes: the table of §5.1', () => {
     expect(reasonOf(() => checkScopesHeld(['keys:manage', 'orders:read'], ['orders:read']))).to.equal(null);
     expect(reasonOf(() => checkScopesHeld(['keys:manage', 'orders:read'], ['orders:write']))).to.equal('scope-not-held');
     expect(reasonOf(() => checkScopesHeld(SCOPES, ['*']))).to.equal('scope-not-held');
+  });
+});
+
+describe('a key made by a key: never wider than its creator', () => {
+  it('when an allowlist is asked for, then each range must lie inside one of the creator’s, IPv4 and IPv6, an IPv4 range and its mapped form alike', () => {
+    const held = ['192.0.2.0/24', '2001:db8:abcd::/48'];
+    for (const inside of [
+      ['192.0.2.0/24'],
+      ['192.0.2.128/25', '192.0.2.7/32'],
+      ['::ffff:192.0.2.0/120'],
+      ['::ffff:192.0.2.9/128'],
+      ['2001:db8:abcd::/48'],
+      ['2001:db8:abcd:8000::/49', '2001:db8:abcd::1/128'],
+    ])
+      expect(allowlistWithin(inside, held), JSON.stringify(inside)).to.equal(true);
+    for (const outside of [
+      [],
+      ['192.0.2.0/23'],
+      ['192.0.3.0/24'],
+      ['192.0.2.0/24', '198.51.100.1/32'],
+      ['0.0.0.0/0'],
+      ['::ffff:192.0.0.0/104'],
+      ['2001:db8::/32'],
+      ['2001:db8:abce::/48'],
+      ['::/0'],
+    ])
+      expect(allowlistWithin(outside, held), JSON.stringify(outside)).to.equal(false);
+    // A prefix ending inside a byte.
+    expect(allowlistWithin(['10.0.4.0/23'], ['10.0.0.0/21'])).to.equal(true);
+    expect(allowlistWithin(['10.0.8.0/23'], ['10.0.0.0/21'])).to.equal(false);
+    // IPv6 `::/0` holds IPv4 too, as addresses match; IPv4 `0.0.0.0/0` holds no IPv6.
+    expect(allowlistWithin(['192.0.2.0/24'], ['::/0'])).to.equal(true);
+    expect(allowlistWithin(['2001:db8::/32'], ['0.0.0.0/0'])).to.equal(false);
+    // A creator usable anywhere holds every list, the empty one included.
+    expect(allowlistWithin([], [])).to.equal(true);
+    expect(allowlistWithin(['::/0'], [])).to.equal(true);
+  });
+
+  it('when an expiry is asked for, then it must come no later than the creator’s; never only from a key that never expires; the field is named', () => {
+    const at = new Date('2026-06-01T00:00:00Z');
+    const fieldOf = (fn: () => void): unknown => {
+      try {
+        fn();
+        return null;
+      } catch (err) {
+        return err instanceof DomainError ? [err.reason, err.details?.['field']] : err;
+      }
+    };
+    const creator = { allowedIps: ['192.0.2.0/24'], expiresAt: at };
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.0/24'], expiresAt: at }))).to.equal(null);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.1/32'], expiresAt: new Date(at.getTime() - 1) }))).to.equal(null);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.0/24'], expiresAt: new Date(at.getTime() + 1) }))).to.deep.equal([
+      'policy-not-held',
+      'expiresAt',
+    ]);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: ['192.0.2.0/24'], expiresAt: null }))).to.deep.equal([
+      'policy-not-held',
+      'expiresAt',
+    ]);
+    expect(fieldOf(() => checkPolicyHeld(creator, { allowedIps: [], expiresAt: at }))).to.deep.equal(['policy-not-held', 'allowedIps']);
+    expect(fieldOf(() => checkPolicyHeld({ allowedIps: [], expiresAt: null }, { allowedIps: [], expiresAt: null }))).to.equal(null);
   });
 });
 

@@ -4,6 +4,7 @@ import { MemoryIdentityStore } from '../../src/adapters/memory/identity.memory.j
 import { MemorySecurityEvents } from '../../src/adapters/memory/security-events.memory.js';
 import { RevokeApiKey } from '../../src/application/admin/revoke-api-key.js';
 import { IssueApiKey } from '../../src/application/admin/issue-api-key.js';
+import { ipaddrRanges } from '../../src/adapters/ip/ip-ranges.ipaddr.js';
 import { CreateOwnKey } from '../../src/application/identity/create-own-key.js';
 import { ReportOwnKeyLeaked } from '../../src/application/identity/report-own-key-leaked.js';
 import { RevokeCreatedKey } from '../../src/application/identity/revoke-created-key.js';
@@ -50,8 +51,8 @@ describe('keys that keys make: use cases', () => {
     agentId = (
       await store.createAgent({ id: ids.next('agt'), name: 'A', channelCode: 'C', entitlements: [], discountBps: 0, createdAt: new Date() })
     ).id;
-    issue = new IssueApiKey(store, ids, random, hasher, clock);
-    create = new CreateOwnKey(store, ids, random, hasher, clock);
+    issue = new IssueApiKey(store, ids, random, hasher, clock, ipaddrRanges);
+    create = new CreateOwnKey(store, ids, random, hasher, clock, ipaddrRanges);
     revokeCreated = new RevokeCreatedKey(store, clock);
   });
 

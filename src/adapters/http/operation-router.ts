@@ -21,6 +21,7 @@ import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrinc
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import type { DpopRequestContext } from '../../application/wallet/check-dpop-proof.js';
 import { decideKeyPolicy, keyPolicyError, type Scope } from '../../domain/identity/key-policy.js';
+import { allowlistRanges, ipaddrRanges } from '../ip/ip-ranges.ipaddr.js';
 import { clientIp, requestOrigin } from './client-address.js';
 
 /** The bearer-token check of a wallet operation, for the token kinds it takes. */
@@ -84,7 +85,10 @@ const keyPolicyOf =
   (scope: Scope | null, core: HttpUseCases): RequestHandler =>
   (req, res, next) => {
     const principal = agentOf(res.locals);
-    const decision = decideKeyPolicy(principal.key, scope, clientIp(req));
+    const allowedIps = principal.key.allowedIps;
+    // The client's address is read only for a key that is pinned to some.
+    const address = allowedIps.length === 0 ? null : ipaddrRanges.parseAddress(clientIp(req));
+    const decision = decideKeyPolicy({ scopes: principal.key.scopes, allowedIps: allowlistRanges(allowedIps) }, scope, address);
     if (decision.allowed) {
       next();
       return;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
-import { checkKeyLimit, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import { checkKeyLimit, requireLineageWriter, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
 import { recordEvents } from './outbox.knex.js';
@@ -135,7 +135,10 @@ export class KnexAgentDirectory implements AgentDirectory {
 
   async insertKey(key: ApiKeyRecord, context: SecurityContext = SYSTEM_CONTEXT): Promise<void> {
     await this.knex.transaction(async (trx) => {
-      checkKeyLimit([...(await liveKeysLocked(trx, key.agentId, key.createdAt)), key], key.createdAt);
+      const live = await liveKeysLocked(trx, key.agentId, key.createdAt);
+      // A key made by a key: its creator read again under a lock its leak report's walk needs.
+      if (key.createdByKeyId !== null) requireLineageWriter(await keyLocked(trx, key.createdByKeyId, 'share'), key.createdAt);
+      checkKeyLimit([...live, key], key.createdAt);
       await trx<KeyRow>('api_keys').insert(keyToRow(key));
       await recordSecurityEvents(trx, [apiKeyCreatedEvent(key, context)]);
     });
@@ -164,12 +167,16 @@ export class KnexAgentDirectory implements AgentDirectory {
     until: Date,
     context: SecurityContext = SYSTEM_CONTEXT,
   ): Promise<ApiKeyRecord | null> {
-    // The conditional update takes the row lock: of two rolls of one key, one finds it ACTIVE.
     const rolled = await this.knex.transaction(async (trx) => {
-      // The agent's lock first (as every add takes it), then the key's row.
+      // The agent's lock first (as every add takes it), then the key's row: of two rolls of one
+      // key, one finds it ACTIVE; a roll after its leak report finds it revoked and is refused.
       const live = await liveKeysLocked(trx, next.agentId, next.createdAt);
+      const locked = await keyLocked(trx, fromKeyId, 'update');
+      if (locked === null) return null;
+      const from = requireLineageWriter(locked, next.createdAt);
+      if (from.status !== 'ACTIVE') return null;
       const [movedRow] = (await trx('api_keys')
-        .where({ id: fromKeyId, status: 'ACTIVE' })
+        .where({ id: fromKeyId })
         .update({ status: 'REVOKED', revoked_reason: 'rotated', revoked_at: until })
         .returning([...KEY_COLUMNS])) as KeyRow[];
       if (movedRow === undefined) return null;
@@ -242,6 +249,7 @@ export class KnexAgentDirectory implements AgentDirectory {
     context: SecurityContext = SYSTEM_CONTEXT,
   ): Promise<ApiKeyRecord | null> {
     const result = await this.knex.transaction(async (trx) => {
+      requireLineageWriter(await keyLocked(trx, creatorKeyId, 'share'), at);
       const made = new Set<string>();
       let parents = (await trx('api_keys').where({ created_by_key_id: creatorKeyId }).pluck('id')) as string[];
       while (parents.length > 0 && !made.has(keyId)) {
@@ -276,6 +284,19 @@ async function liveKeysLocked(trx: Knex.Transaction, agentId: string, now: Date)
     .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
     .select(...KEY_COLUMNS)) as KeyRow[];
   return rows.map(toKey);
+}
+
+/**
+ * One key read under its row lock, or null. The lock order of every write a key makes on its own
+ * lineage is: the agent's row (adds only), then the writing key's row, then keys below it. A leak
+ * report's walk takes the keys' row locks `FOR UPDATE`, top down, and never the agent's, so a
+ * write holding its key's lock is waited for by the walk (which then reads what the write made),
+ * and a write arriving after the walk locked its key waits and finds it revoked.
+ */
+async function keyLocked(trx: Knex.Transaction, keyId: string, mode: 'share' | 'update'): Promise<ApiKeyRecord | null> {
+  const query = trx<KeyRow>('api_keys').where({ id: keyId });
+  const row = (await (mode === 'share' ? query.forShare() : query.forUpdate()).first(...KEY_COLUMNS)) as KeyRow | undefined;
+  return row === undefined ? null : toKey(row);
 }
 
 /**

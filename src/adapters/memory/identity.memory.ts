@@ -1,7 +1,7 @@
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
-import { checkKeyLimit, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import { checkKeyLimit, requireLineageWriter, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
@@ -114,7 +114,9 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
   async insertKey(key: ApiKeyRecord, context: SecurityContext = SYSTEM_CONTEXT): Promise<void> {
     if (!this.agents.has(key.agentId)) throw new Error(`insertKey: no agent ${key.agentId}`);
     if (this.keyIdByHash.has(key.hash)) throw new Error('insertKey: duplicate key hash');
-    // Counted and stored with no await in between: nothing else runs in between.
+    // Checked, counted and stored with no await in between: nothing else runs in between, so a
+    // leak report of the creator comes entirely before (refused here) or after (revokes this key).
+    if (key.createdByKeyId !== null) requireLineageWriter(this.keys.get(key.createdByKeyId) ?? null, key.createdAt);
     checkKeyLimit([...this.keysOf(key.agentId), key], key.createdAt);
     this.keys.set(key.id, { ...key });
     this.keyIdByHash.set(key.hash, key.id);
@@ -144,8 +146,10 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     until: Date,
     context: SecurityContext = SYSTEM_CONTEXT,
   ): Promise<ApiKeyRecord | null> {
-    const from = this.keys.get(fromKeyId);
-    if (from === undefined || from.status !== 'ACTIVE') return null;
+    const found = this.keys.get(fromKeyId);
+    if (found === undefined) return null;
+    const from = requireLineageWriter(found, next.createdAt);
+    if (from.status !== 'ACTIVE') return null;
     if (this.keyIdByHash.has(next.hash)) throw new Error('rollKey: duplicate key hash');
     const rotated: ApiKeyRecord = { ...from, status: 'REVOKED', revokedReason: 'rotated', revokedAt: until };
     // The new key keeps the policy of the one it replaces: a roll never widens a key.
@@ -208,6 +212,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     at: Date,
     context: SecurityContext = SYSTEM_CONTEXT,
   ): Promise<ApiKeyRecord | null> {
+    requireLineageWriter(this.keys.get(creatorKeyId) ?? null, at);
     const made = new Set<string>();
     let level = [...this.keys.values()].filter((k) => k.createdByKeyId === creatorKeyId);
     while (level.length > 0) {

@@ -7,6 +7,7 @@ import { OPERATOR_CONTEXT } from '../../domain/security-events/security-event.js
 import { checkKeyName, checkNewKeyExpiry } from '../identity/key-fields.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
+import type { IpRangeParser } from '../../domain/identity/ip-range.js';
 
 const DAY_MS = 86_400_000;
 
@@ -18,6 +19,8 @@ export class IssueApiKey {
     private readonly random: RandomSource,
     private readonly hasher: SecretHasher,
     private readonly clock: Clock,
+    /** Reads `allowedIps` (the edge's parser). */
+    private readonly ipRanges: IpRangeParser,
   ) {}
 
   /**
@@ -41,7 +44,7 @@ export class IssueApiKey {
     }
     const name = input.name === undefined ? null : checkKeyName(input.name);
     const scopes = input.scopes === undefined ? FULL_KEY_SCOPES : parseScopes(input.scopes);
-    const allowedIps = parseAllowedIps(input.allowedIps ?? []);
+    const allowedIps = parseAllowedIps(input.allowedIps ?? [], this.ipRanges).map((r) => r.text);
     const now = this.clock.now();
     const expiresAt = days === undefined ? checkNewKeyExpiry(input.expiresAt ?? null, now) : new Date(now.getTime() + days * DAY_MS);
     if ((await this.directory.findAgent(input.agentId)) === null) {

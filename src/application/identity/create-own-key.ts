@@ -1,18 +1,21 @@
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import { keyViewAt, mintApiKey, type KeyView } from '../../domain/identity/api-key.js';
-import { checkScopesHeld, parseAllowedIps, parseScopes } from '../../domain/identity/key-policy.js';
+import { checkPolicyHeld, checkScopesHeld, parseAllowedIps, parseScopes } from '../../domain/identity/key-policy.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { apiKeyContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
+import type { IpRangeParser } from '../../domain/identity/ip-range.js';
 import { checkKeyName, checkNewKeyExpiry } from './key-fields.js';
 
 /** What a create asks for (`POST /api/v1/keys`). */
 export interface CreateKeyInput {
   readonly name: string;
   readonly scopes: readonly string[];
+  /** Left out: the calling key's. Empty: anywhere (only from a key usable anywhere). */
   readonly allowedIps?: readonly string[] | undefined;
+  /** Left out: the calling key's. Null: never (only from a key that never expires). */
   readonly expiresAt?: Date | null | undefined;
 }
 
@@ -24,8 +27,11 @@ export interface CreatedKey {
 
 /**
  * A key makes another key for its agent: with scopes it holds itself (`*` holds them all;
- * otherwise `scope-not-held`), within the agent's bound on keys (`too-many-keys`). The new key
- * records the calling key as its creator, so a leak of the caller revokes it too.
+ * otherwise `scope-not-held`), used from within its allowlist and expiring no later than it
+ * (left out, they are the caller's; otherwise `policy-not-held` naming the field), within the
+ * agent's bound on keys (`too-many-keys`). The new key records the calling key as its creator, so
+ * a leak of the caller revokes it too; the store refuses the create (`invalid-api-key`) once the
+ * caller is revoked.
  */
 export class CreateOwnKey {
   constructor(
@@ -34,15 +40,21 @@ export class CreateOwnKey {
     private readonly random: RandomSource,
     private readonly hasher: SecretHasher,
     private readonly clock: Clock,
+    /** Reads `allowedIps`, the caller's and those asked for (the edge's parser). */
+    private readonly ipRanges: IpRangeParser,
   ) {}
 
   async execute(principal: AgentPrincipal, input: CreateKeyInput, origin?: RequestOrigin): Promise<CreatedKey> {
     const name = checkKeyName(input.name);
     const scopes = parseScopes(input.scopes);
-    const allowedIps = parseAllowedIps(input.allowedIps ?? []);
+    const creator = principal.key;
+    const held = creator.allowedIps.map((text) => this.ipRanges.parseRange(text));
+    const asked = input.allowedIps === undefined ? null : parseAllowedIps(input.allowedIps, this.ipRanges);
     const now = this.clock.now();
-    const expiresAt = checkNewKeyExpiry(input.expiresAt ?? null, now);
-    checkScopesHeld(principal.key.scopes, scopes);
+    const expiresAt = input.expiresAt === undefined ? creator.expiresAt : checkNewKeyExpiry(input.expiresAt, now);
+    checkScopesHeld(creator.scopes, scopes);
+    checkPolicyHeld({ allowedIps: held, expiresAt: creator.expiresAt }, { allowedIps: asked, expiresAt });
+    const allowedIps = asked === null ? [...creator.allowedIps] : asked.map((r) => r.text);
     const { apiKey, record } = mintApiKey(this.random, this.hasher, {
       id: this.ids.next('key'),
       agentId: principal.agentId,

@@ -17,7 +17,7 @@ import { apiKeyContext, type RequestOrigin } from '../../domain/security-events/
 export interface RolledKey {
   readonly apiKey: string;
   readonly key: KeyView;
-  /** When the calling key stops working. */
+  /** When the calling key stops working: the overlap's end, or its own expiry if sooner. */
   readonly previousKeyValidUntil: Date;
 }
 
@@ -55,7 +55,10 @@ export class RollOwnKey {
       scopes: principal.key.scopes,
       allowedIps: principal.key.allowedIps,
     });
-    const until = new Date(now.getTime() + overlap * 1000);
+    // The calling key stops at the end of the overlap, or at its own expiry if that comes first.
+    const overlapEnd = now.getTime() + overlap * 1000;
+    const expiry = principal.key.expiresAt;
+    const until = new Date(expiry === null ? overlapEnd : Math.min(overlapEnd, expiry.getTime()));
     const stored = await this.directory.rollKey(principal.keyId, next, until, apiKeyContext(principal.keyId, origin));
     if (stored === null) {
       throw new DomainError('key-already-rolled');

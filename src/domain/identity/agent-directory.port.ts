@@ -66,7 +66,11 @@ export interface AgentDirectory {
    * authenticate, throws DomainError `too-many-keys` and stores nothing. The count and the insert
    * are serialised per agent (across instances), so concurrent adds never pass the bound together.
    * Records `api_key.created` in the trail, in the same transaction, as done by `context`
-   * (default: the system).
+   * (default: the system). A key made by a key (`createdByKeyId`) is made only while its creator
+   * passes `requireLineageWriter` at `key.createdAt`, read under the lock its leak report takes:
+   * otherwise throws DomainError `invalid-api-key` and stores nothing. Of a create and a leak
+   * report of its creator, one happens entirely before the other (the key is revoked with the
+   * lineage, or refused), across instances.
    */
   insertKey(key: ApiKeyRecord, context?: SecurityContext): Promise<void>;
   /** Returns the key record, or null. */
@@ -77,7 +81,10 @@ export interface AgentDirectory {
    * Rolls a key, atomically: stores `next` (whose `rolledFromKeyId` names `fromKeyId`) and
    * schedules `fromKeyId`'s revocation as `rotated` at `until`. Only a key that is ACTIVE, with no
    * revocation stored, can be rolled: otherwise (revoked, already rolled, unknown, or another
-   * roll of it winning a race) nothing is stored and null is returned. The agent's keys are
+   * roll of it winning a race) nothing is stored and null is returned; a key that no longer
+   * passes `requireLineageWriter` at `next.createdAt` (revoked other than by a roll, expired, or
+   * past its overlap), read under the lock its leak report takes, throws DomainError
+   * `invalid-api-key` and nothing is stored. The agent's keys are
    * bounded as in `insertKey`, counted at `next.createdAt` with `fromKeyId` valid until `until`
    * (a roll with no overlap leaves the count as it was): past the bound, throws DomainError
    * `too-many-keys` and changes nothing. Records `api_key.rolled` and `api_key.revoked`
@@ -98,7 +105,9 @@ export interface AgentDirectory {
    * Revokes `keyId` as `revoked` if `creatorKeyId` created it, directly or through keys it
    * created (a created key's rolls count as that key). Any other key — the creator itself, a
    * sibling, another agent's key, an unknown id — changes nothing and returns null. Checked and
-   * revoked in one transaction.
+   * revoked in one transaction, with the creator read under the lock its leak report takes: a
+   * creator that no longer passes `requireLineageWriter` at `at` throws DomainError
+   * `invalid-api-key` and changes nothing.
    */
   revokeCreatedKey(creatorKeyId: string, keyId: string, at: Date, context?: SecurityContext): Promise<ApiKeyRecord | null>;
 }

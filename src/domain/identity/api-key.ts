@@ -116,6 +116,22 @@ const isRevokedAt = (key: ApiKeyRecord, now: Date): boolean =>
 export const isKeyUsable = (key: ApiKeyRecord, now: Date): boolean =>
   !isRevokedAt(key, now) && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
 
+/**
+ * The key a write on its own lineage is made with (a create, a roll, a delete of a key it made),
+ * as read again by the store under the lock a leak report takes on it, at the write's time `now`.
+ * The write goes ahead only while the key may still authenticate and no revocation but a roll's
+ * is stored on it (any other revocation takes effect at once, whatever the clocks say). Otherwise
+ * it is refused as a revoked key's request is: DomainError `invalid-api-key`. So of a write and a
+ * leak report of its key, one happens entirely before the other: what the write made is found by
+ * the report's walk of the lineage, or the write is refused.
+ */
+export const requireLineageWriter = (key: ApiKeyRecord | null, now: Date): ApiKeyRecord => {
+  if (key === null || !isKeyUsable(key, now) || (key.status === 'REVOKED' && key.revokedReason !== 'rotated')) {
+    throw new DomainError('invalid-api-key');
+  }
+  return key;
+};
+
 /** Whether the key was revoked as leaked (which freezes what was done with it). */
 export const isLeaked = (key: ApiKeyRecord): boolean => key.status === 'REVOKED' && key.revokedReason === 'leaked';
 

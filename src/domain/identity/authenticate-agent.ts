@@ -3,7 +3,8 @@ import type { Product } from './agent.js';
 import { isKeyUsable, isWellFormedApiKey } from './api-key.js';
 import type { ResolvedKey } from './agent-resolver.port.js';
 import type { AgentPrincipal } from './principal.js';
-import { decideKeyPolicy, keyPolicyError, type Scope } from './key-policy.js';
+import { decideKeyPolicy, keyPolicyError, type KeyPolicy, type Scope } from './key-policy.js';
+import type { IpRange } from './ip-range.js';
 
 /** The first rule of the booking surface: a key must be presented. */
 export const requirePresentedKey = (presented: string | undefined): string => {
@@ -56,11 +57,11 @@ export const requireEntitlement = (principal: AgentPrincipal, product: Product):
 };
 
 /**
- * The key policy of the calling key for one request: refuses with `ip-not-allowed` or
- * `insufficient-scope` (403). Pure, on the resolved identity: no query.
+ * The key policy of the calling key for one request (its scopes, and its allowlist as the edge
+ * parsed it): refuses with `ip-not-allowed` or `insufficient-scope` (403). Pure: no query.
  */
-export const requireKeyPolicy = (principal: AgentPrincipal, requiredScope: Scope | null, clientAddress: string): void => {
-  const decision = decideKeyPolicy(principal.key, requiredScope, clientAddress);
+export const requireKeyPolicy = (key: KeyPolicy, requiredScope: Scope | null, clientAddress: IpRange | null): void => {
+  const decision = decideKeyPolicy(key, requiredScope, clientAddress);
   if (!decision.allowed) throw keyPolicyError(decision);
 };
 

@@ -85,6 +85,10 @@ export const REASONS = {
   // agents' own keys
   'key-already-rolled': { kind: 'conflict', message: 'This key has already been rolled; use the key it was rolled to.' },
   'scope-not-held': { kind: 'forbidden', message: 'A key can only be given scopes the calling key holds.' },
+  'policy-not-held': {
+    kind: 'forbidden',
+    message: 'A key can only make keys used from within its own allowedIps and expiring no later than it does.',
+  },
   'too-many-keys': { kind: 'conflict', message: 'The agent holds as many keys as allowed (keys in a roll’s overlap count).' },
   // webhooks
   'invalid-webhook-url': { kind: 'invalid', message: 'The webhook URL is refused.' },

@@ -212,6 +212,63 @@ export function identityContract(
       expect((await s.directory.listKeys(agent.id)).map((x) => x.key.id)).to.have.length(2);
     });
 
+    it('when a key is revoked (leaked, by the operator) or past its expiry, then a key it creates, its roll and its delete of a key it made are refused with invalid-api-key and change nothing; in its roll’s overlap it may still create', async () => {
+      const agent = await agentOn();
+      const at = new Date('2026-01-02T00:00:00.000Z');
+      const leaked = keyRecordOf(agent.id);
+      const byOperator = keyRecordOf(agent.id);
+      const expired = keyRecordOf(agent.id, { expiresAt: new Date('2026-01-01T12:00:00.000Z') });
+      for (const k of [leaked, byOperator, expired]) await s.directory.insertKey(k);
+      const made = keyRecordOf(agent.id, { createdByKeyId: leaked.id });
+      await s.directory.insertKey(made);
+      await s.directory.revokeKey(leaked.id, 'leaked', at);
+      await s.directory.revokeKey(byOperator.id, 'operator', at);
+      for (const creator of [leaked, byOperator, expired]) {
+        const child = keyRecordOf(agent.id, { createdByKeyId: creator.id, createdAt: at });
+        expect(await reasonOf(s.directory.insertKey(child)), creator.id).to.equal('invalid-api-key');
+        expect(await s.directory.findKey(child.id)).to.equal(null);
+        const next = keyRecordOf(agent.id, { rolledFromKeyId: creator.id, createdAt: at });
+        expect(await reasonOf(s.directory.rollKey(creator.id, next, new Date('2026-01-02T01:00:00.000Z')))).to.equal('invalid-api-key');
+        expect(await s.directory.findKey(next.id)).to.equal(null);
+      }
+      expect((await s.directory.findKey(expired.id))?.status).to.equal('ACTIVE');
+      expect(await reasonOf(s.directory.revokeCreatedKey(leaked.id, made.id, at))).to.equal('invalid-api-key');
+      expect(await s.directory.findKey(made.id)).to.deep.include({ revokedReason: 'leaked' });
+      // A rolled key authenticates until its overlap ends, so it may still create.
+      const rolling = keyRecordOf(agent.id);
+      await s.directory.insertKey(rolling);
+      await s.directory.rollKey(rolling.id, keyRecordOf(agent.id, { rolledFromKeyId: rolling.id }), new Date('2026-01-03T00:00:00.000Z'));
+      const inOverlap = keyRecordOf(agent.id, { createdByKeyId: rolling.id, createdAt: at });
+      await s.directory.insertKey(inOverlap);
+      expect((await s.directory.findKey(inOverlap.id))?.status).to.equal('ACTIVE');
+    });
+
+    it('when creates, a roll and deletes by a key race its leak report, then each key made is revoked as leaked with it, or its write was refused with invalid-api-key', async () => {
+      for (let trial = 0; trial < 5; trial++) {
+        const agent = await agentOn();
+        const root = keyRecordOf(agent.id);
+        await s.directory.insertKey(root);
+        const earlier = keyRecordOf(agent.id, { createdByKeyId: root.id });
+        await s.directory.insertKey(earlier);
+        const children = Array.from({ length: 6 }, () => keyRecordOf(agent.id, { createdByKeyId: root.id }));
+        const next = keyRecordOf(agent.id, { rolledFromKeyId: root.id });
+        const writes = [
+          ...children.map((c) => s.directory.insertKey(c)),
+          s.directory.rollKey(root.id, next, new Date('2030-01-01T00:00:00.000Z')),
+          s.directory.revokeCreatedKey(root.id, earlier.id, new Date('2026-01-01T00:00:01.000Z')),
+        ];
+        const leak = s.directory.revokeKey(root.id, 'leaked', new Date('2026-01-01T00:00:02.000Z'));
+        const outcomes = await Promise.all(writes.map((w) => reasonOf(w)));
+        await leak;
+        for (const outcome of outcomes) expect(['resolved', 'invalid-api-key']).to.include(outcome);
+        for (const k of [...children, next]) {
+          const stored = await s.directory.findKey(k.id);
+          if (stored !== null) expect(stored, k.id).to.deep.include({ status: 'REVOKED', revokedReason: 'leaked' });
+        }
+        expect(await s.directory.findKey(earlier.id)).to.deep.include({ status: 'REVOKED', revokedReason: 'leaked' });
+      }
+    });
+
     it('when a key is revoked as leaked, then every key rolled from it, transitively, is leaked too; other keys are not', async () => {
       const agent = await agentOn();
       const a = keyRecordOf(agent.id);

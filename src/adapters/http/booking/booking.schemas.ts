@@ -193,8 +193,15 @@ export const createKeyBody = z
       .array(z.string())
       .max(20)
       .optional()
-      .describe('Up to 20 IPv4 or IPv6 CIDRs the key may be used from; absent or empty: any'),
-    expiresAt: timestamp().nullable().optional().describe('When the key stops working (RFC 3339); absent: never'),
+      .describe(
+        'Up to 20 IPv4 or IPv6 CIDRs the key may be used from, each inside a range of the calling key’s; absent: the calling key’s; empty: any (only from a key usable from anywhere)',
+      ),
+    expiresAt: timestamp()
+      .nullable()
+      .optional()
+      .describe(
+        'When the key stops working (RFC 3339), no later than the calling key’s expiry; absent: the calling key’s; null: never (only from a key that never expires)',
+      ),
   })
   .meta({ id: 'NewApiKey' });
 

@@ -68,7 +68,7 @@ export const keyOperations: readonly Operation[] = [
     operationId: 'createKey',
     summary: 'Make another key for the calling agent',
     description:
-      'Makes a key with the given `name`, `scopes`, and optionally `allowedIps` (up to 20 IPv4 or IPv6 CIDRs) and `expiresAt`, and returns it once. The scopes must be held by the calling key (`*` holds them all), else 403 `scope-not-held`. The new key records the calling key as `createdByKeyId`: a leak report of the calling key (or of any key it was rolled from) revokes it too. An agent holds at most 50 keys that are not revoked: the 51st answers 409 `too-many-keys`. The Idempotency-Key belongs to the calling key: another key of the agent sending the same one makes its own key. A retry with the same Idempotency-Key replays the first answer without `apiKey` (only a hash of the key is kept, nowhere its plaintext), with `Idempotent-Replayed: true`.',
+      'Makes a key with the given `name`, `scopes`, and optionally `allowedIps` (up to 20 IPv4 or IPv6 CIDRs) and `expiresAt`, and returns it once. The scopes must be held by the calling key (`*` holds them all), else 403 `scope-not-held`. A key is never wider than the calling key: `allowedIps` must lie within the calling key’s (each range inside one of its ranges) and `expiresAt` no later than its expiry; left out, they are the calling key’s. Anything wider answers 403 `policy-not-held`, naming the field in `field`. The new key records the calling key as `createdByKeyId`: a leak report of the calling key (or of any key it was rolled from) revokes it too, and a create racing that report is either revoked with it or refused with 401 `invalid-api-key`. An agent holds at most 50 keys that are not revoked: the 51st answers 409 `too-many-keys`. The Idempotency-Key belongs to the calling key: another key of the agent sending the same one makes its own key. A retry with the same Idempotency-Key replays the first answer without `apiKey` (only a hash of the key is kept, nowhere its plaintext), with `Idempotent-Replayed: true`.',
     tags: ['keys'],
     token: 'api-key',
     scope: 'keys:manage',
@@ -89,8 +89,9 @@ export const keyOperations: readonly Operation[] = [
       400: INVALID_BODY,
       ...KEY_ERRORS,
       403: {
-        description: 'The agent is suspended, or the calling key does not hold a scope asked for',
-        reasons: ['agent-suspended', 'scope-not-held'],
+        description:
+          'The agent is suspended, the calling key does not hold a scope asked for, or the new key would be usable from an address or at a time the calling key is not (`field` names which)',
+        reasons: ['agent-suspended', 'scope-not-held', 'policy-not-held'],
       },
       409: {
         description: 'The agent would hold more than 50 keys that are not revoked; or a request with this Idempotency-Key is still running',
@@ -108,7 +109,7 @@ export const keyOperations: readonly Operation[] = [
           name: body.name,
           scopes: body.scopes,
           allowedIps: body.allowedIps,
-          expiresAt: body.expiresAt === undefined || body.expiresAt === null ? null : new Date(body.expiresAt),
+          expiresAt: body.expiresAt === undefined || body.expiresAt === null ? body.expiresAt : new Date(body.expiresAt),
         },
         requestOrigin(req),
       );
@@ -146,7 +147,7 @@ export const keyOperations: readonly Operation[] = [
     operationId: 'rollCurrentKey',
     summary: 'Roll the calling key',
     description:
-      'Issues a new key for the same agent (with the same expiry) and returns it once. The calling key keeps working for `overlapSeconds` (default 3600, at most 86400; 0 ends it at once) and then counts as REVOKED with reason `rotated`. Only the calling key can be rolled, and only once. An agent holds at most 50 keys that are not revoked (keys in a roll’s overlap count): a roll that would make the 51st answers 409 `too-many-keys` (a roll with `overlapSeconds` 0 adds none). The Idempotency-Key belongs to the calling key: another key of the agent sending the same one makes its own roll. A retry with the same Idempotency-Key replays the first answer without `apiKey` (only a hash of the key is kept, nowhere its plaintext), with `Idempotent-Replayed: true`: the new key’s metadata tells which key was made.',
+      'Issues a new key for the same agent (with the same expiry) and returns it once. The calling key keeps working for `overlapSeconds` (default 3600, at most 86400; 0 ends it at once), never past its own expiry (`previousKeyValidUntil` says when it stops), and then counts as REVOKED with reason `rotated`. Only the calling key can be rolled, and only once. An agent holds at most 50 keys that are not revoked (keys in a roll’s overlap count): a roll that would make the 51st answers 409 `too-many-keys` (a roll with `overlapSeconds` 0 adds none). The Idempotency-Key belongs to the calling key: another key of the agent sending the same one makes its own roll. A retry with the same Idempotency-Key replays the first answer without `apiKey` (only a hash of the key is kept, nowhere its plaintext), with `Idempotent-Replayed: true`: the new key’s metadata tells which key was made.',
     tags: ['keys'],
     token: 'api-key',
     scope: null,
@@ -158,7 +159,9 @@ export const keyOperations: readonly Operation[] = [
         schema: z.object({
           apiKey: z.string().optional().describe('The new key, shown in the first answer only: absent from a replay'),
           key: keySchema,
-          previousKeyValidUntil: z.string(),
+          previousKeyValidUntil: z
+            .string()
+            .describe('When the calling key stops working: the end of the overlap, or its own expiry if sooner'),
         }),
       },
       400: INVALID_BODY,

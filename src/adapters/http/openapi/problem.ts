@@ -57,6 +57,16 @@ export const problemJsonSchemaFor = (status: number, reasons: readonly string[])
         ...(reasons.includes('insufficient-scope')
           ? { requiredScope: { type: 'string' as const, description: 'With `insufficient-scope`: the scope the operation needs' } }
           : {}),
+        // A key refused for a policy wider than its creator's is told which field.
+        ...(reasons.includes('policy-not-held')
+          ? {
+              field: {
+                type: 'string' as const,
+                enum: ['allowedIps', 'expiresAt'],
+                description: 'With `policy-not-held`: the field that is wider than the calling key’s',
+              },
+            }
+          : {}),
       },
     },
   ],
