@@ -3,6 +3,7 @@ import type { Order } from '../domain/booking/order.js';
 import type { ApiKeyRecord } from '../domain/identity/api-key.js';
 import type { BusSchedule } from '../domain/catalogue/catalogue.js';
 import type { CatalogueWriter } from '../domain/catalogue/catalogue.port.js';
+import type { Operator } from '../domain/catalogue/operator.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { Initiator } from '../domain/wallet/transaction.js';
 
@@ -38,6 +39,8 @@ export const orderRecord = (agentId: string): Order => ({
   idempotencyKey: null,
   details: {} as Order['details'],
   seats: null,
+  vehicle: null,
+  operatorCode: null,
   startsAt: new Date(Date.now() + 86_400_000),
   createdAt: new Date(),
   cancelledAt: null,
@@ -59,29 +62,51 @@ export function takeLoadedSchedules(): string[] {
   return ids;
 }
 
+/** An operator of its own for a test (instant unless told, in Bangkok time). */
+export const buildOperator = (overrides: Partial<Operator> = {}): Operator => {
+  const id = unique();
+  return {
+    code: `TEST-${id}`,
+    name: `Test Coaches ${id}`,
+    timezone: 'Asia/Bangkok',
+    confirmation: 'instant',
+    confirmationWindowMinutes: 120,
+    ...overrides,
+  };
+};
+
 /**
  * Loads a bus schedule of its own (Bangkok → Pattaya, one daily departure at 10:00 Bangkok time)
- * with the given capacity and fare, through the catalogue writer. The demo catalogue's cities
- * must be loaded first.
+ * with the given capacity and fare, through the catalogue writer, run by an operator of its own
+ * (`operator`, loaded with it). The demo catalogue's cities must be loaded first.
  */
 export async function buildSchedule(
   writer: CatalogueWriter,
-  overrides: Partial<Pick<BusSchedule, 'seatCapacity' | 'departureTimes' | 'operator'>> & { baseAmount?: number } = {},
-): Promise<BusSchedule> {
+  overrides: Partial<Pick<BusSchedule, 'seatCapacity' | 'departureTimes'>> & { baseAmount?: number; operator?: Operator } = {},
+): Promise<BusSchedule & { readonly operator: Operator }> {
+  const operator = overrides.operator ?? buildOperator();
   const schedule: BusSchedule = {
     id: `sch_test_${unique().toLowerCase()}`,
     fromCityId: 'cty_bangkok',
     toCityId: 'cty_pattaya',
-    operator: overrides.operator ?? `Test Coaches ${unique()}`,
+    operatorCode: operator.code,
     departureTimes: overrides.departureTimes ?? ['10:00'],
     utcOffsetMinutes: 420,
     durationMinutes: 150,
     seatCapacity: overrides.seatCapacity ?? 40,
     baseFare: { amount: overrides.baseAmount ?? 18_000, currency: 'THB' },
   };
-  await writer.load({ locations: [], cities: [], vehicleClasses: [], transferFares: [], schedules: [schedule] });
+  await writer.load({
+    operators: [operator],
+    fleets: [],
+    locations: [],
+    cities: [],
+    vehicleClasses: [],
+    transferFares: [],
+    schedules: [schedule],
+  });
   createdSchedules.add(schedule.id);
-  return schedule;
+  return { ...schedule, operator };
 }
 
 /** The id of a schedule's trip departing at `hhmm` Bangkok time on a local date. */

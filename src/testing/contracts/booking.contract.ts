@@ -67,7 +67,7 @@ export function bookingContract(
       const policy = { ttlSeconds: 900 };
       return {
         listTrips: new ListTrips(st.tariffs, st.inventory, c),
-        quoteTransfer: new QuoteTransfer(st.tariffs, st.quotes, ids, c, policy),
+        quoteTransfer: new QuoteTransfer(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         quoteBus: new QuoteBusTrip(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         getQuote: new GetQuote(st.quotes),
         place: new PlaceOrder(st.quotes, st.orders, ids, c, st.unitOfWork),

@@ -22,6 +22,7 @@ import * as m0020 from './0020-idempotency-record.js';
 import * as m0021 from './0021-ledger-balance-check.js';
 import * as m0022 from './0022-ledger-write-attempt.js';
 import * as m0023 from './0023-ledger-write-batch.js';
+import * as m0028 from './0028-operators.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -57,6 +58,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0021-ledger-balance-check', m0021],
   ['0022-ledger-write-attempt', m0022],
   ['0023-ledger-write-batch', m0023],
+  ['0028-operators', m0028],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
