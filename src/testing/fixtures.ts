@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Order } from '../domain/booking/order.js';
 import type { ApiKeyRecord } from '../domain/identity/api-key.js';
-import type { BusSchedule } from '../domain/catalogue/catalogue.js';
+import type { BusSchedule, Location } from '../domain/catalogue/catalogue.js';
 import type { CatalogueWriter } from '../domain/catalogue/catalogue.port.js';
 import type { Operator } from '../domain/catalogue/operator.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -107,6 +107,59 @@ export async function buildSchedule(
   });
   createdSchedules.add(schedule.id);
   return { ...schedule, operator };
+}
+
+/** A transfer operator of its own for a test, with a route of its own between two locations it alone drives. */
+export interface TestTransferRoute {
+  readonly operator: Operator;
+  readonly fromLocationId: string;
+  readonly toLocationId: string;
+}
+
+/**
+ * Loads an operator of its own (instant and in Bangkok time unless told) with `vehicles` of each
+ * shipped vehicle class per pickup hour, and two locations in zones of their own with a fare it
+ * drives (sedan 500.00 THB, SUV 650.00, van 800.00). The demo catalogue's vehicle classes must
+ * be loaded first.
+ */
+export async function buildTransferRoute(
+  writer: CatalogueWriter,
+  options: { vehicles?: number; operator?: Partial<Operator> } = {},
+): Promise<TestTransferRoute> {
+  const id = unique();
+  const operator = buildOperator({ code: `TEST-T-${id}`, name: `Test Transfers ${id}`, ...options.operator });
+  const zone = (side: string): string => `TEST-${id}-${side}`;
+  const location = (side: string): Location => ({
+    id: `loc_test_${id.toLowerCase()}_${side.toLowerCase()}`,
+    code: `T${side}`,
+    name: `Fleet Test Point ${id} ${side}`,
+    type: 'district',
+    city: 'Testville',
+    country: 'Thailand',
+    zone: zone(side),
+  });
+  const classes = [
+    ['sedan', 50_000],
+    ['suv', 65_000],
+    ['van', 80_000],
+  ] as const;
+  await writer.load({
+    operators: [operator],
+    fleets: classes.map(([vehicleClass]) => ({ operatorCode: operator.code, vehicleClass, vehicles: options.vehicles ?? 4 })),
+    locations: [location('A'), location('B')],
+    cities: [],
+    vehicleClasses: [],
+    transferFares: classes.map(([vehicleClass, amount]) => ({
+      operatorCode: operator.code,
+      fromZone: zone('A'),
+      toZone: zone('B'),
+      vehicleClass,
+      baseFare: { amount, currency: 'THB' },
+      durationMinutes: 30,
+    })),
+    schedules: [],
+  });
+  return { operator, fromLocationId: location('A').id, toLocationId: location('B').id };
 }
 
 /** The id of a schedule's trip departing at `hhmm` Bangkok time on a local date. */
