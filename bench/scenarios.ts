@@ -8,6 +8,7 @@ import { TimeSortableIds } from '../src/adapters/crypto/node-crypto.js';
 import { loadConfig } from '../src/bootstrap/config.js';
 import { openService, type Service } from '../src/bootstrap/service.js';
 import type { Quote } from '../src/domain/booking/quote.js';
+import { MAX_FLEET_VEHICLES } from '../src/domain/catalogue/operator.js';
 import { OIDC_CLIENT } from './oidc-server.js';
 
 /** What a scenario gets: the running service, its database and the comparison servers. */
@@ -191,12 +192,31 @@ async function quotePool(ctx: BenchContext, size: number): Promise<string[]> {
     const ids = new TimeSortableIds();
     const pool: string[] = [];
     const knex = s.db!.knex;
+    // Transfers have stock: the operator gets the largest fleet, and the copies are spread over
+    // as many pickup hours, so that the run measures booking, not a sold-out hour.
+    const vehicle = template.vehicle!;
+    await s.core.admin.setOperatorFleet.execute({
+      operatorCode: vehicle.operatorCode,
+      vehicleClass: vehicle.vehicleClass,
+      vehicles: MAX_FLEET_VEHICLES,
+    });
+    const hours = Math.ceil((2 * size) / MAX_FLEET_VEHICLES) + 500;
     for (let done = 0; done < size; done += 1000) {
       const rows = [];
       for (let i = done; i < Math.min(size, done + 1000); i += 1) {
         const id = ids.next('qte');
         pool.push(id);
-        rows.push(quoteToRow({ ...template, id }));
+        const shift = (i % hours) * 3_600_000;
+        const pickupAt = new Date(template.startsAt.getTime() + shift);
+        rows.push(
+          quoteToRow({
+            ...template,
+            id,
+            startsAt: pickupAt,
+            details: { ...template.details, pickupAt: pickupAt.toISOString() } as Quote['details'],
+            vehicle: { ...vehicle, pickupHour: new Date(vehicle.pickupHour.getTime() + shift) },
+          }),
+        );
       }
       await knex('quotes').insert(rows);
     }

@@ -45,9 +45,17 @@ async function main(): Promise<void> {
         router.post('/chaos/schedules', jsonBody, async (req, res) => {
           await seedCatalogue.execute();
           const id = `sch_chaos_${Date.now().toString(36)}`;
-          const operator = `Chaos Coaches ${id}`;
+          const operator = {
+            code: id
+              .toUpperCase()
+              .replace(/[^A-Z0-9]+/g, '-')
+              .slice(0, 32),
+            name: `Chaos Coaches ${id}`,
+          };
           const seatCapacity = Number((req.body as { seatCapacity?: unknown }).seatCapacity ?? 100_000);
           await catalogue.load({
+            operators: [{ ...operator, timezone: 'Asia/Bangkok', confirmation: 'instant', confirmationWindowMinutes: 120 }],
+            fleets: [],
             locations: [],
             cities: [],
             vehicleClasses: [],
@@ -57,7 +65,7 @@ async function main(): Promise<void> {
                 id,
                 fromCityId: 'cty_bangkok',
                 toCityId: 'cty_pattaya',
-                operator,
+                operatorCode: operator.code,
                 departureTimes: ['10:00'],
                 utcOffsetMinutes: 420,
                 durationMinutes: 150,

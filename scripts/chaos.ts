@@ -117,12 +117,12 @@ function ordersWorkload(): Workload {
     concurrency: 4,
     writes: true,
     setup: async (ctx) => {
-      const schedule = (await (await post(ctx, '/chaos/schedules', { seatCapacity: 1_000_000 })).json()) as { operator: string };
+      const schedule = (await (await post(ctx, '/chaos/schedules', { seatCapacity: 1_000_000 })).json()) as { operator: { code: string } };
       const res = await fetch(`${ctx.base}/api/v1/express-bus/trips?fromCityId=cty_bangkok&toCityId=cty_pattaya&date=${tripDate()}`, {
         headers: { 'X-API-KEY': ctx.apiKey },
       });
-      const trips = (await res.json()) as { data: Array<{ id: string; operator: string }> };
-      tripId = trips.data.find((t) => t.operator === schedule.operator)?.id ?? '';
+      const trips = (await res.json()) as { data: Array<{ id: string; operator: { code: string } }> };
+      tripId = trips.data.find((t) => t.operator.code === schedule.operator.code)?.id ?? '';
       if (tripId === '') throw new Error(`no trip of the chaos schedule: ${JSON.stringify(trips)}`);
     },
     send: async (ctx) => {

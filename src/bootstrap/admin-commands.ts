@@ -1,11 +1,17 @@
 import { BOOKING_COMMANDS, type AdminUseCases, type ServiceCommand } from '../adapters/cli/admin.js';
 import { MAINTENANCE_COMMANDS } from '../adapters/cli/maintenance-commands.js';
+import { OPERATOR_COMMANDS } from '../adapters/cli/operator-commands.js';
 import { WALLET_IDENTITY_COMMANDS } from '../adapters/cli/wallet-commands.js';
 import { databaseMaintenance } from './maintenance.js';
 import type { ComposedCore } from './core-container.js';
 
-/** Every admin command: booking, wallet and the database's maintenance. */
-export const ADMIN_COMMANDS: readonly ServiceCommand[] = [...BOOKING_COMMANDS, ...WALLET_IDENTITY_COMMANDS, ...MAINTENANCE_COMMANDS];
+/** Every admin command: booking, the catalogue's operators, wallet and the database's maintenance. */
+export const ADMIN_COMMANDS: readonly ServiceCommand[] = [
+  ...BOOKING_COMMANDS,
+  ...OPERATOR_COMMANDS,
+  ...WALLET_IDENTITY_COMMANDS,
+  ...MAINTENANCE_COMMANDS,
+];
 
 /**
  * What the admin commands drive: the operator area of a composed core and its database (the

@@ -4,6 +4,10 @@ import { ListSecurityEvents } from '../application/security-events/list-security
 import { RecordKeyRefusal } from '../application/security-events/record-key-refusal.js';
 import { CreateAgent } from '../application/admin/create-agent.js';
 import { CreateChannel } from '../application/admin/create-channel.js';
+import { CreateOperator } from '../application/admin/create-operator.js';
+import { ListOperators } from '../application/admin/list-operators.js';
+import { ShowOperator } from '../application/admin/show-operator.js';
+import { SetOperatorFleet } from '../application/admin/set-operator-fleet.js';
 import { ListChannels } from '../application/admin/list-channels.js';
 import { SetAgentStatus } from '../application/admin/set-agent-status.js';
 import { UpdateChannel } from '../application/admin/update-channel.js';
@@ -108,7 +112,7 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
   return {
     getAgentAccount: new GetAgentAccount(),
     listTrips: new ListTrips(tariffs, inventory, clock),
-    quoteTransfer: new QuoteTransfer(tariffs, quotes, ids, clock, policy),
+    quoteTransfer: new QuoteTransfer(tariffs, inventory, quotes, ids, clock, policy),
     quoteBusTrip: new QuoteBusTrip(tariffs, inventory, quotes, ids, clock, policy),
     getQuote: new GetQuote(quotes),
     placeOrder: new PlaceOrder(quotes, orders, ids, clock, ports.unitOfWork),
@@ -237,6 +241,10 @@ export const adminUseCases = (
     issueApiKey,
     revokeApiKey,
     listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
+    createOperator: new CreateOperator(ports.operators),
+    listOperators: new ListOperators(ports.operators),
+    showOperator: new ShowOperator(ports.operators),
+    setOperatorFleet: new SetOperatorFleet(ports.operators),
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
       walletDemo,
     ]),

@@ -46,6 +46,9 @@ import { loadSecretsKey } from '../adapters/knex/secrets-key.knex.js';
 import { KnexWebhookStore } from '../adapters/knex/webhook-store.knex.js';
 import { MemoryOrderRepo, MemoryQuoteRepo } from '../adapters/memory/booking.memory.js';
 import { MemoryCatalogue } from '../adapters/memory/catalogue.memory.js';
+import { MemoryOperatorDirectory } from '../adapters/memory/operator-directory.memory.js';
+import { KnexOperatorDirectory } from '../adapters/knex/operator-directory.knex.js';
+import type { OperatorDirectory } from '../domain/catalogue/operator-directory.port.js';
 import { MemoryIdempotencyStore } from '../adapters/memory/idempotency.memory.js';
 import { MemoryUnitOfWork } from '../adapters/memory/unit-of-work.memory.js';
 import { MemoryIdentityStore } from '../adapters/memory/identity.memory.js';
@@ -116,7 +119,8 @@ export interface SigningKeysPort extends SigningKeyRotation {
  * at a time:
  * - `orders` and `inventory`: the order store is also the seat stock (seats taken are the
  *   orders held);
- * - `catalogue` and `tariffs`: tariffs are read from the catalogue that `catalogue` writes;
+ * - `catalogue`, `tariffs` and `operators`: tariffs are read from the catalogue that `catalogue`
+ *   and `operators` write, and the order store counts vehicles against those fleets;
  * - `ledger` and `transactions`: one ledger records and reads;
  * - `agentDirectory` and `agentResolver`: the resolver's cache is cleared by the directory's
  *   writes (and, on PostgreSQL, by the change feed of every instance);
@@ -140,6 +144,8 @@ export interface Ports {
   readonly catalogueData: Catalogue;
   readonly catalogue: CatalogueReader & CatalogueWriter;
   readonly tariffs: TariffReader;
+  /** The catalogue's operators and fleets (read by `tariffs` and by the order store's vehicle count). */
+  readonly operators: OperatorDirectory;
   readonly quotes: QuoteRepo;
   readonly orders: OrderRepo;
   readonly inventory: TripInventory;
@@ -347,7 +353,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_KEY_CACHE);
   signal.subscribe(() => agentResolver.clear());
   const catalogue = new MemoryCatalogue();
-  const orders = new MemoryOrderRepo(webhooks, identity);
+  const orders = new MemoryOrderRepo(webhooks, identity, catalogue);
   const ledger = new MemoryLedger(webhooks);
   const keyUsage = new KeyUsageBuffer(
     identity,
@@ -372,6 +378,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     unitOfWork: new MemoryUnitOfWork(),
     catalogue,
     tariffs: new MemoryTariffReader(catalogue),
+    operators: new MemoryOperatorDirectory(catalogue),
     quotes: new MemoryQuoteRepo(),
     orders,
     inventory: orders,
@@ -490,6 +497,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     catalogue,
     // Seconds of lag after a catalogue reload, for no catalogue round trip per quote.
     tariffs: new CachedTariffReader(new KnexTariffReader(knex), { ttlMs: 10_000, maxEntries: 10_000 }),
+    operators: new KnexOperatorDirectory(knex),
     quotes: new KnexQuoteRepo(knex),
     orders,
     inventory: new KnexTripInventory(knex),

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Order } from '../domain/booking/order.js';
 import type { ApiKeyRecord } from '../domain/identity/api-key.js';
-import type { BusSchedule } from '../domain/catalogue/catalogue.js';
+import type { BusSchedule, Location } from '../domain/catalogue/catalogue.js';
 import type { CatalogueWriter } from '../domain/catalogue/catalogue.port.js';
+import type { Operator } from '../domain/catalogue/operator.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { Initiator } from '../domain/wallet/transaction.js';
 
@@ -38,6 +39,8 @@ export const orderRecord = (agentId: string): Order => ({
   idempotencyKey: null,
   details: {} as Order['details'],
   seats: null,
+  vehicle: null,
+  operatorCode: null,
   startsAt: new Date(Date.now() + 86_400_000),
   createdAt: new Date(),
   cancelledAt: null,
@@ -59,29 +62,104 @@ export function takeLoadedSchedules(): string[] {
   return ids;
 }
 
+/** An operator of its own for a test (instant unless told, in Bangkok time). */
+export const buildOperator = (overrides: Partial<Operator> = {}): Operator => {
+  const id = unique();
+  return {
+    code: `TEST-${id}`,
+    name: `Test Coaches ${id}`,
+    timezone: 'Asia/Bangkok',
+    confirmation: 'instant',
+    confirmationWindowMinutes: 120,
+    ...overrides,
+  };
+};
+
 /**
  * Loads a bus schedule of its own (Bangkok → Pattaya, one daily departure at 10:00 Bangkok time)
- * with the given capacity and fare, through the catalogue writer. The demo catalogue's cities
- * must be loaded first.
+ * with the given capacity and fare, through the catalogue writer, run by an operator of its own
+ * (`operator`, loaded with it). The demo catalogue's cities must be loaded first.
  */
 export async function buildSchedule(
   writer: CatalogueWriter,
-  overrides: Partial<Pick<BusSchedule, 'seatCapacity' | 'departureTimes' | 'operator'>> & { baseAmount?: number } = {},
-): Promise<BusSchedule> {
+  overrides: Partial<Pick<BusSchedule, 'seatCapacity' | 'departureTimes'>> & { baseAmount?: number; operator?: Operator } = {},
+): Promise<BusSchedule & { readonly operator: Operator }> {
+  const operator = overrides.operator ?? buildOperator();
   const schedule: BusSchedule = {
     id: `sch_test_${unique().toLowerCase()}`,
     fromCityId: 'cty_bangkok',
     toCityId: 'cty_pattaya',
-    operator: overrides.operator ?? `Test Coaches ${unique()}`,
+    operatorCode: operator.code,
     departureTimes: overrides.departureTimes ?? ['10:00'],
     utcOffsetMinutes: 420,
     durationMinutes: 150,
     seatCapacity: overrides.seatCapacity ?? 40,
     baseFare: { amount: overrides.baseAmount ?? 18_000, currency: 'THB' },
   };
-  await writer.load({ locations: [], cities: [], vehicleClasses: [], transferFares: [], schedules: [schedule] });
+  await writer.load({
+    operators: [operator],
+    fleets: [],
+    locations: [],
+    cities: [],
+    vehicleClasses: [],
+    transferFares: [],
+    schedules: [schedule],
+  });
   createdSchedules.add(schedule.id);
-  return schedule;
+  return { ...schedule, operator };
+}
+
+/** A transfer operator of its own for a test, with a route of its own between two locations it alone drives. */
+export interface TestTransferRoute {
+  readonly operator: Operator;
+  readonly fromLocationId: string;
+  readonly toLocationId: string;
+}
+
+/**
+ * Loads an operator of its own (instant and in Bangkok time unless told) with `vehicles` of each
+ * shipped vehicle class per pickup hour, and two locations in zones of their own with a fare it
+ * drives (sedan 500.00 THB, SUV 650.00, van 800.00). The demo catalogue's vehicle classes must
+ * be loaded first.
+ */
+export async function buildTransferRoute(
+  writer: CatalogueWriter,
+  options: { vehicles?: number; operator?: Partial<Operator> } = {},
+): Promise<TestTransferRoute> {
+  const id = unique();
+  const operator = buildOperator({ code: `TEST-T-${id}`, name: `Test Transfers ${id}`, ...options.operator });
+  const zone = (side: string): string => `TEST-${id}-${side}`;
+  const location = (side: string): Location => ({
+    id: `loc_test_${id.toLowerCase()}_${side.toLowerCase()}`,
+    code: `T${side}`,
+    name: `Fleet Test Point ${id} ${side}`,
+    type: 'district',
+    city: 'Testville',
+    country: 'Thailand',
+    zone: zone(side),
+  });
+  const classes = [
+    ['sedan', 50_000],
+    ['suv', 65_000],
+    ['van', 80_000],
+  ] as const;
+  await writer.load({
+    operators: [operator],
+    fleets: classes.map(([vehicleClass]) => ({ operatorCode: operator.code, vehicleClass, vehicles: options.vehicles ?? 4 })),
+    locations: [location('A'), location('B')],
+    cities: [],
+    vehicleClasses: [],
+    transferFares: classes.map(([vehicleClass, amount]) => ({
+      operatorCode: operator.code,
+      fromZone: zone('A'),
+      toZone: zone('B'),
+      vehicleClass,
+      baseFare: { amount, currency: 'THB' },
+      durationMinutes: 30,
+    })),
+    schedules: [],
+  });
+  return { operator, fromLocationId: location('A').id, toLocationId: location('B').id };
 }
 
 /** The id of a schedule's trip departing at `hhmm` Bangkok time on a local date. */

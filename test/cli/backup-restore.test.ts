@@ -67,8 +67,12 @@ async function machineToken(url: string, demo: Demo): Promise<string> {
   return (await json<{ access_token: string }>(res, 200)).access_token;
 }
 
+/** How many orders this process has placed: each takes a pickup hour of its own (the demo fleet has 4 vehicles an hour). */
+let ordersPlaced = 0;
+
 async function placeOrder(url: string, apiKey: string): Promise<string> {
-  const pickupAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  ordersPlaced += 1;
+  const pickupAt = new Date(Date.now() + 30 * 86_400_000 + ordersPlaced * 3_600_000).toISOString();
   const quote = await json<{ id: string }>(
     await fetch(`${url}/api/v1/airport-transfer/quotes`, {
       method: 'POST',

@@ -88,7 +88,13 @@ describe('orders under an idempotency key (PostgreSQL, and embedded PGlite alike
         product: 'express-bus',
         seats: { tripId, scheduleId: `sch_${randomUUID()}`, departsAt: new Date(Date.now() + 86_400_000), capacity: 10, seats: 3 },
       };
-      await quotes.insert({ ...order, id: order.quoteId, expiresAt: new Date(Date.now() + 900_000) });
+      await quotes.insert({
+        ...order,
+        id: order.quoteId,
+        expiresAt: new Date(Date.now() + 900_000),
+        operator: { code: 'GULF-COAST-COACHES', name: 'Gulf Coast Coaches' },
+        confirmation: 'instant',
+      });
       return order;
     };
     const seatsLeft = async () =>

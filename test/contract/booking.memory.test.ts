@@ -15,8 +15,8 @@ bookingContract(
   async () => {
     webhooks = new MemoryWebhookStore(new SystemClock());
     const directory = new MemoryIdentityStore(undefined, webhooks);
-    const orders = new MemoryOrderRepo(webhooks, directory);
     const catalogue = new MemoryCatalogue();
+    const orders = new MemoryOrderRepo(webhooks, directory, catalogue);
     return {
       quotes: new MemoryQuoteRepo(),
       orders,

@@ -13,7 +13,7 @@ for (const mode of ['database', 'memory'] as const) {
   describe(`booking flow over HTTP (${mode})`, () => {
     let app: TestApp;
     let agent: TestAgent;
-    let schedule: BusSchedule;
+    let schedule: Awaited<ReturnType<typeof buildSchedule>>;
     const date = dateAhead(20);
     const contact = { name: 'Malee S.', email: 'malee@example.com', phone: '+66 81 234 5678' };
 
@@ -65,9 +65,10 @@ for (const mode of ['database', 'memory'] as const) {
           toCityId: 'cty_pattaya',
           departsAt: `${date}T03:00:00.000Z`,
           arrivesAt: `${date}T05:30:00.000Z`,
-          operator: schedule.operator,
+          confirmation: 'instant',
           seatsLeft: 30,
         });
+        expect(trip.operator).to.deep.equal({ code: schedule.operator.code, name: schedule.operator.name });
         // 200.00 THB + 10 % − 5 % = 209.00 THB
         expect(trip.price).to.deep.equal({ amount: 20_900, currency: 'THB' });
         expect(body.data.some((t: Body) => t.id.startsWith('trp_bangkok_pattaya_'))).to.equal(true);

@@ -75,10 +75,13 @@ describe('embedded database folder: one owner, admin commands through it, crash 
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
     );
   };
+  let ordersPlaced = 0;
   const order = async (): Promise<string> => {
     const post = (path: string, body: unknown) =>
       call(path, asAgent({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-    const pickupAt = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    // Each order a pickup hour of its own: the demo fleet has 4 sedans an hour.
+    ordersPlaced += 1;
+    const pickupAt = new Date(Date.now() + 2 * 86_400_000 + ordersPlaced * 3_600_000).toISOString();
     const quote = await post('/api/v1/airport-transfer/quotes', {
       fromLocationId: 'loc_bkk',
       toLocationId: 'loc_bkk_silom',

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { migrate, openDatabase, type Database } from '../../src/adapters/knex/database.js';
+import { KnexCatalogue } from '../../src/adapters/knex/catalogue.knex.js';
+import { THAILAND_CATALOGUE } from '../../src/adapters/catalogue/thailand.js';
 
 const STATE = Symbol.for('pbw.test-database');
 
@@ -54,7 +56,29 @@ async function open(): Promise<Database> {
   const db = url ? await openDatabase({ kind: 'postgres', url, poolMax: 20 }) : await openDatabase({ kind: 'pglite', dataDir: null });
   state.description = url ? `PostgreSQL (${url.replace(/\/\/[^@]*@/, '//')})` : 'embedded PGlite';
   await migrate(db);
+  await roomyDemoFleets(db);
   return db;
+}
+
+/** The vehicles per class and pickup hour the demo transfer operators get on the shared test database. */
+export const TEST_DEMO_FLEET_VEHICLES = 10_000;
+
+/**
+ * The shipped catalogue with room for every test: the demo transfer operators' fleets (4 of each
+ * class per pickup hour, as shipped) are raised, because tests running side by side, and runs one
+ * after another on one database, book transfers in the same pickup hours; a reload of the
+ * catalogue keeps a fleet once set. Tests of stock use operators of their own, and the shipped
+ * figures are checked on fresh stores (the README tour, `demo seed` in memory).
+ */
+async function roomyDemoFleets(db: Database): Promise<void> {
+  await new KnexCatalogue(db.knex).load(THAILAND_CATALOGUE);
+  await db
+    .knex('operator_fleets')
+    .whereIn(
+      'operator_code',
+      THAILAND_CATALOGUE.fleets.map((f) => f.operatorCode),
+    )
+    .update({ vehicles: TEST_DEMO_FLEET_VEHICLES });
 }
 
 export const databaseDescription = (): string => state.description;

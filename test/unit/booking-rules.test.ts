@@ -64,7 +64,7 @@ describe('trips', () => {
     id: 'sch_bangkok_pattaya',
     fromCityId: 'cty_bangkok',
     toCityId: 'cty_pattaya',
-    operator: 'Gulf Coast Coaches',
+    operatorCode: 'GULF-COAST-COACHES',
     departureTimes: ['18:00', '06:00'],
     utcOffsetMinutes: 420,
     durationMinutes: 150,
@@ -102,6 +102,7 @@ describe('transfer vehicle choice', () => {
     { code: 'suv', name: 'SUV', maxPassengers: 5 },
   ];
   const fare = (vehicleClass: string, amount: number): TransferFare => ({
+    operatorCode: 'OP',
     fromZone: 'A',
     toZone: 'B',
     vehicleClass,

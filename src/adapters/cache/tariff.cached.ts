@@ -1,4 +1,5 @@
 import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import type { Operator } from '../../domain/catalogue/operator.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 
 /**
@@ -24,6 +25,11 @@ export class CachedTariffReader implements TariffReader {
 
   transferFares(zoneA: string, zoneB: string): Promise<TransferFare[]> {
     return this.cached(`f|${zoneA}|${zoneB}`, () => this.inner.transferFares(zoneA, zoneB));
+  }
+
+  /** Cached like fares: an operator's name or confirmation mode changes are seen within `ttlMs`. */
+  findOperators(codes: readonly string[]): Promise<Operator[]> {
+    return this.cached(`o|${codes.join('|')}`, () => this.inner.findOperators(codes));
   }
 
   async findSchedule(scheduleId: string): Promise<BusSchedule | null> {

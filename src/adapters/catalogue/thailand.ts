@@ -1,10 +1,42 @@
 import type { BusSchedule, Catalogue, City, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import { operatorCodeOf, type FleetEntry, type Operator } from '../../domain/catalogue/operator.js';
 
 /** The shipped demo catalogue: Thailand. Ids are stable so that loading twice changes nothing. */
 
 const TH = 'Thailand';
 const THB = 'THB';
 const BANGKOK_TIME = 7 * 60;
+const BANGKOK_ZONE = 'Asia/Bangkok';
+
+const operator = (name: string, confirmation: Operator['confirmation'], confirmationWindowMinutes = 120): Operator => ({
+  code: operatorCodeOf(name),
+  name,
+  timezone: BANGKOK_ZONE,
+  confirmation,
+  confirmationWindowMinutes,
+});
+
+/**
+ * The transfer operators: rides from and within Bangkok (the README tour's transfer) confirm at
+ * once; rides within Phuket and within Pattaya confirm on request. Their codes are the slugs of their names, as the
+ * migration that introduced operators made them for an existing catalogue.
+ */
+export const TRANSFER_OPERATORS: readonly Operator[] = [
+  operator('Siam Airport Transfers', 'instant'),
+  operator('Andaman Coast Transfers', 'on-request', 180),
+];
+
+/** The bus operators, by the names the schedules have always shown. */
+export const BUS_OPERATORS: readonly Operator[] = [
+  operator('Northern Star Express', 'instant'),
+  operator('Gulf Coast Coaches', 'instant'),
+  operator('Royal Beach Line', 'on-request', 120),
+  operator('Andaman VIP', 'on-request', 240),
+  operator('Isan Express', 'instant'),
+];
+
+/** How many vehicles of each class every demo transfer operator has per pickup hour. */
+export const DEMO_FLEET_VEHICLES = 4;
 
 const loc = (id: string, code: string, name: string, type: Location['type'], city: string, zone: string): Location => ({
   id: `loc_${id}`,
@@ -75,8 +107,14 @@ const ZONE_FARES: ReadonlyArray<readonly [string, string, number, number]> = [
 ];
 const CLASS_FACTOR: Readonly<Record<string, number>> = { sedan: 1, suv: 1.3, van: 1.6 };
 
+/** Rides within Phuket's and Pattaya's zones are driven by the on-request operator, the rest by the instant one. */
+const ON_REQUEST_ZONES = new Set(['PATTAYA', 'HKT', 'PHUKET-WEST', 'PHUKET-TOWN']);
+const transferOperatorOf = (fromZone: string, toZone: string): string =>
+  (ON_REQUEST_ZONES.has(fromZone) && ON_REQUEST_ZONES.has(toZone) ? TRANSFER_OPERATORS[1]! : TRANSFER_OPERATORS[0]!).code;
+
 export const TRANSFER_FARES: readonly TransferFare[] = ZONE_FARES.flatMap(([fromZone, toZone, baht, minutes]) =>
   VEHICLE_CLASSES.map((v) => ({
+    operatorCode: transferOperatorOf(fromZone, toZone),
     fromZone,
     toZone,
     vehicleClass: v.code,
@@ -103,7 +141,7 @@ export const SCHEDULES: readonly BusSchedule[] = ROUTES.flatMap(([a, b, operator
     id: `sch_${from}_${to}`,
     fromCityId: `cty_${from}`,
     toCityId: `cty_${to}`,
-    operator,
+    operatorCode: operatorCodeOf(operator),
     departureTimes: times,
     utcOffsetMinutes: BANGKOK_TIME,
     durationMinutes: minutes,
@@ -112,7 +150,14 @@ export const SCHEDULES: readonly BusSchedule[] = ROUTES.flatMap(([a, b, operator
   })),
 );
 
+/** Every transfer operator's fleet: the demo's number of each vehicle class per pickup hour. */
+export const FLEETS: readonly FleetEntry[] = TRANSFER_OPERATORS.flatMap((o) =>
+  VEHICLE_CLASSES.map((v) => ({ operatorCode: o.code, vehicleClass: v.code, vehicles: DEMO_FLEET_VEHICLES })),
+);
+
 export const THAILAND_CATALOGUE: Catalogue = {
+  operators: [...TRANSFER_OPERATORS, ...BUS_OPERATORS],
+  fleets: FLEETS,
   locations: LOCATIONS,
   cities: CITIES,
   vehicleClasses: VEHICLE_CLASSES,

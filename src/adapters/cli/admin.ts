@@ -25,6 +25,10 @@ import type { SetWalletUserDisabled } from '../../application/admin/set-wallet-u
 import type { ListSecurityEvents } from '../../application/security-events/list-security-events.js';
 import { shownSecurityEvent, type SecurityEvent } from '../../domain/security-events/security-event.js';
 import type { SetTenantClientSettings } from '../../application/admin/set-tenant-client-settings.js';
+import type { CreateOperator } from '../../application/admin/create-operator.js';
+import type { ListOperators } from '../../application/admin/list-operators.js';
+import type { ShowOperator } from '../../application/admin/show-operator.js';
+import type { SetOperatorFleet } from '../../application/admin/set-operator-fleet.js';
 import {
   CommandRefused,
   optional,
@@ -64,6 +68,10 @@ export interface AdminUseCases {
   readonly setWalletUserDisabled: SetWalletUserDisabled;
   readonly listSecurityEvents: ListSecurityEvents;
   readonly setTenantClientSettings: SetTenantClientSettings;
+  readonly createOperator: CreateOperator;
+  readonly listOperators: ListOperators;
+  readonly showOperator: ShowOperator;
+  readonly setOperatorFleet: SetOperatorFleet;
   readonly maintenance: DatabaseMaintenance;
 }
 

@@ -1,6 +1,7 @@
 import type { Product } from '../../domain/identity/agent.js';
 import type { Order, OrderStatus } from '../../domain/booking/order.js';
-import type { BusDetails, Quote, SeatClaim, TransferDetails } from '../../domain/booking/quote.js';
+import type { BusDetails, Quote, SeatClaim, TransferDetails, VehicleClaim } from '../../domain/booking/quote.js';
+import { operatorCodeOf, type ConfirmationMode, type OperatorRef } from '../../domain/catalogue/operator.js';
 
 /** How quotes and orders are stored, and back. */
 export interface QuoteRow {
@@ -13,9 +14,19 @@ export interface QuoteRow {
   currency: string;
   details: TransferDetails | BusDetails;
   seats: StoredSeats | null;
+  vehicle: StoredVehicle | null;
+  /** Null only on quotes that had expired when operators were introduced. */
+  operator: OperatorRef | null;
+  confirmation: ConfirmationMode | null;
   starts_at: Date;
   expires_at: Date;
   created_at: Date;
+}
+
+interface StoredVehicle {
+  operatorCode: string;
+  vehicleClass: string;
+  pickupHour: string;
 }
 
 interface StoredSeats {
@@ -43,6 +54,9 @@ export interface OrderRow {
   details: TransferDetails | BusDetails;
   trip_id: string | null;
   seats: StoredSeats | null;
+  operator_code: string | null;
+  vehicle_class: string | null;
+  pickup_hour: Date | null;
   starts_at: Date;
   created_at: Date;
   cancelled_at: Date | null;
@@ -68,6 +82,20 @@ const seatsOf = (s: StoredSeats | null): SeatClaim | null =>
     ? null
     : { tripId: s.tripId, scheduleId: s.scheduleId, departsAt: new Date(s.departsAt), capacity: s.capacity, seats: s.seats };
 
+const storedVehicle = (v: VehicleClaim | null): string | null =>
+  v === null
+    ? null
+    : JSON.stringify({ operatorCode: v.operatorCode, vehicleClass: v.vehicleClass, pickupHour: v.pickupHour.toISOString() });
+
+/**
+ * The operator of a quote stored before operators existed (and expired then): named after the
+ * bus operator it showed, or the demo transfer operator every fare was given.
+ */
+const legacyOperator = (r: QuoteRow): OperatorRef =>
+  r.product === 'express-bus'
+    ? { code: operatorCodeOf((r.details as BusDetails).operator), name: (r.details as BusDetails).operator }
+    : { code: 'SIAM-AIRPORT-TRANSFERS', name: 'Siam Airport Transfers' };
+
 export const quoteToRow = (q: Quote): Record<string, unknown> => ({
   id: q.id,
   agent_id: q.agentId,
@@ -78,6 +106,9 @@ export const quoteToRow = (q: Quote): Record<string, unknown> => ({
   currency: q.price.currency,
   details: JSON.stringify(q.details),
   seats: storedSeats(q.seats),
+  vehicle: storedVehicle(q.vehicle),
+  operator: JSON.stringify({ code: q.operator.code, name: q.operator.name }),
+  confirmation: q.confirmation,
   starts_at: q.startsAt,
   expires_at: q.expiresAt,
   created_at: q.createdAt,
@@ -95,6 +126,12 @@ export const quoteOf = (r: QuoteRow): Quote => ({
   createdAt: new Date(r.created_at),
   details: r.details,
   seats: seatsOf(r.seats),
+  vehicle:
+    r.vehicle === null
+      ? null
+      : { operatorCode: r.vehicle.operatorCode, vehicleClass: r.vehicle.vehicleClass, pickupHour: new Date(r.vehicle.pickupHour) },
+  operator: r.operator ?? legacyOperator(r),
+  confirmation: r.confirmation ?? 'instant',
 });
 
 /** Every column of an order, in the order the prepared insert passes them (`orderToRow` writes exactly these). */
@@ -115,6 +152,9 @@ export const ORDER_COLUMNS = [
   'details',
   'trip_id',
   'seats',
+  'operator_code',
+  'vehicle_class',
+  'pickup_hour',
   'starts_at',
   'created_at',
   'cancelled_at',
@@ -141,6 +181,9 @@ export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unk
   details: JSON.stringify(o.details),
   trip_id: o.seats?.tripId ?? null,
   seats: storedSeats(o.seats),
+  operator_code: o.operatorCode,
+  vehicle_class: o.vehicle?.vehicleClass ?? null,
+  pickup_hour: o.vehicle?.pickupHour ?? null,
   starts_at: o.startsAt,
   created_at: o.createdAt,
   cancelled_at: o.cancelledAt,
@@ -165,6 +208,11 @@ export const orderOf = (r: OrderRow): Order => ({
   idempotencyKey: r.idempotency_key,
   details: r.details,
   seats: seatsOf(r.seats),
+  vehicle:
+    r.vehicle_class === null || r.pickup_hour === null || r.operator_code === null
+      ? null
+      : { operatorCode: r.operator_code, vehicleClass: r.vehicle_class, pickupHour: new Date(r.pickup_hour) },
+  operatorCode: r.operator_code,
   startsAt: new Date(r.starts_at),
   createdAt: new Date(r.created_at),
   cancelledAt: r.cancelled_at === null ? null : new Date(r.cancelled_at),

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Catalogue, City, Location } from '../../domain/catalogue/catalogue.js';
 import type { CatalogueCounts, CatalogueReader, CatalogueWriter } from '../../domain/catalogue/catalogue.port.js';
 import { foldForSearch } from '../../domain/shared/text.js';
+import { operatorToRow } from './operator-directory.knex.js';
 import { ambient } from './unit-of-work.knex.js';
 
 /** The catalogue on PostgreSQL. Search runs over a pre-folded text column. */
@@ -37,6 +38,9 @@ export class KnexCatalogue implements CatalogueReader, CatalogueWriter {
 
   async load(catalogue: Catalogue): Promise<CatalogueCounts> {
     await this.knex.transaction(async (trx) => {
+      if (catalogue.operators.length > 0) {
+        await trx('operators').insert(catalogue.operators.map(operatorToRow)).onConflict('code').merge();
+      }
       if (catalogue.locations.length > 0) {
         await trx('locations')
           .insert(catalogue.locations.map((l) => ({ ...l, search_text: locationSearchText(l) })))
@@ -55,10 +59,18 @@ export class KnexCatalogue implements CatalogueReader, CatalogueWriter {
           .onConflict('code')
           .merge();
       }
+      if (catalogue.fleets.length > 0) {
+        await trx('operator_fleets')
+          .insert(catalogue.fleets.map((f) => ({ operator_code: f.operatorCode, vehicle_class: f.vehicleClass, vehicles: f.vehicles })))
+          .onConflict(['operator_code', 'vehicle_class'])
+          // A fleet an administrator set (`operator set-fleet`) is theirs: a reload never resets it.
+          .ignore();
+      }
       if (catalogue.transferFares.length > 0) {
         await trx('transfer_fares')
           .insert(
             catalogue.transferFares.map((f) => ({
+              operator_code: f.operatorCode,
               from_zone: f.fromZone,
               to_zone: f.toZone,
               vehicle_class: f.vehicleClass,
@@ -77,7 +89,7 @@ export class KnexCatalogue implements CatalogueReader, CatalogueWriter {
               id: s.id,
               from_city_id: s.fromCityId,
               to_city_id: s.toCityId,
-              operator: s.operator,
+              operator_code: s.operatorCode,
               departure_times: [...s.departureTimes],
               utc_offset_minutes: s.utcOffsetMinutes,
               duration_minutes: s.durationMinutes,
@@ -90,13 +102,13 @@ export class KnexCatalogue implements CatalogueReader, CatalogueWriter {
           .merge();
       }
     });
-    const [locations, cities, schedules] = await Promise.all(
-      ['locations', 'cities', 'bus_schedules'].map(async (table) => {
+    const [locations, cities, schedules, operators] = await Promise.all(
+      ['locations', 'cities', 'bus_schedules', 'operators'].map(async (table) => {
         const row = await this.knex(table).count<{ count: number | string }[]>({ count: '*' }).first();
         return Number(row?.count ?? 0);
       }),
     );
-    return { locations: locations!, cities: cities!, schedules: schedules! };
+    return { locations: locations!, cities: cities!, schedules: schedules!, operators: operators! };
   }
 }
 

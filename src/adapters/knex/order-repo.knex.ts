@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Order } from '../../domain/booking/order.js';
+import { STOCK_HOLDING_STATUSES, type Order } from '../../domain/booking/order.js';
+import type { VehicleClaim } from '../../domain/booking/quote.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
@@ -25,9 +26,37 @@ const PLACE = `WITH placed AS (
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
 
 /**
+ * Locks the pickup hour's stock row (made on first use; the upsert takes the row lock either
+ * way), so bookings of one operator, class and hour take turns here and nowhere else.
+ */
+const LOCK_HOUR = `INSERT INTO transfer_stock_hours (operator_code, vehicle_class, pickup_hour) VALUES ($1, $2, $3)
+  ON CONFLICT (operator_code, vehicle_class, pickup_hour) DO UPDATE SET pickup_hour = EXCLUDED.pickup_hour`;
+
+/**
+ * The fleet of the class and the orders holding one of its vehicles in the hour, this one
+ * included (the statuses are the domain's constants, written into the text). Run after the lock as a statement of its own: under READ COMMITTED it then sees
+ * every order the turns before it committed.
+ */
+export const COUNT_HOUR = `SELECT
+    (SELECT vehicles FROM operator_fleets WHERE operator_code = $1 AND vehicle_class = $2) AS fleet,
+    (SELECT count(*) FROM orders WHERE operator_code = $1 AND vehicle_class = $2 AND pickup_hour = $3
+       AND status IN (${STOCK_HOLDING_STATUSES.map((status) => `'${status}'`).join(', ')})) AS held`;
+
+/** Takes one vehicle of the claim's hour for the order just inserted in `trx`, or `sold-out` (rolling it back). */
+async function takeVehicle(trx: Knex.Transaction, claim: VehicleClaim): Promise<void> {
+  const args = [claim.operatorCode, claim.vehicleClass, claim.pickupHour];
+  await rows(trx, LOCK_HOUR, args, 'orders.lock-hour');
+  const [count] = await rows<{ fleet: number | null; held: number | string }>(trx, COUNT_HOUR, args, 'orders.count-hour');
+  if (Number(count?.held ?? 0) > Number(count?.fleet ?? 0)) {
+    throw new DomainError('sold-out', { message: `No ${claim.vehicleClass} is left for this pickup hour.` });
+  }
+}
+
+/**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
  * on the unique (agent_id, idempotency_key), seat stock on a conditional decrement in the same
- * transaction as the order, and cancellation on a row lock. Inside a unit of work (`ambient`),
+ * transaction as the order, a transfer's vehicle on a count of the hour's orders under that
+ * hour's row lock, and cancellation on a row lock. Inside a unit of work (`ambient`),
  * the work runs in its transaction and commits with whatever else it writes (an idempotency key's
  * stored response); a failed request, a crash or a lost connection rolls both back.
  */
@@ -41,7 +70,7 @@ export class KnexOrderRepo implements OrderRepo {
 
   async place(order: Order): Promise<Order> {
     try {
-      if (order.seats === null) {
+      if (order.seats === null && order.vehicle === null) {
         // No stock to take: one statement inserts the order and records its event, atomic on
         // its own; the unique quote_id still lets only one booking of the quote through. No
         // BEGIN/COMMIT round trips. A prepared statement with explicit columns.
@@ -84,6 +113,7 @@ export class KnexOrderRepo implements OrderRepo {
             throw new DomainError('sold-out');
           }
         }
+        if (order.vehicle !== null) await takeVehicle(trx, order.vehicle);
         return true;
       });
       return placed ? order : await this.earlierOrBooked(order);

@@ -6,8 +6,9 @@ import { rows } from './sql.js';
 import { ambient } from './unit-of-work.knex.js';
 
 /** Every column of a quote, in the order `insert` passes them. */
-const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product, amount, currency, details, seats, starts_at, expires_at, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product, amount, currency, details, seats, starts_at, expires_at, created_at,
+    vehicle, operator, confirmation)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
 
 /** Quotes on PostgreSQL; every read is filtered by the owning agent in SQL. */
 export class KnexQuoteRepo implements QuoteRepo {
@@ -37,6 +38,9 @@ export class KnexQuoteRepo implements QuoteRepo {
         r.starts_at,
         r.expires_at,
         r.created_at,
+        r.vehicle,
+        r.operator,
+        r.confirmation,
       ],
       'quotes.insert',
     );

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
+import type { Operator } from '../../domain/catalogue/operator.js';
+import { operatorOf, type OperatorRow } from './operator-directory.knex.js';
 import { ambient } from './unit-of-work.knex.js';
 
 interface ScheduleRow {
   id: string;
   from_city_id: string;
   to_city_id: string;
-  operator: string;
+  operator_code: string;
   departure_times: string[];
   utc_offset_minutes: number;
   duration_minutes: number;
@@ -17,6 +19,7 @@ interface ScheduleRow {
 }
 
 interface FareRow {
+  operator_code: string;
   from_zone: string;
   to_zone: string;
   vehicle_class: string;
@@ -58,12 +61,18 @@ export class KnexTariffReader implements TariffReader {
       if (!byClass.has(r.vehicle_class) || r.from_zone === zoneA) byClass.set(r.vehicle_class, r);
     }
     return [...byClass.values()].map((r) => ({
+      operatorCode: r.operator_code,
       fromZone: r.from_zone,
       toZone: r.to_zone,
       vehicleClass: r.vehicle_class,
       baseFare: { amount: Number(r.base_amount), currency: r.currency.trim() },
       durationMinutes: r.duration_minutes,
     }));
+  }
+
+  async findOperators(codes: readonly string[]): Promise<Operator[]> {
+    if (codes.length === 0) return [];
+    return ((await this.knex('operators').whereIn('code', [...codes])) as OperatorRow[]).map(operatorOf);
   }
 
   async findSchedule(scheduleId: string): Promise<BusSchedule | null> {
@@ -83,7 +92,7 @@ const scheduleOf = (r: ScheduleRow): BusSchedule => ({
   id: r.id,
   fromCityId: r.from_city_id,
   toCityId: r.to_city_id,
-  operator: r.operator,
+  operatorCode: r.operator_code,
   departureTimes: r.departure_times,
   utcOffsetMinutes: r.utc_offset_minutes,
   durationMinutes: r.duration_minutes,

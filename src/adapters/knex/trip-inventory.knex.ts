@@ -1,8 +1,14 @@
 import type { Knex } from 'knex';
+import type { VehicleClaim } from '../../domain/booking/quote.js';
 import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
+import { COUNT_HOUR } from './order-repo.knex.js';
+import { rows } from './sql.js';
 import { ambient } from './unit-of-work.knex.js';
 
-/** Seats left per trip on PostgreSQL; a trip without a row has never been booked. */
+/**
+ * Seats left per trip on PostgreSQL (a trip without a row has never been booked), and vehicles
+ * left per transfer hour, counted as a booking counts them.
+ */
 export class KnexTripInventory implements TripInventory {
   constructor(private readonly pool: Knex) {}
 
@@ -22,5 +28,15 @@ export class KnexTripInventory implements TripInventory {
       )) as Array<{ trip_id: string; seats_left: number }>;
     for (const r of rows) left.set(r.trip_id, r.seats_left);
     return left;
+  }
+
+  async vehiclesLeft(slot: VehicleClaim): Promise<number> {
+    const [count] = await rows<{ fleet: number | null; held: number | string }>(
+      this.knex,
+      COUNT_HOUR,
+      [slot.operatorCode, slot.vehicleClass, slot.pickupHour],
+      'orders.count-hour',
+    );
+    return Math.max(0, Number(count?.fleet ?? 0) - Number(count?.held ?? 0));
   }
 }

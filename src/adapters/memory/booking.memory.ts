@@ -1,7 +1,8 @@
 import type { Money } from '../../domain/shared/money.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
-import type { Order } from '../../domain/booking/order.js';
+import { STOCK_HOLDING_STATUSES, type Order } from '../../domain/booking/order.js';
+import type { VehicleClaim } from '../../domain/booking/quote.js';
 import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
 import type { Quote } from '../../domain/booking/quote.js';
@@ -37,11 +38,13 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
 
   /**
    * `outbox` records the orders' events with each change, as the database's would; `keys` gives
-   * the key that placed an order as it is at the moment of a cancel (without it, none is known).
+   * the key that placed an order as it is at the moment of a cancel (without it, none is known);
+   * `fleets` the vehicles of a class an operator has per pickup hour (without it, none).
    */
   constructor(
     private readonly outbox?: MemoryOutbox,
     private readonly keys?: { keyNow(keyId: string): ApiKeyRecord | null },
+    private readonly fleets?: { fleetSize(operatorCode: string, vehicleClass: string): number },
   ) {}
 
   async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
@@ -62,6 +65,10 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
       const left = this.seats.get(claim.tripId) ?? claim.capacity;
       if (left < claim.seats) throw new DomainError('sold-out');
       this.seats.set(claim.tripId, left - claim.seats);
+    }
+    if (order.vehicle !== null && this.vehiclesLeftNow(order.vehicle) < 1) {
+      if (claim !== null) this.seats.set(claim.tripId, (this.seats.get(claim.tripId) ?? claim.capacity) + claim.seats);
+      throw new DomainError('sold-out', { message: `No ${order.vehicle.vehicleClass} is left for this pickup hour.` });
     }
     this.orders.set(order.id, order);
     this.orderByQuote.set(order.quoteId, order.id);
@@ -103,6 +110,28 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     }
     this.outbox?.record([orderCancelled(cancelled)]);
     return cancelled;
+  }
+
+  async vehiclesLeft(slot: VehicleClaim): Promise<number> {
+    return this.vehiclesLeftNow(slot);
+  }
+
+  /** The fleet less the orders holding stock in the slot, counted in one turn of the event loop. */
+  private vehiclesLeftNow(slot: VehicleClaim): number {
+    let held = 0;
+    for (const o of this.orders.values()) {
+      const v = o.vehicle;
+      if (
+        v !== null &&
+        STOCK_HOLDING_STATUSES.includes(o.status) &&
+        v.operatorCode === slot.operatorCode &&
+        v.vehicleClass === slot.vehicleClass &&
+        v.pickupHour.getTime() === slot.pickupHour.getTime()
+      ) {
+        held += 1;
+      }
+    }
+    return Math.max(0, (this.fleets?.fleetSize(slot.operatorCode, slot.vehicleClass) ?? 0) - held);
   }
 
   async seatsLeft(trips: ReadonlyArray<{ readonly tripId: string; readonly capacity: number }>): Promise<Map<string, number>> {

@@ -1,4 +1,5 @@
 import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import type { Operator } from '../../domain/catalogue/operator.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { MemoryCatalogue } from './catalogue.memory.js';
 
@@ -21,6 +22,10 @@ export class MemoryTariffReader implements TariffReader {
       if (matches && (!byClass.has(f.vehicleClass) || f.fromZone === zoneA)) byClass.set(f.vehicleClass, f);
     }
     return [...byClass.values()].sort((a, b) => cmp(a.vehicleClass, b.vehicleClass));
+  }
+
+  async findOperators(codes: readonly string[]): Promise<Operator[]> {
+    return codes.map((code) => this.store.catalogue.operators.get(code)).filter((o): o is Operator => o !== undefined);
   }
 
   async findSchedule(scheduleId: string): Promise<BusSchedule | null> {

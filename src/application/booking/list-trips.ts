@@ -7,9 +7,12 @@ import { isCalendarDate, tripsOn, withinHorizon, type Trip } from '../../domain/
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
+import type { ConfirmationMode, OperatorRef } from '../../domain/catalogue/operator.js';
 
-/** A trip as an agent sees it: with seats left and its own price per seat. */
+/** A trip as an agent sees it: with its operator, seats left and its own price per seat. */
 export interface TripOffer extends Trip {
+  readonly operator: OperatorRef;
+  readonly confirmation: ConfirmationMode;
   readonly seatsLeft: number;
   readonly price: Money;
 }
@@ -43,7 +46,22 @@ export class ListTrips {
       .filter(({ trip }) => trip.departsAt.getTime() > now.getTime() && withinHorizon(trip.departsAt, now))
       .sort((a, b) => a.trip.departsAt.getTime() - b.trip.departsAt.getTime() || (a.trip.id < b.trip.id ? -1 : 1));
     if (trips.length === 0) return [];
-    const seats = await this.inventory.seatsLeft(trips.map(({ trip }) => ({ tripId: trip.id, capacity: trip.seatCapacity })));
-    return trips.map(({ trip, price }) => ({ ...trip, seatsLeft: seats.get(trip.id) ?? trip.seatCapacity, price }));
+    const [seats, operators] = await Promise.all([
+      this.inventory.seatsLeft(trips.map(({ trip }) => ({ tripId: trip.id, capacity: trip.seatCapacity }))),
+      this.tariffs.findOperators([...new Set(trips.map(({ trip }) => trip.operatorCode))]),
+    ]);
+    const byCode = new Map(operators.map((o) => [o.code, o]));
+    return trips.map(({ trip, price }) => {
+      const operator = byCode.get(trip.operatorCode);
+      // Storage keeps every schedule on an operator (a foreign key): a missing one is a broken catalogue.
+      if (operator === undefined) throw new Error(`catalogue names an unknown operator ${trip.operatorCode}`);
+      return {
+        ...trip,
+        operator: { code: operator.code, name: operator.name },
+        confirmation: operator.confirmation,
+        seatsLeft: seats.get(trip.id) ?? trip.seatCapacity,
+        price,
+      };
+    });
   }
 }

@@ -23,8 +23,9 @@ export interface PlaceOrderRequest {
 
 /**
  * Books one of the caller's quotes. The checks run in the contract's order (unknown or another
- * agent's quote, entitlement, channel, expiry); booking at most once and seat stock are then
- * decided by storage in one atomic step.
+ * agent's quote, entitlement, channel, expiry); booking at most once and stock (a bus's seats, a
+ * transfer's vehicle) are then decided by storage in one atomic step. Every order confirms at
+ * once, whatever its operator's confirmation mode, until orders can wait for an operator.
  */
 export class PlaceOrder {
   constructor(
@@ -76,6 +77,8 @@ export class PlaceOrder {
       idempotencyKey: input.idempotencyKey ?? null,
       details: quote.details,
       seats: quote.seats,
+      vehicle: quote.vehicle,
+      operatorCode: quote.operator.code,
       startsAt: quote.startsAt,
       createdAt: now,
       cancelledAt: null,

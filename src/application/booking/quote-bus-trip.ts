@@ -9,7 +9,7 @@ import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { type Offer, type QuotePolicy, quoteOf } from './quote-policy.js';
+import { type Offer, type QuotePolicy, quoteOf, requireOperator } from './quote-policy.js';
 
 /** What an express-bus quote asks for. */
 export interface BusQuoteRequest {
@@ -38,6 +38,7 @@ export class QuoteBusTrip {
       throw new DomainError('trip-not-found');
     }
     requireFuture(trip.departsAt, now, 'departure');
+    const operator = await requireOperator(this.tariffs, schedule.operatorCode);
     const left = (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }])).get(trip.id) ?? trip.seatCapacity;
     if (left < input.passengers) {
       throw new DomainError('sold-out', { details: { seatsLeft: left } });
@@ -52,13 +53,16 @@ export class QuoteBusTrip {
         tripId: trip.id,
         fromCityId: trip.fromCityId,
         toCityId: trip.toCityId,
-        operator: trip.operator,
+        operator: operator.name,
         departsAt: trip.departsAt.toISOString(),
         arrivesAt: trip.arrivesAt.toISOString(),
         passengers: input.passengers,
         unitPrice: unit,
       },
       seats: { tripId: trip.id, scheduleId: schedule.id, departsAt: trip.departsAt, capacity: trip.seatCapacity, seats: input.passengers },
+      vehicle: null,
+      operator: { code: operator.code, name: operator.name },
+      confirmation: operator.confirmation,
     };
     const quote = quoteOf(principal, offer, now, this.policy);
     await this.quotes.insert(quote);

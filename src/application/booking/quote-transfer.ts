@@ -1,5 +1,7 @@
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import { pickupHourOf } from '../../domain/catalogue/operator.js';
+import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { termsOf, unitPrice } from '../../domain/booking/pricing.js';
@@ -9,7 +11,7 @@ import { withinHorizon } from '../../domain/booking/trip.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { type Offer, type QuotePolicy, quoteOf } from './quote-policy.js';
+import { type Offer, type QuotePolicy, quoteOf, requireOperator } from './quote-policy.js';
 
 /** What an airport-transfer quote asks for. */
 export interface TransferQuoteRequest {
@@ -23,11 +25,13 @@ export interface TransferQuoteRequest {
 /**
  * Prices an airport transfer for the caller: the fare between the two locations' zones for the
  * requested vehicle class (or the smallest one that carries everybody), through the caller's
- * channel markup and agent discount.
+ * channel markup and agent discount. The fare's operator must have a vehicle of the class left in
+ * the pickup hour (local to the operator), else `sold-out`; the order takes it for good.
  */
 export class QuoteTransfer {
   constructor(
     private readonly tariffs: TariffReader,
+    private readonly inventory: TripInventory,
     private readonly quotes: QuoteRepo,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
@@ -63,7 +67,12 @@ export class QuoteTransfer {
       });
     }
     const [fares, classes] = await Promise.all([this.tariffs.transferFares(from.zone, to.zone), this.tariffs.vehicleClasses()]);
-    const { fare, vehicle } = chooseFare(fares, classes, input.passengers, input.vehicleClass);
+    const { fare, vehicle: chosen } = chooseFare(fares, classes, input.passengers, input.vehicleClass);
+    const operator = await requireOperator(this.tariffs, fare.operatorCode);
+    const vehicle = { operatorCode: operator.code, vehicleClass: chosen.code, pickupHour: pickupHourOf(input.pickupAt, operator.timezone) };
+    const left = await this.inventory.vehiclesLeft(vehicle);
+    if (left < 1)
+      throw new DomainError('sold-out', { message: `No ${chosen.code} is left for this pickup hour.`, details: { vehiclesLeft: 0 } });
     const price = unitPrice(fare.baseFare, termsOf(principal));
     const offer: Offer = {
       id: this.ids.next('qte'),
@@ -75,10 +84,13 @@ export class QuoteTransfer {
         toLocationId: to.id,
         pickupAt: input.pickupAt.toISOString(),
         passengers: input.passengers,
-        vehicleClass: vehicle.code,
+        vehicleClass: chosen.code,
         durationMinutes: fare.durationMinutes,
       },
       seats: null,
+      vehicle,
+      operator: { code: operator.code, name: operator.name },
+      confirmation: operator.confirmation,
     };
     const quote = quoteOf(principal, offer, now, this.policy);
     await this.quotes.insert(quote);

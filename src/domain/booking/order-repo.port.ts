@@ -27,7 +27,11 @@ export interface OrderRepo {
    * Places the order atomically: the quote is booked at most once (another order for the same
    * quote, committed or in flight, makes this throw DomainError `quote-already-booked`); for a
    * bus order the seats are taken from the trip's inventory (created at the trip's capacity on
-   * first use) only if that many are left, else DomainError `sold-out` and nothing is stored.
+   * first use) only if that many are left, else DomainError `sold-out` and nothing is stored;
+   * for a transfer order (`vehicle`) one vehicle of the operator's fleet of that class in the
+   * pickup hour is taken only if the orders holding stock there (`STOCK_HOLDING_STATUSES`,
+   * counted under a lock of that hour's stock, whatever the concurrency) leave one, else
+   * DomainError `sold-out` and nothing is stored. A cancelled order no longer holds its vehicle.
    * When the agent already has an order with the same idempotency key, nothing is stored and
    * that existing order is returned instead. A stored order records `order.confirmed`
    * (`orderConfirmed`) in the same transaction; an order not stored records nothing.

@@ -2,10 +2,16 @@ import type { Product } from '../identity/agent.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import { decideCancellation, requireCancellable, type CancellationTerms } from './cancellation.js';
 import type { Money } from '../shared/money.js';
-import type { BusDetails, SeatClaim, TransferDetails } from './quote.js';
+import type { BusDetails, SeatClaim, TransferDetails, VehicleClaim } from './quote.js';
 
 export type OrderStatus = 'CONFIRMED' | 'CANCELLED';
 export const ORDER_STATUSES: readonly OrderStatus[] = ['CONFIRMED', 'CANCELLED'];
+
+/**
+ * The statuses of an order that holds its stock (a transfer's vehicle): every store counts the
+ * orders in these against the fleet, so a status that holds stock is added here and only here.
+ */
+export const STOCK_HOLDING_STATUSES: readonly OrderStatus[] = ['CONFIRMED'];
 
 /** The person the operator contacts about the booking. */
 export interface Contact {
@@ -34,6 +40,10 @@ export interface Order {
   readonly details: TransferDetails | BusDetails;
   /** The seats held on a bus trip; given back on cancel. Null for transfers. */
   readonly seats: SeatClaim | null;
+  /** The vehicle a transfer takes while the order holds stock (`STOCK_HOLDING_STATUSES`). Null for buses. */
+  readonly vehicle: VehicleClaim | null;
+  /** The operator of the trip or transfer (null only for orders placed before operators existed and never mapped). */
+  readonly operatorCode: string | null;
   readonly startsAt: Date;
   readonly createdAt: Date;
   readonly cancelledAt: Date | null;

@@ -1,3 +1,4 @@
+import type { ConfirmationMode, OperatorRef } from '../catalogue/operator.js';
 import type { Product } from '../identity/agent.js';
 import type { AgentPrincipal } from '../identity/principal.js';
 import { DomainError } from '../shared/errors.js';
@@ -18,6 +19,7 @@ export interface BusDetails {
   readonly tripId: string;
   readonly fromCityId: string;
   readonly toCityId: string;
+  /** The operator's name (its code and name are the quote's `operator`). */
   readonly operator: string;
   readonly departsAt: string;
   readonly arrivesAt: string;
@@ -33,6 +35,16 @@ export interface SeatClaim {
   readonly departsAt: Date;
   readonly capacity: number;
   readonly seats: number;
+}
+
+/**
+ * The vehicle a transfer quote needs: one of the operator's class in the local pickup hour
+ * (`pickupHourOf`). How many there are is the operator's fleet when the order is placed.
+ */
+export interface VehicleClaim {
+  readonly operatorCode: string;
+  readonly vehicleClass: string;
+  readonly pickupHour: Date;
 }
 
 /** A price offered to one agent on one channel, valid until `expiresAt`. */
@@ -51,6 +63,11 @@ export interface Quote {
   readonly details: TransferDetails | BusDetails;
   /** For bus quotes, the seats an order takes; null for transfers. */
   readonly seats: SeatClaim | null;
+  /** For transfer quotes, the vehicle an order takes; null for buses. */
+  readonly vehicle: VehicleClaim | null;
+  /** Who runs the trip or drives the transfer, and how it confirms. */
+  readonly operator: OperatorRef;
+  readonly confirmation: ConfirmationMode;
 }
 
 /**

@@ -7,7 +7,8 @@ export interface Trip {
   readonly scheduleId: string;
   readonly fromCityId: string;
   readonly toCityId: string;
-  readonly operator: string;
+  /** The operator that runs the schedule. */
+  readonly operatorCode: string;
   readonly departsAt: Date;
   readonly arrivesAt: Date;
   readonly seatCapacity: number;
@@ -68,7 +69,7 @@ const tripAt = (schedule: BusSchedule, departsAt: Date): Trip => ({
   scheduleId: schedule.id,
   fromCityId: schedule.fromCityId,
   toCityId: schedule.toCityId,
-  operator: schedule.operator,
+  operatorCode: schedule.operatorCode,
   departsAt,
   arrivesAt: new Date(departsAt.getTime() + schedule.durationMinutes * 60_000),
   seatCapacity: schedule.seatCapacity,

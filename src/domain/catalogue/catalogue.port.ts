@@ -16,10 +16,14 @@ export interface CatalogueCounts {
   readonly locations: number;
   readonly cities: number;
   readonly schedules: number;
+  readonly operators: number;
 }
 
 /** Loads the catalogue. */
 export interface CatalogueWriter {
-  /** Upserts every item by id in one transaction, so loading twice changes nothing. */
+  /**
+   * Upserts every item by id in one transaction, so loading twice changes nothing; a fleet entry
+   * is only added where the operator has none for the class (one set since is kept).
+   */
   load(catalogue: Catalogue): Promise<CatalogueCounts>;
 }

@@ -1,4 +1,5 @@
 import type { Money } from '../shared/money.js';
+import type { FleetEntry, Operator } from './operator.js';
 
 export type LocationType = 'airport' | 'district' | 'hotel';
 
@@ -29,8 +30,9 @@ export interface VehicleClass {
   readonly maxPassengers: number;
 }
 
-/** The base fare of one vehicle between two fare zones (either direction). */
+/** The base fare of one vehicle between two fare zones (either direction), and who drives it. */
 export interface TransferFare {
+  readonly operatorCode: string;
   readonly fromZone: string;
   readonly toZone: string;
   readonly vehicleClass: string;
@@ -43,7 +45,8 @@ export interface BusSchedule {
   readonly id: string;
   readonly fromCityId: string;
   readonly toCityId: string;
-  readonly operator: string;
+  /** The operator that runs it. */
+  readonly operatorCode: string;
   /** Local departure times, `HH:MM`, in the schedule's time zone. */
   readonly departureTimes: readonly string[];
   /** Offset of the local time zone from UTC in minutes (Thailand: +420, no daylight saving). */
@@ -56,6 +59,10 @@ export interface BusSchedule {
 
 /** Everything `catalogue seed` loads. */
 export interface Catalogue {
+  /** Loaded first: the fares and schedules name them. */
+  readonly operators: readonly Operator[];
+  /** Vehicles per class and pickup hour of transfer operators (loaded after the vehicle classes). */
+  readonly fleets: readonly FleetEntry[];
   readonly locations: readonly Location[];
   readonly cities: readonly City[];
   readonly vehicleClasses: readonly VehicleClass[];

@@ -1,4 +1,5 @@
 import type { BusSchedule, Location, TransferFare, VehicleClass } from './catalogue.js';
+import type { Operator } from './operator.js';
 
 /** Reads the priced part of the catalogue: what quotes and trip listings are computed from. */
 export interface TariffReader {
@@ -8,6 +9,8 @@ export interface TariffReader {
   vehicleClasses(): Promise<VehicleClass[]>;
   /** The fares between two zones in either direction, one per vehicle class; empty when none. */
   transferFares(zoneA: string, zoneB: string): Promise<TransferFare[]>;
+  /** The operators with these codes that exist (any order); unknown codes are simply absent. */
+  findOperators(codes: readonly string[]): Promise<Operator[]>;
   /** The schedule, or null. */
   findSchedule(scheduleId: string): Promise<BusSchedule | null>;
   /** The schedules from one city to another (that direction only), by id; empty when none. */

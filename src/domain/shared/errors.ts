@@ -33,7 +33,7 @@ export const REASONS = {
   },
   'quote-expired': { kind: 'gone', message: 'The quote has expired. Request a new quote.' },
   'quote-already-booked': { kind: 'conflict', message: 'The quote has already been booked.' },
-  'sold-out': { kind: 'conflict', message: 'Not enough seats are left on this trip.' },
+  'sold-out': { kind: 'conflict', message: 'Not enough seats or vehicles are left for this booking.' },
   'order-not-found': { kind: 'not-found', message: 'No such order.' },
   'order-already-cancelled': { kind: 'conflict', message: 'The order is already cancelled.' },
   'booked-with-leaked-key': {
@@ -81,6 +81,8 @@ export const REASONS = {
   'agent-not-found': { kind: 'not-found', message: 'No such agent.' },
   'channel-not-found': { kind: 'not-found', message: 'No such channel.' },
   'channel-exists': { kind: 'conflict', message: 'A channel with this code exists.' },
+  'operator-not-found': { kind: 'not-found', message: 'No such operator.' },
+  'operator-exists': { kind: 'conflict', message: 'An operator with this code exists.' },
   'key-not-found': { kind: 'not-found', message: 'No such key.' },
   // agents' own keys
   'key-already-rolled': { kind: 'conflict', message: 'This key has already been rolled; use the key it was rolled to.' },

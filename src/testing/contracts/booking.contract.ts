@@ -21,7 +21,16 @@ import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { keyRecordOf, unique } from '../fixtures.js';
-import { TestClock, buildSchedule, dateAhead, reasonOf, tripIdOf } from '../fixtures.js';
+import {
+  TestClock,
+  buildOperator,
+  buildSchedule,
+  buildTransferRoute,
+  dateAhead,
+  reasonOf,
+  tripIdOf,
+  type TestTransferRoute,
+} from '../fixtures.js';
 import { listenAs, type EmittedEvents, type EventSeen } from './events.js';
 
 /** The storage the booking flow runs on: one adapter family (memory, or PostgreSQL). */
@@ -67,7 +76,7 @@ export function bookingContract(
       const policy = { ttlSeconds: 900 };
       return {
         listTrips: new ListTrips(st.tariffs, st.inventory, c),
-        quoteTransfer: new QuoteTransfer(st.tariffs, st.quotes, ids, c, policy),
+        quoteTransfer: new QuoteTransfer(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         quoteBus: new QuoteBusTrip(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         getQuote: new GetQuote(st.quotes),
         place: new PlaceOrder(st.quotes, st.orders, ids, c, st.unitOfWork),
@@ -120,6 +129,18 @@ export function bookingContract(
     const contact = { name: 'Somchai P.', email: 'somchai@example.com' };
     const busQuote = async (who: AgentPrincipal, schedule: BusSchedule, passengers = 1): Promise<Quote> =>
       uc.quoteBus.execute(who, { tripId: tripIdOf(schedule, date), passengers });
+
+    /** A transfer quote on a test route at `pickupAt` (sedan, one passenger unless told). */
+    const transferQuote = (who: AgentPrincipal, route: TestTransferRoute, pickupAt: Date, vehicleClass = 'sedan'): Promise<Quote> =>
+      uc.quoteTransfer.execute(who, {
+        fromLocationId: route.fromLocationId,
+        toLocationId: route.toLocationId,
+        pickupAt,
+        passengers: 1,
+        vehicleClass,
+      });
+    /** 10:00 Bangkok time on the contract's date (03:00 UTC). */
+    const pickupAtTen = (): Date => new Date(`${date}T03:00:00.000Z`);
 
     beforeEach(async () => {
       s = await make();
@@ -223,6 +244,41 @@ export function bookingContract(
             uc.quoteTransfer.execute(who, { fromLocationId: 'loc_bkk', toLocationId: 'loc_bkk_silom', pickupAt: later, passengers: 12 }),
           ),
         ).to.equal('no-fare');
+      });
+
+      it('when trips are listed and either product is quoted, then each names its operator and how it confirms', async () => {
+        const who = await agent();
+        const onRequest = buildOperator({ confirmation: 'on-request', confirmationWindowMinutes: 90 });
+        const schedule = await buildSchedule(s.catalogue, { operator: onRequest });
+        const [trip] = (await uc.listTrips.execute(who, { fromCityId: 'cty_bangkok', toCityId: 'cty_pattaya', date })).filter(
+          (t) => t.scheduleId === schedule.id,
+        );
+        expect(trip).to.deep.include({ operator: { code: onRequest.code, name: onRequest.name }, confirmation: 'on-request' });
+        const bus = await busQuote(who, schedule);
+        expect(bus).to.deep.include({ operator: { code: onRequest.code, name: onRequest.name }, confirmation: 'on-request' });
+        expect((bus.details as { operator: string }).operator).to.equal(onRequest.name);
+        const pickupAt = new Date(Date.now() + 48 * HOUR);
+        const instant = await uc.quoteTransfer.execute(who, {
+          fromLocationId: 'loc_bkk',
+          toLocationId: 'loc_bkk_h_riverside',
+          pickupAt,
+          passengers: 1,
+        });
+        expect(instant).to.deep.include({
+          operator: { code: 'SIAM-AIRPORT-TRANSFERS', name: 'Siam Airport Transfers' },
+          confirmation: 'instant',
+        });
+        const phuket = await uc.quoteTransfer.execute(who, {
+          fromLocationId: 'loc_hkt',
+          toLocationId: 'loc_hkt_patong',
+          pickupAt,
+          passengers: 1,
+        });
+        expect(phuket).to.deep.include({
+          operator: { code: 'ANDAMAN-COAST-TRANSFERS', name: 'Andaman Coast Transfers' },
+          confirmation: 'on-request',
+        });
+        expect(await uc.getQuote.execute(who, phuket.id)).to.deep.equal(phuket);
       });
 
       it('when the agent is not entitled to the product, then not-entitled', async () => {
@@ -357,6 +413,62 @@ export function bookingContract(
       });
     });
 
+    describe('transfer stock', () => {
+      it('when every vehicle of a class in a pickup hour is booked, then the next order and quote are sold-out; another class or hour still sells', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 2 });
+        const who = await agent();
+        const quotes = [];
+        for (let i = 0; i < 3; i++) quotes.push(await transferQuote(who, route, new Date(pickupAtTen().getTime() + i * 20 * 60_000)));
+        await uc.place.execute(who, { quoteId: quotes[0]!.id, contact });
+        await uc.place.execute(who, { quoteId: quotes[1]!.id, contact });
+        expect(await reasonOf(uc.place.execute(who, { quoteId: quotes[2]!.id, contact }))).to.equal('sold-out');
+        expect((await uc.list.execute(who, { limit: 10 })).data.map((o) => o.quoteId).sort()).to.deep.equal(
+          [quotes[0]!.id, quotes[1]!.id].sort(),
+        );
+        expect(await reasonOf(transferQuote(who, route, new Date(pickupAtTen().getTime() + 59 * 60_000)))).to.equal('sold-out');
+        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!)).to.equal(0);
+        // The next hour, and another class in the same hour, have their own vehicles.
+        const nextHour = await transferQuote(who, route, new Date(pickupAtTen().getTime() + HOUR));
+        expect((await uc.place.execute(who, { quoteId: nextHour.id, contact })).status).to.equal('CONFIRMED');
+        const van = await transferQuote(who, route, pickupAtTen(), 'van');
+        expect((await uc.place.execute(who, { quoteId: van.id, contact })).status).to.equal('CONFIRMED');
+      });
+
+      it('when a transfer order is cancelled, then its vehicle is free for another order', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 1 });
+        const who = await agent();
+        const first = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
+        const waiting = await transferQuote(who, route, pickupAtTen()).catch(() => null);
+        expect(waiting).to.equal(null);
+        await uc.cancel.execute(who, first.id);
+        expect(await s.inventory.vehiclesLeft(first.vehicle!)).to.equal(1);
+        const second = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
+        expect(second.status).to.equal('CONFIRMED');
+        expect(await s.inventory.vehiclesLeft(first.vehicle!)).to.equal(0);
+      });
+
+      it('when pickups fall in one local hour of the operator but in two UTC hours, then they share its vehicles', async () => {
+        // India is 5 h 30 min ahead of UTC: 10:10 and 10:50 local are 04:40 and 05:20 UTC.
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 1, operator: { timezone: 'Asia/Kolkata' } });
+        const who = await agent();
+        const tenTen = new Date(`${date}T04:40:00.000Z`);
+        const order = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, tenTen)).id, contact });
+        expect(order.vehicle).to.deep.equal({
+          operatorCode: route.operator.code,
+          vehicleClass: 'sedan',
+          pickupHour: new Date(`${date}T04:30:00.000Z`),
+        });
+        expect(await reasonOf(transferQuote(who, route, new Date(`${date}T05:20:00.000Z`)))).to.equal('sold-out');
+        expect(await reasonOf(transferQuote(who, route, new Date(`${date}T05:30:00.000Z`)))).to.equal('resolved');
+      });
+
+      it('when the operator has no fleet of a class, then quotes of that class are sold-out', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 0 });
+        const who = await agent();
+        expect(await reasonOf(transferQuote(who, route, pickupAtTen()))).to.equal('sold-out');
+      });
+    });
+
     describe('cancellation', () => {
       it('when an order is cancelled, then it is CANCELLED with a time, its seats come back, and a second cancel is order-already-cancelled', async () => {
         const schedule = await buildSchedule(s.catalogue, { seatCapacity: 4 });
@@ -425,6 +537,19 @@ export function bookingContract(
         const tripId = tripIdOf(schedule, date);
         expect((await s.inventory.seatsLeft([{ tripId, capacity: n }])).get(tripId)).to.equal(0);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(n);
+      });
+
+      it('when N+1 transfer orders hit an hour with N vehicles of the class at once, then exactly N orders and one sold-out', async () => {
+        const n = 5;
+        const route = await buildTransferRoute(s.catalogue, { vehicles: n });
+        const who = await agent();
+        const quotes = [];
+        for (let i = 0; i <= n; i++) quotes.push(await transferQuote(who, route, new Date(pickupAtTen().getTime() + i * 60_000)));
+        const outcomes = await Promise.all(quotes.map((q) => reasonOf(uc.place.execute(who, { quoteId: q.id, contact }))));
+        expect(outcomes.filter((o) => o === 'resolved')).to.have.length(n);
+        expect(outcomes.filter((o) => o === 'sold-out')).to.have.length(1);
+        expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(n);
+        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!)).to.equal(0);
       });
 
       it('when two cancels of one order arrive at once, then one succeeds and the other is order-already-cancelled; seats come back once', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ORDER_STATUSES } from '../../../domain/booking/order.js';
+import { CONFIRMATION_MODES } from '../../../domain/catalogue/operator.js';
 import { pageQueryFields } from '../page.schemas.js';
 import { VEHICLE_CLASS_CODES } from '../../catalogue/thailand.js';
 
@@ -18,6 +19,15 @@ export const moneySchema = z.object({
   currency: z.string().length(3).describe('ISO 4217'),
 });
 
+/** Who runs a trip or drives a transfer. */
+export const operatorRefSchema = z
+  .object({ code: z.string(), name: z.string() })
+  .meta({ id: 'OperatorRef', description: 'The operator that runs the trip or drives the transfer' });
+
+export const confirmationSchema = z
+  .enum(CONFIRMATION_MODES as unknown as ['instant', 'on-request'])
+  .describe('How the operator confirms a booking: `instant`, or `on-request` (by the operator, within its confirmation window)');
+
 export const tripsQuery = z.object({
   fromCityId: id(),
   toCityId: id(),
@@ -31,7 +41,8 @@ export const tripSchema = z
     toCityId: z.string(),
     departsAt: timestamp(),
     arrivesAt: timestamp(),
-    operator: z.string(),
+    operator: operatorRefSchema,
+    confirmation: confirmationSchema,
     seatsLeft: z.number().int(),
     seatCapacity: z.number().int(),
     price: moneySchema.describe("The caller's channel price per seat"),
@@ -75,7 +86,7 @@ const busDetails = z
     tripId: z.string(),
     fromCityId: z.string(),
     toCityId: z.string(),
-    operator: z.string(),
+    operator: z.string().describe("The operator's name (the quote's `operator` names it with its code)"),
     departsAt: timestamp(),
     arrivesAt: timestamp(),
     passengers: z.number().int(),
@@ -97,6 +108,8 @@ const quoteOf = <P extends 'airport-transfer' | 'express-bus', D extends z.ZodTy
     price: moneySchema,
     expiresAt: timestamp(),
     createdAt: timestamp(),
+    operator: operatorRefSchema,
+    confirmation: confirmationSchema,
     details,
   });
 

@@ -10,7 +10,8 @@ export const tripView = (t: TripOffer) => ({
   toCityId: t.toCityId,
   departsAt: t.departsAt.toISOString(),
   arrivesAt: t.arrivesAt.toISOString(),
-  operator: t.operator,
+  operator: { code: t.operator.code, name: t.operator.name },
+  confirmation: t.confirmation,
   seatsLeft: t.seatsLeft,
   seatCapacity: t.seatCapacity,
   price: t.price,
@@ -24,6 +25,8 @@ export const quoteView = (q: Quote) => ({
   price: q.price,
   expiresAt: q.expiresAt.toISOString(),
   createdAt: q.createdAt.toISOString(),
+  operator: { code: q.operator.code, name: q.operator.name },
+  confirmation: q.confirmation,
   details: q.details,
 });
 

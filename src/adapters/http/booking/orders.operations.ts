@@ -70,7 +70,7 @@ export const orderOperations: readonly Operation[] = [
       404: { description: 'No such quote, or another agent’s', reasons: ['quote-not-found'] },
       409: {
         description:
-          'The quote was minted for another channel than the key resolves to now; it is already booked; the trip has no seats left; or a request with this Idempotency-Key is still running after a 5 s wait',
+          'The quote was minted for another channel than the key resolves to now; it is already booked; the trip has no seats left, or the transfer operator no vehicle of the class in the pickup hour; or a request with this Idempotency-Key is still running after a 5 s wait',
         reasons: ['quote-channel-mismatch', 'quote-already-booked', 'sold-out', 'idempotency-key-in-use'],
       },
       410: { description: 'The quote has expired', reasons: ['quote-expired'] },

@@ -25,6 +25,8 @@ export const transferQuoteExample = (demo: DemoExamples) => ({
   price: thb(demo.transferPrice),
   expiresAt: demo.quoteExpiresAt,
   createdAt: demo.createdAt,
+  operator: { code: 'SIAM-AIRPORT-TRANSFERS', name: 'Siam Airport Transfers' },
+  confirmation: 'instant',
   details: {
     fromLocationId: 'loc_bkk',
     toLocationId: 'loc_bkk_h_sukhumvit',
@@ -43,6 +45,8 @@ const busQuoteExample = (demo: DemoExamples) => ({
   price: thb(demo.busSeatPrice * 2),
   expiresAt: demo.quoteExpiresAt,
   createdAt: demo.createdAt,
+  operator: { code: 'GULF-COAST-COACHES', name: 'Gulf Coast Coaches' },
+  confirmation: 'instant',
   details: {
     tripId: demo.tripId,
     fromCityId: 'cty_bangkok',
@@ -63,7 +67,7 @@ export const quoteOperations: readonly Operation[] = [
     path: '/api/v1/airport-transfer/quotes',
     operationId: 'quoteAirportTransfer',
     summary: 'Price an airport transfer',
-    description: `One vehicle between two locations. Without vehicleClass the smallest class that carries the passengers is chosen. ${PRICE_NOTE} Valid for QUOTE_TTL_SECONDS, never past the pickup.`,
+    description: `One vehicle between two locations, driven by the fare's operator (the quote names it, and how it confirms). Without vehicleClass the smallest class that carries the passengers is chosen. ${PRICE_NOTE} Valid for QUOTE_TTL_SECONDS, never past the pickup. Each operator has a fleet of each vehicle class per pickup hour (local to the operator); when every vehicle is booked, 409 sold-out.`,
     tags: ['quotes'],
     token: 'api-key',
     scope: 'quotes:write',
@@ -86,6 +90,7 @@ export const quoteOperations: readonly Operation[] = [
       },
       ...PRODUCT_KEY_ERRORS,
       404: { description: 'A location does not exist', reasons: ['location-not-found'] },
+      409: { description: 'The operator has no vehicle of the class left in the pickup hour', reasons: ['sold-out'] },
       ...BODY_LIMITS,
       422: {
         description: 'No fare between these locations (for this vehicle class or passenger count, or in the channel currency)',
