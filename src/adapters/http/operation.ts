@@ -72,9 +72,9 @@ export interface OperationSpec {
   readonly token: TokenRule;
   /**
    * The key scope an `api-key` operation needs (CONTRACT §5.1), or null for one any key may call
-   * (roll, leak report). Every `api-key` operation states it, and it must equal what
-   * `requiredScopeFor` reads from the scope table (a unit test checks it). Checked with the
-   * key's allowlist before the handler, and published as `x-required-scope`.
+   * (roll, leak report). Every `api-key` operation states it, and this is the only place that
+   * says which scope an operation needs (the domain knows the scope names and the rule, never a
+   * path). Checked with the key's allowlist before the handler, and published as `x-required-scope`.
    */
   readonly scope?: Scope | null;
   readonly request?: {
