@@ -157,6 +157,18 @@ export interface OperationContext<R extends RequestSchemas = RequestSchemas> {
   readonly idempotencyKey: string | null;
   /** The request's DPoP proof, method and public URL, for the token endpoints (RFC 9449). */
   readonly dpop: DpopRequestContext;
+  /** What the service publishes about itself (the well-known operations). */
+  readonly server: ServerIdentity;
+}
+
+/** What the service publishes about itself: its issuer, where the wallet is mounted, the keys that verify its tokens. */
+export interface ServerIdentity {
+  /** `TOKEN_ISSUER`: the `iss` of every wallet token. */
+  readonly issuer: string;
+  /** `WALLET_BASE_PATH`: where the wallet routes (token, revocation, introspection) are mounted. */
+  readonly walletBasePath: string;
+  /** The public keys that verify wallet tokens (current and recently retired), as a JWK Set. */
+  jwks(): Promise<{ keys: readonly object[] }>;
 }
 
 /** How an operation takes an `Idempotency-Key`. */
@@ -186,6 +198,11 @@ export interface Operation<R extends RequestSchemas = RequestSchemas> extends Om
    * body schema (a write that takes an empty body).
    */
   readonly jsonBody?: true;
+  /**
+   * Further paths the route is served at, unpublished, from what the service publishes about
+   * itself (the OAuth metadata at the issuer's path as well, RFC 8414 §3.1).
+   */
+  readonly alsoAt?: (server: ServerIdentity) => readonly string[];
   /** Headers set as the handler starts, so that its error answers carry them too. */
   readonly presetHeaders?: Readonly<Record<string, string>>;
   readonly idempotency?: IdempotencyRule;
