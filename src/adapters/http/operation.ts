@@ -2,6 +2,7 @@ import type { DpopRequestContext } from '../../application/wallet/check-dpop-pro
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { Scope } from '../../domain/identity/key-policy.js';
+import type { ProblemReason } from '../../domain/shared/errors.js';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import type { DemoExamples, OperationExamples } from './openapi/examples.js';
@@ -21,7 +22,7 @@ export interface ResponseSpec {
   /** The JSON body schema; omitted for problem+json errors (documented by `reasons`). */
   readonly schema?: z.ZodType;
   /** The `reason` values a problem+json response with this status can carry. */
-  readonly reasons?: readonly string[];
+  readonly reasons?: readonly ProblemReason[];
   /** Non-JSON content type, when the body is not `application/json`. */
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;

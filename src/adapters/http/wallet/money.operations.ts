@@ -18,8 +18,8 @@ import {
 const badBody = {
   description: 'Bad body or amount (zero, negative, fractional, too large)',
   reasons: ['invalid-request', 'malformed-json'],
-};
-const notJson = { description: 'Body is not JSON', reasons: ['unsupported-media-type'] };
+} as const;
+const notJson = { description: 'Body is not JSON', reasons: ['unsupported-media-type'] } as const;
 const machineOnly = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
   403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
@@ -34,7 +34,7 @@ const keyInUse = {
   description:
     'A request with this Idempotency-Key is still running after a 5 s wait (a duplicate waits for the first and replays its answer)',
   reasons: ['idempotency-key-in-use'],
-};
+} as const;
 const created = {
   description: 'The transaction (a replay of the first response carries `Idempotent-Replayed: true`)',
   schema: transactionSchema,
