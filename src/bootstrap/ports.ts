@@ -1,6 +1,7 @@
 import type { ReplayGuard } from '../domain/identity/replay-guard.port.js';
 import type { IpRangeParser } from '../domain/identity/ip-range.js';
 import { ipaddrRanges } from '../adapters/ip/ip-ranges.ipaddr.js';
+import { Lifecycle } from './lifecycle.js';
 import type { TenantJwtVerifier } from '../domain/identity/tenant-jwt.js';
 import type { DpopProofVerifier } from '../domain/identity/dpop.js';
 import { JoseTenantJwtVerifier } from '../adapters/jose/tenant-jwt-verifier.jose.js';
@@ -250,58 +251,11 @@ function tokenSettings(options: PortOptions): TokenSettings {
   };
 }
 
-/** Start and stop steps, run in order (stops in reverse); each runs once. */
-class Steps {
-  private readonly starts: Array<() => Promise<void> | void> = [];
-  private readonly stops: Array<() => Promise<void> | void> = [];
-  private started: Promise<void> | null = null;
-  private stopped: Promise<void> | null = null;
-
-  add(start: (() => Promise<void> | void) | null, stop?: () => Promise<void> | void): void {
-    if (start !== null) this.starts.push(start);
-    if (stop !== undefined) this.stops.unshift(stop);
-  }
-
-  start(): Promise<void> {
-    this.started ??= (async () => {
-      for (const step of this.starts) await step();
-    })();
-    return this.started;
-  }
-
-  stop(): Promise<void> {
-    this.stopped ??= (async () => {
-      for (const step of this.stops) {
-        try {
-          await step();
-        } catch {
-          // Keep stopping the rest: a failing step must not leave the pool open.
-        }
-      }
-    })();
-    return this.stopped;
-  }
-}
-
-/** A timer that runs `tick` every `everyMs` between start and stop, never holding the process open. */
-function every(steps: Steps, everyMs: number, tick: () => Promise<unknown>, onError: (err: unknown) => void): void {
-  let timer: NodeJS.Timeout | null = null;
-  steps.add(
-    () => {
-      timer = setInterval(() => void tick().catch(onError), everyMs);
-      timer.unref();
-    },
-    () => {
-      if (timer !== null) clearInterval(timer);
-    },
-  );
-}
-
 const warnWith = (log: Logger | undefined, what: string) => (err: unknown) =>
   log?.warn({ err: { message: (err as Error)?.message } }, what);
 
 /** The parts both sets build the same way around their stores. */
-function commonParts(options: PortOptions, clock: Clock, steps: Steps, stores: { signingKeys: SigningKeySource }) {
+function commonParts(options: PortOptions, clock: Clock, steps: Lifecycle, stores: { signingKeys: SigningKeySource }) {
   const settings = tokenSettings(options);
   const dnsServers = options.webhooks?.dnsServers ?? null;
   const ring = new SigningKeyRing(stores.signingKeys, clock, {
@@ -342,7 +296,7 @@ function signingKeySource(options: PortOptions, store: SigningKeyStore): Signing
  */
 export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const clock = options.clock ?? new SystemClock();
-  const steps = new Steps();
+  const steps = new Lifecycle();
   const log = options.log;
   const securityEvents = new MemorySecurityEvents();
   const webhooks = new MemoryWebhookStore(clock, securityEvents);
@@ -427,7 +381,7 @@ export async function createPostgresPorts(options: PostgresPortOptions): Promise
 /** The PostgreSQL set on an open database (`db` null: a bare Knex handle, without change feed). */
 export function postgresPorts(knex: Knex, db: Database | null, options: PortOptions): PortSet {
   const clock = options.clock ?? new SystemClock();
-  const steps = new Steps();
+  const steps = new Lifecycle();
   const log = options.log;
   const cache = options.cache ?? DEFAULT_KEY_CACHE;
   const feed = db === null ? null : new IdentityChangeFeed(db, log);
@@ -524,7 +478,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
  * The replay guard of a PostgreSQL set: Redis when configured (its connection opened at start and
  * closed at stop), else the database's table. Either is shared by every instance.
  */
-function replayGuardOf(options: PortOptions, knex: Knex, clock: Clock, steps: Steps): ReplayGuard {
+function replayGuardOf(options: PortOptions, knex: Knex, clock: Clock, steps: Lifecycle): ReplayGuard {
   const redis = options.replay?.redis ?? null;
   if (redis === null) return new KnexReplayGuard(knex);
   const connection = createReplayGuardRedis(redis.url);
@@ -548,10 +502,9 @@ function memorySealer(options: PortOptions): SecretSealer {
  * email, so the store stays bounded by the attempts of the last window). Idempotency records and
  * webhook deliveries past their retention are the retention purge's (`PurgeExpired`).
  */
-function purges(steps: Steps, parts: { loginThrottle: LoginThrottleStore; clock: Clock; log: Logger | undefined }): void {
+function purges(steps: Lifecycle, parts: { loginThrottle: LoginThrottleStore; clock: Clock; log: Logger | undefined }): void {
   const { loginThrottle, clock, log } = parts;
-  every(
-    steps,
+  steps.every(
     LOGIN_THROTTLE_PURGE_EVERY_MS,
     () => loginThrottle.purgeExpired(clock.now(), LOGIN_THROTTLE_WINDOW_SECONDS),
     warnWith(log, 'login-attempt purge failed'),

@@ -12,7 +12,9 @@ export { listenAs, type EmittedEvents, type EventSeen } from './contracts/events
 export { idempotencyContract, type IdempotencyParts, type IdempotencyContractOptions } from './contracts/idempotency.contract.js';
 export { identityContract, type IdentityStores } from './contracts/identity.contract.js';
 export { ledgerContract, type LedgerContractOptions, type LedgerStores } from './contracts/ledger.contract.js';
+export { rateLimitStoreContract } from './contracts/rate-limit-store.contract.js';
 export { replayGuardContract } from './contracts/replay-guard.contract.js';
+export { revokedTokenStoreContract } from './contracts/revoked-token-store.contract.js';
 export { tenantDirectoryContract } from './contracts/tenant-directory.contract.js';
 export { walletSecurityStoresContract } from './contracts/wallet-security-stores.contract.js';
 export { webhookStoreContract, type WebhookStoreSubject } from './contracts/webhook-store.contract.js';

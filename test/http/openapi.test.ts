@@ -5,7 +5,13 @@ import { expect } from 'chai';
 import express from 'express';
 import { parse } from 'yaml';
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
-import { BOOKING_OPERATIONS, BOOKING_PUBLIC_OPERATIONS, OPERATIONS, WALLET_OPERATIONS } from '../../src/adapters/http/operations.js';
+import {
+  BOOKING_OPERATIONS,
+  BOOKING_PUBLIC_OPERATIONS,
+  OPERATIONS,
+  WALLET_OPERATIONS,
+  WELL_KNOWN_OPERATIONS,
+} from '../../src/adapters/http/operations.js';
 import { operationRouter, type OperationDeps } from '../../src/adapters/http/operation-router.js';
 import {
   committedExamplesDay,
@@ -230,11 +236,12 @@ describe('routes and OperationSpecs', () => {
   it('when the surfaces are built from the declaration lists, then a declaration left out of its list is named unmounted', () => {
     const pass: express.RequestHandler = (_req, _res, next) => next();
     // Nothing is called: the routes are only walked.
-    const deps = { auth: () => pass, limits: new Proxy({}, { get: () => pass }) } as unknown as OperationDeps;
+    const server = { issuer: 'https://pbw.local', walletBasePath: '', jwks: async () => ({ keys: [] }) };
+    const deps = { auth: () => pass, limits: new Proxy({}, { get: () => pass }), server } as unknown as OperationDeps;
     const build = (wallet: typeof WALLET_OPERATIONS) =>
       createApp(
         {
-          root: [],
+          root: [operationRouter(WELL_KNOWN_OPERATIONS, deps)],
           bookingPublic: [operationRouter(BOOKING_PUBLIC_OPERATIONS, deps)],
           bookingAuth: pass,
           booking: [operationRouter(BOOKING_OPERATIONS, deps, { behindKey: true })],

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 import { statusOf } from '../../src/adapters/http/errors.js';
-import { DomainError, REASONS, type Reason } from '../../src/domain/shared/errors.js';
+import { DomainError, REASONS, TRANSPORT_REASONS, type Reason } from '../../src/domain/shared/errors.js';
 
 const isReason = (r: string): r is Reason => Object.hasOwn(REASONS, r);
 
@@ -56,5 +56,15 @@ describe('error reasons: one table of kind and default message', () => {
     const protocolStatus = (p: { reason: string; status: number }) => p.reason === 'invalid-dpop-proof' && p.status === 400;
     const wrong = pairs.filter((p) => statusOf(REASONS[p.reason as Reason].kind) !== p.status && !protocolStatus(p));
     expect(wrong).to.deep.equal([]);
+  });
+
+  it('when the OpenAPI documents name any reason, then it is in the one catalogue (the domain reasons and the transport reasons)', () => {
+    const transport: readonly string[] = TRANSPORT_REASONS;
+    const outside = documentedPairs().filter((p) => !isReason(p.reason) && !transport.includes(p.reason));
+    expect(outside).to.deep.equal([]);
+    expect(
+      TRANSPORT_REASONS.filter((r) => isReason(r)),
+      'a reason is in one list only',
+    ).to.deep.equal([]);
   });
 });

@@ -10,7 +10,6 @@ import {
   keyPolicyError,
   parseAllowedIps as parseAllowedIpsWith,
   parseScopes,
-  requiredScopeFor,
   type Scope,
 } from '../../src/domain/identity/key-policy.js';
 import { principalFromKey, requireKeyPolicy as requireKeyPolicyRanges } from '../../src/domain/identity/authenticate-agent.js';
@@ -55,73 +54,21 @@ const reasonOf = (fn: () => unknown): string | null => {
   }
 };
 
-/** The scope table of the contract (§5.1), row by row. */
-const TABLE: ReadonlyArray<readonly [Scope, ReadonlyArray<readonly [string, string]>]> = [
-  ['account:read', [['GET', '/api/v1/agent/account']]],
-  ['trips:read', [['GET', '/api/v1/express-bus/trips']]],
-  [
-    'quotes:write',
-    [
-      ['POST', '/api/v1/airport-transfer/quotes'],
-      ['POST', '/api/v1/express-bus/quotes'],
-      ['GET', '/api/v1/quotes/{quoteId}'],
-    ],
-  ],
-  [
-    'orders:read',
-    [
-      ['GET', '/api/v1/orders'],
-      ['GET', '/api/v1/orders/{orderId}'],
-      ['GET', '/api/v1/orders/{orderId}/cancellation'],
-    ],
-  ],
-  ['orders:write', [['POST', '/api/v1/orders']]],
-  ['orders:cancel', [['POST', '/api/v1/orders/{orderId}/cancel']]],
-  [
-    'webhooks:manage',
-    [
-      ['GET', '/api/v1/webhook-endpoints'],
-      ['POST', '/api/v1/webhook-endpoints'],
-      ['GET', '/api/v1/webhook-endpoints/{endpointId}'],
-      ['DELETE', '/api/v1/webhook-endpoints/{endpointId}'],
-      ['GET', '/api/v1/webhook-endpoints/{endpointId}/deliveries'],
-    ],
-  ],
-  [
-    'keys:manage',
-    [
-      ['GET', '/api/v1/keys'],
-      ['POST', '/api/v1/keys'],
-      ['DELETE', '/api/v1/keys/{keyId}'],
-    ],
-  ],
-  ['events:read', [['GET', '/api/v1/security-events']]],
-];
-
-describe('key scopes: the table of §5.1', () => {
-  it('when the table is read, then it names every scope of the catalogue once', () => {
-    expect(TABLE.map(([s]) => s)).to.deep.equal([...SCOPES]);
-  });
-
-  for (const [scope, operations] of TABLE) {
-    for (const [method, path] of operations) {
-      it(`when ${method} ${path} is called, then it needs ${scope}: a key with it (or *) passes, a key with every other scope is refused`, () => {
-        expect(requiredScopeFor(method, path)).to.equal(scope);
-        expect(decideKeyPolicy({ scopes: [scope], allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({ allowed: true });
-        expect(decideKeyPolicy({ scopes: ['*'], allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({ allowed: true });
-        const others = SCOPES.filter((s) => s !== scope);
-        expect(decideKeyPolicy({ scopes: others, allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({
-          allowed: false,
-          reason: 'insufficient-scope',
-          requiredScope: scope,
-        });
+describe('key scopes: the rule of §5.1', () => {
+  for (const scope of SCOPES) {
+    it(`when an operation needs ${scope}, then a key with it (or *) passes, a key with every other scope is refused`, () => {
+      expect(decideKeyPolicy({ scopes: [scope], allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({ allowed: true });
+      expect(decideKeyPolicy({ scopes: ['*'], allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({ allowed: true });
+      const others = SCOPES.filter((s) => s !== scope);
+      expect(decideKeyPolicy({ scopes: others, allowedIps: [] }, scope, '203.0.113.1')).to.deep.equal({
+        allowed: false,
+        reason: 'insufficient-scope',
+        requiredScope: scope,
       });
-    }
+    });
   }
 
-  it('when a key rolls itself or reports its leak, then no scope is needed', () => {
-    expect(requiredScopeFor('POST', '/api/v1/keys/current/roll')).to.equal(null);
-    expect(requiredScopeFor('POST', '/api/v1/keys/current/report-leak')).to.equal(null);
+  it('when an operation needs no scope (a key rolling itself or reporting its leak), then any key passes', () => {
     expect(decideKeyPolicy({ scopes: ['trips:read'], allowedIps: [] }, null, '203.0.113.1')).to.deep.equal({ allowed: true });
   });
 

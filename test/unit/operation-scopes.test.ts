@@ -1,35 +1,77 @@
 import { expect } from 'chai';
-import { requiredScopeFor, SCOPE_OPERATIONS, SCOPES } from '../../src/domain/identity/key-policy.js';
+import { SCOPES, type Scope } from '../../src/domain/identity/key-policy.js';
 import { BOOKING_OPERATIONS, BOOKING_PUBLIC_OPERATIONS, OPERATIONS } from '../../src/adapters/http/operations.js';
 import { buildOpenApiDocument } from '../../src/adapters/http/openapi/documents.js';
 
+/** The scope table of the contract (§5.1), row by row. */
+const TABLE: ReadonlyArray<readonly [Scope, ReadonlyArray<readonly [string, string]>]> = [
+  ['account:read', [['GET', '/api/v1/agent/account']]],
+  ['trips:read', [['GET', '/api/v1/express-bus/trips']]],
+  [
+    'quotes:write',
+    [
+      ['POST', '/api/v1/airport-transfer/quotes'],
+      ['POST', '/api/v1/express-bus/quotes'],
+      ['GET', '/api/v1/quotes/{quoteId}'],
+    ],
+  ],
+  [
+    'orders:read',
+    [
+      ['GET', '/api/v1/orders'],
+      ['GET', '/api/v1/orders/{orderId}'],
+      ['GET', '/api/v1/orders/{orderId}/cancellation'],
+    ],
+  ],
+  ['orders:write', [['POST', '/api/v1/orders']]],
+  ['orders:cancel', [['POST', '/api/v1/orders/{orderId}/cancel']]],
+  [
+    'webhooks:manage',
+    [
+      ['GET', '/api/v1/webhook-endpoints'],
+      ['POST', '/api/v1/webhook-endpoints'],
+      ['GET', '/api/v1/webhook-endpoints/{endpointId}'],
+      ['DELETE', '/api/v1/webhook-endpoints/{endpointId}'],
+      ['GET', '/api/v1/webhook-endpoints/{endpointId}/deliveries'],
+    ],
+  ],
+  [
+    'keys:manage',
+    [
+      ['GET', '/api/v1/keys'],
+      ['POST', '/api/v1/keys'],
+      ['DELETE', '/api/v1/keys/{keyId}'],
+    ],
+  ],
+  ['events:read', [['GET', '/api/v1/security-events']]],
+];
+
+const declared = new Map(BOOKING_OPERATIONS.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op]));
+
 describe('the scope each booking operation declares', () => {
-  it('when an api-key operation is declared, then its scope is the one the scope table gives for its method and path', () => {
+  it('when the contract table is read, then it names every scope of the catalogue once', () => {
+    expect(TABLE.map(([s]) => s)).to.deep.equal([...SCOPES]);
+  });
+
+  for (const [scope, operations] of TABLE) {
+    for (const [method, path] of operations) {
+      it(`when ${method} ${path} is declared, then it needs ${scope}`, () => {
+        expect(declared.get(`${method} ${path}`)?.scope, `${method} ${path} is declared with its scope`).to.equal(scope);
+      });
+    }
+  }
+
+  it('when an api-key operation is declared, then it states its scope (null only for a key rolling or reporting itself)', () => {
     for (const op of BOOKING_OPERATIONS) {
       expect(op.token, op.operationId).to.equal('api-key');
       expect(op.scope, `${op.operationId} states its scope`).not.to.equal(undefined);
-      expect(op.scope, `${op.method.toUpperCase()} ${op.path}`).to.equal(requiredScopeFor(op.method, op.path));
     }
-  });
-
-  it('when the scope table names an operation, then it is declared with that scope (no row of the table is left unserved)', () => {
-    const declared = new Set(BOOKING_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`));
-    for (const scope of SCOPES) {
-      for (const row of SCOPE_OPERATIONS[scope]) {
-        if (row.startsWith('* ')) continue;
-        expect(declared.has(row), `${row} (${scope}) is declared`).to.equal(true);
-      }
-    }
-  });
-
-  it('when a key may roll or report itself, or no key is needed, then the declaration needs no scope', () => {
-    const byId = new Map(BOOKING_OPERATIONS.map((op) => [op.operationId, op]));
-    expect(byId.get('rollCurrentKey')!.scope).to.equal(null);
-    expect(byId.get('reportCurrentKeyLeaked')!.scope).to.equal(null);
+    const unscoped = BOOKING_OPERATIONS.filter((op) => op.scope === null).map((op) => op.operationId);
+    expect(unscoped.sort()).to.deep.equal(['reportCurrentKeyLeaked', 'rollCurrentKey']);
     for (const op of BOOKING_PUBLIC_OPERATIONS) expect(op.scope, op.operationId).to.equal(undefined);
   });
 
-  it('when the booking file is generated, then each keyed operation publishes x-required-scope and its 403 reasons', () => {
+  it('when the booking file is generated, then each keyed operation publishes its declared scope as x-required-scope and its 403 reasons', () => {
     const doc = buildOpenApiDocument('booking-api.yaml', OPERATIONS, { asOf: '2026-01-01' }) as {
       paths: Record<
         string,
@@ -44,11 +86,11 @@ describe('the scope each booking operation declares', () => {
         expect(op['x-required-scope'], op.operationId).to.equal(undefined);
         continue;
       }
-      const scope = requiredScopeFor(method, path);
+      const scope = declared.get(`${method.toUpperCase()} ${path}`)!.scope;
       expect(op['x-required-scope'], op.operationId).to.equal(scope);
       const forbidden = JSON.stringify(op.responses['403']);
       expect(forbidden, op.operationId).to.include('ip-not-allowed');
-      if (scope !== null) expect(forbidden, op.operationId).to.include('insufficient-scope').and.include(scope);
+      if (scope) expect(forbidden, op.operationId).to.include('insufficient-scope').and.include(scope);
       else expect(forbidden, op.operationId).not.to.include('insufficient-scope');
     }
   });

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { DomainError, type ErrorKind } from '../../domain/shared/errors.js';
+import { DomainError, type ErrorKind, type ProblemReason } from '../../domain/shared/errors.js';
 import { redactSecrets } from '../../domain/shared/redaction.js';
 import { HttpProblem, sendProblem } from './problem.js';
 
@@ -70,7 +70,7 @@ export const isDataException = (err: unknown): boolean => {
  */
 export const constraintProblemOf = (
   err: unknown,
-): { status: number; reason: string; message: string; constraint: string | null } | null => {
+): { status: number; reason: ProblemReason; message: string; constraint: string | null } | null => {
   if (typeof err !== 'object' || err === null) return null;
   const { code, constraint } = err as { code?: unknown; constraint?: unknown };
   const name = typeof constraint === 'string' && constraint !== '' ? constraint : null;

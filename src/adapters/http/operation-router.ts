@@ -11,6 +11,7 @@ import {
   type Operation,
   type OperationContext,
   type RequestSchemas,
+  type ServerIdentity,
   type TokenRule,
 } from './operation.js';
 import { dpopRequestOf, oauthAnswers, oauthErrors } from './wallet/oauth.js';
@@ -37,6 +38,8 @@ export interface OperationDeps {
   readonly idempotentWrites: IdempotentWrites;
   /** The issuer's origin (`TOKEN_ISSUER`): where the service is reached, for a DPoP proof's `htu`. */
   readonly publicOrigin?: string;
+  /** What the service publishes about itself, for the well-known operations mounted at the root. */
+  readonly server?: ServerIdentity;
 }
 
 /**
@@ -202,6 +205,12 @@ class RequestOperationContext implements OperationContext {
   get dpop(): DpopRequestContext {
     return dpopRequestOf(this.req, this.route.deps.publicOrigin ?? '');
   }
+
+  get server(): ServerIdentity {
+    const server = this.route.deps.server;
+    if (server === undefined) throw new Error('a well-known operation reached on a router built without the server identity');
+    return server;
+  }
 }
 
 /** Sets the headers of `pairs` (built once per operation) on a response. */
@@ -271,6 +280,10 @@ export function operationRouter(
             await runIdempotent(deps.idempotentWrites, idempotency, req, res, produce);
           };
     router[op.method](path, ...chain, handle);
+    if (op.alsoAt !== undefined) {
+      if (deps.server === undefined) throw new Error(`${op.operationId}: its further paths need the server identity`);
+      for (const also of op.alsoAt(deps.server)) router[op.method](also, ...chain, handle);
+    }
   }
   // Every error of an OAuth operation, answered the RFC 6749 way.
   for (const op of operations) if (op.oauthErrors === true) router.use(routePath(op), oauthErrors);

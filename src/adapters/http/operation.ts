@@ -2,6 +2,7 @@ import type { DpopRequestContext } from '../../application/wallet/check-dpop-pro
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { Scope } from '../../domain/identity/key-policy.js';
+import type { ProblemReason } from '../../domain/shared/errors.js';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import type { DemoExamples, OperationExamples } from './openapi/examples.js';
@@ -21,7 +22,7 @@ export interface ResponseSpec {
   /** The JSON body schema; omitted for problem+json errors (documented by `reasons`). */
   readonly schema?: z.ZodType;
   /** The `reason` values a problem+json response with this status can carry. */
-  readonly reasons?: readonly string[];
+  readonly reasons?: readonly ProblemReason[];
   /** Non-JSON content type, when the body is not `application/json`. */
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
@@ -72,9 +73,9 @@ export interface OperationSpec {
   readonly token: TokenRule;
   /**
    * The key scope an `api-key` operation needs (CONTRACT §5.1), or null for one any key may call
-   * (roll, leak report). Every `api-key` operation states it, and it must equal what
-   * `requiredScopeFor` reads from the scope table (a unit test checks it). Checked with the
-   * key's allowlist before the handler, and published as `x-required-scope`.
+   * (roll, leak report). Every `api-key` operation states it, and this is the only place that
+   * says which scope an operation needs (the domain knows the scope names and the rule, never a
+   * path). Checked with the key's allowlist before the handler, and published as `x-required-scope`.
    */
   readonly scope?: Scope | null;
   readonly request?: {
@@ -157,6 +158,18 @@ export interface OperationContext<R extends RequestSchemas = RequestSchemas> {
   readonly idempotencyKey: string | null;
   /** The request's DPoP proof, method and public URL, for the token endpoints (RFC 9449). */
   readonly dpop: DpopRequestContext;
+  /** What the service publishes about itself (the well-known operations). */
+  readonly server: ServerIdentity;
+}
+
+/** What the service publishes about itself: its issuer, where the wallet is mounted, the keys that verify its tokens. */
+export interface ServerIdentity {
+  /** `TOKEN_ISSUER`: the `iss` of every wallet token. */
+  readonly issuer: string;
+  /** `WALLET_BASE_PATH`: where the wallet routes (token, revocation, introspection) are mounted. */
+  readonly walletBasePath: string;
+  /** The public keys that verify wallet tokens (current and recently retired), as a JWK Set. */
+  jwks(): Promise<{ keys: readonly object[] }>;
 }
 
 /** How an operation takes an `Idempotency-Key`. */
@@ -186,6 +199,11 @@ export interface Operation<R extends RequestSchemas = RequestSchemas> extends Om
    * body schema (a write that takes an empty body).
    */
   readonly jsonBody?: true;
+  /**
+   * Further paths the route is served at, unpublished, from what the service publishes about
+   * itself (the OAuth metadata at the issuer's path as well, RFC 8414 §3.1).
+   */
+  readonly alsoAt?: (server: ServerIdentity) => readonly string[];
   /** Headers set as the handler starts, so that its error answers carry them too. */
   readonly presetHeaders?: Readonly<Record<string, string>>;
   readonly idempotency?: IdempotencyRule;

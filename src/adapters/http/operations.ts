@@ -8,9 +8,9 @@ import { quoteOperations } from './booking/quotes.operations.js';
 import { orderOperations } from './booking/orders.operations.js';
 import { keyOperations } from './booking/keys.operations.js';
 import { authOperations } from './wallet/auth.operations.js';
-import { oauthMetadataOperations, oauthOperations } from './wallet/oauth.operations.js';
+import { oauthOperations } from './wallet/oauth.operations.js';
 import { userOperations } from './wallet/users.operations.js';
-import { jwksOperations } from './jwks.openapi.js';
+import { jwksOperations, oauthMetadataOperations } from './wallet/well-known.operations.js';
 import { moneyOperations } from './wallet/money.operations.js';
 import { transactionOperations } from './wallet/transactions.operations.js';
 import { agentSecurityEventOperations, tenantSecurityEventOperations } from './security-events/security-events.operations.js';
@@ -19,8 +19,8 @@ import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } fr
 /**
  * Every published operation, in the order of the published files. Each area adds its list here
  * and to its surface's list below; the OpenAPI files are generated from this and a test checks
- * it against the mounted routes. The platform's own routes (health, docs, JWKS, OAuth metadata)
- * are served by routers of their own at the root; every other operation is a declaration.
+ * it against the mounted routes. The platform's own routes (health, docs) are served by routers
+ * of their own at the root; every other operation is a declaration.
  */
 export const OPERATIONS: readonly OperationSpec[] = [
   ...catalogueOperations,
@@ -70,3 +70,6 @@ export const WALLET_OPERATIONS: readonly Operation[] = [
   ...tenantWebhookOperations,
   ...tenantSecurityEventOperations,
 ];
+
+/** What the service publishes about itself, mounted at the root whatever `WALLET_BASE_PATH` says. */
+export const WELL_KNOWN_OPERATIONS: readonly Operation[] = [...jwksOperations, ...oauthMetadataOperations];

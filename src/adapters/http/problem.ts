@@ -1,11 +1,12 @@
 import type { Response } from 'express';
+import type { ProblemReason } from '../../domain/shared/errors.js';
 
 /** An error answered by the HTTP layer itself (framing, media type, routing, limits). */
 export class HttpProblem extends Error {
   override readonly name = 'HttpProblem';
   constructor(
     readonly status: number,
-    readonly reason: string,
+    readonly reason: ProblemReason,
     message: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
@@ -43,7 +44,13 @@ export type ErrorAnswer = (res: Response, status: number, reason: string, messag
  * Writes an RFC 9457 problem document with the contract's `reason`, `message` and `requestId`,
  * or the route's own error format when it set one (`ErrorAnswer`).
  */
-export function sendProblem(res: Response, status: number, reason: string, message: string, extra: Record<string, unknown> = {}): void {
+export function sendProblem(
+  res: Response,
+  status: number,
+  reason: ProblemReason,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
   const answer = (res.locals as { errorAnswer?: ErrorAnswer }).errorAnswer;
   if (answer !== undefined) {
     answer(res, status, reason, message);

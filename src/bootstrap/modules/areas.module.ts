@@ -24,6 +24,7 @@ import {
 import type { Lifecycle } from '../lifecycle.js';
 import type { PortSet } from '../ports.js';
 import { TOKENS } from '../tokens.js';
+import { TOKEN_PATH } from '../../adapters/http/wallet/auth.operations.js';
 
 /** A receiver has this long to answer an attempt. */
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -184,6 +185,6 @@ export const oauthAudiencesOf = (
   config: Pick<Config, 'issuer' | 'walletBasePath' | 'tokenAudience'>,
 ): { issuer: string; tokenEndpoint: string; tokenAudience: string } => ({
   issuer: config.issuer,
-  tokenEndpoint: `${config.issuer.replace(/\/+$/, '')}${config.walletBasePath}/oauth/token`,
+  tokenEndpoint: `${config.issuer.replace(/\/+$/, '')}${config.walletBasePath}${TOKEN_PATH}`,
   tokenAudience: config.tokenAudience,
 });

@@ -3,13 +3,17 @@ import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import { walletAuth } from '../../adapters/http/bearer.middleware.js';
 import { docsRoutes } from '../../adapters/http/docs.routes.js';
 import { healthRoutes } from '../../adapters/http/health.routes.js';
-import { jwksRoutes } from '../../adapters/http/jwks.routes.js';
 import { renderOpenApiFile, type OpenApiFile } from '../../adapters/http/openapi/documents.js';
 import { PublishedOpenApiFiles } from '../../adapters/http/openapi/published.js';
 import { operationRouter, type OperationDeps, type WalletAuth } from '../../adapters/http/operation-router.js';
-import { BOOKING_OPERATIONS, BOOKING_PUBLIC_OPERATIONS, OPERATIONS, WALLET_OPERATIONS } from '../../adapters/http/operations.js';
+import {
+  BOOKING_OPERATIONS,
+  BOOKING_PUBLIC_OPERATIONS,
+  OPERATIONS,
+  WALLET_OPERATIONS,
+  WELL_KNOWN_OPERATIONS,
+} from '../../adapters/http/operations.js';
 import type { RateLimits } from '../../adapters/http/rate-limits.js';
-import { oauthMetadataRoutes } from '../../adapters/http/wallet/oauth-metadata.routes.js';
 import type { Database } from '../../adapters/knex/database.js';
 import type { Config } from '../config.js';
 import type { Core } from '../core.js';
@@ -55,14 +59,15 @@ export const httpModule = (config: Config): ContainerModule =>
       [TOKENS.Core, TOKENS.RateLimits],
     );
     bind(TOKENS.OperationDeps).toResolvedValue(
-      (core: Core, auth: WalletAuth, limits: RateLimits): OperationDeps => ({
+      (core: Core, auth: WalletAuth, limits: RateLimits, ports: PortSet): OperationDeps => ({
         core,
         auth,
         limits,
         idempotentWrites: core.idempotentWrites,
         publicOrigin: config.issuer,
+        server: { issuer: config.issuer, walletBasePath: config.walletBasePath, jwks: () => ports.signingKeys.jwks() },
       }),
-      [TOKENS.Core, TOKENS.WalletAuth, TOKENS.RateLimits],
+      [TOKENS.Core, TOKENS.WalletAuth, TOKENS.RateLimits, TOKENS.Ports],
     );
 
     // root
@@ -78,8 +83,8 @@ export const httpModule = (config: Config): ContainerModule =>
       },
       [TOKENS.Ports, TOKENS.Lifecycle],
     );
-    bind(TOKENS.RootRouters).toResolvedValue((ports: PortSet) => jwksRoutes(ports.signingKeys), [TOKENS.Ports]);
-    bind(TOKENS.RootRouters).toConstantValue(oauthMetadataRoutes({ issuer: config.issuer, walletBasePath: config.walletBasePath }));
+    // the JWKS and the OAuth metadata: declarations like the rest, at the root
+    bind(TOKENS.RootRouters).toResolvedValue((deps: OperationDeps) => operationRouter(WELL_KNOWN_OPERATIONS, deps), [TOKENS.OperationDeps]);
 
     // the surfaces, each built from its operation declarations
     bind(TOKENS.BookingPublicRouters).toResolvedValue(

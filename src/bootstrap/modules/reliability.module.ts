@@ -111,18 +111,11 @@ function rateLimitStores(
   log: Logger,
 ): (name: StoreName) => Store | undefined {
   if (choice.kind === 'postgres' && db !== null) {
-    let timer: NodeJS.Timeout | null = null;
-    lifecycle.onStart(async () => {
-      timer = setInterval(() => {
-        purgeExpiredRateLimits(db.knex).catch((err: unknown) =>
-          log.warn({ err: { message: (err as Error).message } }, 'rate-limit purge failed'),
-        );
-      }, PURGE_EVERY_MS);
-      timer.unref();
-    });
-    lifecycle.onStop(async () => {
-      if (timer !== null) clearInterval(timer);
-    });
+    lifecycle.every(
+      PURGE_EVERY_MS,
+      () => purgeExpiredRateLimits(db.knex),
+      (err: unknown) => log.warn({ err: { message: (err as Error).message } }, 'rate-limit purge failed'),
+    );
     return (name) => new KnexRateLimitStore(db.knex, `${name}:`);
   }
   // In this process's memory: the limiters' own synchronous counters.

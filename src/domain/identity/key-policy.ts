@@ -22,33 +22,6 @@ export const ALL_SCOPES = '*';
 export type KeyScope = Scope | typeof ALL_SCOPES;
 export const FULL_KEY_SCOPES: readonly KeyScope[] = [ALL_SCOPES];
 
-/**
- * The operations each scope allows, as `METHOD path-template` of the booking surface. Any key may
- * roll itself and report its own leak, whatever its scopes; the public autocomplete needs no key.
- */
-export const SCOPE_OPERATIONS: Readonly<Record<Scope, readonly string[]>> = {
-  'account:read': ['GET /api/v1/agent/account'],
-  'trips:read': ['GET /api/v1/express-bus/trips'],
-  'quotes:write': ['POST /api/v1/airport-transfer/quotes', 'POST /api/v1/express-bus/quotes', 'GET /api/v1/quotes/{quoteId}'],
-  'orders:read': ['GET /api/v1/orders', 'GET /api/v1/orders/{orderId}', 'GET /api/v1/orders/{orderId}/cancellation'],
-  'orders:write': ['POST /api/v1/orders'],
-  'orders:cancel': ['POST /api/v1/orders/{orderId}/cancel'],
-  'webhooks:manage': ['* /api/v1/webhook-endpoints…'],
-  'keys:manage': ['GET /api/v1/keys', 'POST /api/v1/keys', 'DELETE /api/v1/keys/{keyId}'],
-  'events:read': ['GET /api/v1/security-events'],
-};
-
-/**
- * The scope an operation of the booking surface needs, from its method and path template; null
- * for an operation any key may call (roll, leak report) or one outside the table.
- */
-export const requiredScopeFor = (method: string, pathTemplate: string): Scope | null => {
-  if (pathTemplate === '/api/v1/webhook-endpoints' || pathTemplate.startsWith('/api/v1/webhook-endpoints/')) return 'webhooks:manage';
-  const operation = `${method.toUpperCase()} ${pathTemplate}`;
-  for (const scope of SCOPES) if (SCOPE_OPERATIONS[scope].includes(operation)) return scope;
-  return null;
-};
-
 /** Whether a key with `held` scopes holds `scope`. */
 export const holdsScope = (held: readonly string[], scope: string): boolean => held.includes(ALL_SCOPES) || held.includes(scope);
 

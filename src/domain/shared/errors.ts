@@ -101,6 +101,27 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS;
 
+/**
+ * The reasons of the transport, given before or around a use case rather than by one (no
+ * `DomainError` carries them): a body that is not JSON, too large or of another type, an
+ * unknown path, a write the database refused as conflicting with one made meanwhile, a fault,
+ * and a service leaving. With `REASONS`, the whole catalogue of the
+ * `reason` an answer can carry.
+ */
+export const TRANSPORT_REASONS = [
+  'malformed-json',
+  'payload-too-large',
+  'unsupported-media-type',
+  'not-found',
+  'conflict',
+  'internal-error',
+  'shutting-down',
+] as const;
+export type TransportReason = (typeof TRANSPORT_REASONS)[number];
+
+/** Every `reason` a problem answer can carry: the domain's and the transport's. */
+export type ProblemReason = Reason | TransportReason;
+
 export interface DomainErrorOptions {
   /** Replaces the reason's default message when the call site can say more (a limit, the value refused). */
   readonly message?: string;

@@ -35,6 +35,9 @@ const createdKeyExample = (demo: DemoExamples) => ({
   createdByKeyId: EXAMPLE_IDS.apiKey,
 });
 
+/** The calling agent's keys: listed and created at one path. */
+const KEYS_PATH = '/api/v1/keys';
+
 /**
  * The calling agent's keys: list them, roll the calling key, report the calling key leaked. Each
  * write acts on the key that authenticated the request and nothing else: no path names a key.
@@ -43,7 +46,7 @@ export const keyOperations: readonly Operation[] = [
   operation({
     surface: 'booking',
     method: 'get',
-    path: '/api/v1/keys',
+    path: KEYS_PATH,
     operationId: 'listKeys',
     summary: 'The calling agent’s keys (metadata only)',
     description:
@@ -64,7 +67,7 @@ export const keyOperations: readonly Operation[] = [
   operation({
     surface: 'booking',
     method: 'post',
-    path: '/api/v1/keys',
+    path: KEYS_PATH,
     operationId: 'createKey',
     summary: 'Make another key for the calling agent',
     description:

@@ -41,12 +41,16 @@ const orderExample = (demo: DemoExamples, cancelled = false) => {
 
 const orderId = { orderId: EXAMPLE_IDS.order };
 
+/** Where orders are placed and listed, and where one is read (a placed order's `Location`). */
+const ORDERS_PATH = '/api/v1/orders';
+const ORDER_PATH = '/api/v1/orders/{orderId}';
+
 /** Orders: place (with Idempotency-Key), list, read, preview a cancel and cancel, always the caller's own. */
 export const orderOperations: readonly Operation[] = [
   operation({
     surface: 'booking',
     method: 'post',
-    path: '/api/v1/orders',
+    path: ORDERS_PATH,
     operationId: 'placeOrder',
     summary: 'Book a quote',
     description:
@@ -84,13 +88,17 @@ export const orderOperations: readonly Operation[] = [
         ...(idempotencyKey === null ? {} : { idempotencyKey }),
         // The order commits with the key's stored response, in one commit.
       });
-      return { status: 201, headers: { 'Cache-Control': 'no-store', Location: `/api/v1/orders/${order.id}` }, body: orderView(order) };
+      return {
+        status: 201,
+        headers: { 'Cache-Control': 'no-store', Location: ORDER_PATH.replace('{orderId}', order.id) },
+        body: orderView(order),
+      };
     },
   }),
   operation({
     surface: 'booking',
     method: 'get',
-    path: '/api/v1/orders',
+    path: ORDERS_PATH,
     operationId: 'listOrders',
     summary: 'The caller’s orders, newest first',
     description: 'Filter by `status`, or by `agentReference` (exact match) to find an order whose response was lost.',
@@ -115,7 +123,7 @@ export const orderOperations: readonly Operation[] = [
   operation({
     surface: 'booking',
     method: 'get',
-    path: '/api/v1/orders/{orderId}',
+    path: ORDER_PATH,
     operationId: 'getOrder',
     summary: 'One of the caller’s orders',
     tags: ['orders'],

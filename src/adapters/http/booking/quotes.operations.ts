@@ -5,10 +5,13 @@ import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import { busQuoteBody, quoteParams, quoteSchema, transferQuoteBody } from './booking.schemas.js';
 
+/** Where a quote is read; a quote just made answers with it as its `Location`. */
+const QUOTE_PATH = '/api/v1/quotes/{quoteId}';
+
 /** A quote just made: 201 with its address. */
 const quoteCreated = (quote: Quote) => ({
   status: 201,
-  headers: { 'Cache-Control': 'no-store', Location: `/api/v1/quotes/${quote.id}` },
+  headers: { 'Cache-Control': 'no-store', Location: QUOTE_PATH.replace('{quoteId}', quote.id) },
   body: quoteView(quote),
 });
 
@@ -128,7 +131,7 @@ export const quoteOperations: readonly Operation[] = [
   operation({
     surface: 'booking',
     method: 'get',
-    path: '/api/v1/quotes/{quoteId}',
+    path: QUOTE_PATH,
     operationId: 'getQuote',
     summary: 'One of the caller’s quotes',
     tags: ['quotes'],

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { OperationSpec, ResponseSpec } from '../operation.js';
+import type { ProblemReason } from '../../../domain/shared/errors.js';
 
 /** One response the service adds to an operation on its own account (auth, framing, limits). */
 interface Implied {
   readonly status: number;
   readonly description: string;
-  readonly reasons: readonly string[];
+  readonly reasons: readonly ProblemReason[];
   readonly headers?: Readonly<Record<string, string>>;
   /** The key policy's refusals, added to the description of a 403 the author documents. */
   readonly policy?: string;

@@ -57,6 +57,9 @@ const EXCHANGE_TARGETS = ['audience', 'resource'] as const;
 /** The demo wallet user (`demo seed`): the first start prints its password and the tenant's client id and secret. */
 export const DEMO_USER_EXAMPLE = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
 
+/** The OAuth token endpoint, relative to `WALLET_BASE_PATH`. */
+export const TOKEN_PATH = '/oauth/token';
+
 /**
  * The token endpoints: `POST /oauth/token` (client credentials, RFC 6749 §4.4, answering RFC 6749
  * errors), `POST /auth/delegated-token` (machine token), `POST /auth/login` (no token) and
@@ -66,7 +69,7 @@ export const authOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
     method: 'post',
-    path: '/oauth/token',
+    path: TOKEN_PATH,
     operationId: 'issueMachineToken',
     summary: 'OAuth 2.0 token endpoint: client credentials (a machine token) or token exchange (a user token)',
     description:

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { NO_STORE, operation, type Answer, type Operation } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
+import { TRANSACTION_PATH } from './transactions.operations.js';
 import { paymentExample, refundExample, thb, topUpExample, transferExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
   balanceSchema,
@@ -18,8 +19,8 @@ import {
 const badBody = {
   description: 'Bad body or amount (zero, negative, fractional, too large)',
   reasons: ['invalid-request', 'malformed-json'],
-};
-const notJson = { description: 'Body is not JSON', reasons: ['unsupported-media-type'] };
+} as const;
+const notJson = { description: 'Body is not JSON', reasons: ['unsupported-media-type'] } as const;
 const machineOnly = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
   403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
@@ -34,17 +35,17 @@ const keyInUse = {
   description:
     'A request with this Idempotency-Key is still running after a 5 s wait (a duplicate waits for the first and replays its answer)',
   reasons: ['idempotency-key-in-use'],
-};
+} as const;
 const created = {
   description: 'The transaction (a replay of the first response carries `Idempotent-Replayed: true`)',
   schema: transactionSchema,
-  headers: { Location: '/transactions/{transactionId}' },
+  headers: { Location: TRANSACTION_PATH },
 };
 
 /** A transaction just made: 201 with its address under the wallet's base path. */
 const transactionCreated = (req: Request, body: ReturnType<typeof transactionJson>): Answer => ({
   status: 201,
-  headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/transactions/${body.id}` },
+  headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}${TRANSACTION_PATH.replace('{transactionId}', body.id)}` },
   body,
 });
 

@@ -1,6 +1,6 @@
 import { authenticatedClient, formOf, formTokenOf, OAUTH_NO_STORE } from './oauth.js';
 import { z } from 'zod';
-import { operation, type Operation, type OperationSpec } from '../operation.js';
+import { operation, type Operation } from '../operation.js';
 import { requestOrigin } from '../client-address.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import { CLIENT_KEY_ALGORITHMS } from '../../../domain/identity/client-keys.js';
@@ -93,34 +93,16 @@ const oauthErrors = {
 
 const tokenParameterExample = { token: EXAMPLE_SECRETS.token, client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret };
 
-/**
- * The published description of the OAuth metadata, served at the root by `oauth-metadata.routes.ts`
- * (one answer built at start, at one or two paths, per the issuer).
- */
-export const oauthMetadataOperations: readonly OperationSpec[] = [
-  {
-    surface: 'wallet',
-    atRoot: true,
-    method: 'get',
-    path: '/.well-known/oauth-authorization-server',
-    operationId: 'getOAuthServerMetadata',
-    summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
-    description:
-      'Lets a client that knows only the issuer (`TOKEN_ISSUER`) find the token, revocation and introspection endpoints and the JWKS. ' +
-      'Endpoint URLs are the issuer joined with the endpoint paths (and `WALLET_BASE_PATH`). Served at the root whatever `WALLET_BASE_PATH` is.',
-    tags: ['auth'],
-    token: 'none',
-    audience: 'backend',
-    responses: { 200: { description: 'The metadata', schema: oauthMetadataSchema } },
-  },
-];
+/** The OAuth revocation (RFC 7009) and introspection (RFC 7662) endpoints, relative to `WALLET_BASE_PATH`. */
+export const REVOKE_PATH = '/oauth/revoke';
+export const INTROSPECT_PATH = '/oauth/introspect';
 
 /** The OAuth revocation and introspection endpoints. */
 export const oauthOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
     method: 'post',
-    path: '/oauth/revoke',
+    path: REVOKE_PATH,
     operationId: 'revokeToken',
     summary: 'Revoke a machine or user token of the tenant (RFC 7009)',
     description:
@@ -149,7 +131,7 @@ export const oauthOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
     method: 'post',
-    path: '/oauth/introspect',
+    path: INTROSPECT_PATH,
     operationId: 'introspectToken',
     summary: 'Is this token live? (RFC 7662)',
     description:

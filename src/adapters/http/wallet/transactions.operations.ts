@@ -19,6 +19,9 @@ const scope =
  * Transaction reads for either token. The scope comes from the token alone (the use cases build
  * it in the domain): `userId` narrows a machine token's reads and never widens a user token's.
  */
+/** Where one transaction is read, relative to `WALLET_BASE_PATH`; a transaction just made answers with it as its `Location`. */
+export const TRANSACTION_PATH = '/transactions/{transactionId}';
+
 export const transactionOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
@@ -94,7 +97,7 @@ export const transactionOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
     method: 'get',
-    path: '/transactions/{transactionId}',
+    path: TRANSACTION_PATH,
     operationId: 'getTransaction',
     summary: 'One transaction within the caller’s scope',
     tags: ['transactions'],

@@ -25,12 +25,15 @@ const demoUser = (demo: DemoExamples) => ({
 const newUser = { externalUserRef: 'customer-42', email: 'nok.chaiyo@example.com' };
 const thb = (amount: number) => ({ amount, currency: 'THB' });
 
+/** Where the tenant's wallet users are made and listed, relative to `WALLET_BASE_PATH`. */
+const USERS_PATH = '/users';
+
 /** The tenant's wallet users (machine token) and `GET /me` (user token). */
 export const userOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
     method: 'post',
-    path: '/users',
+    path: USERS_PATH,
     operationId: 'createWalletUser',
     summary: 'Create a wallet user of the calling tenant',
     description:
@@ -68,7 +71,7 @@ export const userOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
     method: 'get',
-    path: '/users',
+    path: USERS_PATH,
     operationId: 'listWalletUsers',
     summary: 'The calling tenant’s users, oldest first',
     tags: ['users'],
