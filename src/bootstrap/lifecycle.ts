@@ -12,6 +12,7 @@ export class Lifecycle {
   private started: Promise<void> | null = null;
   private stopped: Promise<void> | null = null;
   private shuttingDown = false;
+  private refusingRequests = false;
 
   onStart(hook: Hook): void {
     this.starts.push(hook);
@@ -73,5 +74,16 @@ export class Lifecycle {
   /** Marks the service as leaving, so readiness fails before anything closes. */
   beginShutdown(): void {
     this.shuttingDown = true;
+  }
+
+  /** True once the stopping service takes no new work: every new request is refused. */
+  get refusing(): boolean {
+    return this.refusingRequests;
+  }
+
+  /** From now on new requests are answered 503 `shutting-down` (the requests in flight finish). */
+  refuseRequests(): void {
+    this.shuttingDown = true;
+    this.refusingRequests = true;
   }
 }

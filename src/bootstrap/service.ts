@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import type { Express } from 'express';
 import type { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
@@ -7,7 +7,7 @@ import { createLogger } from './logger.js';
 import { loadConfig, type Config } from './config.js';
 import { composeHttp } from './container.js';
 import { openCore, type ComposedCore, type CompositionOptions } from './core-container.js';
-import { InFlightResponses } from './in-flight-responses.js';
+import { InFlightResponses, OpenConnections } from './in-flight-responses.js';
 import { writeClientError } from '../adapters/http/client-error.js';
 import { expressServerClasses } from '../adapters/http/server-classes.js';
 import { TOKENS } from './tokens.js';
@@ -63,16 +63,39 @@ export interface RunningServer {
 }
 
 /**
+ * Once the stop begins in earnest: how long new requests are still answered (one read then may
+ * have been sent before the signal), and how long a connection must have been quiet (no request
+ * in progress, nothing received) before the stop closes it.
+ */
+const IDLE_GRACE_MS = 250;
+/** How often the stop looks for quiet connections. */
+const SWEEP_EVERY_MS = 50;
+/** How long a connection the stop closed may take to close its side before it is cut. */
+const CLOSE_LINGER_MS = 1_000;
+/** At most this long (and a quarter of the shutdown budget) the stop keeps taking connections the kernel holds. */
+const ACCEPT_DRAIN_MAX_MS = 1_000;
+
+/** Resolves after the event loop has polled for I/O once more (accepted a connection, read sockets). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
  * Listens with timeouts that bound slow or idle clients. `stop()` is the graceful shutdown:
  * readiness fails at once; during `shutdownDrainDelayMs` (default 0) connections are still
- * taken, each response closing its connection, so a load balancer can notice; then the listening
- * socket closes (new connections are refused), idle keep-alive connections close, in-flight
- * requests finish, and the service closes (change feeds, then the pool). Whatever is still open
- * one second before `shutdownTimeoutSeconds` is cut off so the process can exit in time.
+ * taken, each response closing its connection, so a load balancer can notice. Then the stop
+ * begins in earnest, and every response closes its connection:
+ * - The connections the kernel has already completed are taken before the listening socket
+ *   closes (closing it resets them, and their requests are sent). Node takes one a turn of its
+ *   event loop, and a busy process can have dozens waiting; so the stop takes them until a turn
+ *   finds none, for at most `ACCEPT_DRAIN_MAX_MS`. Then new connections are refused.
+ * - For `IDLE_GRACE_MS` new requests are answered; after that one arriving on a connection kept
+ *   alive is refused 503 `shutting-down` with `Connection: close` and `Retry-After`.
+ * - A connection closes once it has been quiet for `IDLE_GRACE_MS` (no request in progress,
+ *   nothing received), so a request a client sent on an idle keep-alive connection is answered,
+ *   never reset.
+ * In-flight requests finish, and once every connection is closed the service closes (change
+ * feeds, then the pool). Whatever is still open one second before `shutdownTimeoutSeconds` is
+ * cut off so the process can exit in time.
  */
-/** How long an idle keep-alive connection may still deliver a request once the shutdown begins. */
-const IDLE_GRACE_MS = 250;
-
 export async function listen(service: Service, config: Config, log: Logger): Promise<RunningServer> {
   const server = http.createServer({ ...serverOptions(config), ...expressServerClasses(service.app) }, service.app);
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => writeClientError(err, socket, log));
@@ -88,10 +111,21 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
   // Responses being written when the shutdown begins are told to close their connection too, so
   // no client sends another request on a connection that is about to close.
   const inFlight = new InFlightResponses();
+  // The open connections, for the shutdown to find the quiet ones.
+  const connections = new OpenConnections();
+  let accepted = 0;
   // One shared listener, not a closure per request: this runs on every request.
   function forget(this: http.ServerResponse): void {
     inFlight.remove(this);
   }
+  function disconnected(this: Socket): void {
+    connections.remove(this);
+  }
+  server.on('connection', (socket: Socket) => {
+    accepted += 1;
+    connections.add(socket);
+    socket.on('close', disconnected);
+  });
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     inFlight.add(res);
     res.on('close', forget);
@@ -117,21 +151,51 @@ export async function listen(service: Service, config: Config, log: Logger): Pro
       inFlight.forEach((res) => {
         if (!res.headersSent) res.shouldKeepAlive = false;
       });
-      // server.close() stops accepting at once, and would also close every idle keep-alive
-      // connection at once (Node ≥ 19), dropping a request the client already sent on one that
-      // has not been read yet. Idle connections get IDLE_GRACE_MS to deliver such a request,
-      // which is answered (with Connection: close); then they are closed.
-      const closeIdle = server.closeIdleConnections.bind(server);
-      server.closeIdleConnections = () => undefined;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections = closeIdle;
-      const sweepFrom = Date.now() + IDLE_GRACE_MS;
-      // A connection whose in-flight request finishes becomes idle: close it then, not at its
-      // keep-alive timeout.
-      const sweeper = setInterval(() => {
-        if (Date.now() >= sweepFrom) server.closeIdleConnections();
-      }, 50);
+      const stopAt = Date.now();
+      // Per connection: what it had received when last seen busy or receiving, and since when.
+      // Node's own closeIdleConnections() (which http.Server's close() calls) would destroy an
+      // idle connection at once, with a request the client already sent on it unread.
+      const quiet = new Map<Socket, { bytes: number; since: number }>();
+      const closing = new Set<Socket>();
+      const sweep = (): void => {
+        const now = Date.now();
+        const busy = new Set<Socket>();
+        inFlight.forEach((res) => {
+          if (res.socket !== null) busy.add(res.socket as Socket);
+        });
+        connections.forEach((socket) => {
+          if (closing.has(socket)) return;
+          const bytes = socket.bytesRead;
+          const seen = quiet.get(socket);
+          if (busy.has(socket) || seen === undefined || seen.bytes !== bytes) {
+            quiet.set(socket, { bytes, since: now });
+          } else if (now - seen.since >= IDLE_GRACE_MS) {
+            // Ended, not destroyed, so what was written still arrives; cut if the client never
+            // closes its side.
+            closing.add(socket);
+            socket.end();
+            setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
+          }
+        });
+      };
+      sweep();
+      // Each sweep runs after a poll of the event loop (setImmediate from a timer): bytes that
+      // arrived while the process was busy are read, and a request in them seen, before a
+      // connection is judged quiet.
+      const sweeper = setInterval(() => setImmediate(sweep), SWEEP_EVERY_MS);
       sweeper.unref();
+      // Take the connections the kernel holds (one a turn), until a turn finds none.
+      const acceptUntil = stopAt + Math.min(ACCEPT_DRAIN_MAX_MS, budgetMs / 4);
+      await nextTurn();
+      for (let before = -1; before !== accepted && Date.now() < acceptUntil;) {
+        before = accepted;
+        await nextTurn();
+      }
+      // The listening socket closes as net.Server closes it: http.Server's close() would also
+      // destroy every idle connection at once (the sweep closes them when quiet).
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      // What was received by now is read within the grace and answered; after it, new requests are refused.
+      setTimeout(() => lifecycle.refuseRequests(), IDLE_GRACE_MS).unref();
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(

@@ -325,6 +325,7 @@ describe('real responses match the published schemas', () => {
     await expectResponseMatchesSpec('getDocsPage', await app.request('/docs'));
     await expectResponseMatchesSpec('getDocsAsset', await app.request('/docs/swagger-ui.css'));
     await expectResponseMatchesSpec('getDocsAsset', await app.request('/docs/index.html'));
+    await expectResponseMatchesSpec('getRoot', await app.request('/', { redirect: 'manual' }));
   });
 
   it('when a body has a field its schema does not declare, a status is undocumented or a reason is not listed, then the check fails', () => {
@@ -399,6 +400,18 @@ describe('GET /openapi/<file> and GET /docs', () => {
     } finally {
       await prefixed.stop();
     }
+  });
+
+  it('when the address the server prints is opened, then it redirects (302) to /docs, and following it shows the reference', async () => {
+    const res = await app.request('/', { redirect: 'manual' });
+    expect(res.status).to.equal(302);
+    expect(res.headers.get('location')).to.equal('/docs');
+    const followed = await app.request('/');
+    expect(followed.status).to.equal(200);
+    expect(followed.url).to.equal(`${app.url}/docs`);
+    expect(followed.headers.get('content-type')).to.match(/^text\/html/);
+    // Only the root itself: an unknown path is still a 404 problem.
+    expect((await app.request('/nope')).status).to.equal(404);
   });
 
   it('when /docs is opened, then the page lists the four files and loads only assets of this server', async () => {

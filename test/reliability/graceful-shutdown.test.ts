@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import net from 'node:net';
 import pg from 'pg';
 import { databaseUrl } from '../support/database.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { silentLog, startTestApp, testConfig, type TestApp } from '../support/app.js';
+import { listen, openService } from '../../src/bootstrap/service.js';
 import { buildAgent, eventually } from '../support/builders.js';
 import { spawnServer, type ServerProcess } from '../support/reliability.js';
 import { freePort } from '../../scripts/private-postgres.js';
@@ -123,5 +124,80 @@ describe('graceful shutdown of the server process (SIGTERM)', () => {
     const exit = await server.exited();
     expect(exit.code).to.equal(0);
     expect(exit.at - sigterm).to.be.below(5000);
+  });
+});
+
+describe('graceful shutdown of a listening service: kept-alive connections', function () {
+  this.timeout(30_000);
+
+  /** A raw keep-alive connection: write what you like, read each response as it comes. */
+  function rawConnection(port: number): { write(text: string): void; next(): Promise<string>; closed: Promise<void> } {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    let got = '';
+    let waiting: (() => void) | null = null;
+    socket.on('data', (c: Buffer) => {
+      got += c.toString();
+      waiting?.();
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const complete = (): string | null => {
+      const end = got.indexOf('\r\n\r\n');
+      if (end < 0) return null;
+      const length = Number(/content-length: (\d+)/i.exec(got.slice(0, end))?.[1] ?? 0);
+      if (Buffer.byteLength(got.slice(end + 4)) < length) return null;
+      const response = got.slice(0, end + 4 + length);
+      got = got.slice(response.length);
+      return response;
+    };
+    return {
+      write: (text) => socket.write(text),
+      next: async () => {
+        for (;;) {
+          const response = complete();
+          if (response !== null) return response;
+          await new Promise<void>((resolve) => (waiting = resolve));
+        }
+      },
+      closed,
+    };
+  }
+
+  it('when a request arrives on a kept-alive connection once the stop takes no new work, then it is refused 503 shutting-down with Connection: close and Retry-After, and one sent at the signal is answered', async () => {
+    const config = testConfig({ PERSISTENCE: 'memory', PORT: '0', HOST: '127.0.0.1' });
+    const running = await listen(await openService(config, silentLog), config, silentLog);
+    const port = Number(new URL(running.url).port);
+    const early = rawConnection(port);
+    const late = rawConnection(port);
+    for (const conn of [early, late]) {
+      conn.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(await conn.next())
+        .to.match(/^HTTP\/1\.1 200/)
+        .and.match(/connection: keep-alive/i);
+    }
+    const stopped = running.stop();
+    // Sent as the stop begins: it may have left the client before the signal, and is answered.
+    early.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    // Begun at once but completed only after the grace: the stop no longer takes it.
+    late.write('GET /api/v1/agent/account HTTP/1.1\r\nHost: x\r\n');
+    for (let i = 0; i < 6; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      late.write(`X-Part-${i}: ${i}\r\n`);
+    }
+    late.write('\r\n');
+    const answered = await early.next();
+    expect(answered)
+      .to.match(/^HTTP\/1\.1 200/)
+      .and.match(/connection: close/i);
+    const refused = await late.next();
+    expect(refused).to.match(/^HTTP\/1\.1 503/);
+    expect(refused)
+      .to.match(/connection: close/i)
+      .and.match(/retry-after: 1/i)
+      .and.match(/content-type: application\/problem\+json/i);
+    expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).to.include({ status: 503, reason: 'shutting-down' });
+    // Each connection closes after its answer, and the stop completes.
+    await Promise.all([early.closed, late.closed]);
+    await stopped;
   });
 });

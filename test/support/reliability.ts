@@ -68,7 +68,7 @@ export interface ServerProcess {
 }
 
 /**
- * Spawns `tsx <entry>` with `env` (an undefined value unsets) and waits until it prints its URL
+ * Spawns `tsx <entry>` (`node <entry>` for compiled JavaScript) with `env` (an undefined value unsets) and waits until it prints its URL
  * (at most `startTimeoutMs`: an embedded database's first start creates the whole cluster).
  */
 export async function spawnServer(
@@ -80,7 +80,7 @@ export async function spawnServer(
   const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', SEED_DEMO: 'off', ...env, PORT: String(port), HOST: '127.0.0.1' };
   // An undefined value removes the variable (e.g. DATABASE_URL for an embedded run).
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry], {
     env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -209,7 +209,7 @@ describe('OpenAPI documents', () => {
     // A keyed operation's key may be pinned to addresses (its scope is declared: none here).
     expect(reasonsOf(keyed.responses['403'])).to.deep.equal(['agent-suspended', 'ip-not-allowed']);
     expect(reasonsOf(keyed.responses['429'])).to.deep.equal(['rate-limited']);
-    expect(reasonsOf(keyed.responses['503'])).to.deep.equal(['service-unavailable']);
+    expect(reasonsOf(keyed.responses['503'])).to.deep.equal(['service-unavailable', 'shutting-down']);
     expect(booking.find((o) => o.operationId === 'bookingPublic')!.responses['401']).to.equal(undefined);
   });
 
@@ -254,10 +254,14 @@ describe('OpenAPI documents', () => {
       ['500', 'server_error'],
       ['503', 'temporarily_unavailable'],
     ] as const) {
-      expect(Object.keys(published.responses[status].content), status).to.deep.equal(['application/json']);
       expect(responses[Number(status)]!.schema!.safeParse({ error: code, error_description: 'x' }).success, status).to.equal(true);
+      if (status === '503') continue;
+      expect(Object.keys(published.responses[status].content), status).to.deep.equal(['application/json']);
       expect(responses[Number(status)]!.reasons, status).to.equal(undefined);
     }
+    // A stopping service refuses before any route, as problem+json, beside the OAuth way.
+    expect(Object.keys(published.responses['503'].content)).to.deep.equal(['application/json', 'application/problem+json']);
+    expect(responses[503]!.reasons).to.deep.equal(['shutting-down']);
     expect(published.responses['429'].headers).to.have.property('Retry-After');
   });
 

@@ -8,6 +8,16 @@ export const docsOperations: readonly OperationSpec[] = [
   {
     surface: 'platform',
     method: 'get',
+    path: '/',
+    operationId: 'getRoot',
+    summary: 'The address the server prints: redirects to the API reference',
+    tags: ['platform'],
+    token: 'none',
+    responses: { 302: { description: 'Found: the reference page is at `/docs`', headers: { Location: '`/docs`' } } },
+  },
+  {
+    surface: 'platform',
+    method: 'get',
     path: '/openapi/{file}',
     operationId: 'getOpenApiFile',
     summary: 'One of the published OpenAPI 3.1 files',

@@ -67,6 +67,7 @@ ${OPENAPI_FILES.map((f) => `    <a href="/openapi/${f}">${f}</a> (${TITLES[f]})`
  * (`PublishedOpenApiFiles`, which builds a new day's off the request path so the examples' dates
  * stay ahead; `files()` must not build). `GET /docs`: an
  * interactive reference over them, from the Swagger UI assets of the installed package (no CDN).
+ * `GET /` redirects to it (302 Found).
  */
 export function docsRoutes(deps: { files: () => Readonly<Record<OpenApiFile, string>>; swaggerUiDir: string }): Router {
   const router = Router();
@@ -80,6 +81,11 @@ export function docsRoutes(deps: { files: () => Readonly<Record<OpenApiFile, str
     }
     res.setHeader('Cache-Control', 'no-cache');
     res.type('application/yaml; charset=utf-8').send(deps.files()[file]);
+  });
+  // The address the server prints: a person who opens it lands on the reference.
+  router.get('/', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.status(302).location('/docs').end();
   });
   router.get('/docs', documentSecurityHeaders, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');

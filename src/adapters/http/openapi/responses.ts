@@ -124,22 +124,35 @@ const OAUTH_PLATFORM_ANSWERS: Readonly<Record<number, ResponseSpec>> = {
   },
 };
 
-/** What every booking and wallet operation can give: rate limits, an unreachable database, a fault. */
+/** What an operation answers once the stopping service takes no new request (before any route, as problem+json). */
+const SHUTTING_DOWN: Implied = {
+  status: 503,
+  description: 'The service is shutting down and takes no new request (`Connection: close`): send it again after `Retry-After`',
+  reasons: ['shutting-down'],
+  headers: RETRY_AFTER,
+};
+
+/** What every booking and wallet operation can give: rate limits, an unreachable database, a fault, a stop. */
 function platformErrors(op: OperationSpec): Implied[] {
-  if (op.surface === 'platform') return [{ status: 500, description: 'An unexpected fault (no detail is given)', reasons: ['internal-error'] }];
+  if (op.surface === 'platform') return [{ status: 500, description: 'An unexpected fault (no detail is given)', reasons: ['internal-error'] }, SHUTTING_DOWN];
   const headerCheck: Implied = {
     status: 400,
     description:
       'A header that takes one value (`X-API-KEY`, `Authorization`, `Idempotency-Key`, `Content-Type`, `Content-Length`, `Host`, `X-Request-Id`) was sent more than once, a header value holds a control character, or the URL holds `%00`',
     reasons: ['invalid-request'],
   };
-  // The header check answers before any route, as problem+json; the rest is the OAuth answers'.
-  if (op.oauthErrors === true) return [headerCheck];
+  // The header check and the shutdown gate answer before any route, as problem+json; the rest is the OAuth answers'.
+  if (op.oauthErrors === true) return [headerCheck, SHUTTING_DOWN];
   return [
     headerCheck,
     { status: 429, description: 'Too many requests: wait for `Retry-After`', reasons: ['rate-limited'], headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS } },
     { status: 500, description: 'An unexpected fault (no detail is given; quote `requestId`)', reasons: ['internal-error'] },
-    { status: 503, description: 'The service cannot reach its database: retry after `Retry-After`', reasons: ['service-unavailable'], headers: RETRY_AFTER },
+    {
+      status: 503,
+      description: 'The service cannot reach its database, or is shutting down and takes no new request (`Connection: close`): retry after `Retry-After`',
+      reasons: ['service-unavailable', 'shutting-down'],
+      headers: RETRY_AFTER,
+    },
   ];
 }
 
