@@ -40,3 +40,16 @@ export async function rows<R>(db: Knex | Knex.Transaction, text: string, values:
   const result = (await (name === undefined ? raw : raw.options({ name }))) as { rows: R[] };
   return result.rows;
 }
+
+/**
+ * A value as a JSON parameter (`$n::jsonb`), by name. A string holding half of a surrogate pair
+ * is sent as UTF-8 with U+FFFD in its place when it is a parameter of its own; JSON would carry
+ * it as an escape that PostgreSQL's JSON refuses. So it is made the same U+FFFD here
+ * (JSON.stringify escapes only such halves, so the slower pass runs only for them).
+ */
+export function jsonParam(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (!HALF_SURROGATE_ESCAPE.test(json)) return json;
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
+}
+const HALF_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
