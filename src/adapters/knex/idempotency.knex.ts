@@ -11,6 +11,7 @@ import {
   type StoredResponse,
 } from '../../domain/shared/idempotency.port.js';
 import { keyInUse, keyReused } from '../../domain/shared/idempotency.js';
+import { KnexStore } from './knex-store.js';
 
 interface Row {
   fingerprint: string;
@@ -77,15 +78,13 @@ const claimLost = (err: unknown): unknown => {
  * index decides: a duplicate's insert waits for the first transaction to end, then replays its
  * answer; a failed request, a crash or a lost connection rolls the claim back with the writes.
  */
-export class KnexIdempotencyStore implements IdempotencyStore {
+export class KnexIdempotencyStore extends KnexStore implements IdempotencyStore {
   private readonly waitMs: number;
   /** Claims held by their unit of work until it ends, by request: `complete` fills in their answer. */
   private readonly held = new WeakMap<IdempotencyRequest, KeyRecord>();
 
-  constructor(
-    private readonly knex: Knex,
-    options: { waitMs?: number } = {},
-  ) {
+  constructor(pool: Knex, options: { waitMs?: number } = {}) {
+    super(pool);
     this.waitMs = options.waitMs ?? IDEMPOTENCY_WAIT_MS;
   }
 

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { jsonParam, rows } from './sql.js';
-import { ambient, ambientTransaction, hold, type BatchForm } from './unit-of-work.knex.js';
+import { ambientTransaction, hold, type BatchForm } from './unit-of-work.knex.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
@@ -26,6 +26,7 @@ import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../..
 import { detailOf, isRetryableTransactionError, sqlState, TRANSACTION_ATTEMPTS } from './pg-errors.js';
 import { transactionCreated } from '../../domain/webhooks/events.js';
 import { outboxRecords } from '../webhooks/payloads.js';
+import { KnexStore } from './knex-store.js';
 
 interface TransactionRow {
   id: string;
@@ -193,25 +194,21 @@ function writeRecord(t: Transaction): string {
  * inside the transaction that reads and locks their payment first.
  * Works alike on PGlite (one connection: everything inside uses `trx`).
  */
-export class KnexLedger implements Ledger, TransactionReader {
+export class KnexLedger extends KnexStore implements Ledger, TransactionReader {
   /**
    * Balance reads that arrive together share one query. Every read still starts after its request
    * arrived, so it sees every write acknowledged before; nothing is cached between batches.
    */
   private readonly balances: DataLoader<string, number>;
 
-  constructor(private readonly pool: Knex) {
+  constructor(pool: Knex) {
+    super(pool);
     this.balances = new DataLoader((ids) => this.readBalances(ids), {
       cache: false,
       maxBatchSize: 500,
       // The requests that one turn of the event loop read from their sockets, not one per tick.
       batchScheduleFn: (run) => setImmediate(run),
     });
-  }
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
   }
 
   async topUp(e: NewTopUp): Promise<Transaction> {
@@ -245,7 +242,7 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   /** The balances of these accounts in one round trip, in their order (0 for one never credited). */
-  private async readBalances(ids: readonly string[], db: Knex = this.pool): Promise<number[]> {
+  private async readBalances(ids: readonly string[], db: Knex = this.rawPool): Promise<number[]> {
     const found = await rows<{ id: string; balance: number | string }>(
       db,
       'SELECT id, balance FROM ledger_accounts WHERE id = ANY ($1::text[])',
@@ -338,7 +335,7 @@ export class KnexLedger implements Ledger, TransactionReader {
    * postings in the domain's lock order and its `transaction.created` event. Called on the pool
    * it is a transaction of its own (one round trip, one commit); a refund calls it inside the
    * transaction that read and locked its payment. Inside a unit of work both run in its
-   * transaction (`ambient`): the write commits with whatever else the unit writes (an idempotency
+   * transaction (`KnexStore.knex`): the write commits with whatever else the unit writes (an idempotency
    * key's stored response), in one commit, and a failed request or a crash undoes both.
    */
   private async write(db: Knex | Knex.Transaction, t: Transaction): Promise<Transaction> {
@@ -353,7 +350,7 @@ export class KnexLedger implements Ledger, TransactionReader {
   /** Runs `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
   private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const unit = ambientTransaction();
-    return unit === null ? this.pool.transaction(work) : work(unit);
+    return unit === null ? this.rawPool.transaction(work) : work(unit);
   }
 
   /**

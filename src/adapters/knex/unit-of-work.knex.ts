@@ -100,8 +100,9 @@ export const ambientTransaction = (): Knex.Transaction | null => {
 
 /**
  * Where a store's statement runs: in the running unit of work's transaction when there is one,
- * else on `pool`. Every store a unit of work may reach asks here, so that nothing inside one
- * takes a second connection: embedded PGlite has only one, which the unit's transaction holds.
+ * else on `pool`. Every store asks here, through `KnexStore` (knex-store.ts), so that nothing
+ * inside a unit takes a second connection: embedded PGlite has only one, which the unit's
+ * transaction holds.
  */
 export const ambient = (pool: Knex): Knex => ambientTransaction() ?? pool;
 
