@@ -9,6 +9,7 @@
  */
 import knexFactory from 'knex';
 import { randomBytes } from 'node:crypto';
+import { applyFunctions } from '../src/adapters/knex/schema/functions/index.js';
 import { migrationSource } from '../src/adapters/knex/migrations/index.js';
 import { KnexLedger } from '../src/adapters/knex/ledger.knex.js';
 import '../src/adapters/knex/database.js';
@@ -44,6 +45,7 @@ const knex = knexFactory({
 });
 try {
   await knex.migrate.latest({ migrationSource, tableName: 'knex_migrations', schemaName: SCHEMA });
+  await applyFunctions(knex);
   const ledger = new KnexLedger(knex);
   const tenantId = id('tnt');
   const clientId = id('cli');

@@ -18,7 +18,7 @@ export function composeHttp(container: Container, extraModules: readonly Contain
   const db = container.get(TOKENS.Database);
   container.load(reliabilityModule(config, db), httpModule(config));
   if (config.metrics !== null) {
-    container.load(metricsModule(config, config.metrics, db));
+    container.load(metricsModule(config, config.metrics));
     container.get(TOKENS.MetricsServer);
   }
   if (extraModules.length > 0) container.load(...extraModules);

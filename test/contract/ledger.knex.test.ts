@@ -380,26 +380,22 @@ describe('ledger refusals: one SQLSTATE each, mapped by code (0015)', () => {
     const txn = testId('txn');
     try {
       // The adapter's own way to the database (its errors as the adapter sees them).
-      await rows(
-        knex,
-        `SELECT pbw_ledger_write($1, $2, $3, $4, $5, $6, NULL, 'r', NULL, $7, 'machine', $8, NULL, NULL, NULL, NULL, NULL, now(),
-           $9::text[], $10::text[], $11::text[], $12::bigint[], $13::boolean[], NULL)`,
-        [
-          txn,
-          t.tenantId,
-          over.refundOf === undefined || over.refundOf === null ? 'PAYMENT' : 'REFUND',
-          over.amount ?? 5,
-          over.currency ?? 'THB',
-          postings.find((p) => p.kind === 'USER')?.userId ?? 'nobody',
-          over.refundOf ?? null,
-          t.clientId,
-          postings.map((p) => p.id),
-          postings.map((p) => p.kind),
-          postings.map((p) => p.userId),
-          postings.map((p) => p.amount),
-          postings.map((p) => p.checked),
-        ],
-      );
+      await rows(knex, 'SELECT pbw_ledger_write($1::jsonb)', [
+        JSON.stringify({
+          id: txn,
+          tenant_id: t.tenantId,
+          type: over.refundOf === undefined || over.refundOf === null ? 'PAYMENT' : 'REFUND',
+          amount: over.amount ?? 5,
+          currency: over.currency ?? 'THB',
+          user_id: postings.find((p) => p.kind === 'USER')?.userId ?? 'nobody',
+          reference: 'r',
+          refund_of: over.refundOf ?? null,
+          initiator_kind: 'machine',
+          initiator_client_id: t.clientId,
+          created_at: new Date(),
+          postings: postings.map((p) => ({ account_id: p.id, kind: p.kind, user_id: p.userId, amount: p.amount, checked: p.checked })),
+        }),
+      ]);
     } catch (err) {
       expect(await knex('ledger_transactions').where({ id: txn }).first(), 'nothing of a refused write is kept').to.equal(undefined);
       return err as { code?: string; detail?: string };

@@ -56,19 +56,21 @@ describe('units of work on PostgreSQL (and embedded PGlite alike)', () => {
   it('when a batch’s arguments cannot be sent, then each of its units fails with that error, and the next batch is sent', async () => {
     const db = await testDatabase();
     const ledger = new KnexLedger(db.knex);
-    // A form that sends one unit's calls with an argument JSON cannot carry (a BigInt).
+    // A form that sends one unit's calls as a record PostgreSQL's JSON refuses.
     const units = new KnexUnitOfWork(db.knex, {
       batch: (held) =>
-        held[0]!.fn === 'unsendable' ? { fn: 'unsendable', args: [1n], types: [null], many: 'unsendable_many' } : ledgerWriteBatch(held),
+        held[0]!.fn === 'unsendable'
+          ? { fn: 'unsendable', args: [], types: [], many: 'pbw_ledger_write_batch', record: '{"write": not json}' }
+          : ledgerWriteBatch(held),
     });
     const t = ledgerTenant();
     const u = t.newUser();
     const unsendable = () => units.run(async () => void hold({ fn: 'unsendable', args: [], types: [] }));
     const outcomes = await Promise.allSettled([unsendable(), unsendable(), unsendable()]);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'written'))).to.deep.equal([
-      'TypeError',
-      'TypeError',
-      'TypeError',
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : 'written'))).to.deep.equal([
+      '22P02',
+      '22P02',
+      '22P02',
     ]);
     await units.run(() => topUpOf(ledger, t, u, 10));
     expect(await ledger.balanceOf(t.tenantId, u)).to.equal(10);

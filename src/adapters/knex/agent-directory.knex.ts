@@ -16,22 +16,19 @@ import {
 } from '../../domain/security-events/security-event.js';
 import { recordSecurityEvents } from './security-events.knex.js';
 import { KEY_COLUMNS, keyToRow, toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /** Operator writes on PostgreSQL; triggers announce each change to every instance. */
-export class KnexAgentDirectory implements AgentDirectory {
+export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
   /**
    * `changed` is called after every committed write, so this instance's own cache forgets at
    * once instead of waiting for the database's notification to come back.
    */
   constructor(
-    private readonly pool: Knex,
+    pool: Knex,
     private readonly changed: () => void = () => undefined,
-  ) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
+  ) {
+    super(pool);
   }
 
   async createChannel(channel: Channel): Promise<void> {

@@ -1,17 +1,9 @@
-import type { Knex } from 'knex';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
 import { toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /** Resolves a key hash with one indexed join. */
-export class KnexAgentResolver implements AgentResolver {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexAgentResolver extends KnexStore implements AgentResolver {
   async findByKeyHash(keyHash: string): Promise<ResolvedKey | null> {
     const row = await this.knex('api_keys as k')
       .join('agents as a', 'a.id', 'k.agent_id')

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { PassThrough } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Knex } from 'knex';
+import { applyFunctions } from './schema/functions/index.js';
 import { migrationSource } from './migrations/index.js';
 
 /**
@@ -211,6 +212,7 @@ export async function restoreBackup(knex: Knex, file: string, checked?: BackupHe
   });
   const [, pending] = (await knex.migrate.list(config)) as [unknown[], unknown[]];
   await knex.migrate.latest(config);
+  await applyFunctions(knex);
   return { file, backupStartedAt: header.startedAt, tables, rows, migrationsApplied: pending.length };
 }
 

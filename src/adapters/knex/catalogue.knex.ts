@@ -1,19 +1,11 @@
-import type { Knex } from 'knex';
 import type { Catalogue, City, Location } from '../../domain/catalogue/catalogue.js';
 import type { CatalogueCounts, CatalogueReader, CatalogueWriter } from '../../domain/catalogue/catalogue.port.js';
 import { foldForSearch } from '../../domain/shared/text.js';
 import { operatorToRow } from './operator-directory.knex.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /** The catalogue on PostgreSQL. Search runs over a pre-folded text column. */
-export class KnexCatalogue implements CatalogueReader, CatalogueWriter {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexCatalogue extends KnexStore implements CatalogueReader, CatalogueWriter {
   async searchLocations(foldedQuery: string, limit: number): Promise<Location[]> {
     const pattern = `%${escapeLike(foldedQuery)}%`;
     const prefix = `${escapeLike(foldedQuery)}%`;

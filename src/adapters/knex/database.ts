@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from './migrations/index.js';
+import { applyFunctions } from './schema/functions/index.js';
 import { keepPrivate } from './pglite-owner.js';
 
 // int8 (COUNT(*), SUM of bigint) as a JS number: every amount here is far below 2^53.
@@ -130,13 +131,15 @@ export async function openDatabase(target: DatabaseTarget, events: DatabaseEvent
 const MIGRATION_LOCK = 72_541_001;
 
 /**
- * Applies pending migrations. Several processes may start at once: a session advisory lock
+ * Applies pending migrations, then brings the schema's functions to their one definition each
+ * (`schema/functions/`). Several processes may start at once: a session advisory lock
  * serialises them so each sees the others' work instead of failing on knex's lock table.
  */
 export async function migrate(db: Database): Promise<void> {
   const config = { migrationSource, tableName: 'knex_migrations' };
   if (db.target.kind === 'pglite') {
     await db.knex.migrate.latest(config);
+    await applyFunctions(db.knex);
     return;
   }
   const client = new pg.Client({ connectionString: db.target.url, ...SESSION_TIMEOUTS, statement_timeout: 0 });
@@ -144,6 +147,7 @@ export async function migrate(db: Database): Promise<void> {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await db.knex.migrate.latest(config);
+    await applyFunctions(db.knex);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await client.end();

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { SESSION_TIMEOUTS } from './database.js';
-import { rows } from './sql.js';
+import { jsonParam, rows } from './sql.js';
 import { sqlState } from './pg-errors.js';
 import { ambientTransaction, hold, mustRunInTransaction, type HeldCall } from './unit-of-work.knex.js';
 import {
@@ -11,6 +11,7 @@ import {
   type StoredResponse,
 } from '../../domain/shared/idempotency.port.js';
 import { keyInUse, keyReused } from '../../domain/shared/idempotency.js';
+import { KnexStore } from './knex-store.js';
 
 interface Row {
   fingerprint: string;
@@ -28,10 +29,7 @@ const replayOf = (row: Row): StoredResponse => ({
   ...(row.headers === null ? {} : { headers: row.headers }),
 });
 
-/** The SQL types of `pbw_idempotency_record`'s arguments (0020), in `recordArgs`'s order. */
-export const RECORD_TYPES: readonly string[] = ['text', 'text', 'text', 'int4', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'];
-
-/** A key to be stored done with its answer, in one call of `pbw_idempotency_record` (0020). */
+/** A key to be stored done with its answer, in one call of `pbw_idempotency_record` (schema/functions). */
 interface KeyRecord {
   readonly request: IdempotencyRequest;
   readonly claimedAt: Date;
@@ -39,18 +37,19 @@ interface KeyRecord {
   answer: { readonly response: StoredResponse; readonly completedAt: Date } | null;
 }
 
-/** `pbw_idempotency_record`'s arguments for a record (an unanswered one has nulls for its answer). */
-export const recordArgs = ({ request: r, claimedAt, answer }: KeyRecord): unknown[] => [
-  r.scope,
-  r.key,
-  r.fingerprint,
-  answer?.response.status ?? null,
-  answer?.response.contentType ?? null,
-  answer?.response.body ?? null,
-  answer?.response.headers ?? null,
-  claimedAt,
-  answer?.completedAt ?? null,
-];
+/** The record `pbw_idempotency_record` takes (JSON, by name; an unanswered one has nulls for its answer). */
+export const keyRecord = ({ request: r, claimedAt, answer }: KeyRecord): string =>
+  jsonParam({
+    scope: r.scope,
+    key: r.key,
+    fingerprint: r.fingerprint,
+    status: answer?.response.status ?? null,
+    content_type: answer?.response.contentType ?? null,
+    body: answer?.response.body ?? null,
+    headers: answer?.response.headers ?? null,
+    claimed_at: claimedAt,
+    completed_at: answer?.completedAt ?? null,
+  });
 
 const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, content_type = $5, body = $6, headers = $7, completed_at = $8
   WHERE scope = $1 AND key = $2 AND fingerprint = $3 RETURNING key`;
@@ -79,15 +78,13 @@ const claimLost = (err: unknown): unknown => {
  * index decides: a duplicate's insert waits for the first transaction to end, then replays its
  * answer; a failed request, a crash or a lost connection rolls the claim back with the writes.
  */
-export class KnexIdempotencyStore implements IdempotencyStore {
+export class KnexIdempotencyStore extends KnexStore implements IdempotencyStore {
   private readonly waitMs: number;
   /** Claims held by their unit of work until it ends, by request: `complete` fills in their answer. */
   private readonly held = new WeakMap<IdempotencyRequest, KeyRecord>();
 
-  constructor(
-    private readonly knex: Knex,
-    options: { waitMs?: number } = {},
-  ) {
+  constructor(pool: Knex, options: { waitMs?: number } = {}) {
+    super(pool);
     this.waitMs = options.waitMs ?? IDEMPOTENCY_WAIT_MS;
   }
 
@@ -99,9 +96,9 @@ export class KnexIdempotencyStore implements IdempotencyStore {
     const call: HeldCall = {
       fn: 'pbw_idempotency_record',
       get args() {
-        return recordArgs(record);
+        return [keyRecord(record)];
       },
-      types: RECORD_TYPES,
+      types: ['jsonb'],
       refusal: claimLost,
       // Never completed: what the claim would have said is known only in a transaction.
       ready: () => record.answer !== null,

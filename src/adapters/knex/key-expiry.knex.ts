@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { KeyExpiryNotices } from '../../domain/identity/key-expiry.port.js';
 import { apiKeyExpiring } from '../../domain/webhooks/events.js';
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { recordEvents } from './outbox.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /**
  * Expiry notices on PostgreSQL. The claim is a row of `api_key_expiry_notices` inserted in the
@@ -11,9 +11,7 @@ import { recordEvents } from './outbox.knex.js';
  * instances take disjoint keys, and the primary key makes a second notice impossible. The keys'
  * own rows are locked, never written, so no identity change is announced (no cache is emptied).
  */
-export class KnexKeyExpiryNotices implements KeyExpiryNotices {
-  constructor(private readonly knex: Knex) {}
-
+export class KnexKeyExpiryNotices extends KnexStore implements KeyExpiryNotices {
   async sendDue(now: Date, withinMs: number, limit: number): Promise<ApiKeyRecord[]> {
     return this.knex.transaction(async (trx) => {
       const rows = (await trx('api_keys as k')

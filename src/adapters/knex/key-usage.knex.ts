@@ -1,14 +1,12 @@
-import type { Knex } from 'knex';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
+import { KnexStore } from './knex-store.js';
 
 /**
  * Last use of keys on PostgreSQL, in `api_key_usage` (not `api_keys`, whose every write is
  * announced to every instance's key cache). One statement per batch; the stored time only
  * moves forward, so batches from several instances may arrive in any order.
  */
-export class KnexKeyUsageStore implements KeyUsageStore {
-  constructor(private readonly knex: Knex) {}
-
+export class KnexKeyUsageStore extends KnexStore implements KeyUsageStore {
   async recordUses(uses: ReadonlyMap<string, Date>): Promise<void> {
     // Sorted so that concurrent batches from several instances lock rows in the same order.
     const entries = [...uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

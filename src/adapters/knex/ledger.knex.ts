@@ -1,8 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
-import { rows } from './sql.js';
-import { ambient, ambientTransaction, hold, type BatchForm } from './unit-of-work.knex.js';
-import { RECORD_TYPES } from './idempotency.knex.js';
+import { jsonParam, rows } from './sql.js';
+import { ambientTransaction, hold, type BatchForm } from './unit-of-work.knex.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
@@ -26,7 +25,8 @@ import type { TransactionFilter, TransactionReader, TypeSummary } from '../../do
 import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../../domain/wallet/transaction.js';
 import { detailOf, isRetryableTransactionError, sqlState, TRANSACTION_ATTEMPTS } from './pg-errors.js';
 import { transactionCreated } from '../../domain/webhooks/events.js';
-import { eventsJson } from './outbox.knex.js';
+import { outboxRecords } from '../webhooks/payloads.js';
+import { KnexStore } from './knex-store.js';
 
 interface TransactionRow {
   id: string;
@@ -120,73 +120,68 @@ export const ledgerRefusal = (err: unknown, currency: string): unknown => {
   return refusal === undefined ? err : refusal(detailOf(err), currency);
 };
 
-const WRITE = `SELECT pbw_ledger_write(${Array.from({ length: 18 }, (_, i) => `$${i + 1}`).join(', ')}::timestamptz,
-  $19::text[], $20::text[], $21::text[], $22::bigint[], $23::boolean[], $24::jsonb) AS outcome`;
+const WRITE = 'SELECT pbw_ledger_write($1::jsonb) AS outcome';
 
-/** The SQL types of `pbw_ledger_write`'s arguments, as `WRITE` states them (null: inferred). */
-const WRITE_TYPES: readonly (string | null)[] = [
-  ...Array.from({ length: 17 }, () => null),
-  'timestamptz',
-  'text[]',
-  'text[]',
-  'text[]',
-  'bigint[]',
-  'boolean[]',
-  'jsonb',
-];
-
-/** The SQL types of `pbw_ledger_write_attempt`'s arguments (0022): whether keyed, the key's record, the write. */
-const ATTEMPT_TYPES: readonly (string | null)[] = ['boolean', ...RECORD_TYPES, ...WRITE_TYPES];
-const NO_RECORD: readonly null[] = RECORD_TYPES.map(() => null);
-/** A batchable ledger write: `pbw_ledger_write_attempt` (0022), many at once by `pbw_ledger_write_batch` (0023). */
-const ATTEMPT = { fn: 'pbw_ledger_write_attempt', types: ATTEMPT_TYPES, many: 'pbw_ledger_write_batch' } as const;
+/**
+ * A batchable ledger write: `pbw_ledger_write_attempt(w, k)` (schema/functions), many at once by
+ * `pbw_ledger_write_batch`, each call there one `{write, key}` record of its array.
+ */
+const attempt = (write: string, key: string | null) =>
+  ({
+    fn: 'pbw_ledger_write_attempt',
+    args: [write, key],
+    types: ['jsonb', 'jsonb'],
+    many: 'pbw_ledger_write_batch',
+    record: `{"write":${write},"key":${key ?? 'null'}}`,
+  }) as const;
 
 /**
  * The units of work whose held writes can share a statement and a commit with other units': a
  * ledger write, alone or after its idempotency key's record, as one call of
- * `pbw_ledger_write_attempt` (0022), a subtransaction that answers its failure. A batch of
- * nothing else goes as one call of `pbw_ledger_write_batch` (0023), which writes the calls
- * set-wise when they cannot affect one another.
+ * `pbw_ledger_write_attempt`, a subtransaction that answers its failure. A batch of nothing else
+ * goes as one call of `pbw_ledger_write_batch`, which writes the calls set-wise when they cannot
+ * affect one another.
  */
 export const ledgerWriteBatch: BatchForm = (held) => {
   const [first, second] = held;
-  if (held.length === 1 && first!.fn === 'pbw_ledger_write') return { ...ATTEMPT, args: [false, ...NO_RECORD, ...first!.args] };
+  if (held.length === 1 && first!.fn === 'pbw_ledger_write') return attempt(first!.args[0] as string, null);
   if (held.length === 2 && first!.fn === 'pbw_idempotency_record' && second!.fn === 'pbw_ledger_write')
-    return { ...ATTEMPT, args: [true, ...first!.args, ...second!.args] };
+    return attempt(second!.args[0] as string, first!.args[0] as string);
   return null;
 };
 
-/** The arguments of `pbw_ledger_write` for `t`: the transaction, its postings in the domain's lock order, its event. */
-function writeArgs(t: Transaction): unknown[] {
+/**
+ * The record `pbw_ledger_write` takes for `t` (JSON, by name): the transaction, its postings in
+ * the domain's lock order, its `transaction.created` event.
+ */
+function writeRecord(t: Transaction): string {
   const postings = inLockOrder(t.tenantId, postingsOf(t));
-  return [
-    t.id,
-    t.tenantId,
-    t.type,
-    t.amount.amount,
-    t.amount.currency,
-    t.userId,
-    t.counterpartyUserId,
-    t.reference,
-    t.description,
-    t.refundOf,
-    t.initiatedBy.kind,
-    t.initiatedBy.clientId,
-    t.initiatedBy.userId,
-    t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
-    t.initiatedBy.act?.sub ?? null,
-    // The ledger's own idempotency columns (0008) are no longer written: retries are made
-    // once-only by the idempotency key claimed in the same unit of work.
-    null,
-    null,
-    t.createdAt,
-    postings.map((p) => accountId(t.tenantId, p.account)),
-    postings.map((p) => p.account.kind),
-    postings.map((p) => (p.account.kind === 'USER' ? p.account.userId : null)),
-    postings.map((p) => p.amount),
-    postings.map((p) => p.amount < 0 && !mayGoNegative(p.account)),
-    eventsJson([transactionCreated(t)]),
-  ];
+  return jsonParam({
+    id: t.id,
+    tenant_id: t.tenantId,
+    type: t.type,
+    amount: t.amount.amount,
+    currency: t.amount.currency,
+    user_id: t.userId,
+    counterparty_user_id: t.counterpartyUserId,
+    reference: t.reference,
+    description: t.description,
+    refund_of: t.refundOf,
+    initiator_kind: t.initiatedBy.kind,
+    initiator_client_id: t.initiatedBy.clientId,
+    initiator_user_id: t.initiatedBy.userId,
+    initiator_amr: t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
+    initiator_act_sub: t.initiatedBy.act?.sub ?? null,
+    created_at: t.createdAt,
+    postings: postings.map((p) => ({
+      account_id: accountId(t.tenantId, p.account),
+      kind: p.account.kind,
+      user_id: p.account.kind === 'USER' ? p.account.userId : null,
+      amount: p.amount,
+      checked: p.amount < 0 && !mayGoNegative(p.account),
+    })),
+    events: outboxRecords([transactionCreated(t)]),
+  });
 }
 
 /**
@@ -199,25 +194,21 @@ function writeArgs(t: Transaction): unknown[] {
  * inside the transaction that reads and locks their payment first.
  * Works alike on PGlite (one connection: everything inside uses `trx`).
  */
-export class KnexLedger implements Ledger, TransactionReader {
+export class KnexLedger extends KnexStore implements Ledger, TransactionReader {
   /**
    * Balance reads that arrive together share one query. Every read still starts after its request
    * arrived, so it sees every write acknowledged before; nothing is cached between batches.
    */
   private readonly balances: DataLoader<string, number>;
 
-  constructor(private readonly pool: Knex) {
+  constructor(pool: Knex) {
+    super(pool);
     this.balances = new DataLoader((ids) => this.readBalances(ids), {
       cache: false,
       maxBatchSize: 500,
       // The requests that one turn of the event loop read from their sockets, not one per tick.
       batchScheduleFn: (run) => setImmediate(run),
     });
-  }
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
   }
 
   async topUp(e: NewTopUp): Promise<Transaction> {
@@ -251,7 +242,7 @@ export class KnexLedger implements Ledger, TransactionReader {
   }
 
   /** The balances of these accounts in one round trip, in their order (0 for one never credited). */
-  private async readBalances(ids: readonly string[], db: Knex = this.pool): Promise<number[]> {
+  private async readBalances(ids: readonly string[], db: Knex = this.rawPool): Promise<number[]> {
     const found = await rows<{ id: string; balance: number | string }>(
       db,
       'SELECT id, balance FROM ledger_accounts WHERE id = ANY ($1::text[])',
@@ -333,9 +324,8 @@ export class KnexLedger implements Ledger, TransactionReader {
    * same domain error. Otherwise it runs now, in the unit's transaction or as a statement of its own.
    */
   private record(t: Transaction): Promise<Transaction> {
-    const args = writeArgs(t);
     const currency = t.amount.currency;
-    if (hold({ fn: 'pbw_ledger_write', args, types: WRITE_TYPES, refusal: (err) => ledgerRefusal(err, currency) }))
+    if (hold({ fn: 'pbw_ledger_write', args: [writeRecord(t)], types: ['jsonb'], refusal: (err) => ledgerRefusal(err, currency) }))
       return Promise.resolve(t);
     return this.retried(() => this.write(this.knex, t));
   }
@@ -345,12 +335,12 @@ export class KnexLedger implements Ledger, TransactionReader {
    * postings in the domain's lock order and its `transaction.created` event. Called on the pool
    * it is a transaction of its own (one round trip, one commit); a refund calls it inside the
    * transaction that read and locked its payment. Inside a unit of work both run in its
-   * transaction (`ambient`): the write commits with whatever else the unit writes (an idempotency
+   * transaction (`KnexStore.knex`): the write commits with whatever else the unit writes (an idempotency
    * key's stored response), in one commit, and a failed request or a crash undoes both.
    */
   private async write(db: Knex | Knex.Transaction, t: Transaction): Promise<Transaction> {
     try {
-      await rows(db, WRITE, writeArgs(t), 'ledger.write');
+      await rows(db, WRITE, [writeRecord(t)], 'ledger.write');
     } catch (err) {
       throw ledgerRefusal(err, t.amount.currency);
     }
@@ -360,7 +350,7 @@ export class KnexLedger implements Ledger, TransactionReader {
   /** Runs `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
   private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const unit = ambientTransaction();
-    return unit === null ? this.pool.transaction(work) : work(unit);
+    return unit === null ? this.rawPool.transaction(work) : work(unit);
   }
 
   /**

@@ -1,14 +1,12 @@
-import type { Knex } from 'knex';
 import type { ThrottlePolicy } from '../../domain/identity/login-throttle.js';
 import type { LoginThrottleStore, ThrottleState } from '../../domain/identity/login-throttle.port.js';
+import { KnexStore } from './knex-store.js';
 
 /**
  * Login attempt counters in PostgreSQL, so every instance counts against the same limit. One
  * upsert per attempt: the row lock of ON CONFLICT DO UPDATE serialises concurrent attempts.
  */
-export class KnexLoginThrottle implements LoginThrottleStore {
-  constructor(private readonly knex: Knex) {}
-
+export class KnexLoginThrottle extends KnexStore implements LoginThrottleStore {
   async hit(key: string, now: Date, policy: ThrottlePolicy): Promise<ThrottleState> {
     const windowStart = new Date(now.getTime() - policy.windowSeconds * 1000);
     const lockUntil = new Date(now.getTime() + policy.lockSeconds * 1000);

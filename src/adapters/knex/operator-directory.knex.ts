@@ -3,7 +3,7 @@ import type { FleetEntry, Operator } from '../../domain/catalogue/operator.js';
 import type { OperatorDirectory } from '../../domain/catalogue/operator-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isForeignKeyViolation } from './pg-errors.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /** How an operator is stored, and back. */
 export interface OperatorRow {
@@ -37,14 +37,7 @@ const COLUMNS = ['code', 'name', 'timezone', 'confirmation', 'confirmation_windo
  * that conflicts inserts nothing); a fleet entry is an upsert on (operator, class), the operator
  * and class checked by foreign keys.
  */
-export class KnexOperatorDirectory implements OperatorDirectory {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexOperatorDirectory extends KnexStore implements OperatorDirectory {
   async create(operator: Operator): Promise<Operator> {
     const inserted = (await this.knex('operators')
       .insert(operatorToRow(operator))

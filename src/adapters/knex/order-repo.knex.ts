@@ -10,9 +10,10 @@ import { ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-row
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { rows } from './sql.js';
-import { ambient, ambientTransaction } from './unit-of-work.knex.js';
+import { ambientTransaction } from './unit-of-work.knex.js';
 import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /**
  * An order without seats and its `order.confirmed` event, in one statement; no row when a unique
@@ -56,18 +57,11 @@ async function takeVehicle(trx: Knex.Transaction, claim: VehicleClaim): Promise<
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
  * on the unique (agent_id, idempotency_key), seat stock on a conditional decrement in the same
  * transaction as the order, a transfer's vehicle on a count of the hour's orders under that
- * hour's row lock, and cancellation on a row lock. Inside a unit of work (`ambient`),
+ * hour's row lock, and cancellation on a row lock. Inside a unit of work (`KnexStore`),
  * the work runs in its transaction and commits with whatever else it writes (an idempotency key's
  * stored response); a failed request, a crash or a lost connection rolls both back.
  */
-export class KnexOrderRepo implements OrderRepo {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexOrderRepo extends KnexStore implements OrderRepo {
   async place(order: Order): Promise<Order> {
     try {
       if (order.seats === null && order.vehicle === null) {
@@ -191,6 +185,6 @@ export class KnexOrderRepo implements OrderRepo {
   /** `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
   private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const unit = ambientTransaction();
-    return unit === null ? this.pool.transaction(work) : work(unit);
+    return unit === null ? this.rawPool.transaction(work) : work(unit);
   }
 }

@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
 import type { Quote } from '../../domain/booking/quote.js';
 import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import { quoteOf, quoteToRow, type QuoteRow } from './booking-rows.js';
 import { rows } from './sql.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /** Every column of a quote, in the order `insert` passes them. */
 const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product, amount, currency, details, seats, starts_at, expires_at, created_at,
@@ -11,14 +10,7 @@ const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product,
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
 
 /** Quotes on PostgreSQL; every read is filtered by the owning agent in SQL. */
-export class KnexQuoteRepo implements QuoteRepo {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexQuoteRepo extends KnexStore implements QuoteRepo {
   /** One prepared statement with explicit columns: every quote request pays for this insert. */
   async insert(quote: Quote): Promise<void> {
     const r = quoteToRow(quote);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+import { KnexStore } from './knex-store.js';
 
 interface HitRow {
   hits: number;
@@ -11,15 +12,17 @@ interface HitRow {
  * counts against the same window. One atomic upsert per request: the row of a window that has
  * ended starts again at 1, so no two instances can both see a fresh window.
  */
-export class KnexRateLimitStore implements Store {
+export class KnexRateLimitStore extends KnexStore implements Store {
   readonly localKeys = false;
   private windowMs = 60_000;
 
   constructor(
-    private readonly knex: Knex,
+    pool: Knex,
     /** Keeps each limiter's keys apart in the shared table. */
     readonly prefix: string,
-  ) {}
+  ) {
+    super(pool);
+  }
 
   init(options: Options): void {
     this.windowMs = options.windowMs;

@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import type { PurgeableReplayGuard } from '../../domain/identity/replay-guard.port.js';
 import { USED_ONCE_TABLE } from './migrations/0019-oauth-client-keys.js';
 import { rows } from './sql.js';
+import { KnexStore } from './knex-store.js';
 
 /**
  * One-time identifiers on PostgreSQL, shared by every instance: the primary key on
@@ -10,9 +10,7 @@ import { rows } from './sql.js';
  * that the purge has not removed yet still refuses its identifier, which is harmless: whatever
  * carried it has expired too.
  */
-export class KnexReplayGuard implements PurgeableReplayGuard {
-  constructor(private readonly knex: Knex) {}
-
+export class KnexReplayGuard extends KnexStore implements PurgeableReplayGuard {
   async useOnce(namespace: string, id: string, expiresAt: Date): Promise<boolean> {
     const inserted = await rows<{ jti: string }>(
       this.knex,

@@ -6,6 +6,7 @@ import { nextSecurityEventId } from '../security-event-ids.js';
 import { rows } from './sql.js';
 import { recordEvents } from './outbox.knex.js';
 import { securityEventNotices } from '../../domain/webhooks/events.js';
+import { KnexStore } from './knex-store.js';
 
 interface SecurityEventRow {
   id: string;
@@ -61,9 +62,7 @@ export async function recordSecurityEvents(db: Knex | Knex.Transaction, events: 
 }
 
 /** The security trail on PostgreSQL (append-only by its trigger). */
-export class KnexSecurityEvents implements SecurityEvents {
-  constructor(private readonly knex: Knex) {}
-
+export class KnexSecurityEvents extends KnexStore implements SecurityEvents {
   async append(event: NewSecurityEvent): Promise<boolean> {
     return (await recordSecurityEvents(this.knex, [event])) === 1;
   }

@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
 import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { Operator } from '../../domain/catalogue/operator.js';
 import { operatorOf, type OperatorRow } from './operator-directory.knex.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 interface ScheduleRow {
   id: string;
@@ -29,14 +28,7 @@ interface FareRow {
 }
 
 /** The priced catalogue on PostgreSQL. */
-export class KnexTariffReader implements TariffReader {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexTariffReader extends KnexStore implements TariffReader {
   async findLocations(ids: readonly string[]): Promise<Location[]> {
     if (ids.length === 0) return [];
     return (await this.knex('locations')

@@ -7,7 +7,6 @@ import {
   type SecurityContext,
 } from '../../domain/security-events/security-event.js';
 import { recordSecurityEvents } from './security-events.knex.js';
-import type { Knex } from 'knex';
 import { walletUserCreated } from '../../domain/webhooks/events.js';
 import { eventsJson } from './outbox.knex.js';
 import type { ClientAuthMethod, ClientJwkSet, ClientSettingsChange } from '../../domain/identity/client-keys.js';
@@ -16,7 +15,7 @@ import type { TenantDirectory } from '../../domain/identity/tenant-directory.por
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 interface TenantRow {
   id: string;
@@ -90,14 +89,7 @@ const USER_COLUMNS = [
 ];
 
 /** Tenants and wallet users on PostgreSQL; uniqueness is enforced by the database's indexes. */
-export class KnexTenantDirectory implements TenantDirectory {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexTenantDirectory extends KnexStore implements TenantDirectory {
   async createTenant(tenant: Tenant): Promise<void> {
     await this.knex<TenantRow>('tenants').insert({
       id: tenant.id,

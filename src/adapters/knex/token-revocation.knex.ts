@@ -3,6 +3,7 @@ import { recordSecurityEvents } from './security-events.knex.js';
 import type { Knex } from 'knex';
 import type { RevokedToken } from '../../domain/identity/token-revocation.port.js';
 import { REVOKED_TOKENS_TABLE } from './migrations/0011-oauth-revocation.js';
+import { KnexStore } from './knex-store.js';
 
 interface RevokedRow {
   jti: string;
@@ -12,9 +13,7 @@ interface RevokedRow {
 }
 
 /** The revoked tokens table: written on revocation, read in full only when an instance (re)loads. */
-export class KnexRevokedTokenStore {
-  constructor(private readonly knex: Knex) {}
-
+export class KnexRevokedTokenStore extends KnexStore {
   /**
    * Records a revocation (a second one of the same jti changes nothing); the trigger announces it.
    * `event` is recorded in the same transaction when this call made the revocation.

@@ -1,22 +1,14 @@
-import type { Knex } from 'knex';
 import type { VehicleClaim } from '../../domain/booking/quote.js';
 import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import { COUNT_HOUR } from './order-repo.knex.js';
 import { rows } from './sql.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 /**
  * Seats left per trip on PostgreSQL (a trip without a row has never been booked), and vehicles
  * left per transfer hour, counted as a booking counts them.
  */
-export class KnexTripInventory implements TripInventory {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexTripInventory extends KnexStore implements TripInventory {
   async seatsLeft(trips: ReadonlyArray<{ readonly tripId: string; readonly capacity: number }>): Promise<Map<string, number>> {
     const left = new Map(trips.map((t) => [t.tripId, t.capacity]));
     if (trips.length === 0) return left;

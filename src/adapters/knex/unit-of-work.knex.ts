@@ -38,6 +38,8 @@ export interface BatchedCall {
    * (`unit`, its index; `failure`, as `fn` answers), as the calls one after another would.
    */
   readonly many?: string;
+  /** This call as one element of `many`'s JSON array (a JSON object, by name). */
+  readonly record?: string;
 }
 
 /** A unit's held writes as one batchable call, or null when they are sent in a statement of their own. */
@@ -98,8 +100,9 @@ export const ambientTransaction = (): Knex.Transaction | null => {
 
 /**
  * Where a store's statement runs: in the running unit of work's transaction when there is one,
- * else on `pool`. Every store a unit of work may reach asks here, so that nothing inside one
- * takes a second connection: embedded PGlite has only one, which the unit's transaction holds.
+ * else on `pool`. Every store asks here, through `KnexStore` (knex-store.ts), so that nothing
+ * inside a unit takes a second connection: embedded PGlite has only one, which the unit's
+ * transaction holds.
  */
 export const ambient = (pool: Knex): Knex => ambientTransaction() ?? pool;
 
@@ -319,9 +322,9 @@ class WriteBatches {
    */
   private statement(batch: readonly Waiting[]): { text: string; name: string | undefined; values: unknown[] } {
     const many = batch[0]!.call.many;
-    if (many !== undefined && batch.every((unit) => unit.call.many === many)) {
-      const args = jsonArgs(batch.map((unit) => unit.call.args));
-      return { text: `SELECT unit, failure FROM ${many}($1::jsonb)`, name: `batch:${many}`, values: [args] };
+    if (many !== undefined && batch.every((unit) => unit.call.many === many && unit.call.record !== undefined)) {
+      const records = `[${batch.map((unit) => unit.call.record).join(',')}]`;
+      return { text: `SELECT unit, failure FROM ${many}($1::jsonb)`, name: `batch:${many}`, values: [records] };
     }
     const values: unknown[] = [];
     for (const unit of batch) values.push(...unit.call.args);
@@ -354,19 +357,6 @@ class WriteBatches {
  */
 const BATCH_STATEMENTS = new Map<string, { text: string; name: string }>();
 const BATCH_SHAPES_KEPT = 256;
-
-/**
- * Argument lists as JSON for PostgreSQL. A string holding half of a surrogate pair is sent as
- * UTF-8 with U+FFFD in its place when it is a parameter of its own; JSON would carry it as an
- * escape that PostgreSQL's JSON refuses, failing every unit of the batch. So it is made the same
- * U+FFFD here (JSON.stringify escapes only such halves, so the slower pass runs only for them).
- */
-function jsonArgs(lists: ReadonlyArray<readonly unknown[]>): string {
-  const json = JSON.stringify(lists);
-  if (!HALF_SURROGATE_ESCAPE.test(json)) return json;
-  return JSON.stringify(lists, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed() : value));
-}
-const HALF_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
 
 /** A failure a batched call answered, as the driver's error for it would read. */
 function databaseError(failure: string): Error {

@@ -5,14 +5,13 @@ import {
 } from '../../domain/security-events/security-event.js';
 import { recordSecurityEvents } from './security-events.knex.js';
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Cursor } from '../../domain/shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
 import type { EventLog, RecordedEvent } from '../../domain/webhooks/event-log.port.js';
 import type { EventOwner, EventType } from '../../domain/webhooks/events.js';
 import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import { rows } from './sql.js';
-import { ambient } from './unit-of-work.knex.js';
+import { KnexStore } from './knex-store.js';
 
 interface EndpointRow {
   id: string;
@@ -79,14 +78,7 @@ const DELIVERY_COLUMNS =
  * two instances never send the same attempt at once and a dead worker's claim expires. Times
  * are the database's clock, the one every instance shares.
  */
-export class KnexWebhookStore implements WebhookStore, EventLog {
-  constructor(private readonly pool: Knex) {}
-
-  /** Where statements run: the running unit of work's transaction, else the pool. */
-  private get knex(): Knex {
-    return ambient(this.pool);
-  }
-
+export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLog {
   async createEndpoint(endpoint: StoredWebhookEndpoint, maxPerOwner: number, trail?: SecurityContext): Promise<WebhookEndpoint | null> {
     return this.knex.transaction(async (trx) => {
       // Serialises registrations of one owner, so the count below cannot be raced past the limit.

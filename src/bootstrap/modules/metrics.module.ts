@@ -1,8 +1,6 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { createMetrics, serveMetrics, type CountedCache } from '../../adapters/http/metrics.js';
-import { watchPool } from '../../adapters/knex/pool-metrics.js';
-import type { Database } from '../../adapters/knex/database.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -14,14 +12,10 @@ const counted = (x: unknown): x is CountedCache => typeof x === 'object' && x !=
 /**
  * Prometheus metrics on a listener of their own (`METRICS_PORT`, on `METRICS_HOST`: loopback by
  * default), never on the public port: requests by route and status with latency, refused
- * credentials by reason, rate-limit refusals, database pool use and waits, ledger writes, and the
- * hits of the key, token and tenant caches.
+ * credentials by reason, rate-limit refusals, ledger writes, and the hits of the key, token and
+ * tenant caches. (No pool gauges: Knex's pool is reachable only through its private client API.)
  */
-export const metricsModule = (
-  config: Config,
-  settings: { readonly port: number; readonly host: string },
-  db: Database | null,
-): ContainerModule =>
+export const metricsModule = (config: Config, settings: { readonly port: number; readonly host: string }): ContainerModule =>
   new ContainerModule(({ bind, onActivation }) => {
     const metrics = createMetrics(['/api/v1', config.walletBasePath]);
     bind(TOKENS.Metrics).toConstantValue(metrics);
@@ -51,7 +45,6 @@ export const metricsModule = (
         if (counted(resolver)) metrics.watchCache('api-keys', resolver);
         if (counted(tenants)) metrics.watchCache('tenants', tenants);
         if (counted(verifier)) metrics.watchCache('tokens', verifier);
-        if (db !== null) watchPool(metrics.registry, db.knex);
         let server: Awaited<ReturnType<typeof serveMetrics>> | null = null;
         lifecycle.onStart(async () => {
           server = await serveMetrics(metrics.registry, settings.port, settings.host);
