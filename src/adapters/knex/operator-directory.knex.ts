@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { FleetEntry, Operator } from '../../domain/catalogue/operator.js';
 import type { OperatorDirectory } from '../../domain/catalogue/operator-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
