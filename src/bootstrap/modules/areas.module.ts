@@ -24,7 +24,7 @@ import {
 import type { Lifecycle } from '../lifecycle.js';
 import type { PortSet } from '../ports.js';
 import { TOKENS } from '../tokens.js';
-import { TOKEN_PATH } from '../../adapters/http/wallet/auth.operations.js';
+import { TOKEN_PATH } from '../../adapters/oauth-paths.js';
 
 /** A receiver has this long to answer an attempt. */
 const DELIVERY_TIMEOUT_MS = 10_000;

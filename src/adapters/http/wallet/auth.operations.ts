@@ -1,3 +1,4 @@
+import { TOKEN_PATH } from '../../oauth-paths.js';
 import { DomainError } from '../../../domain/shared/errors.js';
 import { clientAddress, requestOrigin } from '../client-address.js';
 import { statusOf } from '../errors.js';
@@ -56,9 +57,6 @@ const EXCHANGE_TARGETS = ['audience', 'resource'] as const;
 
 /** The demo wallet user (`demo seed`): the first start prints its password and the tenant's client id and secret. */
 export const DEMO_USER_EXAMPLE = { email: 'somchai@demo-wallet.example', externalUserRef: 'demo-user-1' } as const;
-
-/** The OAuth token endpoint, relative to `WALLET_BASE_PATH`. */
-export const TOKEN_PATH = '/oauth/token';
 
 /**
  * The token endpoints: `POST /oauth/token` (client credentials, RFC 6749 §4.4, answering RFC 6749

@@ -3,7 +3,7 @@ import { CLIENT_KEY_ALGORITHMS } from '../../../domain/identity/client-keys.js';
 import { DPOP_ALGORITHMS } from '../../../domain/identity/dpop.js';
 import { TOKEN_EXCHANGE } from '../../../domain/identity/tenant-jwt.js';
 import { operation, type Operation, type ServerIdentity } from '../operation.js';
-import { TOKEN_PATH } from './auth.operations.js';
+import { TOKEN_PATH } from '../../oauth-paths.js';
 import { INTROSPECT_PATH, oauthMetadataSchema, REVOKE_PATH } from './oauth.operations.js';
 
 /** The JWK Set of the keys that verify wallet tokens, at the root whatever `WALLET_BASE_PATH` is. */
