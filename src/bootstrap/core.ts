@@ -8,6 +8,7 @@ import { CreateOperator } from '../application/admin/create-operator.js';
 import { ListOperators } from '../application/admin/list-operators.js';
 import { ShowOperator } from '../application/admin/show-operator.js';
 import { SetOperatorFleet } from '../application/admin/set-operator-fleet.js';
+import { IssueOperatorKey, RevokeOperatorKey } from '../application/admin/operator-keys.js';
 import { ListChannels } from '../application/admin/list-channels.js';
 import { SetAgentStatus } from '../application/admin/set-agent-status.js';
 import { UpdateChannel } from '../application/admin/update-channel.js';
@@ -245,6 +246,8 @@ export const adminUseCases = (
     listOperators: new ListOperators(ports.operators),
     showOperator: new ShowOperator(ports.operators),
     setOperatorFleet: new SetOperatorFleet(ports.operators),
+    issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock),
+    revokeOperatorKey: new RevokeOperatorKey(ports.operatorKeys, clock),
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
       walletDemo,
     ]),
