@@ -8,6 +8,8 @@ import { CreateOperator } from '../application/admin/create-operator.js';
 import { ListOperators } from '../application/admin/list-operators.js';
 import { ShowOperator } from '../application/admin/show-operator.js';
 import { SetOperatorFleet } from '../application/admin/set-operator-fleet.js';
+import { IssueOperatorKey, RevokeOperatorKey } from '../application/admin/operator-keys.js';
+import { AuthenticateOperator } from '../application/operator/authenticate-operator.js';
 import { ListChannels } from '../application/admin/list-channels.js';
 import { SetAgentStatus } from '../application/admin/set-agent-status.js';
 import { UpdateChannel } from '../application/admin/update-channel.js';
@@ -143,6 +145,8 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
   const issueDelegatedToken = new IssueDelegatedToken(tenants, tokenIssuer, ids, clock, ports.securityEvents, checkDpopProof);
   return {
     authenticateAgent: new AuthenticateAgent(agentResolver, secretHasher, clock, keyUsage),
+    // The operator surface's keys: a separate identity, resolved through the same kind of cache.
+    authenticateOperator: new AuthenticateOperator(ports.operatorKeys, secretHasher),
     listOwnKeys: new ListOwnKeys(new ListAgentKeys(agentDirectory, clock, keyUsage)),
     rollOwnKey: new RollOwnKey(agentDirectory, ids, random, secretHasher, clock),
     reportOwnKeyLeaked: new ReportOwnKeyLeaked(new RevokeApiKey(agentDirectory, clock), clock),
@@ -245,6 +249,8 @@ export const adminUseCases = (
     listOperators: new ListOperators(ports.operators),
     showOperator: new ShowOperator(ports.operators),
     setOperatorFleet: new SetOperatorFleet(ports.operators),
+    issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock),
+    revokeOperatorKey: new RevokeOperatorKey(ports.operatorKeys, clock),
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
       walletDemo,
     ]),

@@ -50,6 +50,10 @@ import { MemoryCatalogue } from '../adapters/memory/catalogue.memory.js';
 import { MemoryOperatorDirectory } from '../adapters/memory/operator-directory.memory.js';
 import { KnexOperatorDirectory } from '../adapters/knex/operator-directory.knex.js';
 import type { OperatorDirectory } from '../domain/catalogue/operator-directory.port.js';
+import { MemoryOperatorKeyStore } from '../adapters/memory/operator-keys.memory.js';
+import { KnexOperatorKeyStore } from '../adapters/knex/operator-keys.knex.js';
+import { CachedOperatorKeyStore, OPERATOR_IDENTITY_TABLES } from '../adapters/cache/operator-key-resolver.cached.js';
+import type { OperatorKeyStore } from '../domain/catalogue/operator-keys.port.js';
 import { MemoryIdempotencyStore } from '../adapters/memory/idempotency.memory.js';
 import { MemoryUnitOfWork } from '../adapters/memory/unit-of-work.memory.js';
 import { MemoryIdentityStore } from '../adapters/memory/identity.memory.js';
@@ -147,6 +151,11 @@ export interface Ports {
   readonly tariffs: TariffReader;
   /** The catalogue's operators and fleets (read by `tariffs` and by the order store's vehicle count). */
   readonly operators: OperatorDirectory;
+  /**
+   * The keys of the operator surface, resolved through the same bounded, change-fed cache as
+   * agent keys: its own writes clear it, and on PostgreSQL every instance's change feed.
+   */
+  readonly operatorKeys: OperatorKeyStore;
   readonly quotes: QuoteRepo;
   readonly orders: OrderRepo;
   readonly inventory: TripInventory;
@@ -307,6 +316,12 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_KEY_CACHE);
   signal.subscribe(() => agentResolver.clear());
   const catalogue = new MemoryCatalogue();
+  const operators = new MemoryOperatorDirectory(catalogue);
+  const operatorKeys = new CachedOperatorKeyStore(
+    new MemoryOperatorKeyStore(operators),
+    { trusted: true },
+    options.cache ?? DEFAULT_KEY_CACHE,
+  );
   const orders = new MemoryOrderRepo(webhooks, identity, catalogue);
   const ledger = new MemoryLedger(webhooks);
   const keyUsage = new KeyUsageBuffer(
@@ -332,7 +347,8 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     unitOfWork: new MemoryUnitOfWork(),
     catalogue,
     tariffs: new MemoryTariffReader(catalogue),
-    operators: new MemoryOperatorDirectory(catalogue),
+    operators,
+    operatorKeys,
     quotes: new MemoryQuoteRepo(),
     orders,
     inventory: orders,
@@ -396,6 +412,8 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     );
   const agentResolver = new CachedAgentResolver(new KnexAgentResolver(knex), health, cache);
   subscribe(AGENT_IDENTITY_TABLES, () => agentResolver.clear());
+  const operatorKeys = new CachedOperatorKeyStore(new KnexOperatorKeyStore(knex), health, cache);
+  subscribe(OPERATOR_IDENTITY_TABLES, () => operatorKeys.clear());
   // Writes through this instance clear its own cache at once; other instances hear the trigger.
   const agentDirectory = new KnexAgentDirectory(knex, () => agentResolver.clear());
   const tokenRevocations = new FeedTokenRevocationList(new KnexRevokedTokenStore(knex), health, clock);
@@ -452,6 +470,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     // Seconds of lag after a catalogue reload, for no catalogue round trip per quote.
     tariffs: new CachedTariffReader(new KnexTariffReader(knex), { ttlMs: 10_000, maxEntries: 10_000 }),
     operators: new KnexOperatorDirectory(knex),
+    operatorKeys,
     quotes: new KnexQuoteRepo(knex),
     orders,
     inventory: new KnexTripInventory(knex),

@@ -8,6 +8,7 @@
 export { bookingContract, type BookingStores } from './contracts/booking.contract.js';
 export { catalogueContract } from './contracts/catalogue.contract.js';
 export { operatorDirectoryContract, type OperatorStores } from './contracts/operator-directory.contract.js';
+export { operatorKeyStoreContract, type OperatorKeyStores } from './contracts/operator-keys.contract.js';
 export { listenAs, type EmittedEvents, type EventSeen } from './contracts/events.js';
 export { idempotencyContract, type IdempotencyParts, type IdempotencyContractOptions } from './contracts/idempotency.contract.js';
 export { identityContract, type IdentityStores } from './contracts/identity.contract.js';

@@ -202,6 +202,32 @@ describe('operator commands (separate processes on PostgreSQL)', function () {
     expect(cancel.status).to.equal(200);
     expect((await order((await quote(50)).body.id as string)).status).to.equal(201);
   });
+
+  it('when an operator key is issued, then it is pbo_ and shown once, only its hash is stored, and revoke marks it revoked', async () => {
+    const code = `OPS-${unique()}`;
+    expect((await adminProcess(url!, 'operator', 'create', '--code', code, '--name', 'N', '--timezone', 'UTC', '--json')).code).to.equal(0);
+    const issued = await adminProcess(url!, 'operator', 'key', 'issue', '--operator', code, '--json');
+    expect(issued.code, issued.stderr).to.equal(0);
+    const { keyId, apiKey } = JSON.parse(issued.stdout) as { keyId: string; apiKey: string };
+    expect(Object.keys(JSON.parse(issued.stdout) as Json)).to.deep.equal(['keyId', 'apiKey']);
+    expect(keyId).to.match(/^opk_/);
+    expect(apiKey).to.match(/^pbo_[0-9A-Za-z]{49}$/);
+    const rows = (await app.service.db!.knex('operator_keys').where({ id: keyId })) as Json[];
+    expect(rows).to.have.length(1);
+    expect(JSON.stringify(rows)).not.to.include(apiKey);
+    expect(JSON.stringify(rows)).not.to.include(apiKey.slice(4));
+    expect(rows[0]).to.deep.include({ operator_code: code, revoked_at: null });
+    const revoked = await adminProcess(url!, 'operator', 'key', 'revoke', '--key', keyId, '--json');
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    expect(JSON.parse(revoked.stdout)).to.deep.include({ keyId, operator: code });
+    expect((JSON.parse(revoked.stdout) as Json).revokedAt).to.be.a('string');
+    const unknownKey = await adminProcess(url!, 'operator', 'key', 'revoke', '--key', 'opk_none', '--json');
+    expect(unknownKey.code).to.equal(1);
+    expect(JSON.parse(unknownKey.stderr).error.reason).to.equal('key-not-found');
+    const unknownOperator = await adminProcess(url!, 'operator', 'key', 'issue', '--operator', 'NO-SUCH-OPERATOR-XYZ', '--json');
+    expect(unknownOperator.code).to.equal(1);
+    expect(JSON.parse(unknownOperator.stderr).error.reason).to.equal('operator-not-found');
+  });
 });
 
 describe('the shipped demo (in memory, as a fresh install has it)', () => {

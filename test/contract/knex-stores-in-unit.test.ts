@@ -18,6 +18,7 @@ import { KnexTariffReader } from '../../src/adapters/knex/tariff.knex.js';
 import { KnexTenantDirectory } from '../../src/adapters/knex/tenant-directory.knex.js';
 import { KnexRevokedTokenStore } from '../../src/adapters/knex/token-revocation.knex.js';
 import { KnexOperatorDirectory } from '../../src/adapters/knex/operator-directory.knex.js';
+import { KnexOperatorKeyStore } from '../../src/adapters/knex/operator-keys.knex.js';
 import { KnexTripInventory } from '../../src/adapters/knex/trip-inventory.knex.js';
 import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
@@ -40,6 +41,7 @@ const calls = (knex: Knex): ReadonlyArray<readonly [string, () => Promise<unknow
   ['KnexTenantDirectory', () => new KnexTenantDirectory(knex).findTenant('tnt_none')],
   ['KnexTripInventory', () => new KnexTripInventory(knex).seatsLeft([{ tripId: 'trp_none', capacity: 1 }])],
   ['KnexOperatorDirectory', () => new KnexOperatorDirectory(knex).fleetOf('NONE')],
+  ['KnexOperatorKeyStore', () => new KnexOperatorKeyStore(knex).findByKeyHash('none')],
   ['KnexWebhookStore', () => new KnexWebhookStore(knex).findEndpoint({ kind: 'tenant', id: 'tnt_none' }, 'whe_none')],
   ['KnexLedger', () => new KnexLedger(knex).balanceOf('tnt_none', 'usr_none')],
   ['KnexIdempotencyStore', () => new KnexIdempotencyStore(knex).countBefore(new Date())],

@@ -29,6 +29,7 @@ import type { CreateOperator } from '../../application/admin/create-operator.js'
 import type { ListOperators } from '../../application/admin/list-operators.js';
 import type { ShowOperator } from '../../application/admin/show-operator.js';
 import type { SetOperatorFleet } from '../../application/admin/set-operator-fleet.js';
+import type { IssueOperatorKey, RevokeOperatorKey } from '../../application/admin/operator-keys.js';
 import {
   CommandRefused,
   optional,
@@ -72,6 +73,8 @@ export interface AdminUseCases {
   readonly listOperators: ListOperators;
   readonly showOperator: ShowOperator;
   readonly setOperatorFleet: SetOperatorFleet;
+  readonly issueOperatorKey: IssueOperatorKey;
+  readonly revokeOperatorKey: RevokeOperatorKey;
   readonly maintenance: DatabaseMaintenance;
 }
 

@@ -79,4 +79,24 @@ export const OPERATOR_COMMANDS: readonly ServiceCommand[] = [
     },
     output: 'fields',
   },
+  {
+    name: 'operator key issue',
+    summary: 'issue a key for the operator surface /operator/v1/ (shown once: only its hash is kept)',
+    flags: { operator: { value: 'C', required: true, description: 'the operator code' } },
+    run: async (v, u) => {
+      const { keyId, apiKey } = await u.issueOperatorKey.execute(required(v, 'operator'));
+      return { keyId, apiKey };
+    },
+    output: 'fields',
+  },
+  {
+    name: 'operator key revoke',
+    summary: 'revoke an operator key: it answers 401 on every instance within a second',
+    flags: { key: { value: 'ID', required: true, description: 'the key id (opk_...)' } },
+    run: async (v, u) => {
+      const key = await u.revokeOperatorKey.execute(required(v, 'key'));
+      return { keyId: key.id, operator: key.operatorCode, revokedAt: key.revokedAt?.toISOString() ?? null };
+    },
+    output: 'fields',
+  },
 ];

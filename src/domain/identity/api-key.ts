@@ -58,10 +58,10 @@ export interface NewKeyPolicy {
   readonly createdByKeyId?: string | null;
 }
 
-/** Makes a new plaintext key from the random source. */
-export const generateApiKey = (random: RandomSource): string => {
+/** Makes a new plaintext key from the random source (`pbk_`, or another prefix of the same format: `pbo_` for operators). */
+export const generateApiKey = (random: RandomSource, prefix: string = API_KEY_PREFIX): string => {
   const body = toBase62(random.bytes(32), BODY_LENGTH);
-  return `${API_KEY_PREFIX}${body}${checksum(body)}`;
+  return `${prefix}${body}${checksum(body)}`;
 };
 
 /**
@@ -95,10 +95,10 @@ export const mintApiKey = (
   };
 };
 
-/** True when the text has the shape of a key and its checksum matches. */
-export const isWellFormedApiKey = (text: string): boolean => {
-  if (text.length !== API_KEY_LENGTH || !text.startsWith(API_KEY_PREFIX)) return false;
-  const rest = text.slice(API_KEY_PREFIX.length);
+/** True when the text has the shape of a key with this prefix (default `pbk_`) and its checksum matches. */
+export const isWellFormedApiKey = (text: string, prefix: string = API_KEY_PREFIX): boolean => {
+  if (text.length !== prefix.length + BODY_LENGTH + CHECKSUM_LENGTH || !text.startsWith(prefix)) return false;
+  const rest = text.slice(prefix.length);
   if (!/^[0-9A-Za-z]+$/.test(rest)) return false;
   const body = rest.slice(0, BODY_LENGTH);
   return rest.slice(BODY_LENGTH) === checksum(body);

@@ -18,7 +18,8 @@ export type IdPrefix =
   | 'whe'
   | 'evt'
   | 'dlv'
-  | 'sev';
+  | 'sev'
+  | 'opk';
 
 /** Makes new opaque ids. */
 export interface IdGenerator {
