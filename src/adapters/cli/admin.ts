@@ -32,6 +32,7 @@ import type { SetOperatorFleet } from '../../application/admin/set-operator-flee
 import type { IssueOperatorKey, RevokeOperatorKey } from '../../application/admin/operator-keys.js';
 import {
   CommandRefused,
+  given,
   optional,
   optionalInt,
   PROGRAM,
@@ -107,7 +108,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
         code: required(v, 'code'),
         name: required(v, 'name'),
         currency: required(v, 'currency'),
-        ...(markupBps === undefined ? {} : { markupBps }),
+        ...given({ markupBps }),
       });
     },
     output: 'fields',
@@ -127,9 +128,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
       const lateCancellationFeeBps = optionalInt(v, 'late-cancellation-fee-bps');
       return {
         ...(await u.updateChannel.execute(required(v, 'code'), {
-          ...(markupBps === undefined ? {} : { markupBps }),
-          ...(freeCancellationHours === undefined ? {} : { freeCancellationHours }),
-          ...(lateCancellationFeeBps === undefined ? {} : { lateCancellationFeeBps }),
+          ...given({ markupBps, freeCancellationHours, lateCancellationFeeBps }),
         })),
       };
     },
@@ -163,8 +162,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
       const agent = await u.createAgent.execute({
         name: required(v, 'name'),
         channelCode: required(v, 'channel'),
-        ...(products === undefined ? {} : { products }),
-        ...(discountBps === undefined ? {} : { discountBps }),
+        ...given({ products, discountBps }),
       });
       return { agentId: agent.id };
     },
@@ -223,11 +221,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
       const expiresAt = timeFlag(v, 'expires-at');
       const issued = await u.issueApiKey.execute({
         agentId: required(v, 'agent'),
-        ...(days === undefined ? {} : { expiresInDays: days }),
-        ...(name === undefined ? {} : { name }),
-        ...(scopes === undefined ? {} : { scopes }),
-        ...(allowedIps === undefined ? {} : { allowedIps }),
-        ...(expiresAt === undefined ? {} : { expiresAt }),
+        ...given({ expiresInDays: days, name, scopes, allowedIps, expiresAt }),
       });
       return { keyId: issued.keyId, apiKey: issued.apiKey };
     },
@@ -301,11 +295,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
       const cursor = optional(v, 'cursor');
       const owner = agent !== undefined ? { kind: 'agent' as const, id: agent } : { kind: 'tenant' as const, id: tenant! };
       const page = await u.listSecurityEvents.execute(owner, {
-        ...(types === undefined ? {} : { types }),
-        ...(since === undefined ? {} : { since }),
-        ...(until === undefined ? {} : { until }),
-        ...(limit === undefined ? {} : { limit }),
-        ...(cursor === undefined ? {} : { cursor }),
+        ...given({ types, since, until, limit, cursor }),
       });
       return { data: page.data.map(securityEventJson), nextCursor: page.nextCursor };
     },

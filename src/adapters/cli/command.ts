@@ -71,6 +71,10 @@ export const optionalInt = (values: Values, flag: string): number | undefined =>
   return Number.parseInt(v, 10);
 };
 
+/** The fields whose flag was given: a flag left out is absent from the command, not `undefined`. */
+export const given = <T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+
 /** The command line a person types before a command's words. */
 export const PROGRAM = 'npm run --silent admin --';
 

@@ -1,6 +1,6 @@
 import { CONFIRMATION_MODES, type Operator } from '../../domain/catalogue/operator.js';
 import type { ServiceCommand } from './admin.js';
-import { optional, optionalInt, required, UsageError } from './command.js';
+import { given, optional, optionalInt, required, UsageError } from './command.js';
 
 /** An operator as the commands print it. */
 const operatorJson = (o: Operator): Record<string, unknown> => ({
@@ -36,8 +36,7 @@ export const OPERATOR_COMMANDS: readonly ServiceCommand[] = [
         code: required(v, 'code'),
         name: required(v, 'name'),
         timezone: required(v, 'timezone'),
-        ...(confirmation === undefined ? {} : { confirmation }),
-        ...(window === undefined ? {} : { confirmationWindowMinutes: window }),
+        ...given({ confirmation, confirmationWindowMinutes: window }),
       });
       return operatorJson(created);
     },

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CLIENT_AUTH_METHODS, isClientAuthMethod } from '../../domain/identity/client-keys.js';
 import type { ServiceCommand } from './admin.js';
-import { optional, optionalInt, required, UsageError } from './command.js';
+import { given, optional, optionalInt, required, UsageError } from './command.js';
 
 /** How long the old client secret keeps working after `tenant rotate-secret` unless told. */
 const DEFAULT_OVERLAP_HOURS = 24;
@@ -17,7 +17,7 @@ export const WALLET_IDENTITY_COMMANDS: readonly ServiceCommand[] = [
     },
     run: async (v, u) => {
       const currency = optional(v, 'currency');
-      return { ...(await u.createTenant.execute({ name: required(v, 'name'), ...(currency === undefined ? {} : { currency }) })) };
+      return { ...(await u.createTenant.execute({ name: required(v, 'name'), ...given({ currency }) })) };
     },
     output: 'fields',
     note: 'the client secret is shown this once (only its hash is stored): store it now.',
@@ -113,9 +113,7 @@ export const WALLET_IDENTITY_COMMANDS: readonly ServiceCommand[] = [
       const externalUserRef = optional(v, 'external-ref');
       if (password !== undefined && email === undefined) throw new UsageError('--password needs --email');
       const user = await u.createWalletUser.execute(required(v, 'tenant'), {
-        ...(email === undefined ? {} : { email }),
-        ...(password === undefined ? {} : { password }),
-        ...(externalUserRef === undefined ? {} : { externalUserRef }),
+        ...given({ email, password, externalUserRef }),
       });
       return { userId: user.id };
     },

@@ -155,9 +155,7 @@ export class KnexTenantDirectory extends KnexStore implements TenantDirectory {
       if (row === undefined) return null;
       const tenant = toTenant(row as TenantRow);
       if (change.jwks !== undefined) {
-        const keys = change.jwks?.keys ?? [];
-        const kids = keys.map((k) => k.kid).filter((k): k is string => k !== undefined);
-        await recordSecurityEvents(trx, [clientJwksUpdated(tenant, kids, keys.length, context)]);
+        await recordSecurityEvents(trx, [clientJwksUpdated(tenant, change.jwks, context)]);
       }
       return tenant;
     });

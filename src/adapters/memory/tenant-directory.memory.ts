@@ -86,9 +86,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     };
     this.tenants.set(tenantId, updated);
     if (change.jwks !== undefined) {
-      const keys = change.jwks?.keys ?? [];
-      const kids = keys.map((k) => k.kid).filter((k): k is string => k !== undefined);
-      this.trail?.record([clientJwksUpdated(updated, kids, keys.length, context)]);
+      this.trail?.record([clientJwksUpdated(updated, change.jwks, context)]);
     }
     return { ...updated };
   }

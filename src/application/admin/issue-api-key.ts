@@ -1,28 +1,14 @@
-import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
-import { mintApiKey, type ApiKeyRecord } from '../../domain/identity/api-key.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
+import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { FULL_KEY_SCOPES, parseAllowedIps, parseScopes } from '../../domain/identity/key-policy.js';
 import { OPERATOR_CONTEXT } from '../../domain/security-events/security-event.js';
 import { checkKeyName, checkNewKeyExpiry } from '../identity/key-fields.js';
-import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
-import type { IpRangeParser } from '../../domain/identity/ip-range.js';
+import { KeyMint } from '../identity/key-mint.js';
 
 const DAY_MS = 86_400_000;
 
 /** Issues a key to an agent. The plaintext is returned here once and stored nowhere. */
-export class IssueApiKey {
-  constructor(
-    private readonly directory: AgentDirectory,
-    private readonly ids: IdGenerator,
-    private readonly random: RandomSource,
-    private readonly hasher: SecretHasher,
-    private readonly clock: Clock,
-    /** Reads `allowedIps` (the edge's parser). */
-    private readonly ipRanges: IpRangeParser,
-  ) {}
-
+export class IssueApiKey extends KeyMint {
   /**
    * Without `scopes` the key is a full key (`*`); without `allowedIps` it works from anywhere.
    * `expiresInDays` and `expiresAt` are two ways to name the expiry (at most one).
@@ -50,12 +36,10 @@ export class IssueApiKey {
     if ((await this.directory.findAgent(input.agentId)) === null) {
       throw new DomainError('agent-not-found');
     }
-    const { apiKey, record } = mintApiKey(this.random, this.hasher, {
-      id: this.ids.next('key'),
+    const { apiKey, record } = this.mint({
       agentId: input.agentId,
       createdAt: now,
       expiresAt,
-      rolledFromKeyId: null,
       name,
       scopes,
       allowedIps,

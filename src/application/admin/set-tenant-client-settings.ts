@@ -1,4 +1,4 @@
-import { parseClientJwks, type ClientAuthMethod, type ClientSettingsChange } from '../../domain/identity/client-keys.js';
+import { kidsOf, parseClientJwks, type ClientAuthMethod, type ClientSettingsChange } from '../../domain/identity/client-keys.js';
 import { authMethodOf, dpopRequiredOf, type Tenant } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -21,7 +21,7 @@ export const clientSettingsView = (t: Tenant): TenantClientSettingsView => ({
   authMethod: authMethodOf(t),
   dpopRequired: dpopRequiredOf(t),
   jwksKeys: t.clientJwks?.keys.length ?? 0,
-  kids: (t.clientJwks?.keys ?? []).map((k) => k.kid).filter((k): k is string => k !== undefined),
+  kids: kidsOf(t.clientJwks),
 });
 
 /**

@@ -1,15 +1,10 @@
-import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { termsOf, totalPrice, unitPrice } from '../../domain/booking/pricing.js';
 import { requireFuture, type Quote } from '../../domain/booking/quote.js';
-import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
-import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking/trip.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { type Offer, type QuotePolicy, quoteOf, requireOperator } from './quote-policy.js';
+import { type PricedOffer, ProductQuote, requireOperator } from './quote-policy.js';
 
 /** What an express-bus quote asks for. */
 export interface BusQuoteRequest {
@@ -18,16 +13,7 @@ export interface BusQuoteRequest {
 }
 
 /** Prices seats on one express-bus trip for the caller. */
-export class QuoteBusTrip {
-  constructor(
-    private readonly tariffs: TariffReader,
-    private readonly inventory: TripInventory,
-    private readonly quotes: QuoteRepo,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly policy: QuotePolicy,
-  ) {}
-
+export class QuoteBusTrip extends ProductQuote {
   async execute(principal: AgentPrincipal, input: BusQuoteRequest): Promise<Quote> {
     requireEntitlement(principal, 'express-bus');
     const now = this.clock.now();
@@ -44,8 +30,7 @@ export class QuoteBusTrip {
       throw new DomainError('sold-out', { details: { seatsLeft: left } });
     }
     const unit = unitPrice(schedule.baseFare, termsOf(principal));
-    const offer: Offer = {
-      id: this.ids.next('qte'),
+    const offer: PricedOffer = {
       product: 'express-bus',
       price: totalPrice(unit, input.passengers),
       startsAt: trip.departsAt,
@@ -61,11 +46,7 @@ export class QuoteBusTrip {
       },
       seats: { tripId: trip.id, scheduleId: schedule.id, departsAt: trip.departsAt, capacity: trip.seatCapacity, seats: input.passengers },
       vehicle: null,
-      operator: { code: operator.code, name: operator.name },
-      confirmation: operator.confirmation,
     };
-    const quote = quoteOf(principal, offer, now, this.policy);
-    await this.quotes.insert(quote);
-    return quote;
+    return this.keep(principal, offer, operator, now);
   }
 }

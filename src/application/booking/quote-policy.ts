@@ -1,7 +1,11 @@
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import type { Quote } from '../../domain/booking/quote.js';
+import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
+import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import type { Operator } from '../../domain/catalogue/operator.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import type { IdGenerator } from '../../domain/shared/ids.port.js';
 
 /** How long a quote stays bookable. */
 export interface QuotePolicy {
@@ -45,3 +49,29 @@ export const requireOperator = async (tariffs: TariffReader, code: string): Prom
   if (operator === undefined) throw new Error(`catalogue names an unknown operator ${code}`);
   return operator;
 };
+
+/** An offer before it is quoted: the operator's name, code and confirmation are added from `operator`. */
+export type PricedOffer = Omit<Offer, 'id' | 'operator' | 'confirmation'>;
+
+/**
+ * What the product quotes (bus trip, transfer) share, written once: their stores, and keeping a
+ * priced offer as the caller's quote under a new `qte_…` id. Each keeps its own checks and price.
+ */
+export abstract class ProductQuote {
+  constructor(
+    protected readonly tariffs: TariffReader,
+    protected readonly inventory: TripInventory,
+    private readonly quotes: QuoteRepo,
+    private readonly ids: IdGenerator,
+    protected readonly clock: Clock,
+    private readonly policy: QuotePolicy,
+  ) {}
+
+  /** Quotes `offer` from `operator` to the caller, minted `now`, and stores it. */
+  protected async keep(principal: AgentPrincipal, offer: PricedOffer, operator: Operator, now: Date): Promise<Quote> {
+    const { code, name, confirmation } = operator;
+    const quote = quoteOf(principal, { id: this.ids.next('qte'), ...offer, operator: { code, name }, confirmation }, now, this.policy);
+    await this.quotes.insert(quote);
+    return quote;
+  }
+}

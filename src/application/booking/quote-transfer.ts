@@ -1,17 +1,12 @@
-import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import { pickupHourOf } from '../../domain/catalogue/operator.js';
-import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { termsOf, unitPrice } from '../../domain/booking/pricing.js';
 import { requireFuture, type Quote } from '../../domain/booking/quote.js';
-import type { QuoteRepo } from '../../domain/booking/quote-repo.port.js';
 import { withinHorizon } from '../../domain/booking/trip.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { type Offer, type QuotePolicy, quoteOf, requireOperator } from './quote-policy.js';
+import { type PricedOffer, ProductQuote, requireOperator } from './quote-policy.js';
 
 /** What an airport-transfer quote asks for. */
 export interface TransferQuoteRequest {
@@ -28,16 +23,7 @@ export interface TransferQuoteRequest {
  * channel markup and agent discount. The fare's operator must have a vehicle of the class left in
  * the pickup hour (local to the operator), else `sold-out`; the order takes it for good.
  */
-export class QuoteTransfer {
-  constructor(
-    private readonly tariffs: TariffReader,
-    private readonly inventory: TripInventory,
-    private readonly quotes: QuoteRepo,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly policy: QuotePolicy,
-  ) {}
-
+export class QuoteTransfer extends ProductQuote {
   async execute(principal: AgentPrincipal, input: TransferQuoteRequest): Promise<Quote> {
     requireEntitlement(principal, 'airport-transfer');
     const now = this.clock.now();
@@ -74,8 +60,7 @@ export class QuoteTransfer {
     if (left < 1)
       throw new DomainError('sold-out', { message: `No ${chosen.code} is left for this pickup hour.`, details: { vehiclesLeft: 0 } });
     const price = unitPrice(fare.baseFare, termsOf(principal));
-    const offer: Offer = {
-      id: this.ids.next('qte'),
+    const offer: PricedOffer = {
       product: 'airport-transfer',
       price,
       startsAt: input.pickupAt,
@@ -89,12 +74,8 @@ export class QuoteTransfer {
       },
       seats: null,
       vehicle,
-      operator: { code: operator.code, name: operator.name },
-      confirmation: operator.confirmation,
     };
-    const quote = quoteOf(principal, offer, now, this.policy);
-    await this.quotes.insert(quote);
-    return quote;
+    return this.keep(principal, offer, operator, now);
   }
 }
 

@@ -1,13 +1,9 @@
-import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
-import { keyViewAt, mintApiKey, type KeyView } from '../../domain/identity/api-key.js';
+import { keyViewAt, type KeyView } from '../../domain/identity/api-key.js';
 import { checkPolicyHeld, checkScopesHeld, parseAllowedIps, parseScopes } from '../../domain/identity/key-policy.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { apiKeyContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
-import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
-import type { IpRangeParser } from '../../domain/identity/ip-range.js';
 import { checkKeyName, checkNewKeyExpiry } from './key-fields.js';
+import { KeyMint } from './key-mint.js';
 
 /** What a create asks for (`POST /api/v1/keys`). */
 export interface CreateKeyInput {
@@ -33,17 +29,7 @@ export interface CreatedKey {
  * a leak of the caller revokes it too; the store refuses the create (`invalid-api-key`) once the
  * caller is revoked.
  */
-export class CreateOwnKey {
-  constructor(
-    private readonly directory: AgentDirectory,
-    private readonly ids: IdGenerator,
-    private readonly random: RandomSource,
-    private readonly hasher: SecretHasher,
-    private readonly clock: Clock,
-    /** Reads `allowedIps`, the caller's and those asked for (the edge's parser). */
-    private readonly ipRanges: IpRangeParser,
-  ) {}
-
+export class CreateOwnKey extends KeyMint {
   async execute(principal: AgentPrincipal, input: CreateKeyInput, origin?: RequestOrigin): Promise<CreatedKey> {
     const name = checkKeyName(input.name);
     const scopes = parseScopes(input.scopes);
@@ -55,12 +41,10 @@ export class CreateOwnKey {
     checkScopesHeld(creator.scopes, scopes);
     checkPolicyHeld({ allowedIps: held, expiresAt: creator.expiresAt }, { allowedIps: asked, expiresAt });
     const allowedIps = asked === null ? [...creator.allowedIps] : asked.map((r) => r.text);
-    const { apiKey, record } = mintApiKey(this.random, this.hasher, {
-      id: this.ids.next('key'),
+    const { apiKey, record } = this.mint({
       agentId: principal.agentId,
       createdAt: now,
       expiresAt,
-      rolledFromKeyId: null,
       name,
       scopes,
       allowedIps,

@@ -1,12 +1,8 @@
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
-import type { Clock } from '../../domain/shared/clock.port.js';
-import type { IdGenerator } from '../../domain/shared/ids.port.js';
-import { amountIn, initiatorOf, type AmountInput } from '../../domain/wallet/ledger.js';
-import type { Ledger } from '../../domain/wallet/ledger.port.js';
+import { amountIn, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
-import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
-import { requireHolder, tenantCurrency } from './wallet-context.js';
-import type { UnitOfWork } from '../unit-of-work.port.js';
+import { MoneyMovement } from './money-movement.js';
+import { requireHolder } from './wallet-context.js';
 
 export interface TopUpCommand {
   readonly principal: MachinePrincipal;
@@ -16,28 +12,18 @@ export interface TopUpCommand {
 }
 
 /** A tenant's backend credits one of its users (money entering the wallet). */
-export class TopUp {
-  constructor(
-    private readonly ledger: Ledger,
-    private readonly holders: WalletHolders,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly unitOfWork: UnitOfWork,
-  ) {}
-
+export class TopUp extends MoneyMovement {
   async execute(c: TopUpCommand): Promise<Transaction> {
-    const currency = await tenantCurrency(this.holders, c.principal.tenantId);
-    await requireHolder(this.holders, c.principal.tenantId, c.userId);
-    const initiatedBy = initiatorOf(c.principal);
-    return this.unitOfWork.run(() =>
+    const { tenantId } = c.principal;
+    const currency = await this.currencyOf(tenantId);
+    await requireHolder(this.holders, tenantId, c.userId);
+    return this.record(c.principal, (stamp) =>
       this.ledger.topUp({
-        id: this.ids.next('txn'),
-        tenantId: c.principal.tenantId,
+        ...stamp,
+        tenantId,
         userId: c.userId,
         amount: amountIn(c.amount, currency),
         reference: c.reference,
-        initiatedBy,
-        createdAt: this.clock.now(),
       }),
     );
   }

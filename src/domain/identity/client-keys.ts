@@ -138,10 +138,14 @@ export const parseClientJwks = (text: string): ClientJwkSet => {
   const list = (parsed as { keys: unknown[] }).keys;
   if (list.length === 0 || list.length > CLIENT_JWKS_LIMITS.maxKeys) throw refuse(`A JWK Set holds 1-${CLIENT_JWKS_LIMITS.maxKeys} keys.`);
   const keys = list.map(publicKeyOf);
-  const kids = keys.map((k) => k.kid).filter((k): k is string => k !== undefined);
+  const kids = kidsOf({ keys });
   if (new Set(kids).size !== kids.length) throw refuse('Two keys of the set have the same "kid".');
   return { keys };
 };
+
+/** The `kid`s a JWK Set names (a key without one names none); none for no set. */
+export const kidsOf = (jwks: ClientJwkSet | null | undefined): string[] =>
+  (jwks?.keys ?? []).map((k) => k.kid).filter((k): k is string => k !== undefined);
 
 /** A tenant's OAuth client settings an operator may change (each left as it is when absent). */
 export interface ClientSettingsChange {

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../identity/api-key.js';
+import { kidsOf, type ClientJwkSet } from '../identity/client-keys.js';
 import type { KeyRefusalReason } from '../identity/key-policy.js';
 import type { EventOwner } from '../webhooks/events.js';
 import { redactSecrets } from '../shared/redaction.js';
@@ -346,12 +347,14 @@ export const clientSecretRotated = (
 /** The tenant's registered client keys (its JWK Set) were replaced: the `kid`s now registered, never the keys. */
 export const clientJwksUpdated = (
   tenant: { readonly id: string; readonly clientId: string },
-  kids: readonly string[],
-  keys: number,
+  jwks: ClientJwkSet | null,
   context: SecurityContext,
   at: Date = new Date(),
 ): NewSecurityEvent =>
-  tenantEvent('client.jwks_updated', tenant.id, { kind: 'client', id: tenant.clientId }, context, at, { keys, kids: [...kids] });
+  tenantEvent('client.jwks_updated', tenant.id, { kind: 'client', id: tenant.clientId }, context, at, {
+    keys: jwks?.keys.length ?? 0,
+    kids: kidsOf(jwks),
+  });
 
 /** A wallet user was disabled (`disabled`) or enabled again. */
 export const userDisabledEvent = (

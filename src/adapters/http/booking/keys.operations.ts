@@ -35,6 +35,13 @@ const createdKeyExample = (demo: DemoExamples) => ({
   createdByKeyId: EXAMPLE_IDS.apiKey,
 });
 
+/** The 201 of a create and of a roll: the new key, shown in the first answer only, and its metadata. */
+const NEW_KEY_DESCRIPTION = 'The new key (shown only here) and its metadata; a replay (`Idempotent-Replayed: true`) has no `apiKey`';
+const newKeyShape = {
+  apiKey: z.string().optional().describe('The new key, shown in the first answer only: absent from a replay'),
+  key: keySchema,
+};
+
 /** The calling agent's keys: listed and created at one path. */
 const KEYS_PATH = '/api/v1/keys';
 
@@ -83,10 +90,9 @@ export const keyOperations: readonly Operation[] = [
     }),
     responses: {
       201: {
-        description: 'The new key (shown only here) and its metadata; a replay (`Idempotent-Replayed: true`) has no `apiKey`',
+        description: NEW_KEY_DESCRIPTION,
         schema: z.object({
-          apiKey: z.string().optional().describe('The new key, shown in the first answer only: absent from a replay'),
-          key: keySchema,
+          ...newKeyShape,
         }),
       },
       400: INVALID_BODY,
@@ -158,10 +164,9 @@ export const keyOperations: readonly Operation[] = [
     examples: () => ({ headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.rollCurrentKey }, body: { overlapSeconds: 3600 } }),
     responses: {
       201: {
-        description: 'The new key (shown only here) and its metadata; a replay (`Idempotent-Replayed: true`) has no `apiKey`',
+        description: NEW_KEY_DESCRIPTION,
         schema: z.object({
-          apiKey: z.string().optional().describe('The new key, shown in the first answer only: absent from a replay'),
-          key: keySchema,
+          ...newKeyShape,
           previousKeyValidUntil: z
             .string()
             .describe('When the calling key stops working: the end of the overlap, or its own expiry if sooner'),

@@ -7,7 +7,7 @@ import { DpopRefusal, dpopSchemeToken } from '../../../domain/identity/dpop.js';
 import { TOKEN_EXCHANGE } from '../../../domain/identity/tenant-jwt.js';
 import type { IssuedToken } from '../../../domain/identity/token-issuer.port.js';
 import { asOAuthError, authenticatedClient, clientAuthenticationOf, formOf, formValuesOf, OAUTH_NO_STORE, OAuthError } from './oauth.js';
-import { NO_STORE, operation, type Answer, type Operation } from '../operation.js';
+import { NO_STORE, operation, type Answer, type Operation, type ResponseSpec } from '../operation.js';
 import { EXAMPLE_IDS, EXAMPLE_SECRETS } from '../openapi/examples.js';
 import {
   delegatedTokenRequestSchema,
@@ -22,6 +22,12 @@ import {
 } from './auth.schemas.js';
 
 const noStore = { 'Cache-Control': 'no-store' } as const;
+
+/** The 400 of the answers that take a JSON body and may take a DPoP proof. */
+const BAD_BODY_OR_PROOF: ResponseSpec = {
+  description: 'Bad body, or a DPoP proof that fails a check (or none when the tenant requires DPoP)',
+  reasons: ['invalid-request', 'malformed-json', 'invalid-dpop-proof'],
+};
 
 /** The token answer's `token_type`: `DPoP` for a bound token (RFC 9449 §5). */
 const tokenTypeOf = (token: IssuedToken): 'Bearer' | 'DPoP' => token.tokenType ?? 'Bearer';
@@ -175,10 +181,7 @@ export const authOperations: readonly Operation[] = [
     }),
     responses: {
       200: { description: 'A user token (JWT)', schema: delegatedTokenResponseSchema, headers: noStore },
-      400: {
-        description: 'Bad body, or a DPoP proof that fails a check (or none when the tenant requires DPoP)',
-        reasons: ['invalid-request', 'malformed-json', 'invalid-dpop-proof'],
-      },
+      400: BAD_BODY_OR_PROOF,
       401: {
         description:
           'No valid machine token, or a DPoP-bound one without a valid proof for this request (`WWW-Authenticate: DPoP error="…"`)',
@@ -231,10 +234,7 @@ export const authOperations: readonly Operation[] = [
     }),
     responses: {
       200: { description: 'A user token (JWT)', schema: tokenResponseSchema, headers: noStore },
-      400: {
-        description: 'Bad body, or a DPoP proof that fails a check (or none when the tenant requires DPoP)',
-        reasons: ['invalid-request', 'malformed-json', 'invalid-dpop-proof'],
-      },
+      400: BAD_BODY_OR_PROOF,
       401: {
         description: 'Wrong client id, email or password, or the person is disabled (no hint which)',
         reasons: ['invalid-credentials'],

@@ -93,6 +93,16 @@ const oauthErrors = {
 
 const tokenParameterExample = { token: EXAMPLE_SECRETS.token, client_id: EXAMPLE_IDS.client, client_secret: EXAMPLE_SECRETS.clientSecret };
 
+/** What revoke and introspect share: a client-authenticated form with one `token` (RFCs 7009, 7662). */
+const tokenParameterEndpoint = {
+  tags: ['auth'],
+  token: 'none',
+  audience: 'backend',
+  oauthErrors: true,
+  rateLimit: 'token',
+  request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+} as const;
+
 /** The OAuth revocation (RFC 7009) and introspection (RFC 7662) endpoints, relative to `WALLET_BASE_PATH`. */
 export const REVOKE_PATH = '/oauth/revoke';
 export const INTROSPECT_PATH = '/oauth/introspect';
@@ -109,12 +119,7 @@ export const oauthOperations: readonly Operation[] = [
       `${clientAuthText} The token is refused with 401 \`invalid-token\` from now on, on every instance within a second, until it would have ` +
       'expired anyway. The answer is 200 with an empty body whatever the token was: unknown, forged, expired, already revoked or another ' +
       'tenant’s (which is left alone).',
-    tags: ['auth'],
-    token: 'none',
-    audience: 'backend',
-    oauthErrors: true,
-    rateLimit: 'token',
-    request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    ...tokenParameterEndpoint,
     examples: () => ({ body: tokenParameterExample }),
     responses: {
       200: { description: 'Revoked, or nothing to revoke (empty body)', headers: noStore },
@@ -137,12 +142,7 @@ export const oauthOperations: readonly Operation[] = [
     description:
       `${clientAuthText} A live token of the calling tenant (valid signature, not expired, not revoked, its user or tenant still there and ` +
       'not disabled) answers `active: true` with its claims. Every other token, including another tenant’s, answers exactly `{ "active": false }`.',
-    tags: ['auth'],
-    token: 'none',
-    audience: 'backend',
-    oauthErrors: true,
-    rateLimit: 'token',
-    request: { body: tokenParameterSchema, bodyContentType: 'application/x-www-form-urlencoded' },
+    ...tokenParameterEndpoint,
     examples: () => ({ body: tokenParameterExample, response: { active: false } }),
     responses: {
       200: { description: 'What the token is, or `{ "active": false }`', schema: introspectionSchema, headers: noStore },
