@@ -6,19 +6,13 @@ const HOUR_MS = 60 * MINUTE_MS;
 
 /** A hold asked for without `seconds` lasts this long (CONTRACT §6.2). */
 export const DEFAULT_HOLD_SECONDS = 900;
-/** A channel's longest hold when none is set, and the bounds of the setting. */
-export const DEFAULT_MAX_HOLD_MINUTES = 30;
+/** The bounds of a channel's longest hold (its default is `DEFAULT_CHANNEL_TERMS`). */
 export const MAX_HOLD_MINUTES_RANGE = { min: 1, max: 1440 } as const;
 /** An on-request operator must answer at least this long before the start. */
 export const CONFIRMATION_LEAD_MS = HOUR_MS;
 
 /** How long a hold asked for at `now` lasts: what was asked (or 900 s), at most the channel's most, never past the start. */
-export const grantedHoldExpiry = (
-  requestedSeconds: number | undefined,
-  maxHoldMinutes: number,
-  now: Date,
-  startsAt: Date,
-): Date => {
+export const grantedHoldExpiry = (requestedSeconds: number | undefined, maxHoldMinutes: number, now: Date, startsAt: Date): Date => {
   const seconds = Math.min(requestedSeconds ?? DEFAULT_HOLD_SECONDS, maxHoldMinutes * 60);
   return new Date(Math.min(now.getTime() + seconds * 1000, startsAt.getTime()));
 };
@@ -29,7 +23,10 @@ export const grantedHoldExpiry = (
  * cannot wait for an operator.
  */
 export const confirmationDeadlineOf = (order: Order, now: Date): Date => {
-  const deadline = Math.min(now.getTime() + order.operatorTerms.confirmationWindowMinutes * MINUTE_MS, order.startsAt.getTime() - CONFIRMATION_LEAD_MS);
+  const deadline = Math.min(
+    now.getTime() + order.operatorTerms.confirmationWindowMinutes * MINUTE_MS,
+    order.startsAt.getTime() - CONFIRMATION_LEAD_MS,
+  );
   if (deadline <= now.getTime()) {
     throw new DomainError('too-late-to-request', {
       message: 'The operator confirms on request and the trip starts within the hour; it can no longer be booked.',
@@ -57,7 +54,8 @@ export interface HoldDetails {
  */
 export const confirmHold = (order: Order, receivedAt: Date, details: HoldDetails): Order => {
   if (order.status !== 'ON_HOLD' && order.status !== 'EXPIRED') throw new DomainError('order-not-on-hold');
-  if (order.status === 'EXPIRED' || order.holdExpiresAt === null || order.holdExpiresAt.getTime() <= receivedAt.getTime()) {
+  // A hold recorded EXPIRED after the request arrived but before it took the lock is still confirmed.
+  if (order.holdExpiresAt === null || order.holdExpiresAt.getTime() <= receivedAt.getTime()) {
     throw new DomainError('hold-expired');
   }
   const contact = details.contact ?? order.contact;

@@ -125,7 +125,15 @@ export const ORDER_EVENT_OF_STATUS = {
   CANCELLED: 'order.cancelled',
 } as const satisfies Record<OrderStatus, string>;
 export type OrderEventType = (typeof ORDER_EVENT_OF_STATUS)[OrderStatus];
-export const ORDER_EVENT_TYPES: readonly OrderEventType[] = ORDER_STATUSES.map((s) => ORDER_EVENT_OF_STATUS[s]);
+export const ORDER_EVENT_TYPES = [
+  'order.held',
+  'order.pending',
+  'order.confirmed',
+  'order.rejected',
+  'order.expired',
+  'order.released',
+  'order.cancelled',
+] as const satisfies readonly OrderEventType[];
 
 /** Throws the DomainError a cancel of `order` would be refused with at `now` (see `decideCancellation`). */
 export const checkCancellable = (order: Order, bookingKey: ApiKeyRecord | null, now: Date): void => {
