@@ -323,7 +323,6 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     options.cache ?? DEFAULT_KEY_CACHE,
   );
   const orders = new MemoryOrderRepo(webhooks, identity, catalogue);
-  identity.onLeaked((keyIds, at) => orders.releaseHoldsOf(keyIds, at));
   const ledger = new MemoryLedger(webhooks);
   const keyUsage = new KeyUsageBuffer(
     identity,

@@ -38,14 +38,21 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
 
   /**
    * `outbox` records the orders' events with each change, as the database's would; `keys` gives
-   * the key that placed an order as it is at the moment of a change (without it, none is known);
+   * the key that placed an order as it is at the moment of a change (without it, none is known) and
+   * tells of leak reports;
    * `fleets` the vehicles of a class an operator has per pickup hour (without it, none).
    */
   constructor(
     private readonly outbox?: MemoryOutbox,
-    private readonly keys?: { keyNow(keyId: string): ApiKeyRecord | null },
+    private readonly keys?: {
+      keyNow(keyId: string): ApiKeyRecord | null;
+      onLeaked?(listener: (keyIds: readonly string[], at: Date) => void): void;
+    },
     private readonly fleets?: { fleetSize(operatorCode: string, vehicleClass: string): number },
-  ) {}
+  ) {
+    // A leak report releases the holds the leaked keys made, in the same step (as in its transaction).
+    keys?.onLeaked?.((keyIds, at) => this.releaseHoldsOf(keyIds, at));
+  }
 
   async find(scope: OrderScope, orderId: string): Promise<Order | null> {
     const order = this.orders.get(orderId);
