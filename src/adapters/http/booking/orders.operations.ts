@@ -165,7 +165,7 @@ export const orderOperations: readonly Operation[] = [
     request: { params: orderParams, body: confirmHoldBody, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: orderId,
-      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.placeOrder },
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.confirmHold },
       body: { contact, passengers },
       response: orderExample(demo),
     }),
@@ -205,6 +205,7 @@ export const orderOperations: readonly Operation[] = [
     request: { params: orderParams, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.releaseHold },
       response: { ...orderExample(demo), status: 'RELEASED', releaseReason: 'agent', confirmedAt: null },
     }),
     responses: {
