@@ -16,12 +16,7 @@ export const TENANT_SECURITY_EVENT_TYPES = WALLET_SECURITY_EVENT_TYPES;
 export type SecurityWebhookType = (typeof AGENT_SECURITY_EVENT_TYPES)[number] | (typeof TENANT_SECURITY_EVENT_TYPES)[number];
 
 /** The events an agent can subscribe to. */
-export const AGENT_EVENT_TYPES = [
-  ...ORDER_EVENT_TYPES,
-  'api_key.revoked',
-  'api_key.expiring',
-  ...AGENT_SECURITY_EVENT_TYPES,
-] as const;
+export const AGENT_EVENT_TYPES = [...ORDER_EVENT_TYPES, 'api_key.revoked', 'api_key.expiring', ...AGENT_SECURITY_EVENT_TYPES] as const;
 /** The events a tenant can subscribe to. */
 export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];

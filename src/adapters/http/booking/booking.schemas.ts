@@ -71,7 +71,7 @@ export const busQuoteBody = z
 
 export const quoteParams = z.object({ quoteId: id() });
 
-const transferDetails = z
+export const transferDetails = z
   .object({
     fromLocationId: z.string(),
     toLocationId: z.string(),
@@ -82,7 +82,7 @@ const transferDetails = z
   })
   .meta({ id: 'AirportTransferDetails', description: 'What an airport-transfer quote or order is for' });
 
-const busDetails = z
+export const busDetails = z
   .object({
     tripId: z.string(),
     fromCityId: z.string(),

@@ -8,7 +8,7 @@ export const operatorOrderView = (o: Order, agentName: string) => ({
   id: o.id,
   status: o.status,
   product: o.product,
-  details: o.details,
+  details: tripDetailsOf(o),
   passengers: o.passengers,
   contact: o.contact,
   agentName,
@@ -16,3 +16,10 @@ export const operatorOrderView = (o: Order, agentName: string) => ({
   confirmationDeadline: o.confirmationDeadline === null ? null : o.confirmationDeadline.toISOString(),
   operatorReference: o.operatorReference,
 });
+
+/** The order's details without the agent's price: a bus order's `unitPrice` stays with the agent. */
+const tripDetailsOf = (o: Order): Record<string, unknown> => {
+  if (!('unitPrice' in o.details)) return { ...o.details };
+  const { unitPrice: _price, ...trip } = o.details;
+  return trip;
+};

@@ -49,7 +49,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX orders_pending_lapse ON orders (confirmation_deadline) WHERE status = 'PENDING'`);
   await knex.raw(`CREATE INDEX orders_key_on_hold ON orders (key_id) WHERE status = 'ON_HOLD'`);
   await knex.raw('CREATE INDEX orders_operator_newest ON orders (operator_code, created_at DESC, id COLLATE "C" DESC)');
-  await knex.raw(`CREATE INDEX orders_operator_pending ON orders (operator_code, confirmation_deadline, id COLLATE "C") WHERE status = 'PENDING'`);
+  await knex.raw(
+    `CREATE INDEX orders_operator_pending ON orders (operator_code, confirmation_deadline, id COLLATE "C") WHERE status = 'PENDING'`,
+  );
 
   await knex.schema.alterTable('channels', (t) => {
     t.integer('max_hold_minutes').notNullable().defaultTo(30);
@@ -60,7 +62,14 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE channels DROP CONSTRAINT IF EXISTS channels_max_hold_in_range');
   await knex.schema.alterTable('channels', (t) => t.dropColumn('max_hold_minutes'));
-  for (const index of ['orders_operator_pending', 'orders_operator_newest', 'orders_key_on_hold', 'orders_pending_lapse', 'orders_hold_lapse', 'orders_trip_stock']) {
+  for (const index of [
+    'orders_operator_pending',
+    'orders_operator_newest',
+    'orders_key_on_hold',
+    'orders_pending_lapse',
+    'orders_hold_lapse',
+    'orders_trip_stock',
+  ]) {
     await knex.raw(`DROP INDEX IF EXISTS ${index}`);
   }
   await knex.schema.alterTable('trip_inventory', (t) => t.integer('seats_left').nullable());
@@ -76,7 +85,17 @@ export async function down(knex: Knex): Promise<void> {
     (status = 'CONFIRMED' AND cancelled_at IS NULL) OR (status = 'CANCELLED' AND cancelled_at IS NOT NULL))`);
   await knex.raw('ALTER TABLE orders ALTER COLUMN contact SET NOT NULL');
   await knex.schema.alterTable('orders', (t) => {
-    for (const c of ['confirmation_window_minutes', 'confirmation', 'cancelled_by', 'release_reason', 'rejection_reason', 'operator_reference', 'confirmed_at', 'confirmation_deadline', 'hold_expires_at']) {
+    for (const c of [
+      'confirmation_window_minutes',
+      'confirmation',
+      'cancelled_by',
+      'release_reason',
+      'rejection_reason',
+      'operator_reference',
+      'confirmed_at',
+      'confirmation_deadline',
+      'hold_expires_at',
+    ]) {
       t.dropColumn(c);
     }
   });
