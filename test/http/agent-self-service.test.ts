@@ -274,7 +274,7 @@ for (const mode of ['database', 'memory'] as const) {
         const agent = await buildAgent(app.service);
         const deadline = new Date(startsAt().getTime() - 24 * HOUR);
         const { order, preview, cancel } = await previewThenCancel(agent, deadline);
-        expect(order.cancellationTerms).to.deep.equal({ freeCancellationHours: 24, lateCancellationFeeBps: 5000, maxHoldMinutes: 30 });
+        expect(order.cancellationTerms).to.deep.equal({ freeCancellationHours: 24, lateCancellationFeeBps: 5000 });
         expect(order).to.include({ refund: null, fee: null });
         expect(preview.status).to.equal(200);
         expect(preview.body).to.deep.equal({
@@ -319,7 +319,7 @@ for (const mode of ['database', 'memory'] as const) {
         for (let i = 0; i < 50 && afterOrder.cancellationTerms?.lateCancellationFeeBps !== 2_000; i++)
           afterOrder = await book(agent.apiKey);
         expect(afterOrder.cancellationTerms).to.deep.equal({ freeCancellationHours: 48, lateCancellationFeeBps: 2_000 });
-        expect(before.cancellationTerms).to.deep.equal({ freeCancellationHours: 24, lateCancellationFeeBps: 5_000, maxHoldMinutes: 30 });
+        expect(before.cancellationTerms).to.deep.equal({ freeCancellationHours: 24, lateCancellationFeeBps: 5_000 });
         clock.set(new Date(startsAt().getTime() - 30 * HOUR));
         const oldPreview = await get(`/api/v1/orders/${before.id}/cancellation`, agent.apiKey);
         const newPreview = await get(`/api/v1/orders/${afterOrder.id}/cancellation`, agent.apiKey);

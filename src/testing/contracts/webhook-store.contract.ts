@@ -153,9 +153,9 @@ export function webhookStoreContract(
         const first = { ...order(agent.id), createdAt: new Date('2026-03-01T00:00:00.000Z') };
         const second = { ...order(agent.id), createdAt: new Date('2026-03-01T00:00:01.000Z') };
         await s.record([
-          orderChanged(second, null, new Date()),
-          orderChanged(first, null, new Date()),
-          orderChanged({ ...first, status: 'CANCELLED' }, 'CONFIRMED', new Date()),
+          orderChanged(second, null, second.createdAt),
+          orderChanged(first, null, first.createdAt),
+          orderChanged({ ...first, status: 'CANCELLED' }, 'CONFIRMED', first.cancelledAt ?? first.createdAt),
         ]);
         const listed = await log.eventsFor(agent);
         expect(listed.map((e) => [e.type, (JSON.parse(e.body) as { data: { id: string } }).data.id])).to.deep.equal([
