@@ -551,7 +551,9 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           const row = await load(scenario.name, scenario.connections ?? connections, opts, pid);
           rows.push(row);
           process.stderr.write(`done: ${scenario.name}\n`);
-          if (scenario.name.startsWith('POST /me/payments') && pgbench) rows.push(...(await pgbenchRows(row.connections, notesBeside)));
+          const anchored = scenario.name.startsWith('POST /me/payments') || scenario.name.startsWith('POST /api/v1/orders {hold}');
+          if (anchored && pgbench && !rows.some((r) => r.name.startsWith('pgbench')))
+            rows.push(...(await pgbenchRows(row.connections, notesBeside)));
           continue;
         }
         // The account read and the services it is compared with (bare Express, limits off,
@@ -637,6 +639,7 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const tracedRow = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (tracing on'));
   const payments = rows.find((r) => r.name.startsWith('POST /me/payments'));
   const tpcb = rows.find((r) => r.name.startsWith('pgbench TPC-B-like'));
+  const holds = rows.find((r) => r.name.startsWith('POST /api/v1/orders {hold}'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free
@@ -657,6 +660,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(payments && tpcb
       ? [
           `Payments: ${(payments.rps / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second on the same server at the same connections (${Math.round(payments.rps)} payments/s against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...(holds && tpcb
+      ? [
+          `Hold + confirm on an instant operator: ${(holds.rps / 2 / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(holds.rps / 2)} bookings/s, two requests each, against ${Math.round(tpcb.rps)} transactions/s).`,
         ]
       : []),
     ...notesBeside,

@@ -294,6 +294,50 @@ const ordersScenario = (name: string, withKey: boolean): Scenario => ({
   },
 });
 
+/**
+ * A hold, then its confirm, on an instant operator: each connection holds a quote of its own
+ * (`POST /api/v1/orders` with `hold`) and confirms it with the traveller's contact at once; two
+ * requests per booking, so bookings a second are half the requests a second.
+ */
+const holdThenConfirmScenario: Scenario = {
+  name: 'POST /api/v1/orders {hold} + /confirm (two requests a booking)',
+  connections: WRITE_CONNECTIONS,
+  prepare: async (ctx) => {
+    const pool = await quotePool(ctx, Math.max(20_000, (ctx.seconds + 2) * 2_000));
+    const apiKey = await agentKey(ctx);
+    let next = 0;
+    const headers = { ...json, 'x-api-key': apiKey };
+    return {
+      url: `${ctx.base}/api/v1/orders`,
+      method: 'POST',
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/orders',
+          setupRequest: (req) => ({
+            ...req,
+            headers,
+            body: JSON.stringify({ quoteId: pool[next++ % pool.length], hold: { seconds: 600 } }),
+          }),
+          onResponse: (_status, body, context: object) => {
+            (context as { orderId?: string }).orderId = (JSON.parse(body) as { id?: string }).id ?? 'ord_none';
+          },
+        },
+        {
+          method: 'POST',
+          setupRequest: (req, context: object) => ({
+            ...req,
+            path: `/api/v1/orders/${(context as { orderId?: string }).orderId ?? 'ord_none'}/confirm`,
+            headers,
+            body: JSON.stringify({ contact: { name: 'Bench', email: 'bench@example.com' } }),
+          }),
+        },
+      ],
+    };
+  },
+};
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'GET /api/v1/agent/account',
@@ -337,6 +381,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   ordersScenario('POST /api/v1/orders', false),
   ordersScenario('POST /api/v1/orders (Idempotency-Key)', true),
+  holdThenConfirmScenario,
   {
     name: 'POST /oauth/token (ES256)',
     connections: WRITE_CONNECTIONS,

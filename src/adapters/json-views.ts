@@ -9,6 +9,8 @@ import type { Transaction } from '../domain/wallet/transaction.js';
  */
 
 /** What the API shows of an order. */
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
 export const orderView = (o: Order) => ({
   id: o.id,
   status: o.status,
@@ -21,7 +23,15 @@ export const orderView = (o: Order) => ({
   agentReference: o.agentReference,
   details: o.details,
   createdAt: o.createdAt.toISOString(),
-  cancelledAt: o.cancelledAt === null ? null : o.cancelledAt.toISOString(),
+  holdExpiresAt: iso(o.holdExpiresAt),
+  confirmationDeadline: iso(o.confirmationDeadline),
+  confirmedAt: iso(o.confirmedAt),
+  operator: o.operatorCode === null ? null : { code: o.operatorCode, confirmation: o.operatorTerms.confirmation },
+  operatorReference: o.operatorReference,
+  rejectionReason: o.rejectionReason,
+  releaseReason: o.releaseReason,
+  cancelledAt: iso(o.cancelledAt),
+  cancelledBy: o.cancelledBy,
   cancellationTerms: o.terms,
   refund: o.refund,
   fee: o.fee,

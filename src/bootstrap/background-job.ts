@@ -67,3 +67,16 @@ export const keyExpiryJob = (notices: { execute(): Promise<number> }, everyMs: n
       sent();
     }
   });
+
+/**
+ * Records lapsed holds and pending orders (CONTRACT §6.2, §6.3) with their events. Every read has
+ * shown the lapse since it happened; this only writes it down, once across instances.
+ */
+export const orderLapseJob = (lapses: { execute(): Promise<number> }, everyMs: number, log: Logger, recorded: () => void): BackgroundJob =>
+  new BackgroundJob('order lapses', everyMs, log, async () => {
+    const count = await lapses.execute();
+    if (count > 0) {
+      log.info({ recorded: count }, 'lapsed holds and pending orders recorded');
+      recorded();
+    }
+  });

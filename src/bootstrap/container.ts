@@ -1,7 +1,7 @@
 import type { Container, ContainerModule } from 'inversify';
 import type { Express } from 'express';
 import { createApp } from '../adapters/http/app.js';
-import { requireApiKey } from '../adapters/http/api-key.middleware.js';
+import { requireApiKey, requireOperatorKey } from '../adapters/http/api-key.middleware.js';
 import { TOKENS } from './tokens.js';
 import { httpModule } from './modules/http.module.js';
 import { reliabilityModule } from './modules/reliability.module.js';
@@ -41,6 +41,11 @@ export function buildApp(container: Container): Express {
       bookingPublic: all(container, TOKENS.BookingPublicRouters),
       bookingAuth: requireApiKey(container.get(TOKENS.Core).identity.authenticateAgent, container.get(TOKENS.RateLimits).authFailures),
       booking: all(container, TOKENS.BookingRouters),
+      operatorAuth: requireOperatorKey(
+        container.get(TOKENS.Core).identity.authenticateOperator,
+        container.get(TOKENS.RateLimits).authFailures,
+      ),
+      operator: all(container, TOKENS.OperatorRouters),
       wallet: all(container, TOKENS.WalletRouters),
       walletBasePath: config.walletBasePath,
       bookingAuthenticated: all(container, TOKENS.BookingAuthenticatedMiddleware),

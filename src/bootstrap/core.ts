@@ -39,6 +39,9 @@ import { CancelOrder } from '../application/booking/cancel-order.js';
 import { GetOrder } from '../application/booking/get-order.js';
 import { ListOrders } from '../application/booking/list-orders.js';
 import { PlaceOrder } from '../application/booking/place-order.js';
+import { ConfirmHold, ReleaseHold } from '../application/booking/hold-orders.js';
+import { OperatorOrders } from '../application/operator/manage-orders.js';
+import { RecordOrderLapses } from '../application/booking/record-order-lapses.js';
 import { PreviewCancellation } from '../application/booking/preview-cancellation.js';
 import { SearchCities } from '../application/catalogue/search-cities.js';
 import { SearchLocations } from '../application/catalogue/search-locations.js';
@@ -107,7 +110,7 @@ export const catalogueUseCases = (ports: Ports) => ({
   seed: new SeedCatalogue(ports.catalogue, ports.catalogueData),
 });
 
-/** The booking flow of an authenticated agent: trips, quotes, orders and cancellation. */
+/** The booking flow of an authenticated agent: trips, quotes, holds, orders and cancellation. */
 export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
   const { tariffs, inventory, quotes, orders, agentDirectory, ids, clock } = ports;
   const policy = { ttlSeconds: options.quoteTtlSeconds ?? DEFAULT_QUOTE_TTL_SECONDS };
@@ -117,11 +120,16 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     quoteTransfer: new QuoteTransfer(tariffs, inventory, quotes, ids, clock, policy),
     quoteBusTrip: new QuoteBusTrip(tariffs, inventory, quotes, ids, clock, policy),
     getQuote: new GetQuote(quotes),
-    placeOrder: new PlaceOrder(quotes, orders, ids, clock, ports.unitOfWork),
-    getOrder: new GetOrder(orders),
-    listOrders: new ListOrders(orders),
+    placeOrder: new PlaceOrder(quotes, orders, tariffs, ids, clock, ports.unitOfWork),
+    getOrder: new GetOrder(orders, clock),
+    listOrders: new ListOrders(orders, clock),
+    confirmHold: new ConfirmHold(orders, clock, ports.unitOfWork),
+    releaseHold: new ReleaseHold(orders, clock, ports.unitOfWork),
     cancelOrder: new CancelOrder(orders, clock, ports.unitOfWork),
     previewCancellation: new PreviewCancellation(orders, agentDirectory, clock),
+    /** What an operator does with the orders of its products, over its own surface. */
+    operatorOrders: new OperatorOrders(orders, agentDirectory, clock, ports.unitOfWork),
+    recordOrderLapses: new RecordOrderLapses(orders, clock),
   };
 };
 

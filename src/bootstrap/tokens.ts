@@ -53,6 +53,7 @@ export const TOKENS = {
   RootRouters: token<Router>('RootRouters'),
   BookingPublicRouters: token<Router>('BookingPublicRouters'),
   BookingRouters: token<Router>('BookingRouters'),
+  OperatorRouters: token<Router>('OperatorRouters'),
   WalletRouters: token<Router>('WalletRouters'),
   BeforeMiddleware: token<RequestHandler>('BeforeMiddleware'),
   /** Several bindings: booking middleware run after the key check, before the booking routers. */

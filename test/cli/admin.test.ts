@@ -248,7 +248,15 @@ describe('admin commands for channels and keys (in process, on the test database
       markupBps: 100,
       freeCancellationHours: 48,
       lateCancellationFeeBps: 2500,
+      maxHoldMinutes: 30,
     });
+    const hold = await go('channel', 'update', '--code', code, '--max-hold-minutes', '15');
+    expect(hold.json).to.include({ maxHoldMinutes: 15, freeCancellationHours: 48 });
+    for (const bad of ['0', '1441']) {
+      expect(JSON.parse((await go('channel', 'update', '--code', code, '--max-hold-minutes', bad)).stderr).error.reason, bad).to.equal(
+        'invalid-request',
+      );
+    }
     const markup = await go('channel', 'update', '--code', code, '--markup-bps=-200');
     expect(markup.json).to.include({ markupBps: -200, freeCancellationHours: 48 });
     const listed = await go('channel', 'list');

@@ -4,6 +4,7 @@ import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { IdempotentWrites } from '../../src/application/idempotent-writes.js';
 import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import type { Order } from '../../src/domain/booking/order.js';
+import { cancelled } from '../../src/domain/booking/order-transitions.js';
 import { randomUUID } from 'node:crypto';
 import { KnexAgentDirectory } from '../../src/adapters/knex/agent-directory.knex.js';
 import { KnexCatalogue } from '../../src/adapters/knex/catalogue.knex.js';
@@ -56,6 +57,7 @@ describe('orders under an idempotency key (PostgreSQL, and embedded PGlite alike
       markupBps: 0,
       freeCancellationHours: 24,
       lateCancellationFeeBps: 5000,
+      maxHoldMinutes: 30,
     });
     const agentId = (
       await directory.createAgent({
@@ -97,8 +99,8 @@ describe('orders under an idempotency key (PostgreSQL, and embedded PGlite alike
       });
       return order;
     };
-    const seatsLeft = async () =>
-      ((await knex('trip_inventory').where({ trip_id: tripId }).first()) as { seats_left: number } | undefined)?.seats_left;
+    const inventory = new KnexTripInventory(knex);
+    const seatsLeft = async () => (await inventory.seatsLeft([{ tripId, capacity: 10 }], new Date())).get(tripId);
     const events = async (type: string) => Number((await knex('webhook_events').where({ owner_id: agentId, type }).count('* as n'))[0]!.n);
     /** Runs `work` under a new key, answering `status`. */
     const underKey = (status: number, work: () => Promise<unknown>) =>
@@ -110,31 +112,30 @@ describe('orders under an idempotency key (PostgreSQL, and embedded PGlite alike
     let undone: Order | null = null;
     await underKey(409, async () => {
       undone = await orders.place(await busOrder());
-      expect(await orders.findForAgent(agentId, undone.id)).to.not.equal(null); // seen by the request
+      expect(await orders.find({ agentId }, undone.id)).to.not.equal(null); // seen by the request
       if (db.target.kind === 'postgres') {
         // Not committed while the request runs (another connection; PGlite has only the one).
         expect(await knex('orders').where({ id: undone.id }).first()).to.equal(undefined);
       }
     });
-    expect(await orders.findForAgent(agentId, undone!.id)).to.equal(null);
-    expect(await seatsLeft()).to.equal(undefined);
+    expect(await orders.find({ agentId }, undone!.id)).to.equal(null);
+    expect(await seatsLeft()).to.equal(10);
     expect(await events('order.confirmed')).to.equal(0);
 
     let kept: Order | null = null;
     await underKey(201, async () => (kept = await orders.place(await busOrder())));
-    expect((await orders.findForAgent(agentId, kept!.id))?.status).to.equal('CONFIRMED');
+    expect((await orders.find({ agentId }, kept!.id))?.status).to.equal('CONFIRMED');
     expect(await seatsLeft()).to.equal(7);
     expect(await events('order.confirmed')).to.equal(1);
 
-    const refund = { amount: 100, currency: 'THB' as const };
-    const free = { amount: 0, currency: 'THB' as const };
-    await underKey(500, () => orders.cancel(agentId, kept!.id, () => ({ refund, fee: free }), new Date()));
-    expect((await orders.findForAgent(agentId, kept!.id))?.status).to.equal('CONFIRMED');
+    const cancel = () => orders.change({ agentId }, kept!.id, (o) => cancelled(o, new Date(), 'agent', o.price.amount), new Date());
+    await underKey(500, cancel);
+    expect((await orders.find({ agentId }, kept!.id))?.status).to.equal('CONFIRMED');
     expect(await seatsLeft()).to.equal(7);
     expect(await events('order.cancelled')).to.equal(0);
 
-    await underKey(200, () => orders.cancel(agentId, kept!.id, () => ({ refund, fee: free }), new Date()));
-    expect((await orders.findForAgent(agentId, kept!.id))?.status).to.equal('CANCELLED');
+    await underKey(200, cancel);
+    expect((await orders.find({ agentId }, kept!.id))?.status).to.equal('CANCELLED');
     expect(await seatsLeft()).to.equal(10);
     expect(await events('order.cancelled')).to.equal(1);
   });

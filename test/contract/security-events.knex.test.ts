@@ -53,7 +53,15 @@ describe('security events on PostgreSQL: append-only in the database itself', ()
     const { knex } = await testDatabase();
     const directory = new KnexAgentDirectory(knex);
     const code = `C-${randomBytes(4).toString('hex')}`;
-    await directory.createChannel({ code, name: 'C', currency: 'THB', markupBps: 0, freeCancellationHours: 24, lateCancellationFeeBps: 0 });
+    await directory.createChannel({
+      code,
+      name: 'C',
+      currency: 'THB',
+      markupBps: 0,
+      freeCancellationHours: 24,
+      lateCancellationFeeBps: 0,
+      maxHoldMinutes: 30,
+    });
     const agent = await directory.createAgent({
       id: `agt_${randomBytes(8).toString('hex')}`,
       name: 'A',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { orderConfirmed } from '../../src/domain/webhooks/events.js';
+import { orderChanged } from '../../src/domain/webhooks/events.js';
 import { orderRecord } from '../support/booking-builders.js';
 import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { recordEvents } from '../../src/adapters/knex/outbox.knex.js';
@@ -34,12 +34,12 @@ describe('webhook store on PostgreSQL: events left without deliveries', () => {
     });
     const gone = `whe_${randomBytes(8).toString('hex')}`;
     await store.createEndpoint(endpoint(gone), 10);
-    await recordEvents(knex, [orderConfirmed(orderRecord(owner.id))]);
+    await recordEvents(knex, [orderChanged(orderRecord(owner.id), null, new Date())]);
     const orphaned = (await knex('webhook_events').where({ owner_id: owner.id }).pluck('id')) as string[];
     await store.deleteEndpoint(owner, gone);
     const kept = `whe_${randomBytes(8).toString('hex')}`;
     await store.createEndpoint(endpoint(kept), 10);
-    await recordEvents(knex, [orderConfirmed(orderRecord(owner.id))]);
+    await recordEvents(knex, [orderChanged(orderRecord(owner.id), null, new Date())]);
     const cutoff = new Date(Date.now() + 60_000);
     let events = 0;
     for (let i = 0; i < 1000; i++) {

@@ -90,9 +90,9 @@ describe('a cancel racing a leak report of the booking key (PostgreSQL)', () => 
     let report: Promise<{ status: number; body: Body }> | undefined;
     let reported = false;
     try {
-      // The cancel gives the seats back last: holding the trip's inventory row stops it there,
-      // after it has locked the order and read the key.
-      await holder.raw('SELECT 1 FROM trip_inventory WHERE trip_id = ? FOR UPDATE', [tripIdOf(schedule, date)]);
+      // The cancel records its event last: holding the outbox's table against writes stops it
+      // there, after it has locked the order and read the key.
+      await holder.raw('LOCK TABLE webhook_events IN SHARE MODE');
       const holderPid = await pidOf(holder);
       cancel = post(`/api/v1/orders/${order.id}/cancel`, agent.apiKey);
       let cancelPid = 0;
@@ -102,7 +102,7 @@ describe('a cancel racing a leak report of the booking key (PostgreSQL)', () => 
           return cancelPid !== 0;
         },
         4000,
-        'the cancel waits for the seat inventory',
+        'the cancel waits to record its event',
       );
       report = post('/api/v1/keys/current/report-leak', agent.apiKey).then((r) => {
         reported = true;

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import {
   BOOKING_OPERATIONS,
+  OPERATOR_OPERATIONS,
   BOOKING_PUBLIC_OPERATIONS,
   OPERATIONS,
   WALLET_OPERATIONS,
@@ -245,6 +246,8 @@ describe('routes and OperationSpecs', () => {
           bookingPublic: [operationRouter(BOOKING_PUBLIC_OPERATIONS, deps)],
           bookingAuth: pass,
           booking: [operationRouter(BOOKING_OPERATIONS, deps, { behindKey: true })],
+          operatorAuth: pass,
+          operator: [operationRouter(OPERATOR_OPERATIONS, deps, { behindKey: true })],
           wallet: [operationRouter(wallet, deps)],
           walletBasePath: '',
         },

@@ -8,6 +8,7 @@ import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
 import { buildAgent, issueKey, unique, type TestAgent } from '../support/builders.js';
 import { basicAuth, bearer, buildTenant, delegatedToken, machineToken, testAddress, type TestTenant } from '../support/wallet-builders.js';
+import { buildOperator } from '../../src/testing/fixtures.js';
 
 /**
  * Random bodies, query strings, headers and paths against every published operation (so routes
@@ -259,6 +260,7 @@ describe('fuzzing the write operations with a valid credential', function () {
   let app: TestApp;
   let knex: Knex;
   let agent: TestAgent;
+  let operatorKey: string;
   let tenant: TestTenant;
   let machine: string;
   let payer: { token: string; userId: string };
@@ -294,6 +296,9 @@ describe('fuzzing the write operations with a valid credential', function () {
     knex = app.service.db.knex;
     agent = await buildAgent(app.service);
     await app.service.core.catalogue.seed.execute();
+    const operator = buildOperator({ code: `FUZZ-${unique()}` });
+    await app.service.core.admin.createOperator.execute(operator);
+    operatorKey = (await app.service.core.admin.issueOperatorKey.execute(operator.code)).apiKey;
     schedule = await buildSchedule(app.service.ports.catalogue, { seatCapacity: 1_000 });
     tenant = await buildTenant(app.service);
     machine = await machineToken(app, tenant);
@@ -338,7 +343,7 @@ describe('fuzzing the write operations with a valid credential', function () {
          (SELECT count(*) FROM orders WHERE agent_id = :agent AND status = 'CANCELLED') AS cancelled,
          (SELECT count(*) FROM api_keys WHERE agent_id = :agent) AS api_keys,
          (SELECT count(*) FROM api_keys WHERE agent_id = :agent AND status = 'REVOKED') AS revoked_api_keys,
-         (SELECT coalesce(sum(seats_left), 0) FROM trip_inventory WHERE schedule_id = :schedule) AS seats_left,
+         (SELECT coalesce(sum((seats->>'seats')::int), 0) FROM orders WHERE seats->>'scheduleId' = :schedule AND status IN ('ON_HOLD', 'PENDING', 'CONFIRMED')) AS seats_held,
          (SELECT count(*) FROM ledger_transactions WHERE tenant_id = :tenant) AS transactions,
          (SELECT coalesce(sum(refunded_amount), 0) FROM ledger_transactions WHERE tenant_id = :tenant) AS refunded,
          (SELECT count(*) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id WHERE t.tenant_id = :tenant) AS entries,
@@ -364,6 +369,8 @@ describe('fuzzing the write operations with a valid credential', function () {
     switch (op.token) {
       case 'api-key':
         return { 'x-api-key': agent.apiKey };
+      case 'operator-key':
+        return { 'x-api-key': operatorKey };
       case 'machine':
       case 'either':
         return bearer(machine);
@@ -604,7 +611,7 @@ describe('fuzzing the write operations with a valid credential', function () {
             { 'x-api-key': agent.apiKey, 'idempotency-key': `proto-${unique()}` },
           ),
         stored: async (id) => (await knex('orders').where({ id }).first()) as Record<string, unknown>,
-        volatile: ['id', 'quote_id', 'created_at', 'idempotency_key'],
+        volatile: ['id', 'quote_id', 'created_at', 'confirmed_at', 'idempotency_key'],
       },
     ];
     // The fuzzing above may have spent the payer's money and refunded the payment.

@@ -6,7 +6,15 @@ import { keyRecordOf } from '../../src/testing/fixtures.js';
 const value = (id: string): ResolvedKey => ({
   key: keyRecordOf('agt', { id, hash: id, prefix: 'pbk_', createdAt: new Date() }),
   agent: { id: 'agt', name: 'A', status: 'ACTIVE', channelCode: 'C', entitlements: [], discountBps: 0, createdAt: new Date() },
-  channel: { code: 'C', name: 'C', currency: 'THB', markupBps: 0, freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
+  channel: {
+    code: 'C',
+    name: 'C',
+    currency: 'THB',
+    markupBps: 0,
+    freeCancellationHours: 24,
+    lateCancellationFeeBps: 5000,
+    maxHoldMinutes: 30,
+  },
 });
 
 class CountingResolver implements AgentResolver {

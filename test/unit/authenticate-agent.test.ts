@@ -17,7 +17,15 @@ const resolved = (over: { key?: Partial<ResolvedKey['key']>; agent?: Partial<Res
     createdAt: new Date('2026-01-01T00:00:00Z'),
     ...over.agent,
   },
-  channel: { code: 'C', name: 'Channel', currency: 'THB', markupBps: 200, freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
+  channel: {
+    code: 'C',
+    name: 'Channel',
+    currency: 'THB',
+    markupBps: 200,
+    freeCancellationHours: 24,
+    lateCancellationFeeBps: 5000,
+    maxHoldMinutes: 30,
+  },
 });
 
 const reasonOf = (fn: () => unknown): string => {
@@ -70,6 +78,7 @@ describe('booking identity rules', () => {
       markupBps: 200,
       freeCancellationHours: 24,
       lateCancellationFeeBps: 5000,
+      maxHoldMinutes: 30,
     });
     expect(p.entitlements).to.deep.equal(['express-bus']);
   });

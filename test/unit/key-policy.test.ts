@@ -246,7 +246,15 @@ describe('key policy on the resolved identity', () => {
       discountBps: 0,
       createdAt: new Date(0),
     },
-    channel: { code: 'C', name: 'C', currency: 'THB', markupBps: 0, freeCancellationHours: 24, lateCancellationFeeBps: 0 },
+    channel: {
+      code: 'C',
+      name: 'C',
+      currency: 'THB',
+      markupBps: 0,
+      freeCancellationHours: 24,
+      lateCancellationFeeBps: 0,
+      maxHoldMinutes: 30,
+    },
   });
 
   it('when a key resolves, then the principal carries its scopes and allowlist, and the check needs nothing else', () => {

@@ -47,6 +47,7 @@ describe('keys that keys make: use cases', () => {
       markupBps: 0,
       freeCancellationHours: 24,
       lateCancellationFeeBps: 0,
+      maxHoldMinutes: 30,
     });
     agentId = (
       await store.createAgent({ id: ids.next('agt'), name: 'A', channelCode: 'C', entitlements: [], discountBps: 0, createdAt: new Date() })

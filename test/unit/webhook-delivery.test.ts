@@ -8,7 +8,7 @@ import { webhookSignature } from '../../src/adapters/webhooks/sender.js';
 import { DnsWebhookUrlGuard } from '../../src/adapters/webhooks/url-guard.js';
 import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import { retryDelayAfter } from '../../src/domain/webhooks/endpoint.js';
-import { orderConfirmed } from '../../src/domain/webhooks/events.js';
+import { orderChanged } from '../../src/domain/webhooks/events.js';
 import { silentLog } from '../support/app.js';
 import { eventually } from '../support/builders.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
@@ -81,7 +81,7 @@ describe('webhook delivery worker', () => {
 
   it('when the name resolves to the checked address, then the connection goes to that address (not to a second lookup) and the delivery verifies', async () => {
     const { store, worker, secret } = await setUp(async () => [{ address: '127.0.0.1', family: 4 }]);
-    store.record([orderConfirmed(order('agt_1'))]);
+    store.record([orderChanged(order('agt_1'), null, new Date())]);
     worker.start();
     try {
       // `hooks.example` exists in no DNS: the request can only arrive through the pinned address.
@@ -102,7 +102,7 @@ describe('webhook delivery worker', () => {
     ]);
     expect(await strictGuard.check('http://hooks.example/in')).to.deep.equal({ address: '93.184.216.34', family: 4 });
     rebound = true;
-    store.record([orderConfirmed(order('agt_1'))]);
+    store.record([orderChanged(order('agt_1'), null, new Date())]);
     const claims = await store.claimDue(10, 60);
     expect(claims).to.have.length(1);
     // The worker's guard is the strict one now: the rebound name is refused before any connection.

@@ -8,12 +8,23 @@ describe('webhooks in the OpenAPI files', () => {
     const names = (file: Parameters<typeof buildOpenApiDocument>[0]) =>
       Object.keys((buildOpenApiDocument(file, OPERATIONS).webhooks ?? {}) as object).sort();
     expect(names('booking-api.yaml')).to.deep.equal(
-      ['api_key.revoked', 'order.cancelled', 'order.confirmed', ...AGENT_SECURITY_EVENT_TYPES].sort(),
+      [
+        'api_key.revoked',
+        'order.held',
+        'order.pending',
+        'order.confirmed',
+        'order.rejected',
+        'order.expired',
+        'order.released',
+        'order.cancelled',
+        ...AGENT_SECURITY_EVENT_TYPES,
+      ].sort(),
     );
     expect(names('wallet-backend-api.yaml')).to.deep.equal(
       ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES].sort(),
     );
     expect(names('wallet-app-api.yaml')).to.deep.equal([]);
+    expect(names('operator-api.yaml')).to.deep.equal([]);
     const hook = (buildOpenApiDocument('booking-api.yaml', OPERATIONS).webhooks as Record<string, any>)['order.confirmed'].post;
     expect(hook.parameters.map((p: { name: string }) => p.name)).to.include.members([
       'webhook-id',

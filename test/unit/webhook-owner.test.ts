@@ -10,7 +10,15 @@ describe('webhookOwnerOf (the ownership rule of webhook endpoints)', () => {
     agentName: 'A',
     keyId: 'key_A',
     key: { id: 'key_A', prefix: 'pk_A', createdAt: new Date(0), expiresAt: null, scopes: ['*'], allowedIps: [] },
-    channel: { code: 'CH', name: 'Channel', currency: 'THB', markupBps: 0, freeCancellationHours: 24, lateCancellationFeeBps: 5_000 },
+    channel: {
+      code: 'CH',
+      name: 'Channel',
+      currency: 'THB',
+      markupBps: 0,
+      freeCancellationHours: 24,
+      lateCancellationFeeBps: 5_000,
+      maxHoldMinutes: 30,
+    },
     entitlements: [],
     discountBps: 0,
   };

@@ -6,7 +6,7 @@ import { SystemClock } from '../../src/adapters/crypto/node-crypto.js';
 import { MemoryWebhookStore } from '../../src/adapters/memory/webhooks.memory.js';
 import { WebhookDeliveryWorker } from '../../src/adapters/webhooks/delivery-worker.js';
 import { addressRefusal, DnsWebhookUrlGuard, type Resolve } from '../../src/adapters/webhooks/url-guard.js';
-import { orderConfirmed, type EventOwner } from '../../src/domain/webhooks/events.js';
+import { type EventOwner, orderChanged } from '../../src/domain/webhooks/events.js';
 import { silentLog } from '../support/app.js';
 import { orderRecord } from '../support/booking-builders.js';
 import { eventually } from '../support/builders.js';
@@ -223,7 +223,7 @@ describe('webhook delivery: the lookup counts in the attempt’s time', function
       { schedule: [3600], pollMs: 50, concurrency: 4, timeoutMs: 1000, leaseSeconds: 60 },
       silentLog,
     );
-    store.record([orderConfirmed(orderRecord(agentA.id))]);
+    store.record([orderChanged(orderRecord(agentA.id), null, new Date())]);
     worker.start();
     const latest = async () => (await store.listDeliveries(agentA, 'whe_1', null, 1))![0]!;
     let took: number;

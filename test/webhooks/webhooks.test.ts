@@ -117,8 +117,8 @@ for (const mode of ['database', 'memory'] as const) {
         const events = receiver.received.map((w) => verified(ep.secret, w));
         expect(events.map((e) => e.type).sort()).to.deep.equal(['api_key.revoked', 'order.cancelled', 'order.confirmed']);
         const byType = Object.fromEntries(events.map((e) => [e.type, e]));
-        expect(byType['order.confirmed']!.data).to.deep.equal(placed.body);
-        expect(byType['order.cancelled']!.data).to.deep.equal(cancelled.body);
+        expect(byType['order.confirmed']!.data).to.deep.equal({ ...placed.body, previousStatus: null });
+        expect(byType['order.cancelled']!.data).to.deep.equal({ ...cancelled.body, previousStatus: 'CONFIRMED' });
         expect(byType['api_key.revoked']!.data).to.include({ id: other.keyId, status: 'REVOKED', revokedReason: 'operator' });
         expect(byType['api_key.revoked']!.data).to.not.have.property('hash');
         for (const w of receiver.received) {

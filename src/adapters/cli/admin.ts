@@ -115,20 +115,22 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
   },
   {
     name: 'channel update',
-    summary: "change a channel's markup and cancellation terms (only the flags given)",
+    summary: "change a channel's markup, cancellation terms and longest hold (only the flags given)",
     flags: {
       code: { value: 'C', required: true, description: 'the channel to change' },
       'markup-bps': { value: 'N', description: bps('markup over the base fares', '-10000..10000') },
       'free-cancellation-hours': { value: 'N', description: 'hours before the start until which a cancellation is free, 0..8760' },
       'late-cancellation-fee-bps': { value: 'N', description: bps('fee of a later cancellation', '0..10000') },
+      'max-hold-minutes': { value: 'N', description: 'the longest an order may be held before it is confirmed, 1..1440 (default 30)' },
     },
     run: async (v, u) => {
       const markupBps = optionalInt(v, 'markup-bps');
       const freeCancellationHours = optionalInt(v, 'free-cancellation-hours');
       const lateCancellationFeeBps = optionalInt(v, 'late-cancellation-fee-bps');
+      const maxHoldMinutes = optionalInt(v, 'max-hold-minutes');
       return {
         ...(await u.updateChannel.execute(required(v, 'code'), {
-          ...given({ markupBps, freeCancellationHours, lateCancellationFeeBps }),
+          ...given({ markupBps, freeCancellationHours, lateCancellationFeeBps, maxHoldMinutes }),
         })),
       };
     },
@@ -139,7 +141,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
     summary: 'list the channels with their pricing and cancellation terms',
     flags: {},
     run: async (_v, u) => ({ data: (await u.listChannels.execute()).map((c) => ({ ...c })) }),
-    output: { table: ['code', 'name', 'currency', 'markupBps', 'freeCancellationHours', 'lateCancellationFeeBps'] },
+    output: { table: ['code', 'name', 'currency', 'markupBps', 'freeCancellationHours', 'lateCancellationFeeBps', 'maxHoldMinutes'] },
   },
   {
     name: 'agent create',

@@ -7,6 +7,9 @@ import { requestContext } from './request-context.js';
 /** Where the booking API is mounted; its operations' published paths start with it. */
 export const BOOKING_BASE_PATH = '/api/v1';
 
+/** Where the operators' API is mounted; its operations' published paths start with it. */
+export const OPERATOR_BASE_PATH = '/operator/v1';
+
 /** The routers of each surface, as the composition root assembled them. */
 export interface HttpSurfaces {
   /** Routes outside any surface: health, JWKS, OpenAPI files, docs. */
@@ -24,6 +27,10 @@ export interface HttpSurfaces {
   readonly before?: readonly RequestHandler[];
   /** Booking middleware that runs after the key check, before the routers (per-key rate limit). */
   readonly bookingAuthenticated?: readonly RequestHandler[];
+  /** Authenticates every operator request (an operator key) before routing. */
+  readonly operatorAuth?: RequestHandler;
+  /** Operator routes behind the operator key. */
+  readonly operator?: readonly Router[];
 }
 
 /**
@@ -55,6 +62,16 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   for (const router of surfaces.booking) booking.use(router);
   booking.use(notFoundHandler);
   app.use(BOOKING_BASE_PATH, booking);
+
+  // Operators: their own keys, checked before routing like the booking surface's.
+  if (surfaces.operatorAuth !== undefined) {
+    const operator = express.Router();
+    operator.use(surfaces.operatorAuth);
+    for (const mw of surfaces.bookingAuthenticated ?? []) operator.use(mw);
+    for (const router of surfaces.operator ?? []) operator.use(router);
+    operator.use(notFoundHandler);
+    app.use(OPERATOR_BASE_PATH, operator);
+  }
 
   // At the root (the default) the wallet routers are mounted on the application; under a prefix
   // they share a router of their own, which other paths skip at one test.

@@ -12,11 +12,12 @@ export const SWAGGER_ASSETS: Readonly<Record<string, string>> = {
   'favicon-16x16.png': 'image/png',
 };
 
-/** The script that starts Swagger UI on the four files (a file, not inline, so a strict CSP allows it). */
+/** The script that starts Swagger UI on the published files (a file, not inline, so a strict CSP allows it). */
 export const DOCS_INIT_SCRIPT = 'docs-init.js';
 
 const TITLES: Readonly<Record<OpenApiFile, string>> = {
   'booking-api.yaml': 'Partner Booking API',
+  'operator-api.yaml': 'Operator API',
   'wallet-api.yaml': 'Wallet API (all operations)',
   'wallet-backend-api.yaml': 'Wallet API — tenant backend (machine token)',
   'wallet-app-api.yaml': 'Wallet API — wallet app (user token)',

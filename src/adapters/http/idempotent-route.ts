@@ -6,7 +6,7 @@ import type { IdempotentWrites } from '../../application/idempotent-writes.js';
 import type { IdempotencyRequest } from '../../domain/shared/idempotency.port.js';
 import { idempotencyScope, isValidIdempotencyKey } from '../../domain/shared/idempotency.js';
 import type { IdempotencyRule } from './operation.js';
-import { agentOf } from './request-context.js';
+import { agentOf, operatorOf } from './request-context.js';
 
 /** An answer ready to leave: its status, JSON text (null: none), content type and headers. */
 export interface SerialisedAnswer {
@@ -44,6 +44,9 @@ function scopeOf(rule: IdempotencyRule, res: Response): string {
       const agent = agentOf(res.locals);
       return idempotencyScope({ kind: 'agent-key', agentId: agent.agentId, keyId: agent.keyId });
     }
+    case 'operator':
+      // An operator's writes: its keys, whichever of its operator keys sends them.
+      return `operator:${operatorOf(res.locals).code}`;
     case 'wallet':
       // The keys of the tenant's backend (per client) or of one wallet user.
       return idempotencyScope(res.locals.wallet as WalletPrincipal);

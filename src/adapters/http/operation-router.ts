@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { BOOKING_BASE_PATH } from './app.js';
+import { BOOKING_BASE_PATH, OPERATOR_BASE_PATH } from './app.js';
 import type { IdempotentWrites } from '../../application/idempotent-writes.js';
 import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
@@ -16,7 +16,8 @@ import {
 } from './operation.js';
 import { dpopRequestOf, oauthAnswers, oauthErrors } from './wallet/oauth.js';
 import type { AuthFailureLimit, RateLimits } from './rate-limits.js';
-import { agentOf } from './request-context.js';
+import { agentOf, operatorOf } from './request-context.js';
+import type { Operator } from '../../domain/catalogue/operator.js';
 import type { HttpUseCases } from './use-cases.js';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
@@ -49,9 +50,10 @@ export interface OperationDeps {
  */
 export function routePath(op: Operation): string {
   let path = op.path;
-  if (op.surface === 'booking') {
-    if (!path.startsWith(`${BOOKING_BASE_PATH}/`)) throw new Error(`booking operation outside ${BOOKING_BASE_PATH}: ${op.operationId}`);
-    path = path.slice(BOOKING_BASE_PATH.length);
+  if (op.surface === 'booking' || op.surface === 'operator') {
+    const base = op.surface === 'booking' ? BOOKING_BASE_PATH : OPERATOR_BASE_PATH;
+    if (!path.startsWith(`${base}/`)) throw new Error(`${op.surface} operation outside ${base}: ${op.operationId}`);
+    path = path.slice(base.length);
   }
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
@@ -69,6 +71,7 @@ function credentialOf(token: TokenRule, auth: WalletAuth, operationId: string, b
     case 'either':
       return [auth(token)];
     case 'api-key':
+    case 'operator-key':
       if (!behindKey) throw new Error(`${operationId} takes an API key but its router is not behind the key check`);
       return [];
     case 'none':
@@ -124,6 +127,10 @@ class LocalsCaller implements Caller {
 
   agent(): AgentPrincipal {
     return agentOf(this.locals);
+  }
+
+  operator(): Operator {
+    return operatorOf(this.locals);
   }
 
   machine(): MachinePrincipal {

@@ -5,16 +5,18 @@ import type { Scope } from '../../domain/identity/key-policy.js';
 import type { ProblemReason } from '../../domain/shared/errors.js';
 import type { AgentPrincipal, MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
+import type { Operator } from '../../domain/catalogue/operator.js';
 import type { DemoExamples, OperationExamples } from './openapi/examples.js';
 import type { AuthFailureLimit, LimiterName } from './rate-limits.js';
 import type { HttpUseCases } from './use-cases.js';
 
 /**
- * Which credential an operation takes. Booking: `api-key` or `none`; wallet: the token kinds.
+ * Which credential an operation takes. Booking: `api-key` or `none`; operators: `operator-key`;
+ * wallet: the token kinds.
  * Published as `security` and `x-token`; the errors the credential can give (401/403 with their
  * reasons) are added to the responses by the generator, so specs need not repeat them.
  */
-export type TokenRule = 'api-key' | 'none' | 'machine' | 'user' | 'either';
+export type TokenRule = 'api-key' | 'operator-key' | 'none' | 'machine' | 'user' | 'either';
 
 /** One documented response of an operation. */
 export interface ResponseSpec {
@@ -33,7 +35,7 @@ export interface ResponseSpec {
  * requests. The OpenAPI files are generated from these and nothing else.
  */
 export interface OperationSpec {
-  readonly surface: 'booking' | 'wallet' | 'platform';
+  readonly surface: 'booking' | 'operator' | 'wallet' | 'platform';
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /**
    * OpenAPI path template as mounted, e.g. `/api/v1/orders/{orderId}` or `/me/balance`. Wallet
@@ -122,6 +124,8 @@ export class JsonText {
 export interface Caller {
   /** The agent of the API key (`api-key` operations). */
   agent(): AgentPrincipal;
+  /** The operator of the operator key (`operator-key` operations). */
+  operator(): Operator;
   /** The tenant backend of a machine token. */
   machine(): MachinePrincipal;
   /** The wallet holder of a user token. */
@@ -178,7 +182,7 @@ export interface IdempotencyRule {
    * Whose keys they are: the agent's (whichever of its API keys sends them), the calling API
    * key's own, or the wallet caller's (the tenant's backend per client, or one wallet user).
    */
-  readonly scope: 'agent' | 'calling-key' | 'wallet';
+  readonly scope: 'agent' | 'calling-key' | 'operator' | 'wallet';
   /**
    * Top-level fields of the JSON answer that hold a secret shown once (a new API key): sent to
    * the caller, never stored, so a replay answers without them.
@@ -192,7 +196,7 @@ export interface IdempotencyRule {
  * derived from this object (`operation-router.ts`), and the OpenAPI files from the same object.
  */
 export interface Operation<R extends RequestSchemas = RequestSchemas> extends Omit<OperationSpec, 'request'> {
-  readonly surface: 'booking' | 'wallet';
+  readonly surface: 'booking' | 'operator' | 'wallet';
   readonly request?: R;
   /**
    * The JSON body framing is checked (415, 413, malformed JSON) though the operation declares no

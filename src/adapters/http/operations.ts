@@ -6,6 +6,7 @@ import { docsOperations } from './docs.openapi.js';
 import { tripOperations } from './booking/trips.operations.js';
 import { quoteOperations } from './booking/quotes.operations.js';
 import { orderOperations } from './booking/orders.operations.js';
+import { operatorOrderOperations } from './operator/orders.operations.js';
 import { keyOperations } from './booking/keys.operations.js';
 import { authOperations } from './wallet/auth.operations.js';
 import { oauthOperations } from './wallet/oauth.operations.js';
@@ -29,6 +30,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...quoteOperations,
   ...orderOperations,
   ...keyOperations,
+  ...operatorOrderOperations,
   ...healthOperations,
   ...docsOperations,
   ...authOperations,
@@ -59,6 +61,9 @@ export const BOOKING_OPERATIONS: readonly Operation[] = [
   ...agentWebhookOperations,
   ...agentSecurityEventOperations,
 ];
+
+/** The operator operations behind the operator key. */
+export const OPERATOR_OPERATIONS: readonly Operation[] = [...operatorOrderOperations];
 
 /** The wallet operations, in routing order (`/transactions/summary` before `/transactions/{transactionId}`). */
 export const WALLET_OPERATIONS: readonly Operation[] = [

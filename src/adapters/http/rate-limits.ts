@@ -132,7 +132,8 @@ const basicClientId = (req: Request): string | null => {
 const KEYS: Readonly<Record<LimiterName, KeyOf>> = {
   public: ip,
   login: ip,
-  booking: (req, res) => (res.locals.agent ? `key:${res.locals.agent.keyId}` : ip(req)),
+  booking: (req, res) =>
+    res.locals.agent ? `key:${res.locals.agent.keyId}` : res.locals.operator ? `operator:${res.locals.operator.code}` : ip(req),
   token: (req, res) => {
     const verified = (res.locals as { oauthClientId?: unknown }).oauthClientId;
     if (typeof verified === 'string') return `client:${verified}`;

@@ -1,3 +1,4 @@
+import type { Operator } from '../../domain/catalogue/operator.js';
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
@@ -10,6 +11,8 @@ declare module 'express-serve-static-core' {
   interface Locals {
     requestId: string;
     agent?: AgentPrincipal;
+    /** The operator of an operator key (operator routes). */
+    operator?: Operator;
     wallet?: WalletPrincipal;
     /** The wallet user of a user token, as the bearer check read it during this request. */
     walletUser?: WalletUser | null;
@@ -112,6 +115,12 @@ function accessLogLine(log: Logger, observers: ReadonlyArray<(res: Response) => 
 }
 
 /** The agent a booking route acts for; the API-key middleware has put it there. */
+/** The operator the operator-key check resolved (operator routes only). */
+export const operatorOf = (locals: { operator?: Operator }): Operator => {
+  if (locals.operator === undefined) throw new Error('operator route reached without operator-key authentication');
+  return locals.operator;
+};
+
 export const agentOf = (locals: { agent?: AgentPrincipal }): AgentPrincipal => {
   if (locals.agent === undefined) throw new Error('booking route reached without API-key authentication');
   return locals.agent;

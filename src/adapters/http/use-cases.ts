@@ -1,6 +1,8 @@
 import type { CancelOrder } from '../../application/booking/cancel-order.js';
 import type { GetAgentAccount } from '../../application/booking/get-agent-account.js';
 import type { GetOrder } from '../../application/booking/get-order.js';
+import type { ConfirmHold, ReleaseHold } from '../../application/booking/hold-orders.js';
+import type { OperatorOrders } from '../../application/operator/manage-orders.js';
 import type { GetQuote } from '../../application/booking/get-quote.js';
 import type { ListOrders } from '../../application/booking/list-orders.js';
 import type { ListTrips } from '../../application/booking/list-trips.js';
@@ -60,8 +62,11 @@ export interface HttpUseCases {
     readonly placeOrder: PlaceOrder;
     readonly getOrder: GetOrder;
     readonly listOrders: ListOrders;
+    readonly confirmHold: ConfirmHold;
+    readonly releaseHold: ReleaseHold;
     readonly cancelOrder: CancelOrder;
     readonly previewCancellation: PreviewCancellation;
+    readonly operatorOrders: OperatorOrders;
   };
   readonly identity: {
     readonly listOwnKeys: ListOwnKeys;

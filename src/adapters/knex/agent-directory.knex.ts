@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { orderOf, type OrderRow } from './booking-rows.js';
+import { orderChanged } from '../../domain/webhooks/events.js';
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import { checkKeyLimit, requireLineageWriter, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
@@ -40,6 +42,7 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
         markup_bps: channel.markupBps,
         free_cancellation_hours: channel.freeCancellationHours,
         late_cancellation_fee_bps: channel.lateCancellationFeeBps,
+        max_hold_minutes: channel.maxHoldMinutes,
       });
       this.changed();
     } catch (err) {
@@ -63,6 +66,7 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
     if (changes.markupBps !== undefined) set.markup_bps = changes.markupBps;
     if (changes.freeCancellationHours !== undefined) set.free_cancellation_hours = changes.freeCancellationHours;
     if (changes.lateCancellationFeeBps !== undefined) set.late_cancellation_fee_bps = changes.lateCancellationFeeBps;
+    if (changes.maxHoldMinutes !== undefined) set.max_hold_minutes = changes.maxHoldMinutes;
     if (Object.keys(set).length === 0) return this.findChannel(code);
     const [row] = await this.knex<ChannelRow>('channels').where({ code }).update(set).returning('*');
     this.changed();
@@ -222,6 +226,7 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
           rolled.push(...(await revokeLocked(trx, fresh, reason, at, context)).map((r) => r.after));
           parents = fresh;
         }
+        await releaseHoldsOf(trx, [keyId, ...rolled.map((k) => k.id)], at);
         if (root.before.revokedReason !== 'leaked') {
           await recordSecurityEvents(trx, [
             apiKeyLeakReportedEvent(
@@ -335,3 +340,29 @@ async function revokeLocked(
  */
 export const recordKeyRevocation = (trx: Knex.Transaction, before: ApiKeyRecord, after: ApiKeyRecord, at: Date): Promise<void> =>
   recordEvents(trx, apiKeyRevoked(before, after, at));
+
+/**
+ * Releases, in the leak report's transaction, every order still on hold at `at` that one of the
+ * leaked keys made (reason `key-leaked`), with its `order.released` event: what was held with a
+ * stolen key is given back at once. The keys are locked already; the orders are locked after them.
+ */
+async function releaseHoldsOf(trx: Knex.Transaction, keyIds: readonly string[], at: Date): Promise<void> {
+  const held = (await trx('orders')
+    .whereIn('key_id', keyIds)
+    .andWhere('status', 'ON_HOLD')
+    .andWhere('hold_expires_at', '>', at)
+    .orderBy('id')
+    .forUpdate()
+    .select('*')) as OrderRow[];
+  if (held.length === 0) return;
+  await trx('orders')
+    .whereIn(
+      'id',
+      held.map((r) => r.id),
+    )
+    .update({ status: 'RELEASED', release_reason: 'key-leaked' });
+  await recordEvents(
+    trx,
+    held.map((r) => orderChanged({ ...orderOf(r), status: 'RELEASED', releaseReason: 'key-leaked' }, 'ON_HOLD', at)),
+  );
+}

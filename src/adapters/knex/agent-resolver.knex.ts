@@ -35,6 +35,7 @@ export class KnexAgentResolver extends KnexStore implements AgentResolver {
         'c.markup_bps',
         'c.free_cancellation_hours',
         'c.late_cancellation_fee_bps',
+        'c.max_hold_minutes',
       );
     if (row === undefined) return null;
     return {
@@ -55,6 +56,7 @@ export class KnexAgentResolver extends KnexStore implements AgentResolver {
         markup_bps: row.markup_bps,
         free_cancellation_hours: row.free_cancellation_hours,
         late_cancellation_fee_bps: row.late_cancellation_fee_bps,
+        max_hold_minutes: row.max_hold_minutes,
       } as ChannelRow),
     };
   }

@@ -1,5 +1,5 @@
 import type { Product } from '../../domain/identity/agent.js';
-import type { Order, OrderStatus } from '../../domain/booking/order.js';
+import type { CancelledBy, Order, OrderStatus, RejectionReason, ReleaseReason } from '../../domain/booking/order.js';
 import type { BusDetails, Quote, SeatClaim, TransferDetails, VehicleClaim } from '../../domain/booking/quote.js';
 import { operatorCodeOf, type ConfirmationMode, type OperatorRef } from '../../domain/catalogue/operator.js';
 
@@ -64,6 +64,15 @@ export interface OrderRow {
   late_cancellation_fee_bps: number;
   refund_amount: number | string | null;
   fee_amount: number | string | null;
+  hold_expires_at: Date | null;
+  confirmation_deadline: Date | null;
+  confirmed_at: Date | null;
+  operator_reference: string | null;
+  rejection_reason: RejectionReason | null;
+  release_reason: ReleaseReason | null;
+  cancelled_by: CancelledBy | null;
+  confirmation: ConfirmationMode;
+  confirmation_window_minutes: number;
 }
 
 const storedSeats = (s: SeatClaim | null): string | null =>
@@ -162,6 +171,15 @@ export const ORDER_COLUMNS = [
   'late_cancellation_fee_bps',
   'refund_amount',
   'fee_amount',
+  'hold_expires_at',
+  'confirmation_deadline',
+  'confirmed_at',
+  'operator_reference',
+  'rejection_reason',
+  'release_reason',
+  'cancelled_by',
+  'confirmation',
+  'confirmation_window_minutes',
 ] as const;
 
 export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unknown> => ({
@@ -174,7 +192,7 @@ export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unk
   status: o.status,
   amount: o.price.amount,
   currency: o.price.currency,
-  contact: JSON.stringify(o.contact),
+  contact: o.contact === null ? null : JSON.stringify(o.contact),
   passengers: JSON.stringify(o.passengers),
   agent_reference: o.agentReference,
   idempotency_key: o.idempotencyKey,
@@ -191,6 +209,15 @@ export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unk
   late_cancellation_fee_bps: o.terms.lateCancellationFeeBps,
   refund_amount: o.refund?.amount ?? null,
   fee_amount: o.fee?.amount ?? null,
+  hold_expires_at: o.holdExpiresAt,
+  confirmation_deadline: o.confirmationDeadline,
+  confirmed_at: o.confirmedAt,
+  operator_reference: o.operatorReference,
+  rejection_reason: o.rejectionReason,
+  release_reason: o.releaseReason,
+  cancelled_by: o.cancelledBy,
+  confirmation: o.operatorTerms.confirmation,
+  confirmation_window_minutes: o.operatorTerms.confirmationWindowMinutes,
 });
 
 export const orderOf = (r: OrderRow): Order => ({
@@ -219,4 +246,14 @@ export const orderOf = (r: OrderRow): Order => ({
   terms: { freeCancellationHours: r.free_cancellation_hours, lateCancellationFeeBps: r.late_cancellation_fee_bps },
   refund: r.refund_amount === null ? null : { amount: Number(r.refund_amount), currency: r.currency.trim() },
   fee: r.fee_amount === null ? null : { amount: Number(r.fee_amount), currency: r.currency.trim() },
+  holdExpiresAt: dateOrNull(r.hold_expires_at),
+  confirmationDeadline: dateOrNull(r.confirmation_deadline),
+  confirmedAt: dateOrNull(r.confirmed_at),
+  operatorReference: r.operator_reference,
+  rejectionReason: r.rejection_reason,
+  releaseReason: r.release_reason,
+  cancelledBy: r.cancelled_by,
+  operatorTerms: { confirmation: r.confirmation, confirmationWindowMinutes: r.confirmation_window_minutes },
 });
+
+const dateOrNull = (d: Date | null): Date | null => (d === null ? null : new Date(d));

@@ -9,6 +9,7 @@ export interface ChannelRow {
   markup_bps: number;
   free_cancellation_hours: number;
   late_cancellation_fee_bps: number;
+  max_hold_minutes: number;
 }
 export interface AgentRow {
   id: string;
@@ -43,6 +44,7 @@ export const toChannel = (r: ChannelRow): Channel => ({
   markupBps: r.markup_bps,
   freeCancellationHours: r.free_cancellation_hours,
   lateCancellationFeeBps: r.late_cancellation_fee_bps,
+  maxHoldMinutes: r.max_hold_minutes,
 });
 
 export const toAgent = (r: AgentRow): Agent => ({

@@ -1,30 +1,53 @@
 import type { Knex } from 'knex';
-import { STOCK_HOLDING_STATUSES, type Order } from '../../domain/booking/order.js';
-import type { VehicleClaim } from '../../domain/booking/quote.js';
-import type { OrderQuery, OrderRepo } from '../../domain/booking/order-repo.port.js';
+import { STOCK_HOLDING_STATUSES, orderAt, type Order, type OrderStatus } from '../../domain/booking/order.js';
+import type { SeatClaim, VehicleClaim } from '../../domain/booking/quote.js';
+import type { OrderDecision, OrderQuery, OrderRepo, OrderScope } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { Money } from '../../domain/shared/money.js';
-import { pageOf, type Page } from '../../domain/shared/page.js';
-import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
-import { ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { pageAt, pageOf, type Page } from '../../domain/shared/page.js';
+import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { rows } from './sql.js';
 import { ambientTransaction } from './unit-of-work.knex.js';
-import { orderCancelled, orderConfirmed } from '../../domain/webhooks/events.js';
-import { eventsJson, recordEvents } from './outbox.knex.js';
+import { orderChanged } from '../../domain/webhooks/events.js';
+import { recordEvents } from './outbox.knex.js';
 import { KnexStore } from './knex-store.js';
 
-/**
- * An order without seats and its `order.confirmed` event, in one statement; no row when a unique
- * key (the quote's, or the agent's idempotency key) already holds another order.
- */
-const PLACE = `WITH placed AS (
-    INSERT INTO orders (${ORDER_COLUMNS.join(', ')})
-    VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT DO NOTHING RETURNING id)
-  SELECT pbw_webhook_record($${ORDER_COLUMNS.length + 1}::jsonb) FROM placed`;
-
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
+
+/**
+ * The orders that hold their stock at the moment `at` (a placeholder, `$4` or `?`): the
+ * domain's `STOCK_HOLDING_STATUSES`, a hold only before its expiry and a pending order only before
+ * its deadline. The one place this predicate is written in SQL.
+ */
+export const holdsStockAt = (at: string): string => {
+  const held: string[] = [];
+  for (const status of STOCK_HOLDING_STATUSES) {
+    if (status === 'ON_HOLD') held.push(`(status = 'ON_HOLD' AND hold_expires_at > ${at})`);
+    else if (status === 'PENDING') held.push(`(status = 'PENDING' AND confirmation_deadline > ${at})`);
+    else held.push(`status = '${status}'`);
+  }
+  return `(${held.join(' OR ')})`;
+};
+
+/**
+ * The stored statuses that are `status` as true at the moment `at` (a placeholder): a lapsed hold is EXPIRED and a lapsed
+ * pending order REJECTED (`orderAt`), whether or not the transition has been recorded.
+ */
+const statusAt = (status: OrderStatus, at: string): string => {
+  switch (status) {
+    case 'ON_HOLD':
+      return `(status = 'ON_HOLD' AND hold_expires_at > ${at})`;
+    case 'PENDING':
+      return `(status = 'PENDING' AND confirmation_deadline > ${at})`;
+    case 'EXPIRED':
+      return `(status = 'EXPIRED' OR (status = 'ON_HOLD' AND hold_expires_at <= ${at}))`;
+    case 'REJECTED':
+      return `(status = 'REJECTED' OR (status = 'PENDING' AND confirmation_deadline <= ${at}))`;
+    default:
+      return `status = '${status}'`;
+  }
+};
 
 /**
  * Locks the pickup hour's stock row (made on first use; the upsert takes the row lock either
@@ -33,81 +56,81 @@ const alreadyBooked = (): DomainError => new DomainError('quote-already-booked')
 const LOCK_HOUR = `INSERT INTO transfer_stock_hours (operator_code, vehicle_class, pickup_hour) VALUES ($1, $2, $3)
   ON CONFLICT (operator_code, vehicle_class, pickup_hour) DO UPDATE SET pickup_hour = EXCLUDED.pickup_hour`;
 
-/**
- * The fleet of the class and the orders holding one of its vehicles in the hour, this one
- * included (the statuses are the domain's constants, written into the text). Run after the lock as a statement of its own: under READ COMMITTED it then sees
- * every order the turns before it committed.
- */
+/** The fleet of the class and the orders holding one of its vehicles in the hour at `$4`. */
 export const COUNT_HOUR = `SELECT
     (SELECT vehicles FROM operator_fleets WHERE operator_code = $1 AND vehicle_class = $2) AS fleet,
     (SELECT count(*) FROM orders WHERE operator_code = $1 AND vehicle_class = $2 AND pickup_hour = $3
-       AND status IN (${STOCK_HOLDING_STATUSES.map((status) => `'${status}'`).join(', ')})) AS held`;
+       AND ${holdsStockAt('$4')}) AS held`;
+
+/** Locks the trip's row (made at its capacity on first use), so bookings of one trip take turns here. */
+const LOCK_TRIP = `INSERT INTO trip_inventory (trip_id, schedule_id, departs_at, capacity) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (trip_id) DO UPDATE SET trip_id = EXCLUDED.trip_id`;
+
+/** The seats held on each trip of `$1` at `$2`. */
+export const SEATS_HELD = `SELECT trip_id, coalesce(sum((seats->>'seats')::int), 0) AS held FROM orders
+  WHERE trip_id = ANY($1::text[]) AND ${holdsStockAt('$2')} GROUP BY trip_id`;
 
 /** Takes one vehicle of the claim's hour for the order just inserted in `trx`, or `sold-out` (rolling it back). */
-async function takeVehicle(trx: Knex.Transaction, claim: VehicleClaim): Promise<void> {
+async function takeVehicle(trx: Knex.Transaction, claim: VehicleClaim, at: Date): Promise<void> {
   const args = [claim.operatorCode, claim.vehicleClass, claim.pickupHour];
   await rows(trx, LOCK_HOUR, args, 'orders.lock-hour');
-  const [count] = await rows<{ fleet: number | null; held: number | string }>(trx, COUNT_HOUR, args, 'orders.count-hour');
+  // A statement of its own after the lock: under READ COMMITTED it sees every order the turns before it committed.
+  const [count] = await rows<{ fleet: number | null; held: number | string }>(trx, COUNT_HOUR, [...args, at], 'orders.count-hour');
   if (Number(count?.held ?? 0) > Number(count?.fleet ?? 0)) {
     throw new DomainError('sold-out', { message: `No ${claim.vehicleClass} is left for this pickup hour.` });
   }
 }
 
+/** Takes the claim's seats for the order just inserted in `trx`, or `sold-out` (rolling it back). */
+async function takeSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date): Promise<void> {
+  await rows(trx, LOCK_TRIP, [seats.tripId, seats.scheduleId, seats.departsAt, seats.capacity], 'orders.lock-trip');
+  const [count] = await rows<{ held: number | string }>(trx, SEATS_HELD, [[seats.tripId], at], 'orders.seats-held');
+  if (Number(count?.held ?? 0) > seats.capacity) {
+    throw new DomainError('sold-out', {
+      message: `Only ${Math.max(0, seats.capacity - (Number(count?.held) - seats.seats))} seats are left on this trip.`,
+    });
+  }
+}
+
+const scopeWhere = (scope: OrderScope): Record<string, string> =>
+  'agentId' in scope ? { agent_id: scope.agentId } : { operator_code: scope.operatorCode };
+
+/** The columns a change may write (everything but the order's identity and what it booked). */
+const CHANGEABLE = [
+  'status',
+  'contact',
+  'passengers',
+  'hold_expires_at',
+  'confirmation_deadline',
+  'confirmed_at',
+  'operator_reference',
+  'rejection_reason',
+  'release_reason',
+  'cancelled_at',
+  'cancelled_by',
+  'refund_amount',
+  'fee_amount',
+] as const;
+
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
- * on the unique (agent_id, idempotency_key), seat stock on a conditional decrement in the same
- * transaction as the order, a transfer's vehicle on a count of the hour's orders under that
- * hour's row lock, and cancellation on a row lock. Inside a unit of work (`KnexStore`),
- * the work runs in its transaction and commits with whatever else it writes (an idempotency key's
- * stored response); a failed request, a crash or a lost connection rolls both back.
+ * on the unique (agent_id, idempotency_key), stock on a count of the orders holding it under the
+ * trip's or the pickup hour's row lock, and every change on the order's row lock. Inside a unit of
+ * work (`KnexStore`) the work runs in its transaction and commits with whatever else it writes.
  */
 export class KnexOrderRepo extends KnexStore implements OrderRepo {
   async place(order: Order): Promise<Order> {
     try {
-      if (order.seats === null && order.vehicle === null) {
-        // No stock to take: one statement inserts the order and records its event, atomic on
-        // its own; the unique quote_id still lets only one booking of the quote through. No
-        // BEGIN/COMMIT round trips. A prepared statement with explicit columns.
-        const row = orderToRow(order);
-        const placed = await rows(
-          this.knex,
-          PLACE,
-          [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderConfirmed(order)])],
-          'orders.place',
-        );
-        return placed.length > 0 ? order : await this.earlierOrBooked(order);
-      }
       const placed = await this.inTransaction(async (trx) => {
         // The order first: a second booking of the quote waits here on the unique index, and
-        // inserts nothing once the first commits, before it could touch any seat. A conflict is
-        // not an error, so a unit of work it runs in stays usable for the read that follows.
+        // inserts nothing once the first commits, before it could count any stock.
         const inserted = (await trx('orders').insert(orderToRow(order)).onConflict().ignore().returning('id')) as unknown[];
         if (inserted.length === 0) return false;
-        // The event is written before the seats are taken: when they are gone it is rolled
-        // back with the order, never sent for a booking that did not happen.
-        await recordEvents(trx, [orderConfirmed(order)]);
-        const seats = order.seats;
-        if (seats !== null) {
-          await trx('trip_inventory')
-            .insert({
-              trip_id: seats.tripId,
-              schedule_id: seats.scheduleId,
-              departs_at: seats.departsAt,
-              capacity: seats.capacity,
-              seats_left: seats.capacity,
-            })
-            .onConflict('trip_id')
-            .ignore();
-          const taken = await trx('trip_inventory')
-            .where('trip_id', seats.tripId)
-            .andWhere('seats_left', '>=', seats.seats)
-            .decrement('seats_left', seats.seats)
-            .returning('seats_left');
-          if (taken.length === 0) {
-            throw new DomainError('sold-out');
-          }
-        }
-        if (order.vehicle !== null) await takeVehicle(trx, order.vehicle);
+        // The event is written before the stock is counted: when it is gone it is rolled back
+        // with the order, never sent for a booking that did not happen.
+        await recordEvents(trx, [orderChanged(order, null, order.createdAt)]);
+        if (order.seats !== null) await takeSeats(trx, order.seats, order.createdAt);
+        if (order.vehicle !== null) await takeVehicle(trx, order.vehicle, order.createdAt);
         return true;
       });
       return placed ? order : await this.earlierOrBooked(order);
@@ -120,8 +143,7 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
 
   /**
    * A unique key held another order: the agent's earlier order under the same idempotency key
-   * when there is one (it decides when both keys clash), else the quote is booked already. Read
-   * after the conflict, in the same transaction: the conflicting order has committed by then.
+   * when there is one (it decides when both keys clash), else the quote is booked already.
    */
   private async earlierOrBooked(order: Order): Promise<Order> {
     if (order.idempotencyKey !== null) {
@@ -131,8 +153,10 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
     throw alreadyBooked();
   }
 
-  async findForAgent(agentId: string, orderId: string): Promise<Order | null> {
-    const row = (await this.knex('orders').where({ id: orderId, agent_id: agentId }).first()) as OrderRow | undefined;
+  async find(scope: OrderScope, orderId: string): Promise<Order | null> {
+    const row = (await this.knex('orders')
+      .where({ id: orderId, ...scopeWhere(scope) })
+      .first()) as OrderRow | undefined;
     return row === undefined ? null : orderOf(row);
   }
 
@@ -141,44 +165,96 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
     return row === undefined ? null : orderOf(row);
   }
 
-  async listForAgent(agentId: string, query: OrderQuery): Promise<Page<Order>> {
-    const q = this.knex('orders').where('agent_id', agentId);
-    if (query.status !== undefined) q.andWhere('status', query.status);
+  async list(scope: OrderScope, query: OrderQuery): Promise<Page<Order>> {
+    const q = this.knex('orders').where(scopeWhere(scope));
+    if (query.status !== undefined) {
+      const condition = statusAt(query.status, '?');
+      q.andWhereRaw(condition, condition.includes('?') ? [query.now] : []);
+    }
     if (query.agentReference !== undefined) q.andWhere('agent_reference', query.agentReference);
+    const byDeadline = 'operatorCode' in scope && query.status === 'PENDING';
+    if (byDeadline) {
+      if (query.after !== undefined) {
+        q.andWhereRaw('(confirmation_deadline, id COLLATE "C") > (?, ? COLLATE "C")', [query.after.createdAt, query.after.id]);
+      }
+      const found = (await q.orderByRaw('confirmation_deadline ASC, id COLLATE "C" ASC').limit(query.limit + 1)) as OrderRow[];
+      return pageAt(found.map(orderOf), query.limit, (o) => ({ createdAt: o.confirmationDeadline ?? o.createdAt, id: o.id }));
+    }
     if (query.after !== undefined) {
       q.andWhereRaw('(created_at, id COLLATE "C") < (?, ? COLLATE "C")', [query.after.createdAt, query.after.id]);
     }
-    const rows = (await q.orderByRaw('created_at DESC, id COLLATE "C" DESC').limit(query.limit + 1)) as OrderRow[];
-    return pageOf(rows.map(orderOf), query.limit);
+    const found = (await q.orderByRaw('created_at DESC, id COLLATE "C" DESC').limit(query.limit + 1)) as OrderRow[];
+    return pageOf(found.map(orderOf), query.limit);
   }
 
-  async cancel(
-    agentId: string,
-    orderId: string,
-    decide: (order: Order, bookingKey: ApiKeyRecord | null) => { refund: Money; fee: Money },
-    at: Date,
-  ): Promise<Order | null> {
+  async change(scope: OrderScope, orderId: string, decide: OrderDecision, at: Date): Promise<{ order: Order; changed: boolean } | null> {
     return this.inTransaction(async (trx) => {
-      const row = (await trx('orders').where({ id: orderId, agent_id: agentId }).forUpdate().first()) as OrderRow | undefined;
+      const row = (await trx('orders')
+        .where({ id: orderId, ...scopeWhere(scope) })
+        .forUpdate()
+        .first()) as OrderRow | undefined;
       if (row === undefined) return null;
       // The booking key under the order's lock, FOR SHARE: a revocation in flight (it locks the
       // key's row FOR UPDATE) is waited for and its result read; one that starts now waits for
-      // this cancel to commit. Read before the lock, a leak report could commit in between.
+      // this change to commit. Read before the lock, a leak report could commit in between.
       const key = (await trx('api_keys')
         .where({ id: row.key_id })
         .forShare()
         .first(...KEY_COLUMNS)) as KeyRow | undefined;
-      const { refund, fee } = decide(orderOf(row), key === undefined ? null : toKey(key));
-      const [updated] = (await trx('orders')
-        .where({ id: orderId, status: 'CONFIRMED' })
-        .update({ status: 'CANCELLED', cancelled_at: at, refund_amount: refund.amount, fee_amount: fee.amount })
-        .returning('*')) as OrderRow[];
-      const order = orderOf(updated!);
-      if (order.seats !== null) {
-        await trx('trip_inventory').where('trip_id', order.seats.tripId).increment('seats_left', order.seats.seats);
-      }
-      await recordEvents(trx, [orderCancelled(order)]);
-      return order;
+      const before = orderAt(orderOf(row), at);
+      const after = decide(before, key === undefined ? null : toKey(key));
+      if (after === null) return { order: before, changed: false };
+      const stored = orderToRow(after);
+      await trx('orders')
+        .where({ id: orderId })
+        .update(Object.fromEntries(CHANGEABLE.map((c) => [c, stored[c]])));
+      await recordEvents(trx, [orderChanged(after, before.status, at)]);
+      return { order: after, changed: true };
+    });
+  }
+
+  async recordLapses(at: Date, limit: number): Promise<number> {
+    return this.inTransaction(async (trx) => {
+      // SKIP LOCKED: an order another instance is recording (or a request is changing) is left
+      // to it; the status condition makes each transition happen once.
+      const lapsed = (await trx('orders')
+        .whereIn(
+          'id',
+          trx('orders')
+            .select('id')
+            .where((w) =>
+              w
+                .where((h) => h.where('status', 'ON_HOLD').andWhere('hold_expires_at', '<=', at))
+                .orWhere((p) => p.where('status', 'PENDING').andWhere('confirmation_deadline', '<=', at)),
+            )
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .select('*')) as OrderRow[];
+      if (lapsed.length === 0) return 0;
+      const changes = lapsed.map((row) => {
+        const before = orderOf(row);
+        return { before, after: orderAt(before, at) };
+      });
+      await trx('orders')
+        .whereIn(
+          'id',
+          changes.filter((c) => c.after.status === 'EXPIRED').map((c) => c.before.id),
+        )
+        .update({ status: 'EXPIRED' });
+      await trx('orders')
+        .whereIn(
+          'id',
+          changes.filter((c) => c.after.status === 'REJECTED').map((c) => c.before.id),
+        )
+        .update({ status: 'REJECTED', rejection_reason: 'operator-timeout' });
+      // The event's moment is the lapse itself, which every read has shown since.
+      await recordEvents(
+        trx,
+        changes.map((c) => orderChanged(c.after, c.before.status, c.before.holdExpiresAt ?? c.before.confirmationDeadline ?? at)),
+      );
+      return changes.length;
     });
   }
 

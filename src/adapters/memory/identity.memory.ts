@@ -26,6 +26,16 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
   private readonly keyIdByHash = new Map<string, string>();
   private readonly lastUsed = new Map<string, Date>();
   private readonly noticed = new Set<string>();
+  private leakListener: ((keyIds: readonly string[], at: Date) => void) | null = null;
+
+  /**
+   * What else a leak report changes in the same step: the memory order store releases the holds
+   * the leaked keys made (`MemoryOrderRepo.releaseHoldsOf`), as PostgreSQL does in the report's
+   * transaction.
+   */
+  onLeaked(listener: (keyIds: readonly string[], at: Date) => void): void {
+    this.leakListener = listener;
+  }
 
   /** `signal` is told of every change, as PostgreSQL's trigger would announce it. */
   constructor(
@@ -191,6 +201,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
         }
         parents = children.map((c) => c.id);
       }
+      this.leakListener?.([keyId, ...rolled.map((k) => k.id)], at);
       if (key.revokedReason !== 'leaked') {
         this.trail?.record([
           apiKeyLeakReportedEvent(

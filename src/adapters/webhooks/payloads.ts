@@ -28,9 +28,14 @@ export const keyView = (k: ApiKeyRecord) => ({
 /** The resource an event carries, as the API returns it. */
 export function eventData(e: DomainEvent): unknown {
   switch (e.type) {
+    case 'order.held':
+    case 'order.pending':
     case 'order.confirmed':
+    case 'order.rejected':
+    case 'order.expired':
+    case 'order.released':
     case 'order.cancelled':
-      return orderView(e.order);
+      return { ...orderView(e.order), previousStatus: e.previousStatus };
     case 'api_key.revoked':
     case 'api_key.expiring':
       return keyView(e.key);

@@ -1,4 +1,4 @@
-import { DEFAULT_CANCELLATION_TERMS } from '../../domain/identity/agent.js';
+import { DEFAULT_CHANNEL_TERMS } from '../../domain/identity/agent.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isCurrencyCode } from '../../domain/shared/money.js';
@@ -25,7 +25,7 @@ export class CreateChannel {
       name: input.name,
       currency: input.currency,
       markupBps,
-      ...DEFAULT_CANCELLATION_TERMS,
+      ...DEFAULT_CHANNEL_TERMS,
     });
     return { code: input.code };
   }

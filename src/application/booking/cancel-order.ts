@@ -2,16 +2,17 @@ import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { decideCancellation, requireCancellable } from '../../domain/booking/cancellation.js';
 import type { Order } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
-import { requireOwned } from '../../domain/booking/ownership.js';
+import { cancelled } from '../../domain/booking/order-transitions.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
 
 /**
- * Cancels one of the caller's orders, refunding the price less the fee the terms set, and gives
- * its seats back. The decision (`decideCancellation`, shared with the preview) is made on the
+ * Cancels one of the caller's orders, refunding the price less the fee the terms set (a pending
+ * order in full). The decision (`decideCancellation`, shared with the preview) is made on the
  * order as locked by storage and on its booking key as read under that lock, so two concurrent
  * cancels cannot both succeed, and a cancel cannot commit after a leak report of the key that it
- * did not see. The one path every cancellation takes.
+ * did not see. The one path an agent's cancellation takes.
  */
 export class CancelOrder {
   constructor(
@@ -21,11 +22,17 @@ export class CancelOrder {
   ) {}
 
   async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
-    const { agentId } = principal;
     const now = this.clock.now();
-    const cancelled = await this.unitOfWork.run(() =>
-      this.orders.cancel(agentId, orderId, (locked, bookingKey) => requireCancellable(decideCancellation(locked, bookingKey, now)), now),
+    const changed = await this.unitOfWork.run(() =>
+      this.orders.change(
+        { agentId: principal.agentId },
+        orderId,
+        (locked, bookingKey) =>
+          cancelled(locked, now, 'agent', requireCancellable(decideCancellation(locked, bookingKey, now)).refund.amount),
+        now,
+      ),
     );
-    return requireOwned(cancelled, agentId, 'order-not-found');
+    if (changed === null) throw new DomainError('order-not-found');
+    return changed.order;
   }
 }

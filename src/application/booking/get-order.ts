@@ -1,13 +1,19 @@
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
-import type { Order } from '../../domain/booking/order.js';
+import { orderAt, type Order } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
-import { requireOwned } from '../../domain/booking/ownership.js';
+import type { Clock } from '../../domain/shared/clock.port.js';
+import { DomainError } from '../../domain/shared/errors.js';
 
-/** One of the caller's own orders. */
+/** One of the caller's own orders, as it is now (a lapsed hold is EXPIRED). */
 export class GetOrder {
-  constructor(private readonly orders: OrderRepo) {}
+  constructor(
+    private readonly orders: OrderRepo,
+    private readonly clock: Clock,
+  ) {}
 
   async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
-    return requireOwned(await this.orders.findForAgent(principal.agentId, orderId), principal.agentId, 'order-not-found');
+    const order = await this.orders.find({ agentId: principal.agentId }, orderId);
+    if (order === null) throw new DomainError('order-not-found');
+    return orderAt(order, this.clock.now());
   }
 }

@@ -47,7 +47,10 @@ export class ListTrips {
       .sort((a, b) => a.trip.departsAt.getTime() - b.trip.departsAt.getTime() || (a.trip.id < b.trip.id ? -1 : 1));
     if (trips.length === 0) return [];
     const [seats, operators] = await Promise.all([
-      this.inventory.seatsLeft(trips.map(({ trip }) => ({ tripId: trip.id, capacity: trip.seatCapacity }))),
+      this.inventory.seatsLeft(
+        trips.map(({ trip }) => ({ tripId: trip.id, capacity: trip.seatCapacity })),
+        now,
+      ),
       this.tariffs.findOperators([...new Set(trips.map(({ trip }) => trip.operatorCode))]),
     ]);
     const byCode = new Map(operators.map((o) => [o.code, o]));

@@ -1,6 +1,7 @@
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { decideCancellation, type CancellationDecision } from '../../domain/booking/cancellation.js';
+import { orderAt } from '../../domain/booking/order.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { requireOwned } from '../../domain/booking/ownership.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -18,8 +19,9 @@ export class PreviewCancellation {
 
   async execute(principal: AgentPrincipal, orderId: string): Promise<CancellationDecision> {
     const { agentId } = principal;
-    const order = requireOwned(await this.orders.findForAgent(agentId, orderId), agentId, 'order-not-found');
+    const order = requireOwned(await this.orders.find({ agentId }, orderId), agentId, 'order-not-found');
     const bookingKey = await this.directory.findKey(order.keyId);
-    return decideCancellation(order, bookingKey, this.clock.now());
+    const now = this.clock.now();
+    return decideCancellation(orderAt(order, now), bookingKey, now);
   }
 }

@@ -25,7 +25,8 @@ export class QuoteBusTrip extends ProductQuote {
     }
     requireFuture(trip.departsAt, now, 'departure');
     const operator = await requireOperator(this.tariffs, schedule.operatorCode);
-    const left = (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }])).get(trip.id) ?? trip.seatCapacity;
+    const left =
+      (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }], now)).get(trip.id) ?? trip.seatCapacity;
     if (left < input.passengers) {
       throw new DomainError('sold-out', { details: { seatsLeft: left } });
     }

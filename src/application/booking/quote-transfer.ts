@@ -56,7 +56,7 @@ export class QuoteTransfer extends ProductQuote {
     const { fare, vehicle: chosen } = chooseFare(fares, classes, input.passengers, input.vehicleClass);
     const operator = await requireOperator(this.tariffs, fare.operatorCode);
     const vehicle = { operatorCode: operator.code, vehicleClass: chosen.code, pickupHour: pickupHourOf(input.pickupAt, operator.timezone) };
-    const left = await this.inventory.vehiclesLeft(vehicle);
+    const left = await this.inventory.vehiclesLeft(vehicle, now);
     if (left < 1)
       throw new DomainError('sold-out', { message: `No ${chosen.code} is left for this pickup hour.`, details: { vehiclesLeft: 0 } });
     const price = unitPrice(fare.baseFare, termsOf(principal));

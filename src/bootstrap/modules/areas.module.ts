@@ -1,7 +1,8 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
-import { keyExpiryJob, retentionJob } from '../background-job.js';
+import { keyExpiryJob, orderLapseJob, retentionJob } from '../background-job.js';
+import { RecordOrderLapses } from '../../application/booking/record-order-lapses.js';
 import { SendKeyExpiryNotices } from '../../application/identity/send-key-expiry-notices.js';
 import { DEFAULT_RETENTION, PurgeExpired } from '../../application/admin/purge-expired.js';
 import type { Config } from '../config.js';
@@ -34,6 +35,8 @@ const LEASE_SECONDS = 60;
 const PURGE_EVERY_MS = 10 * 60_000;
 /** How often the expiry notices are looked for (a notice may come this much after its day starts). */
 const KEY_EXPIRY_EVERY_MS = 5 * 60_000;
+/** How often lapsed holds and pending orders are recorded (each within a minute of its lapse, §6.2). */
+const ORDER_LAPSES_EVERY_MS = 10_000;
 
 /** The public catalogue: search and the shipped demo data. */
 export const catalogueModule = new ContainerModule(({ bind }) => {
@@ -122,13 +125,17 @@ export const serviceModule = (config: Config): ContainerModule =>
           log,
           () => worker.wake(),
         );
+        // And record the holds and pending orders that lapsed, with their events.
+        const lapses = orderLapseJob(new RecordOrderLapses(ports.orders, ports.clock), ORDER_LAPSES_EVERY_MS, log, () => worker.wake());
         if (settings.worker) {
           lifecycle.onStart(async () => {
             worker.start();
             retention.start();
             expiry.start();
+            lapses.start();
           });
           lifecycle.onStop(async () => {
+            await lapses.stop();
             await expiry.stop();
             await retention.stop();
             await worker.stop();

@@ -10,6 +10,7 @@ import {
   BOOKING_OPERATIONS,
   BOOKING_PUBLIC_OPERATIONS,
   OPERATIONS,
+  OPERATOR_OPERATIONS,
   WALLET_OPERATIONS,
   WELL_KNOWN_OPERATIONS,
 } from '../../adapters/http/operations.js';
@@ -94,6 +95,10 @@ export const httpModule = (config: Config): ContainerModule =>
     );
     bind(TOKENS.BookingRouters).toResolvedValue(
       (deps: OperationDeps) => operationRouter(BOOKING_OPERATIONS, deps, { behindKey: true }),
+      [TOKENS.OperationDeps],
+    );
+    bind(TOKENS.OperatorRouters).toResolvedValue(
+      (deps: OperationDeps) => operationRouter(OPERATOR_OPERATIONS, deps, { behindKey: true }),
       [TOKENS.OperationDeps],
     );
     bind(TOKENS.WalletRouters).toResolvedValue((deps: OperationDeps) => operationRouter(WALLET_OPERATIONS, deps), [TOKENS.OperationDeps]);

@@ -2,6 +2,7 @@ import type { ApiKeyRecord } from '../identity/api-key.js';
 import { isLeaked } from '../identity/api-key.js';
 import { DomainError, type Reason } from '../shared/errors.js';
 import { money, roundHalfAwayFromZero, type Money } from '../shared/money.js';
+import type { OrderStatus } from './order.js';
 
 /** A channel's cancellation terms, fixed on an order when it is booked. */
 export interface CancellationTerms {
@@ -23,11 +24,15 @@ export interface CancellationDecision {
   readonly freeUntil: Date;
 }
 
-export type CancellationRefusal = Extract<Reason, 'order-already-cancelled' | 'booked-with-leaked-key' | 'cancellation-window-closed'>;
+export type CancellationRefusal = Extract<
+  Reason,
+  'order-already-cancelled' | 'order-not-cancellable' | 'booked-with-leaked-key' | 'cancellation-window-closed'
+>;
 
 /** What the decision needs of an order. */
 export interface CancellableOrder {
-  readonly status: 'CONFIRMED' | 'CANCELLED';
+  /** As true at the moment of the decision (`orderAt`). */
+  readonly status: OrderStatus;
   readonly price: Money;
   readonly startsAt: Date;
   readonly terms: CancellationTerms;
@@ -41,13 +46,15 @@ const freeUntilOf = (order: CancellableOrder): Date => new Date(order.startsAt.g
 
 /**
  * The one rule of cancellation, used by both the preview and the cancel so they cannot disagree.
- * In order: an order is cancelled once; an order placed with a key later revoked as leaked is
+ * In order: an order is cancelled once; only a CONFIRMED or PENDING order can be cancelled (a hold
+ * is released instead; an expired, released or rejected order holds nothing); an order placed with a key later revoked as leaked is
  * frozen whoever asks (a thief must not undo, nor the owner be tricked into undoing, what was
  * done with the key; keys revoked for rotation or by an operator do not freeze); nothing is
  * cancelled once the pickup or departure has passed (at the start itself it is too late). Up to
  * and including `freeUntil` the cancel is free; after it the fee is `lateCancellationFeeBps` of
  * the price, computed exactly in integers and rounded once to the minor unit, half away from
- * zero, as prices are; the refund is the price less the fee, so the two always add up.
+ * zero, as prices are; the refund is the price less the fee, so the two always add up. A PENDING
+ * order, which its operator has not accepted, is refunded in full at any time.
  */
 export const decideCancellation = (order: CancellableOrder, bookingKey: ApiKeyRecord | null, now: Date): CancellationDecision => {
   const freeUntil = freeUntilOf(order);
@@ -59,11 +66,12 @@ export const decideCancellation = (order: CancellableOrder, bookingKey: ApiKeyRe
     freeUntil,
   });
   if (order.status === 'CANCELLED') return refuse('order-already-cancelled');
+  if (order.status !== 'CONFIRMED' && order.status !== 'PENDING') return refuse('order-not-cancellable');
   if (bookingKey !== null && isLeaked(bookingKey)) return refuse('booked-with-leaked-key');
   if (now.getTime() >= order.startsAt.getTime()) return refuse('cancellation-window-closed');
   const { price } = order;
   const feeAmount =
-    now.getTime() <= freeUntil.getTime()
+    order.status === 'PENDING' || now.getTime() <= freeUntil.getTime()
       ? 0
       : Number(roundHalfAwayFromZero(BigInt(price.amount) * BigInt(order.terms.lateCancellationFeeBps), BP));
   return {

@@ -12,7 +12,7 @@ export interface NewAgent {
 }
 
 /** Settings of a channel that can be changed after it is created. */
-export type ChannelChanges = Partial<Pick<Channel, 'markupBps' | 'freeCancellationHours' | 'lateCancellationFeeBps'>>;
+export type ChannelChanges = Partial<Pick<Channel, 'markupBps' | 'freeCancellationHours' | 'lateCancellationFeeBps' | 'maxHoldMinutes'>>;
 
 /** A key and when it was last used, or null when no use is recorded. */
 export interface KeyWithUsage {

@@ -15,10 +15,12 @@ export interface Channel {
   readonly freeCancellationHours: number;
   /** After that, the fee of a cancellation, in basis points of the order's price. */
   readonly lateCancellationFeeBps: number;
+  /** The longest an order of this channel may be held before it is confirmed, in minutes (1..1440). */
+  readonly maxHoldMinutes: number;
 }
 
-/** The channel's cancellation terms when none are set. */
-export const DEFAULT_CANCELLATION_TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5_000 } as const;
+/** The channel's cancellation terms and longest hold when none are set. */
+export const DEFAULT_CHANNEL_TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5_000, maxHoldMinutes: 30 } as const;
 
 /** A travel agent (partner) and its contract. */
 export interface Agent {

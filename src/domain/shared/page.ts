@@ -56,10 +56,15 @@ export const pageRequest = (query: PageQuery): PageRequest => {
  * Turns up to `limit + 1` rows, in listing order, into a page of `limit` with the cursor of its
  * last item; the extra row only says that another page exists.
  */
-export const pageOf = <T extends Cursor>(rows: readonly T[], limit: number): Page<T> => {
+export const pageOf = <T extends Cursor>(rows: readonly T[], limit: number): Page<T> => pageAt(rows, limit, (t) => t);
+
+/** `pageOf` for a listing ordered by another (time, id) position than (createdAt, id). */
+export const pageAt = <T>(rows: readonly T[], limit: number, position: (item: T) => Cursor): Page<T> => {
   const data = rows.slice(0, limit);
   const last = data[data.length - 1];
-  return { data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  if (rows.length <= limit || last === undefined) return { data, nextCursor: null };
+  const { createdAt, id } = position(last);
+  return { data, nextCursor: encodeCursor({ createdAt, id }) };
 };
 
 /** Encodes a keyset position as an opaque token. */

@@ -1,4 +1,4 @@
-import type { Order } from '../booking/order.js';
+import { ORDER_EVENT_OF_STATUS, ORDER_EVENT_TYPES, type Order, type OrderEventType, type OrderStatus } from '../booking/order.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { WalletUser } from '../identity/tenant.js';
 import type { Transaction } from '../wallet/transaction.js';
@@ -16,13 +16,7 @@ export const TENANT_SECURITY_EVENT_TYPES = WALLET_SECURITY_EVENT_TYPES;
 export type SecurityWebhookType = (typeof AGENT_SECURITY_EVENT_TYPES)[number] | (typeof TENANT_SECURITY_EVENT_TYPES)[number];
 
 /** The events an agent can subscribe to. */
-export const AGENT_EVENT_TYPES = [
-  'order.confirmed',
-  'order.cancelled',
-  'api_key.revoked',
-  'api_key.expiring',
-  ...AGENT_SECURITY_EVENT_TYPES,
-] as const;
+export const AGENT_EVENT_TYPES = [...ORDER_EVENT_TYPES, 'api_key.revoked', 'api_key.expiring', ...AGENT_SECURITY_EVENT_TYPES] as const;
 /** The events a tenant can subscribe to. */
 export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
@@ -44,7 +38,14 @@ export const eventTypesFor = (kind: EventOwner['kind']): readonly EventType[] =>
  * as the change itself (an outbox), so it exists exactly when the change committed.
  */
 export type DomainEvent =
-  | { readonly type: 'order.confirmed' | 'order.cancelled'; readonly owner: EventOwner; readonly occurredAt: Date; readonly order: Order }
+  | {
+      readonly type: OrderEventType;
+      readonly owner: EventOwner;
+      readonly occurredAt: Date;
+      readonly order: Order;
+      /** The status the order had (as true then) before this change; null for a new order. */
+      readonly previousStatus: OrderStatus | null;
+    }
   | {
       readonly type: 'api_key.revoked' | 'api_key.expiring';
       readonly owner: EventOwner;
@@ -68,20 +69,16 @@ export const securityEventNotices = (events: readonly SecurityEvent[]): DomainEv
       : [];
   });
 
-/** A placed order tells its agent `order.confirmed`. */
-export const orderConfirmed = (order: Order): DomainEvent => ({
-  type: 'order.confirmed',
+/**
+ * Every change of an order's status tells its agent the event of the new status (`order.held`,
+ * `order.pending`, `order.confirmed`, …) with the status before it; a new order has none.
+ */
+export const orderChanged = (order: Order, previousStatus: OrderStatus | null, at: Date): DomainEvent => ({
+  type: ORDER_EVENT_OF_STATUS[order.status],
   owner: { kind: 'agent', id: order.agentId },
-  occurredAt: order.createdAt,
+  occurredAt: at,
   order,
-});
-
-/** A cancelled order tells its agent `order.cancelled`. */
-export const orderCancelled = (order: Order): DomainEvent => ({
-  type: 'order.cancelled',
-  owner: { kind: 'agent', id: order.agentId },
-  occurredAt: order.cancelledAt ?? order.createdAt,
-  order,
+  previousStatus,
 });
 
 /**

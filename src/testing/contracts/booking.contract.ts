@@ -10,6 +10,9 @@ import { CancelOrder } from '../../application/booking/cancel-order.js';
 import { GetOrder } from '../../application/booking/get-order.js';
 import { ListOrders } from '../../application/booking/list-orders.js';
 import { PlaceOrder } from '../../application/booking/place-order.js';
+import { ConfirmHold, ReleaseHold } from '../../application/booking/hold-orders.js';
+import { LAPSE_GRACE_MS, RecordOrderLapses } from '../../application/booking/record-order-lapses.js';
+import { OperatorOrders } from '../../application/operator/manage-orders.js';
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import type { Order } from '../../domain/booking/order.js';
 import type { Quote } from '../../domain/booking/quote.js';
@@ -79,10 +82,14 @@ export function bookingContract(
         quoteTransfer: new QuoteTransfer(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         quoteBus: new QuoteBusTrip(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         getQuote: new GetQuote(st.quotes),
-        place: new PlaceOrder(st.quotes, st.orders, ids, c, st.unitOfWork),
-        getOrder: new GetOrder(st.orders),
-        list: new ListOrders(st.orders),
+        place: new PlaceOrder(st.quotes, st.orders, st.tariffs, ids, c, st.unitOfWork),
+        getOrder: new GetOrder(st.orders, c),
+        list: new ListOrders(st.orders, c),
         cancel: new CancelOrder(st.orders, c, st.unitOfWork),
+        confirm: new ConfirmHold(st.orders, c, st.unitOfWork),
+        release: new ReleaseHold(st.orders, c, st.unitOfWork),
+        operator: new OperatorOrders(st.orders, st.directory, c, st.unitOfWork),
+        lapses: new RecordOrderLapses(st.orders, c),
       };
     };
 
@@ -98,6 +105,7 @@ export function bookingContract(
           markupBps: over.markupBps ?? 0,
           freeCancellationHours: 24,
           lateCancellationFeeBps: 5000,
+          maxHoldMinutes: 30,
         };
         await s.directory.createChannel(channel);
       }
@@ -313,7 +321,7 @@ export function bookingContract(
         expect(order.price).to.deep.equal(quote.price);
         expect(order.contact).to.deep.equal({ ...contact, phone: null });
         expect(await uc.getOrder.execute(who, order.id)).to.deep.equal(order);
-        const left = await s.inventory.seatsLeft([{ tripId: tripIdOf(schedule, date), capacity: 5 }]);
+        const left = await s.inventory.seatsLeft([{ tripId: tripIdOf(schedule, date), capacity: 5 }], clock.now());
         expect(left.get(tripIdOf(schedule, date))).to.equal(3);
       });
 
@@ -324,7 +332,9 @@ export function bookingContract(
         await uc.place.execute(who, { quoteId: quote.id, contact });
         expect(await reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))).to.equal('quote-already-booked');
         expect((await uc.list.execute(who, { limit: 10 })).data).to.have.length(1);
-        expect((await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 5 }])).get(quote.seats!.tripId)).to.equal(4);
+        expect(
+          (await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 5 }], clock.now())).get(quote.seats!.tripId),
+        ).to.equal(4);
       });
 
       it('when an order is retried with the same idempotency key, then the first order comes back and nothing is booked twice', async () => {
@@ -352,7 +362,7 @@ export function bookingContract(
         expect(await reasonOf(uc.place.execute(who, { quoteId: b.id, contact }))).to.equal('sold-out');
         const page = await uc.list.execute(who, { limit: 10 });
         expect(page.data.map((o) => o.quoteId)).to.deep.equal([a.id]);
-        expect((await s.inventory.seatsLeft([{ tripId: a.seats!.tripId, capacity: 3 }])).get(a.seats!.tripId)).to.equal(1);
+        expect((await s.inventory.seatsLeft([{ tripId: a.seats!.tripId, capacity: 3 }], clock.now())).get(a.seats!.tripId)).to.equal(1);
       });
 
       it('when the quote has expired, then quote-expired', async () => {
@@ -379,14 +389,9 @@ export function bookingContract(
         const order = await uc.place.execute(owner, { quoteId: quote.id, contact });
         expect(await reasonOf(uc.getOrder.execute(other, order.id))).to.equal('order-not-found');
         expect(await reasonOf(uc.cancel.execute(other, order.id))).to.equal('order-not-found');
-        expect(
-          await s.orders.cancel(
-            other.agentId,
-            order.id,
-            () => ({ refund: order.price, fee: { amount: 0, currency: order.price.currency } }),
-            new Date(),
-          ),
-        ).to.equal(null);
+        expect(await s.orders.change({ agentId: other.agentId }, order.id, (o) => ({ ...o, status: 'CANCELLED' }), new Date())).to.equal(
+          null,
+        );
         expect((await uc.getOrder.execute(owner, order.id)).status).to.equal('CONFIRMED');
         expect((await uc.list.execute(other, { limit: 100 })).data).to.deep.equal([]);
         expect(await reasonOf(uc.getOrder.execute(owner, `ord_${unique()}`))).to.equal('order-not-found');
@@ -413,6 +418,189 @@ export function bookingContract(
       });
     });
 
+    describe('holds and operators', () => {
+      const MINUTE = 60_000;
+      const onRequest = (vehicles = 1, window = 60) =>
+        buildTransferRoute(s.catalogue, { vehicles, operator: { confirmation: 'on-request', confirmationWindowMinutes: window } });
+
+      it('when a quote is held, then it is ON_HOLD for 900 s by default, at most the channel’s most, never past the start, and the quote is used up', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 3 });
+        const who = await agent();
+        const held = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: {} });
+        expect(held.status).to.equal('ON_HOLD');
+        expect(held.contact).to.equal(null);
+        expect(held.holdExpiresAt!.getTime() - clock.now().getTime()).to.equal(900_000);
+        const quote = await transferQuote(who, route, pickupAtTen());
+        const long = await uc.place.execute(who, { quoteId: quote.id, hold: { seconds: 86_400 } });
+        expect(long.holdExpiresAt!.getTime() - clock.now().getTime()).to.equal(30 * MINUTE);
+        expect(await reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))).to.equal('quote-already-booked');
+        const soon = await transferQuote(who, route, new Date(clock.now().getTime() + 10 * MINUTE));
+        const capped = await uc.place.execute(who, { quoteId: soon.id, hold: { seconds: 1_200 } });
+        expect(capped.holdExpiresAt!.getTime()).to.equal(soon.startsAt.getTime());
+      });
+
+      it('when a hold lapses, then every read shows EXPIRED and its vehicle sells at that instant; the job records it once', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 1 });
+        const who = await agent();
+        const held = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: { seconds: 600 } });
+        expect(await reasonOf(transferQuote(who, route, pickupAtTen()))).to.equal('sold-out');
+        clock.advance(600_000 - 1);
+        expect((await uc.getOrder.execute(who, held.id)).status).to.equal('ON_HOLD');
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(0);
+        clock.advance(1);
+        expect((await uc.getOrder.execute(who, held.id)).status).to.equal('EXPIRED');
+        expect((await uc.list.execute(who, { status: 'EXPIRED', limit: 10 })).data.map((o) => o.id)).to.deep.equal([held.id]);
+        expect((await uc.list.execute(who, { status: 'ON_HOLD', limit: 10 })).data).to.deep.equal([]);
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(1);
+        const next = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
+        expect(next.status).to.equal('CONFIRMED');
+        expect(await reasonOf(uc.confirm.execute(who, held.id, { contact }))).to.equal('hold-expired');
+        clock.advance(LAPSE_GRACE_MS);
+        // Other cases' lapses on a shared database are recorded too: at least this one, and all at once.
+        expect(await uc.lapses.execute()).to.be.at.least(1);
+        expect(await uc.lapses.execute()).to.equal(0);
+        expect((await s.orders.find({ agentId: who.agentId }, held.id))!.status).to.equal('EXPIRED');
+      });
+
+      it('when a hold is confirmed before it lapses, then CONFIRMED with the contact sent now; a confirm is refused otherwise', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 2 });
+        const who = await agent();
+        const held = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: {} });
+        expect(await reasonOf(uc.confirm.execute(who, held.id, {}))).to.equal('invalid-request');
+        clock.advance(899_000);
+        const confirmed = await uc.confirm.execute(who, held.id, { contact });
+        expect(confirmed).to.deep.include({ status: 'CONFIRMED', contact: { ...contact, phone: null } });
+        expect(await reasonOf(uc.confirm.execute(who, held.id, { contact }))).to.equal('order-not-on-hold');
+        expect(await reasonOf(uc.release.execute(who, held.id))).to.equal('order-not-on-hold');
+        clock.advance(HOUR);
+        expect((await uc.getOrder.execute(who, held.id)).status).to.equal('CONFIRMED');
+        const other = await agent({ channelCode: who.channel.code });
+        expect(await reasonOf(uc.confirm.execute(other, held.id, { contact }))).to.equal('order-not-found');
+        expect(await reasonOf(uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id }))).to.equal(
+          'invalid-request',
+        );
+      });
+
+      it('when a hold is released, then RELEASED with its vehicle free; a second release answers it unchanged', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 1 });
+        const who = await agent();
+        const held = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: {} });
+        const released = await uc.release.execute(who, held.id);
+        expect(released).to.deep.include({ status: 'RELEASED', releaseReason: 'agent' });
+        expect(await uc.release.execute(who, held.id)).to.deep.equal(released);
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(1);
+        expect(await reasonOf(uc.cancel.execute(who, held.id))).to.equal('order-not-cancellable');
+        expect(await reasonOf(uc.confirm.execute(who, held.id, { contact }))).to.equal('order-not-on-hold');
+      });
+
+      it('when a bus hold lapses, then its seats are free at once', async () => {
+        const schedule = await buildSchedule(s.catalogue, { seatCapacity: 2 });
+        const who = await agent();
+        const held = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 2)).id, hold: { seconds: 60 } });
+        const trip = [{ tripId: held.seats!.tripId, capacity: 2 }];
+        expect((await s.inventory.seatsLeft(trip, clock.now())).get(held.seats!.tripId)).to.equal(0);
+        clock.advance(60_000);
+        expect((await s.inventory.seatsLeft(trip, clock.now())).get(held.seats!.tripId)).to.equal(2);
+        expect((await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 2)).id, contact })).status).to.equal('CONFIRMED');
+      });
+
+      it('when the operator confirms on request, then PENDING until its deadline; it confirms with its reference, only its own orders', async () => {
+        const route = await onRequest(1, 60);
+        const who = await agent();
+        const pending = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
+        expect(pending.status).to.equal('PENDING');
+        expect(pending.confirmationDeadline!.getTime() - clock.now().getTime()).to.equal(60 * MINUTE);
+        expect(await reasonOf(transferQuote(who, route, pickupAtTen()))).to.equal('sold-out');
+        const stranger = (await onRequest()).operator;
+        expect(await reasonOf(uc.operator.confirm(stranger, pending.id, 'X'))).to.equal('order-not-found');
+        expect((await uc.operator.list(stranger, { limit: 10 })).data).to.deep.equal([]);
+        expect((await uc.operator.list(route.operator, { status: 'PENDING', limit: 10 })).data.map((o) => o.id)).to.deep.equal([
+          pending.id,
+        ]);
+        const confirmed = await uc.operator.confirm(route.operator, pending.id, 'OP-778');
+        expect(confirmed).to.deep.include({ status: 'CONFIRMED', operatorReference: 'OP-778' });
+        expect(await reasonOf(uc.operator.confirm(route.operator, pending.id, 'OP-779'))).to.equal('order-not-pending');
+        expect((await uc.getOrder.execute(who, pending.id)).operatorReference).to.equal('OP-778');
+        const cancelled = await uc.operator.cancel(route.operator, pending.id);
+        expect(cancelled).to.deep.include({ status: 'CANCELLED', cancelledBy: 'operator' });
+        expect(cancelled.refund).to.deep.equal(pending.price);
+        expect(cancelled.fee!.amount).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(pending.vehicle!, clock.now())).to.equal(1);
+      });
+
+      it('when the operator rejects, or its deadline passes, then REJECTED and the vehicle free; an agent cancels a pending order in full', async () => {
+        const route = await onRequest(1, 60);
+        const who = await agent();
+        const first = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
+        const rejected = await uc.operator.reject(route.operator, first.id, 'pickup-not-serviceable');
+        expect(rejected).to.deep.include({ status: 'REJECTED', rejectionReason: 'pickup-not-serviceable' });
+        const second = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
+        clock.advance(60 * MINUTE);
+        expect(await uc.getOrder.execute(who, second.id)).to.deep.include({ status: 'REJECTED', rejectionReason: 'operator-timeout' });
+        expect(await reasonOf(uc.operator.confirm(route.operator, second.id, 'LATE'))).to.equal('order-not-pending');
+        const third = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
+        const cancelled = await uc.cancel.execute(who, third.id);
+        expect(cancelled.refund).to.deep.equal(third.price);
+        expect(cancelled.fee!.amount).to.equal(0);
+        clock.advance(LAPSE_GRACE_MS);
+        expect(await uc.lapses.execute()).to.be.at.least(1);
+        expect((await s.orders.find({ agentId: who.agentId }, second.id))!.status).to.equal('REJECTED');
+      });
+
+      it('when a held hold is confirmed with an on-request operator, then it becomes PENDING with its deadline', async () => {
+        const route = await onRequest(1, 90);
+        const who = await agent();
+        const held = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: {}, contact });
+        clock.advance(MINUTE);
+        const pending = await uc.confirm.execute(who, held.id, {});
+        expect(pending.status).to.equal('PENDING');
+        expect(pending.confirmationDeadline!.getTime() - clock.now().getTime()).to.equal(90 * MINUTE);
+      });
+
+      it('when the key that made a hold is reported leaked, then the hold is RELEASED (key-leaked) at once', async () => {
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 1 });
+        const who = await agent();
+        const held = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: {} });
+        await s.directory.revokeKey(who.keyId, 'leaked', clock.now());
+        expect(await uc.getOrder.execute(who, held.id)).to.deep.include({ status: 'RELEASED', releaseReason: 'key-leaked' });
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(1);
+      });
+
+      it('when 20 holds of the last vehicle arrive at once, then exactly one is held and the others are sold-out', async function () {
+        if (!(await options.concurrent())) this.skip();
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 1 });
+        const who = await agent();
+        const quotes = await Promise.all(Array.from({ length: 20 }, () => transferQuote(who, route, pickupAtTen())));
+        const outcomes = await Promise.all(quotes.map((q) => reasonOf(uc.place.execute(who, { quoteId: q.id, hold: {} }))));
+        expect(outcomes.filter((o) => o === 'resolved')).to.have.length(1);
+        expect(outcomes.filter((o) => o === 'sold-out')).to.have.length(19);
+      });
+
+      it('when several instances record lapses at once, then each lapsed order is recorded exactly once', async function () {
+        if (!(await options.concurrent())) this.skip();
+        const route = await buildTransferRoute(s.catalogue, { vehicles: 30 });
+        const who = await agent();
+        const seen =
+          options.events === undefined
+            ? null
+            : await listenAs(await options.events(), { kind: 'agent', id: who.agentId }, ['order.expired']);
+        for (let i = 0; i < 12; i++) {
+          await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: { seconds: 60 } });
+        }
+        clock.advance(60_000 + LAPSE_GRACE_MS);
+        const counts = await Promise.all([0, 1, 2].map(() => s.orders.recordLapses(new Date(clock.now().getTime() - LAPSE_GRACE_MS), 5)));
+        await uc.lapses.execute();
+        const mine = (await uc.list.execute(who, { limit: 20 })).data;
+        expect(counts.reduce((a, b) => a + b, 0)).to.be.at.most(15);
+        for (const o of mine) expect((await s.orders.find({ agentId: who.agentId }, o.id))!.status).to.equal('EXPIRED');
+        if (seen !== null) {
+          const expired = await seen();
+          expect(expired).to.have.length(12);
+          expect(new Set(expired.map((e) => e.id)).size).to.equal(12);
+        }
+      });
+    });
+
     describe('transfer stock', () => {
       it('when every vehicle of a class in a pickup hour is booked, then the next order and quote are sold-out; another class or hour still sells', async () => {
         const route = await buildTransferRoute(s.catalogue, { vehicles: 2 });
@@ -426,7 +614,7 @@ export function bookingContract(
           [quotes[0]!.id, quotes[1]!.id].sort(),
         );
         expect(await reasonOf(transferQuote(who, route, new Date(pickupAtTen().getTime() + 59 * 60_000)))).to.equal('sold-out');
-        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!)).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!, clock.now())).to.equal(0);
         // The next hour, and another class in the same hour, have their own vehicles.
         const nextHour = await transferQuote(who, route, new Date(pickupAtTen().getTime() + HOUR));
         expect((await uc.place.execute(who, { quoteId: nextHour.id, contact })).status).to.equal('CONFIRMED');
@@ -441,10 +629,10 @@ export function bookingContract(
         const waiting = await transferQuote(who, route, pickupAtTen()).catch(() => null);
         expect(waiting).to.equal(null);
         await uc.cancel.execute(who, first.id);
-        expect(await s.inventory.vehiclesLeft(first.vehicle!)).to.equal(1);
+        expect(await s.inventory.vehiclesLeft(first.vehicle!, clock.now())).to.equal(1);
         const second = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
         expect(second.status).to.equal('CONFIRMED');
-        expect(await s.inventory.vehiclesLeft(first.vehicle!)).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(first.vehicle!, clock.now())).to.equal(0);
       });
 
       it('when pickups fall in one local hour of the operator but in two UTC hours, then they share its vehicles', async () => {
@@ -475,13 +663,13 @@ export function bookingContract(
         const who = await agent();
         const order = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 3)).id, contact });
         const tripId = tripIdOf(schedule, date);
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }])).get(tripId)).to.equal(1);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now())).get(tripId)).to.equal(1);
         const cancelled = await uc.cancel.execute(who, order.id);
         expect(cancelled.status).to.equal('CANCELLED');
         expect(cancelled.cancelledAt?.toISOString()).to.equal(clock.now().toISOString());
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }])).get(tripId)).to.equal(4);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now())).get(tripId)).to.equal(4);
         expect(await reasonOf(uc.cancel.execute(who, order.id))).to.equal('order-already-cancelled');
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }])).get(tripId)).to.equal(4);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now())).get(tripId)).to.equal(4);
       });
 
       it('when the key that placed the order is revoked as leaked, then booked-with-leaked-key whatever key asks; rotated keys do not freeze', async () => {
@@ -522,7 +710,9 @@ export function bookingContract(
         expect(outcomes.filter((o) => o === 'resolved')).to.have.length(1);
         expect(outcomes.filter((o) => o === 'quote-already-booked')).to.have.length(19);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(1);
-        expect((await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 40 }])).get(quote.seats!.tripId)).to.equal(39);
+        expect(
+          (await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 40 }], clock.now())).get(quote.seats!.tripId),
+        ).to.equal(39);
       });
 
       it('when N+10 one-seat orders hit a trip with N seats at once, then exactly N orders and 10 sold-out', async () => {
@@ -535,7 +725,7 @@ export function bookingContract(
         expect(outcomes.filter((o) => o === 'resolved')).to.have.length(n);
         expect(outcomes.filter((o) => o === 'sold-out')).to.have.length(10);
         const tripId = tripIdOf(schedule, date);
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: n }])).get(tripId)).to.equal(0);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: n }], clock.now())).get(tripId)).to.equal(0);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(n);
       });
 
@@ -549,7 +739,7 @@ export function bookingContract(
         expect(outcomes.filter((o) => o === 'resolved')).to.have.length(n);
         expect(outcomes.filter((o) => o === 'sold-out')).to.have.length(1);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(n);
-        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!)).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!, clock.now())).to.equal(0);
       });
 
       it('when two cancels of one order arrive at once, then one succeeds and the other is order-already-cancelled; seats come back once', async () => {
@@ -559,7 +749,7 @@ export function bookingContract(
         const outcomes = await Promise.all([reasonOf(uc.cancel.execute(who, order.id)), reasonOf(uc.cancel.execute(who, order.id))]);
         expect(outcomes.sort()).to.deep.equal(['order-already-cancelled', 'resolved']);
         const tripId = tripIdOf(schedule, date);
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 3 }])).get(tripId)).to.equal(3);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 3 }], clock.now())).get(tripId)).to.equal(3);
       });
     });
     describe('events it records', () => {

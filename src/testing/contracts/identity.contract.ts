@@ -13,7 +13,7 @@ export interface IdentityStores {
   readonly usage: KeyUsageStore;
 }
 
-const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
+const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000, maxHoldMinutes: 30 };
 
 /** The behaviour every AgentDirectory + AgentResolver pair must show, whatever stores it. */
 export function identityContract(
@@ -175,6 +175,7 @@ export function identityContract(
         markupBps: 150,
         freeCancellationHours: 48,
         lateCancellationFeeBps: 2500,
+        maxHoldMinutes: 30,
       });
       expect((await s.resolver.findByKeyHash(k.hash))?.channel).to.deep.equal(updated);
       expect(await s.directory.updateChannel(`C-${unique()}`, { markupBps: 1 })).to.equal(null);

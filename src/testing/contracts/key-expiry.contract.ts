@@ -30,6 +30,7 @@ export function keyExpiryContract(name: string, make: () => Promise<KeyExpirySto
         markupBps: 0,
         freeCancellationHours: 24,
         lateCancellationFeeBps: 0,
+        maxHoldMinutes: 30,
       });
       return s.directory.createAgent({
         id: `agt_${unique()}`,

@@ -22,7 +22,7 @@ export interface SecurityEventStores {
   readonly webhooks: WebhookStore;
 }
 
-const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000 };
+const TERMS = { freeCancellationHours: 24, lateCancellationFeeBps: 5000, maxHoldMinutes: 30 };
 
 /** The SecurityEvents port's contract, and the events the key stores record, run over each adapter. */
 export function securityEventsContract(name: string, make: () => Promise<SecurityEventStores>): void {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { orderRecord } from '../fixtures.js';
 import { randomBytes } from 'node:crypto';
 import type { StoredWebhookEndpoint } from '../../domain/webhooks/endpoint.js';
-import { orderCancelled, orderConfirmed, walletUserCreated, type DomainEvent, type EventOwner } from '../../domain/webhooks/events.js';
+import { type DomainEvent, type EventOwner, orderChanged, walletUserCreated } from '../../domain/webhooks/events.js';
 import type { ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import type { EventLog } from '../../domain/webhooks/event-log.port.js';
 
@@ -60,7 +60,7 @@ export function webhookStoreContract(
       const subscribed = await register(agent, ['order.confirmed']);
       const notThisType = await register(agent, ['order.cancelled']);
       const othersEndpoint = await register(other, ['order.confirmed']);
-      await s.record([orderConfirmed(order(agent.id))]);
+      await s.record([orderChanged(order(agent.id), null, new Date())]);
       const [d] = (await s.store.listDeliveries(agent, subscribed.id, null, 10))!;
       expect(d).to.include({ status: 'pending', attempts: 0, type: 'order.confirmed', lastStatusCode: null });
       expect(d!.eventId).to.match(/^evt_/);
@@ -92,7 +92,7 @@ export function webhookStoreContract(
     it('when a delivery is claimed, then no other claim gets it during the lease; after the lease it is claimed again and the stale outcome is ignored', async () => {
       const agent: EventOwner = { kind: 'agent', id: id('agt') };
       const ep = await register(agent, ['order.confirmed']);
-      await s.record([orderConfirmed(order(agent.id))]);
+      await s.record([orderChanged(order(agent.id), null, new Date())]);
       await remember(agent, ep.id);
       const [first] = await claimOf(1);
       expect(first).to.include({ attempt: 1, type: 'order.confirmed', url: 'https://hooks.example/in', sealedSecret: 'v1.sealed' });
@@ -120,7 +120,7 @@ export function webhookStoreContract(
     it('when an endpoint is deleted, then its deliveries are not claimed', async () => {
       const agent: EventOwner = { kind: 'agent', id: id('agt') };
       const ep = await register(agent, ['order.confirmed']);
-      await s.record([orderConfirmed(order(agent.id))]);
+      await s.record([orderChanged(order(agent.id), null, new Date())]);
       await remember(agent, ep.id);
       expect(await s.store.deleteEndpoint(agent, ep.id)).to.equal(true);
       expect(await claimOf()).to.deep.equal([]);
@@ -130,7 +130,7 @@ export function webhookStoreContract(
       if (!(await options.concurrent())) this.skip(); // needs a server that runs claims concurrently
       const agent: EventOwner = { kind: 'agent', id: id('agt') };
       const ep = await register(agent, ['order.confirmed']);
-      await s.record(Array.from({ length: 30 }, () => orderConfirmed(order(agent.id))));
+      await s.record(Array.from({ length: 30 }, () => orderChanged(order(agent.id), null, new Date())));
       await remember(agent, ep.id);
       const claims = (await Promise.all(Array.from({ length: 8 }, () => s.store.claimDue(5, 60)))).flat().filter((c) => ours.has(c.id));
       const rest = (await s.store.claimDue(100, 60)).filter((c) => ours.has(c.id));
@@ -152,7 +152,11 @@ export function webhookStoreContract(
         await register(stranger, ['order.confirmed']);
         const first = { ...order(agent.id), createdAt: new Date('2026-03-01T00:00:00.000Z') };
         const second = { ...order(agent.id), createdAt: new Date('2026-03-01T00:00:01.000Z') };
-        await s.record([orderConfirmed(second), orderConfirmed(first), orderCancelled({ ...first, status: 'CANCELLED' })]);
+        await s.record([
+          orderChanged(second, null, second.createdAt),
+          orderChanged(first, null, first.createdAt),
+          orderChanged({ ...first, status: 'CANCELLED' }, 'CONFIRMED', first.cancelledAt ?? first.createdAt),
+        ]);
         const listed = await log.eventsFor(agent);
         expect(listed.map((e) => [e.type, (JSON.parse(e.body) as { data: { id: string } }).data.id])).to.deep.equal([
           ['order.confirmed', first.id],
@@ -169,7 +173,7 @@ export function webhookStoreContract(
       it('when the only endpoint that received an event is deleted, then the log no longer lists it', async () => {
         const agent: EventOwner = { kind: 'agent', id: id('agt') };
         const ep = await register(agent, ['order.confirmed']);
-        await s.record([orderConfirmed(order(agent.id))]);
+        await s.record([orderChanged(order(agent.id), null, new Date())]);
         expect(await log.eventsFor(agent)).to.have.length(1);
         await s.store.deleteEndpoint(agent, ep.id);
         expect(await log.eventsFor(agent)).to.deep.equal([]);
@@ -202,7 +206,7 @@ export function webhookStoreContract(
     it('when deliveries are purged, then delivered and failed ones last attempted before the date go, in batches; pending, claimed and later ones stay', async () => {
       const agent: EventOwner = { kind: 'agent', id: id('agt') };
       const ep = await register(agent, ['order.confirmed']);
-      await s.record(Array.from({ length: 7 }, () => orderConfirmed(order(agent.id))));
+      await s.record(Array.from({ length: 7 }, () => orderChanged(order(agent.id), null, new Date())));
       const claims = await claimAll(agent, ep.id);
       expect(claims).to.have.length(7);
       const [d1, d2, d3, f1, f2, p1, held] = claims as [ClaimedDelivery, ...ClaimedDelivery[]] as ClaimedDelivery[];
@@ -235,7 +239,7 @@ export function webhookStoreContract(
       if (!(await options.concurrent())) this.skip(); // needs a server that runs statements concurrently
       const agent: EventOwner = { kind: 'agent', id: id('agt') };
       const ep = await register(agent, ['order.confirmed']);
-      await s.record(Array.from({ length: 20 }, () => orderConfirmed(order(agent.id))));
+      await s.record(Array.from({ length: 20 }, () => orderChanged(order(agent.id), null, new Date())));
       for (const c of await claimAll(agent, ep.id)) await s.store.finish(c, { delivered: true, statusCode: 200, retryInSeconds: null });
       const cutoff = new Date(Date.now() + 60_000);
       const purge = async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ORDER_STATUSES } from '../../../domain/booking/order.js';
+import { OPERATOR_REJECTION_REASONS, ORDER_STATUSES } from '../../../domain/booking/order.js';
+import { MAX_HOLD_MINUTES_RANGE } from '../../../domain/booking/order-transitions.js';
 import { CONFIRMATION_MODES } from '../../../domain/catalogue/operator.js';
 import { pageQueryFields } from '../page.schemas.js';
 import { VEHICLE_CLASS_CODES } from '../../catalogue/thailand.js';
@@ -70,7 +71,7 @@ export const busQuoteBody = z
 
 export const quoteParams = z.object({ quoteId: id() });
 
-const transferDetails = z
+export const transferDetails = z
   .object({
     fromLocationId: z.string(),
     toLocationId: z.string(),
@@ -81,7 +82,7 @@ const transferDetails = z
   })
   .meta({ id: 'AirportTransferDetails', description: 'What an airport-transfer quote or order is for' });
 
-const busDetails = z
+export const busDetails = z
   .object({
     tripId: z.string(),
     fromCityId: z.string(),
@@ -119,21 +120,40 @@ export const quoteSchema = z
   .discriminatedUnion('product', [airportTransferQuoteSchema, expressBusQuoteSchema])
   .meta({ id: 'Quote', description: 'A priced offer of one product, bookable once until `expiresAt`' });
 
+const contactBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  email: z.email().max(254),
+  phone: z.string().trim().min(1).max(40).optional(),
+});
+const passengersBody = z
+  .array(z.object({ name: z.string().trim().min(1).max(200) }))
+  .max(50)
+  .optional();
+
 export const orderBody = z
   .object({
     quoteId: id().describe('The `id` of a quote of the caller, not expired'),
-    contact: z.object({
-      name: z.string().trim().min(1).max(200),
-      email: z.email().max(254),
-      phone: z.string().trim().min(1).max(40).optional(),
-    }),
-    passengers: z
-      .array(z.object({ name: z.string().trim().min(1).max(200) }))
-      .max(50)
-      .optional(),
+    contact: contactBody.optional().describe('Required, unless the order is held: a hold may send it with its confirm'),
+    passengers: passengersBody,
     agentReference: z.string().min(1).max(100).optional(),
+    hold: z
+      .object({
+        seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_HOLD_MINUTES_RANGE.max * 60)
+          .optional()
+          .describe('How long to hold (default 900); the channel’s `maxHoldMinutes` is the most granted, and never past the start'),
+      })
+      .optional()
+      .describe('Hold the seats or vehicle and the price, to confirm or release later'),
   })
   .meta({ id: 'OrderRequest' });
+
+export const confirmHoldBody = z
+  .object({ contact: contactBody.optional(), passengers: passengersBody })
+  .meta({ id: 'ConfirmHoldRequest', description: 'The traveller’s details, if the hold was placed without them' });
 
 export const idempotencyHeaders = z.object({
   'Idempotency-Key': z
@@ -145,7 +165,7 @@ export const idempotencyHeaders = z.object({
 });
 
 export const ordersQuery = z.object({
-  status: z.enum(ORDER_STATUSES as unknown as ['CONFIRMED', 'CANCELLED']).optional(),
+  status: z.enum(ORDER_STATUSES).optional().describe('The status as it is now (a hold past its expiry is EXPIRED)'),
   agentReference: z.string().min(1).max(100).optional().describe('Only the orders with exactly this agent reference'),
   ...pageQueryFields,
 });
@@ -156,17 +176,25 @@ export const orderParams = z.object({ orderId: id() });
 const orderOf = <P extends 'airport-transfer' | 'express-bus', D extends z.ZodType>(product: P, details: D) =>
   z.object({
     id: z.string(),
-    status: z.enum(['CONFIRMED', 'CANCELLED']),
+    status: z.enum(ORDER_STATUSES),
     product: z.literal(product),
     quoteId: z.string(),
     channel: channelRef,
     price: moneySchema,
-    contact: z.object({ name: z.string(), email: z.string(), phone: z.string().nullable() }),
+    contact: z.object({ name: z.string(), email: z.string(), phone: z.string().nullable() }).nullable(),
     passengers: z.array(z.object({ name: z.string() })),
     agentReference: z.string().nullable(),
     details,
     createdAt: timestamp(),
+    holdExpiresAt: timestamp().nullable().describe('Until when a hold keeps its stock and price'),
+    confirmationDeadline: timestamp().nullable().describe('Until when an on-request operator may confirm a PENDING order'),
+    confirmedAt: timestamp().nullable(),
+    operator: z.object({ code: z.string(), confirmation: z.enum(['instant', 'on-request']) }).nullable(),
+    operatorReference: z.string().nullable().describe('The operator’s own reference, once it confirmed'),
+    rejectionReason: z.enum([...OPERATOR_REJECTION_REASONS, 'operator-timeout']).nullable(),
+    releaseReason: z.enum(['agent', 'key-leaked']).nullable(),
     cancelledAt: timestamp().nullable(),
+    cancelledBy: z.enum(['agent', 'operator']).nullable(),
     cancellationTerms: z.object({ freeCancellationHours: z.number().int(), lateCancellationFeeBps: z.number().int() }),
     refund: moneySchema.nullable().describe('What the cancel refunded; null until the order is cancelled'),
     fee: moneySchema.nullable().describe('What the cancel charged; null until the order is cancelled'),
@@ -184,7 +212,7 @@ export const cancellationSchema = z
   .object({
     cancellable: z.boolean(),
     reason: z
-      .enum(['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed'])
+      .enum(['order-already-cancelled', 'order-not-cancellable', 'booked-with-leaked-key', 'cancellation-window-closed'])
       .nullable()
       .describe('The reason a cancel would be refused with now, or null'),
     refund: moneySchema.nullable().describe('What a cancel now would refund; null when it would be refused'),

@@ -5,6 +5,7 @@ import { transferQuoteExample } from './quotes.operations.js';
 import { BODY_LIMITS, INVALID, INVALID_BODY, KEY_ERRORS, PRODUCT_KEY_ERRORS } from './booking.openapi-common.js';
 import {
   cancellationSchema,
+  confirmHoldBody,
   idempotencyHeaders,
   orderBody,
   orderPageSchema,
@@ -32,7 +33,15 @@ const orderExample = (demo: DemoExamples, cancelled = false) => {
     agentReference: AGENT_REFERENCE,
     details: quote.details,
     createdAt: demo.createdAt,
+    holdExpiresAt: null,
+    confirmationDeadline: null,
+    confirmedAt: demo.createdAt,
+    operator: { code: 'SIAM-AIRPORT-TRANSFERS', confirmation: 'instant' },
+    operatorReference: null,
+    rejectionReason: null,
+    releaseReason: null,
     cancelledAt: cancelled ? demo.createdAt.replace('T03:00', 'T05:00') : null,
+    cancelledBy: cancelled ? 'agent' : null,
     cancellationTerms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
     refund: cancelled ? quote.price : null,
     fee: cancelled ? { amount: 0, currency: quote.price.currency } : null,
@@ -54,7 +63,7 @@ export const orderOperations: readonly Operation[] = [
     operationId: 'placeOrder',
     summary: 'Book a quote',
     description:
-      'Books one of the caller’s quotes at its price. A quote books at most once and bus seats never oversell, under any concurrency. The order records the agent, channel, price and the API key that placed it. With an Idempotency-Key, a retry replays the first response (header Idempotent-Replayed: true).',
+      'Books one of the caller’s quotes at its price: CONFIRMED with an instant operator, PENDING (until `confirmationDeadline`) with an on-request one. With `hold`, the order is ON_HOLD until `holdExpiresAt` instead: its seats or vehicle and its price are held for a confirm or a release, and it is EXPIRED from that moment. A quote books at most once and seats and vehicles never oversell, under any concurrency. The order records the agent, channel, price and the API key that placed it. With an Idempotency-Key, a retry replays the first response (header Idempotent-Replayed: true).',
     tags: ['orders'],
     token: 'api-key',
     scope: 'orders:write',
@@ -65,7 +74,7 @@ export const orderOperations: readonly Operation[] = [
       response: orderExample(demo),
     }),
     responses: {
-      201: { description: 'The order, CONFIRMED', schema: orderSchema, headers: { Location: 'The order' } },
+      201: { description: 'The order, CONFIRMED, PENDING or ON_HOLD', schema: orderSchema, headers: { Location: 'The order' } },
       400: {
         description: 'Bad body or Idempotency-Key, or a passenger list that does not match the quote',
         reasons: INVALID_BODY.reasons!,
@@ -75,7 +84,7 @@ export const orderOperations: readonly Operation[] = [
       409: {
         description:
           'The quote was minted for another channel than the key resolves to now; it is already booked; the trip has no seats left, or the transfer operator no vehicle of the class in the pickup hour; or a request with this Idempotency-Key is still running after a 5 s wait',
-        reasons: ['quote-channel-mismatch', 'quote-already-booked', 'sold-out', 'idempotency-key-in-use'],
+        reasons: ['quote-channel-mismatch', 'quote-already-booked', 'sold-out', 'too-late-to-request', 'idempotency-key-in-use'],
       },
       410: { description: 'The quote has expired', reasons: ['quote-expired'] },
       ...BODY_LIMITS,
@@ -144,6 +153,82 @@ export const orderOperations: readonly Operation[] = [
   }),
   operation({
     surface: 'booking',
+    method: 'post',
+    path: `${ORDER_PATH}/confirm`,
+    operationId: 'confirmHold',
+    summary: 'Confirm one of the caller’s holds',
+    description:
+      'A confirm received before `holdExpiresAt` always succeeds: the order becomes CONFIRMED (instant operator) or PENDING (on-request). It may bring the `contact` and `passengers` the hold was placed without.',
+    tags: ['orders'],
+    token: 'api-key',
+    scope: 'orders:write',
+    request: { params: orderParams, body: confirmHoldBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.confirmHold },
+      body: { contact, passengers },
+      response: orderExample(demo),
+    }),
+    responses: {
+      200: { description: 'The order, CONFIRMED or PENDING', schema: orderSchema },
+      400: {
+        description: 'Bad body or Idempotency-Key, a missing contact, or passengers that do not match',
+        reasons: INVALID_BODY.reasons!,
+      },
+      ...KEY_ERRORS,
+      404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
+      409: {
+        description:
+          'The order is not on hold, the trip is too close for an on-request operator, or a request with this Idempotency-Key is still running',
+        reasons: ['order-not-on-hold', 'too-late-to-request', 'idempotency-key-in-use'],
+      },
+      410: { description: 'The hold expired before the confirm was received', reasons: ['hold-expired'] },
+      ...BODY_LIMITS,
+      422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
+    },
+    idempotency: { scope: 'agent' },
+    handler: async ({ params: { orderId }, body, caller, core }) => {
+      const order = await core.booking.confirmHold.execute(caller.agent(), orderId, body);
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
+  operation({
+    surface: 'booking',
+    method: 'post',
+    path: `${ORDER_PATH}/release`,
+    operationId: 'releaseHold',
+    summary: 'Release one of the caller’s holds',
+    description: 'The seats or vehicle and the price are free at once. Releasing a released order answers it unchanged.',
+    tags: ['orders'],
+    token: 'api-key',
+    scope: 'orders:write',
+    request: { params: orderParams, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.releaseHold },
+      response: { ...orderExample(demo), status: 'RELEASED', releaseReason: 'agent', confirmedAt: null },
+    }),
+    responses: {
+      200: { description: 'The order, RELEASED', schema: orderSchema },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      404: { description: 'No such order, or another agent’s', reasons: ['order-not-found'] },
+      409: {
+        description: 'The order is not on hold (nor released), or a request with this Idempotency-Key is still running',
+        reasons: ['order-not-on-hold', 'idempotency-key-in-use'],
+      },
+      ...BODY_LIMITS,
+      422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },
+    },
+    jsonBody: true,
+    idempotency: { scope: 'agent' },
+    handler: async ({ params: { orderId }, caller, core }) => {
+      const order = await core.booking.releaseHold.execute(caller.agent(), orderId);
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
+  operation({
+    surface: 'booking',
     method: 'get',
     path: '/api/v1/orders/{orderId}/cancellation',
     operationId: 'previewCancellation',
@@ -182,7 +267,7 @@ export const orderOperations: readonly Operation[] = [
     operationId: 'cancelOrder',
     summary: 'Cancel one of the caller’s orders',
     description:
-      'Refunds the price less the fee of the order’s cancellation terms (see the cancellation preview; the order then carries `refund` and `fee`) and gives a bus order’s seats back. An order placed with a key later revoked as leaked cannot be cancelled, whoever asks and with whatever key (keys revoked for rotation or by an operator do not freeze orders). Nothing is cancelled once the pickup or departure has passed.',
+      'Cancels a CONFIRMED or PENDING order (a hold is released instead). Refunds the price less the fee of the order’s cancellation terms (see the cancellation preview; the order then carries `refund` and `fee`; a PENDING order is refunded in full) and gives its seats or vehicle back. An order placed with a key later revoked as leaked cannot be cancelled, whoever asks and with whatever key (keys revoked for rotation or by an operator do not freeze orders). Nothing is cancelled once the pickup or departure has passed.',
     tags: ['orders'],
     token: 'api-key',
     scope: 'orders:cancel',
@@ -200,7 +285,13 @@ export const orderOperations: readonly Operation[] = [
       409: {
         description:
           'Already cancelled; placed with a key revoked as leaked; the pickup or departure has passed; or a request with this Idempotency-Key is still running after a 5 s wait',
-        reasons: ['order-already-cancelled', 'booked-with-leaked-key', 'cancellation-window-closed', 'idempotency-key-in-use'],
+        reasons: [
+          'order-already-cancelled',
+          'order-not-cancellable',
+          'booked-with-leaked-key',
+          'cancellation-window-closed',
+          'idempotency-key-in-use',
+        ],
       },
       ...BODY_LIMITS,
       422: { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused'] },

@@ -9,7 +9,7 @@ import { demoExamples, EXAMPLE_LEAD_DAYS, exampleDayOf, type OperationExamples }
 import { eventBodySchema, WEBHOOK_EVENTS, WEBHOOK_SIGNING_TEXT, type WebhookEventSpec } from '../webhooks/webhooks.operations.js';
 
 /** The published files, served at `/openapi/<name>` and committed under `openapi/`. */
-export const OPENAPI_FILES = ['booking-api.yaml', 'wallet-api.yaml', 'wallet-backend-api.yaml', 'wallet-app-api.yaml'] as const;
+export const OPENAPI_FILES = ['booking-api.yaml', 'operator-api.yaml', 'wallet-api.yaml', 'wallet-backend-api.yaml', 'wallet-app-api.yaml'] as const;
 export type OpenApiFile = (typeof OPENAPI_FILES)[number];
 
 /** The version of the published interface (the booking surface is `/api/v1`). */
@@ -33,12 +33,13 @@ export const userMayCall = (op: OperationSpec): boolean =>
 /** Which operations each file holds. Platform operations (health, docs) are in none of them. */
 export const FILE_MEMBERSHIP: Readonly<Record<OpenApiFile, (op: OperationSpec) => boolean>> = {
   'booking-api.yaml': (op) => op.surface === 'booking',
+  'operator-api.yaml': (op) => op.surface === 'operator',
   'wallet-api.yaml': (op) => op.surface === 'wallet',
   'wallet-backend-api.yaml': machineMayCall,
   'wallet-app-api.yaml': userMayCall,
 };
 
-type Scheme = 'apiKey' | 'machineToken' | 'userToken';
+type Scheme = 'apiKey' | 'operatorKey' | 'machineToken' | 'userToken';
 
 const SECURITY_SCHEMES: Readonly<Record<Scheme, SecuritySchemeObject>> = {
   apiKey: {
@@ -46,6 +47,12 @@ const SECURITY_SCHEMES: Readonly<Record<Scheme, SecuritySchemeObject>> = {
     in: 'header',
     name: 'X-API-KEY',
     description: 'The agent’s API key (`pbk_…`), issued by the operator. It is the only source of booking identity: agent, channel, pricing and entitlements all follow from it.',
+  },
+  operatorKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-KEY',
+    description: 'The operator’s key (`pbo_…`), issued with `operator key issue`. An agent’s key is refused here, as an operator key is on the booking API.',
   },
   machineToken: {
     type: 'http',
@@ -64,7 +71,7 @@ const SECURITY_SCHEMES: Readonly<Record<Scheme, SecuritySchemeObject>> = {
 /** The schemes an operation accepts, given the schemes the file defines (OR of the entries). */
 function securityOf(token: TokenRule, available: readonly Scheme[]): Array<Record<string, string[]>> {
   const wanted: Scheme[] =
-    token === 'api-key' ? ['apiKey'] : token === 'machine' ? ['machineToken'] : token === 'user' ? ['userToken'] : token === 'either' ? ['machineToken', 'userToken'] : [];
+    token === 'api-key' ? ['apiKey'] : token === 'operator-key' ? ['operatorKey'] : token === 'machine' ? ['machineToken'] : token === 'user' ? ['userToken'] : token === 'either' ? ['machineToken', 'userToken'] : [];
   return wanted.filter((s) => available.includes(s)).map((s) => ({ [s]: [] }));
 }
 
@@ -73,7 +80,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   catalogue: 'Public autocomplete over the catalogue: no key needed',
   trips: 'Express-bus departures of one day, with the seats left and the caller’s price',
   quotes: 'Price an airport transfer or express-bus seats, and read a quote back',
-  orders: 'Book a quote, read and list orders, preview and make a cancellation',
+  orders: 'Book or hold a quote, confirm or release a hold, read and list orders, preview and make a cancellation',
+  'operator-orders': 'The operator’s own orders: list, read, confirm with its reference, reject, cancel',
   account: 'The calling agent, as its key resolves',
   keys: 'The calling agent’s API keys: list, create, revoke, roll, report leaked',
   'security-events': 'The security trail: what happened to the caller’s credentials, and who did it',
@@ -122,6 +130,16 @@ const FILE_INFO: Readonly<Record<OpenApiFile, FileInfo>> = {
       'without a key is 401, not 404. A caller never sends its channel, agent id or price: they follow from the key, and such fields are ignored.\n\n' +
       ERRORS_TEXT,
     schemes: ['apiKey'],
+  },
+  'operator-api.yaml': {
+    title: 'Operator API',
+    description:
+      'Operators, the companies that run the trips, answer the orders of their own products under `/operator/v1/`: list them, confirm a ' +
+      'PENDING one with their reference, reject it with a reason, cancel a confirmed one with a full refund. Every operation takes the ' +
+      'operator’s key in `X-API-KEY` (`x-token: operator-key`). An operator sees what it needs to run the trip and who booked it, never ' +
+      'the agent’s price, channel, key or reference; another operator’s order is 404.\n\n' +
+      ERRORS_TEXT,
+    schemes: ['operatorKey'],
   },
   'wallet-api.yaml': {
     title: 'Wallet API',
@@ -261,6 +279,7 @@ function addParameterExamples(doc: Record<string, unknown>, examplesOf: Readonly
 /** Which surfaces' events each file publishes as `webhooks` (the file of whoever registers the endpoint). */
 const WEBHOOK_FILES: Readonly<Record<OpenApiFile, ReadonlyArray<WebhookEventSpec['surface']>>> = {
   'booking-api.yaml': ['booking'],
+  'operator-api.yaml': [],
   'wallet-api.yaml': ['wallet'],
   'wallet-backend-api.yaml': ['wallet'],
   'wallet-app-api.yaml': [],

@@ -41,6 +41,11 @@ export const EXAMPLE_IDS = {
 export const EXAMPLE_IDEMPOTENCY_KEYS = {
   placeOrder: '7fb94f2b-417c-4805-a25b-9be4d4d1db65',
   cancelOrder: 'c619bd9d-a94d-417e-a837-4de0caf331d6',
+  confirmHold: '2e4b7c1a-5d3f-4a8e-9b6c-0f1d2e3a4b5c',
+  releaseHold: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+  confirmOperatorOrder: '4c3b2a19-0f8e-4d7c-9b6a-5e4d3c2b1a09',
+  rejectOperatorOrder: '6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918',
+  cancelOperatorOrder: '1b2c3d4e-5f60-4718-9a0b-c1d2e3f4a5b6',
   rollCurrentKey: '5b36a811-9d81-495b-82d9-cf8fec58a42f',
   createKey: '0d6f3c52-8e41-4b7a-9a35-61c2f0e9b8d4',
   topUpWalletUser: 'c28b72a8-f18e-444a-b9e9-0b6347aac667',

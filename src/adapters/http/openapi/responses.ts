@@ -52,6 +52,14 @@ function credentialErrors(op: OperationSpec): Implied[] {
         { status: 401, description: 'No `X-API-KEY` header, or the key is unknown, revoked or expired', reasons: ['missing-api-key', 'invalid-api-key'] },
         keyPolicyError(op.scope ?? null),
       ];
+    case 'operator-key':
+      return [
+        {
+          status: 401,
+          description: 'No `X-API-KEY` header, or it is not a known, unrevoked operator key (an agent’s key included)',
+          reasons: ['missing-api-key', 'invalid-api-key'],
+        },
+      ];
     case 'machine':
       return [
         { status: 401, description: `No bearer token, or it is malformed, invalid or expired${DPOP_401}`, reasons: ['invalid-token', 'invalid-dpop-proof'], headers: WWW_AUTHENTICATE },
@@ -166,7 +174,7 @@ function platformErrors(op: OperationSpec): Implied[] {
  */
 export function effectiveResponses(op: OperationSpec): Readonly<Record<number, ResponseSpec>> {
   const merged = new Map<number, ResponseSpec>();
-  const limited = op.surface === 'booking' || op.rateLimit !== undefined;
+  const limited = op.surface === 'booking' || op.surface === 'operator' || op.rateLimit !== undefined;
   for (const [status, spec] of Object.entries(op.responses)) {
     // Successes carry what the platform adds to them: the rate limiter's headers, the replay mark.
     const success = Number(status) >= 200 && Number(status) < 300;

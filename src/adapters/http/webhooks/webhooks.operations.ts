@@ -1,3 +1,4 @@
+import { ORDER_EVENT_TYPES, ORDER_STATUSES } from '../../../domain/booking/order.js';
 import { z } from 'zod';
 import { requestOrigin } from '../client-address.js';
 import { NO_STORE, operation, type Caller, type Operation, type ResponseSpec } from '../operation.js';
@@ -237,15 +238,23 @@ const keySchema = z
   })
   .meta({ id: 'ApiKeyMetadata' });
 
+/** Every order event, with what it says; each carries the order and the status it had before (`previousStatus`). */
+const ORDER_EVENTS: ReadonlyArray<readonly [(typeof ORDER_EVENT_TYPES)[number], string]> = [
+  ['order.held', 'An order of the agent was placed on hold'],
+  ['order.pending', 'An order of the agent waits for its on-request operator'],
+  ['order.confirmed', 'An order of the agent was confirmed (at once, from a hold, or by its operator)'],
+  ['order.rejected', 'The operator refused a pending order, or its deadline passed (`rejectionReason: operator-timeout`)'],
+  ['order.expired', 'A hold of the agent lapsed at its `holdExpiresAt`'],
+  ['order.released', 'A hold was released by the agent, or because the key that made it was reported leaked'],
+  ['order.cancelled', 'An order of the agent was cancelled (by the agent or, `cancelledBy: operator`, by its operator)'],
+];
+const orderEventSchema = z
+  .intersection(orderSchema, z.object({ previousStatus: z.enum(ORDER_STATUSES).nullable() }))
+  .meta({ id: 'OrderEventData', description: 'The order as the API returns it, and the status it had before this change' });
+
 /** Every event, published as OpenAPI 3.1 `webhooks` in the file of the surface that registers it. */
 export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
-  { surface: 'booking', type: 'order.confirmed', summary: 'An order of the agent was placed', data: orderSchema },
-  {
-    surface: 'booking',
-    type: 'order.cancelled',
-    summary: 'An order of the agent was cancelled (through the API or by an operator)',
-    data: orderSchema,
-  },
+  ...ORDER_EVENTS.map(([type, summary]) => ({ surface: 'booking' as const, type, summary, data: orderEventSchema })),
   {
     surface: 'booking',
     type: 'api_key.revoked',

@@ -26,6 +26,7 @@ import * as m0024 from './0024-sealed-signing-keys.js';
 import * as m0026 from './0026-login-failed-per-minute.js';
 import * as m0028 from './0028-operators.js';
 import * as m0029 from './0029-operator-keys.js';
+import * as m0030 from './0030-holds.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -65,6 +66,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0026-login-failed-per-minute', m0026],
   ['0028-operators', m0028],
   ['0029-operator-keys', m0029],
+  ['0030-holds', m0030],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
