@@ -1,4 +1,4 @@
-import { ORDER_EVENT_TYPES, ORDER_STATUSES } from '../../../domain/booking/order.js';
+import { ORDER_STATUSES, type ORDER_EVENT_TYPES } from '../../../domain/booking/order.js';
 import { z } from 'zod';
 import { requestOrigin } from '../client-address.js';
 import { NO_STORE, operation, type Caller, type Operation, type ResponseSpec } from '../operation.js';
