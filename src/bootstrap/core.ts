@@ -197,7 +197,7 @@ export const walletUseCases = (ports: Ports) => {
     makePayment: new MakePayment(ledger, holders, ids, clock, unitOfWork),
     makeTransfer: new MakeTransfer(ledger, holders, ids, clock, unitOfWork),
     refundPayment: new RefundPayment(ledger, holders, ids, clock, unitOfWork),
-    getMyBalance: new GetMyBalance(ledger, holders),
+    getMyBalance: new GetMyBalance(ledger, ports.pendingTransfers, holders, clock),
     getUserBalances: new GetUserBalances(ledger, holders),
     listTransactions: new ListTransactions(transactions),
     getTransaction: new GetTransaction(transactions),

@@ -1,3 +1,6 @@
+import type { PendingTransfers } from '../domain/wallet/pending-transfers.port.js';
+import { MemoryPendingTransfers } from '../adapters/memory/pending-transfers.memory.js';
+import { KnexPendingTransfers } from '../adapters/knex/pending-transfers.knex.js';
 import type { ReplayGuard } from '../domain/identity/replay-guard.port.js';
 import type { IpRangeParser } from '../domain/identity/ip-range.js';
 import { ipaddrRanges } from '../adapters/ip/ip-ranges.ipaddr.js';
@@ -175,6 +178,8 @@ export interface Ports {
   /** Signature checks of DPoP proofs (RFC 9449). */
   readonly dpopProofs: DpopProofVerifier;
   readonly ledger: Ledger;
+  /** Money held on ledger accounts (authorizations), counted against their available balance. */
+  readonly pendingTransfers: PendingTransfers;
   readonly transactions: TransactionReader;
   readonly webhooks: WebhookStore;
   readonly webhookUrlGuard: WebhookUrlGuard;
@@ -360,6 +365,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     tokenRevocations,
     replayGuard: new MemoryReplayGuard(clock),
     ledger,
+    pendingTransfers: new MemoryPendingTransfers(ledger),
     transactions: ledger,
     webhooks,
     webhookSealer: sealer,
@@ -482,6 +488,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     tokenRevocations,
     replayGuard: replayGuardOf(options, knex, clock, steps),
     ledger,
+    pendingTransfers: new KnexPendingTransfers(knex),
     transactions: ledger,
     webhooks: new KnexWebhookStore(knex),
     webhookSealer: sealer,

@@ -9,6 +9,7 @@ import { KnexKeyExpiryNotices } from '../../src/adapters/knex/key-expiry.knex.js
 import { KnexKeyUsageStore } from '../../src/adapters/knex/key-usage.knex.js';
 import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
 import { KnexLoginThrottle } from '../../src/adapters/knex/login-throttle.knex.js';
+import { KnexPendingTransfers } from '../../src/adapters/knex/pending-transfers.knex.js';
 import { KnexOrderRepo } from '../../src/adapters/knex/order-repo.knex.js';
 import { KnexQuoteRepo } from '../../src/adapters/knex/quote-repo.knex.js';
 import { KnexRateLimitStore } from '../../src/adapters/knex/rate-limit-store.knex.js';
@@ -44,6 +45,7 @@ const calls = (knex: Knex): ReadonlyArray<readonly [string, () => Promise<unknow
   ['KnexOperatorKeyStore', () => new KnexOperatorKeyStore(knex).findByKeyHash('none')],
   ['KnexWebhookStore', () => new KnexWebhookStore(knex).findEndpoint({ kind: 'tenant', id: 'tnt_none' }, 'whe_none')],
   ['KnexLedger', () => new KnexLedger(knex).balanceOf('tnt_none', 'usr_none')],
+  ['KnexPendingTransfers', () => new KnexPendingTransfers(knex).find('tnt_none', 'auth_none')],
   ['KnexIdempotencyStore', () => new KnexIdempotencyStore(knex).countBefore(new Date())],
   ['KnexKeyExpiryNotices', () => new KnexKeyExpiryNotices(knex).sendDue(new Date(), 1000, 1)],
   ['KnexKeyUsageStore', () => new KnexKeyUsageStore(knex).recordUses(new Map([['key_none', new Date()]]))],

@@ -496,8 +496,14 @@ describe('wallet money with in-memory persistence', () => {
     expect(await reason(short)).to.equal('insufficient-funds');
     const payment = await body<Txn>(await app.request('/me/payments', json('POST', { amount: 200, reference: 'o' }, bearer(a.token))));
     expect((await app.request(`/transactions/${payment.id}/refunds`, json('POST', { amount: 50 }, bearer(machine)))).status).to.equal(201);
-    const balance = await body<{ available: unknown }>(await app.request('/me/balance', { headers: bearer(a.token) }));
-    expect(balance.available).to.deep.equal({ amount: 350, currency: 'THB' });
+    const balance = await body<{ available: unknown; held: unknown; ledger: unknown }>(
+      await app.request('/me/balance', { headers: bearer(a.token) }),
+    );
+    expect(balance).to.deep.equal({
+      available: { amount: 350, currency: 'THB' },
+      held: { amount: 0, currency: 'THB' },
+      ledger: { amount: 350, currency: 'THB' },
+    });
     expect((await app.request(`/transactions/${payment.id}`, { headers: bearer(b.token) })).status).to.equal(404);
     const bList = await body<{ data: unknown[] }>(await app.request(`/transactions?userId=${a.userId}`, { headers: bearer(b.token) }));
     expect(bList.data).to.deep.equal([]);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { MemoryLedger } from '../../src/adapters/memory/ledger.memory.js';
+import { MemoryPendingTransfers } from '../../src/adapters/memory/pending-transfers.memory.js';
 import { MemoryUnitOfWork } from '../../src/adapters/memory/unit-of-work.memory.js';
 import { GetTransaction } from '../../src/application/wallet/get-transaction.js';
 import { ListTransactions } from '../../src/application/wallet/list-transactions.js';
@@ -88,7 +89,12 @@ describe('wallet use cases (in memory)', () => {
       'same-user-transfer',
     );
     await transfer.execute({ principal: user('usr_a'), toUserId: 'usr_b', amount: 10, note: 'hi' });
-    expect(await new GetMyBalance(ledger, holders).execute(user('usr_b'))).to.deep.equal({ available: { amount: 10, currency: 'THB' } });
+    const ten = { amount: 10, currency: 'THB' };
+    expect(await new GetMyBalance(ledger, new MemoryPendingTransfers(ledger), holders, clock).execute(user('usr_b'))).to.deep.equal({
+      available: ten,
+      held: { amount: 0, currency: 'THB' },
+      ledger: ten,
+    });
     const balances = await new GetUserBalances(ledger, holders).execute(machine, ['usr_a', 'usr_c']);
     expect(Object.fromEntries(balances)).to.deep.equal({ usr_a: { amount: 90, currency: 'THB' }, usr_c: { amount: 0, currency: 'THB' } });
   });

@@ -154,7 +154,7 @@ export const ledgerWriteBatch: BatchForm = (held) => {
  * The record `pbw_ledger_write` takes for `t` (JSON, by name): the transaction, its postings in
  * the domain's lock order, its `transaction.created` event.
  */
-function writeRecord(t: Transaction): string {
+export function writeRecord(t: Transaction): string {
   const postings = inLockOrder(t.tenantId, postingsOf(t));
   return jsonParam({
     id: t.id,

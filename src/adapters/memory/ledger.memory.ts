@@ -45,8 +45,16 @@ export class MemoryLedger implements Ledger, TransactionReader {
   private readonly transactions = new Map<string, Transaction>();
   readonly entries: MemoryEntry[] = [];
 
+  /** What the account's pending transfers hold at an instant (none until `respectHolds`). */
+  private heldOn: (accountId: string, at: Date) => number = () => 0;
+
   /** `outbox` records `transaction.created` with each transaction, as the database's would. */
   constructor(private readonly outbox?: MemoryOutbox) {}
+
+  /** From now on, a debit of a user's account leaves at least what `held` says it holds, as the database's trigger does. */
+  respectHolds(held: (accountId: string, at: Date) => number): void {
+    this.heldOn = held;
+  }
 
   async topUp(e: NewTopUp): Promise<Transaction> {
     return this.record(topUpRecord(e));
@@ -126,9 +134,11 @@ export class MemoryLedger implements Ledger, TransactionReader {
     const postings = inLockOrder(t.tenantId, postingsOf(t));
     // Check every posting before applying any, as the database transaction's rollback would.
     for (const p of postings) {
-      const account = this.accounts.get(accountId(t.tenantId, p.account));
+      const id = accountId(t.tenantId, p.account);
+      const account = this.accounts.get(id);
       requireAccountCurrency(account?.currency ?? null, t.amount);
-      if (p.amount < 0 && !mayGoNegative(p.account) && (account?.balance ?? 0) < -p.amount) throw shortOf(p.account.kind);
+      const held = p.account.kind === 'USER' ? this.heldOn(id, t.createdAt) : 0;
+      if (p.amount < 0 && !mayGoNegative(p.account) && (account?.balance ?? 0) - held < -p.amount) throw shortOf(p.account.kind);
     }
     for (const p of postings) {
       const id = accountId(t.tenantId, p.account);

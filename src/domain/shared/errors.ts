@@ -82,6 +82,9 @@ export const REASONS = {
   'not-refundable': { kind: 'unprocessable', message: 'Only payments can be refunded.' },
   'currency-mismatch': { kind: 'unprocessable', message: 'The amount is not in the wallet’s currency.' },
   'same-user-transfer': { kind: 'unprocessable', message: 'A transfer needs a recipient other than the sender.' },
+  'authorization-not-found': { kind: 'not-found', message: 'No such authorization.' },
+  'authorization-not-pending': { kind: 'conflict', message: 'The authorization is no longer pending: captured, voided or expired.' },
+  'exceeds-authorization': { kind: 'unprocessable', message: 'The capture is more than what remains of the authorization.' },
   // operations
   'rate-limited': { kind: 'too-many', message: 'Too many requests. Retry later.' },
   'service-unavailable': { kind: 'unavailable', message: 'The service is temporarily unavailable. Retry shortly.' },

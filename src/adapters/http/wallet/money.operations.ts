@@ -217,7 +217,11 @@ export const moneyOperations: readonly Operation[] = [
     tags: ['me'],
     token: 'user',
     examples: () => ({
-      response: { available: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer) },
+      response: {
+        available: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer),
+        held: thb(0),
+        ledger: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer),
+      },
     }),
     responses: {
       200: { description: 'The balance', schema: balanceSchema },

@@ -132,6 +132,12 @@ export const summarySchema = z
   })
   .meta({ id: 'TransactionSummary' });
 
-export const balanceSchema = z.object({ available: moneySchema }).meta({ id: 'Balance', description: 'What the holder can spend' });
+export const balanceSchema = z
+  .object({
+    available: moneySchema.describe('What the holder can spend: `ledger − held`'),
+    held: moneySchema.describe('What the holder’s pending authorizations hold now'),
+    ledger: moneySchema.describe('What the ledger records for the holder'),
+  })
+  .meta({ id: 'Balance', description: 'What the holder has, holds and can spend' });
 
 export { transactionJson } from '../../json-views.js';

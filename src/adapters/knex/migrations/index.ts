@@ -27,6 +27,7 @@ import * as m0026 from './0026-login-failed-per-minute.js';
 import * as m0028 from './0028-operators.js';
 import * as m0029 from './0029-operator-keys.js';
 import * as m0030 from './0030-holds.js';
+import * as m0031 from './0031-pending-transfers.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -67,6 +68,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0028-operators', m0028],
   ['0029-operator-keys', m0029],
   ['0030-holds', m0030],
+  ['0031-pending-transfers', m0031],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

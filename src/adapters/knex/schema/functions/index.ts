@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { idempotencyRecord } from './idempotency-record.js';
+import { ledgerAccountHolds } from './ledger-account-holds.js';
 import { ledgerEntriesInsertedBalance, ledgerEntriesUpdatedBalance } from './ledger-entries-balance.js';
 import { ledgerWrite } from './ledger-write.js';
 import { ledgerWriteAttempt } from './ledger-write-attempt.js';
@@ -22,6 +23,7 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   ledgerWrite,
   ledgerWriteAttempt,
   ledgerWriteBatch,
+  ledgerAccountHolds,
 ];
 
 /**

@@ -1,0 +1,116 @@
+import { accountId, insufficientFunds, paymentRecord, requireAccountCurrency, type AccountRef } from '../../domain/wallet/ledger.js';
+import {
+  afterCapture,
+  captureAmount,
+  heldAt,
+  pendingTransferNotFound,
+  statusAt,
+  voidOf,
+  type PendingTransfer,
+} from '../../domain/wallet/pending-transfer.js';
+import type { NewCapture, NewPendingTransfer, PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
+import type { Transaction } from '../../domain/wallet/transaction.js';
+import type { MemoryLedger } from './ledger.memory.js';
+
+/**
+ * Pending transfers in process memory, on a `MemoryLedger`, with the same decisions as
+ * PostgreSQL: each hold, capture and void checks and changes its state without awaiting in
+ * between, so it is atomic among concurrent calls of one process.
+ */
+export class MemoryPendingTransfers implements PendingTransfers {
+  private readonly transfers = new Map<string, PendingTransfer>();
+
+  constructor(private readonly ledger: MemoryLedger) {
+    // Payments and transfers of the ledger cannot spend what these transfers hold.
+    ledger.respectHolds((id, at) => this.heldById(id, at));
+  }
+
+  async hold(e: NewPendingTransfer): Promise<PendingTransfer> {
+    const id = accountId(e.tenantId, e.account);
+    const account = this.ledger.balances().find((a) => a.id === id);
+    requireAccountCurrency(account === undefined ? null : this.currencyOf(id, e.amount.currency), e.amount);
+    const available = (account?.balance ?? 0) - this.held(e.tenantId, e.account, e.createdAt);
+    if (available < e.amount.amount) throw insufficientFunds();
+    const t: PendingTransfer = { ...e, captured: 0, status: 'PENDING', resolvedAt: null };
+    this.transfers.set(t.id, t);
+    return t;
+  }
+
+  async capture(e: NewCapture): Promise<{ transfer: PendingTransfer; transaction: Transaction }> {
+    const t = this.mine(e.tenantId, e.pendingTransferId);
+    const amount = captureAmount(t, e.amount, e.at);
+    if (t.account.kind !== 'USER') throw new RangeError('captures pay from user accounts only');
+    const next = afterCapture(t, amount, e.final, e.at);
+    // The state changes before the payment's promise settles, so no other capture sees the old one.
+    this.transfers.set(t.id, next);
+    try {
+      const transaction = await this.ledger.pay(
+        paymentRecordEntry(e, t.account.userId, t.reference, { amount, currency: t.amount.currency }),
+      );
+      return { transfer: next, transaction };
+    } catch (err) {
+      this.transfers.set(t.id, t);
+      throw err;
+    }
+  }
+
+  async void(tenantId: string, id: string, at: Date): Promise<{ transfer: PendingTransfer; changed: boolean }> {
+    const outcome = voidOf(this.mine(tenantId, id), at);
+    if (outcome.changed) this.transfers.set(id, outcome.transfer);
+    return outcome;
+  }
+
+  async find(tenantId: string, id: string): Promise<PendingTransfer | null> {
+    const t = this.transfers.get(id);
+    return t !== undefined && t.tenantId === tenantId ? t : null;
+  }
+
+  async heldOn(tenantId: string, account: AccountRef, at: Date): Promise<number> {
+    return this.held(tenantId, account, at);
+  }
+
+  async expireDue(at: Date, limit: number): Promise<PendingTransfer[]> {
+    const due = [...this.transfers.values()].filter((t) => t.status === 'PENDING' && statusAt(t, at) === 'EXPIRED').slice(0, limit);
+    return due.map((t) => {
+      const expired: PendingTransfer = { ...t, status: 'EXPIRED', resolvedAt: t.expiresAt };
+      this.transfers.set(t.id, expired);
+      return expired;
+    });
+  }
+
+  private held(tenantId: string, account: AccountRef, at: Date): number {
+    return this.heldById(accountId(tenantId, account), at);
+  }
+
+  private heldById(id: string, at: Date): number {
+    let sum = 0;
+    for (const t of this.transfers.values()) if (accountId(t.tenantId, t.account) === id) sum += heldAt(t, at);
+    return sum;
+  }
+
+  private currencyOf(accountKey: string, fallback: string): string {
+    const t = this.ledger.allTransactions().find((x) => accountId(x.tenantId, { kind: 'USER', userId: x.userId }) === accountKey);
+    return t?.amount.currency ?? fallback;
+  }
+
+  private mine(tenantId: string, id: string): PendingTransfer {
+    const t = this.transfers.get(id);
+    if (t === undefined || t.tenantId !== tenantId) throw pendingTransferNotFound();
+    return t;
+  }
+}
+
+const paymentRecordEntry = (e: NewCapture, userId: string, reference: string, amount: { amount: number; currency: string }) => ({
+  id: e.transactionId,
+  tenantId: e.tenantId,
+  userId,
+  reference,
+  description: `capture of ${e.pendingTransferId}`,
+  amount,
+  initiatedBy: e.initiatedBy,
+  createdAt: e.at,
+});
+
+/** The PAYMENT a capture records, as the ledger's domain builds it. */
+export const captureRecord = (e: NewCapture, userId: string, reference: string, currency: string, amount: number): Transaction =>
+  paymentRecord(paymentRecordEntry(e, userId, reference, { amount, currency }));

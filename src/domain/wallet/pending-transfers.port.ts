@@ -1,0 +1,55 @@
+import type { Money } from '../shared/money.js';
+import type { AccountRef } from './ledger.js';
+import type { Initiator, Transaction } from './transaction.js';
+import type { PendingTransfer, PendingTransferOwner } from './pending-transfer.js';
+
+export interface NewPendingTransfer {
+  /** A new id for the pending transfer (an authorization's `auth_…`). */
+  readonly id: string;
+  readonly tenantId: string;
+  readonly account: AccountRef;
+  readonly owner: PendingTransferOwner;
+  readonly reference: string;
+  readonly amount: Money;
+  readonly expiresAt: Date;
+  readonly createdAt: Date;
+}
+
+export interface NewCapture {
+  readonly tenantId: string;
+  readonly pendingTransferId: string;
+  /** A new `txn_…` id for the PAYMENT the capture records. */
+  readonly transactionId: string;
+  /** How much to capture; null captures everything that remains. */
+  readonly amount: number | null;
+  /** Resolves the transfer with this capture, whatever remains. */
+  readonly final: boolean;
+  readonly initiatedBy: Initiator;
+  readonly at: Date;
+}
+
+/**
+ * Pending transfers on ledger accounts (the one two-phase mechanism of the ledger): a hold of
+ * money on an account, captured in one or several parts, voided, or lapsing at its deadline,
+ * resolved at most once whatever runs concurrently.
+ *
+ * - `hold` takes the amount from the account's available balance (ledger balance minus what its
+ *   unexpired pending transfers hold at that instant), decided under the account's lock: short
+ *   → `insufficient-funds`; concurrent holds and payments never overspend.
+ * - `capture` records a PAYMENT of the captured amount (with the transfer's id as
+ *   `authorizationId`) under the transfer's lock: not pending (resolved or lapsed) →
+ *   `authorization-not-pending`; more than remains → `exceeds-authorization`.
+ * - `void` resolves a pending transfer; a repeated void answers the voided transfer, unchanged.
+ * - `expireDue` records the EXPIRED transition of lapsed transfers, at most `limit` of them, each
+ *   once across callers; reads never wait for it.
+ */
+export interface PendingTransfers {
+  hold(entry: NewPendingTransfer): Promise<PendingTransfer>;
+  capture(entry: NewCapture): Promise<{ transfer: PendingTransfer; transaction: Transaction }>;
+  void(tenantId: string, id: string, at: Date): Promise<{ transfer: PendingTransfer; changed: boolean }>;
+  find(tenantId: string, id: string): Promise<PendingTransfer | null>;
+  /** What the account's pending transfers hold at `at`. */
+  heldOn(tenantId: string, account: AccountRef, at: Date): Promise<number>;
+  /** Records EXPIRED on up to `limit` transfers lapsed by `at`; answers those this call recorded. */
+  expireDue(at: Date, limit: number): Promise<PendingTransfer[]>;
+}

@@ -1,0 +1,200 @@
+import { expect } from 'chai';
+import type { Ledger } from '../../src/domain/wallet/ledger.port.js';
+import type { PendingTransfers } from '../../src/domain/wallet/pending-transfers.port.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import { ledgerTenant, machineInitiator, testId, topUpOf, type LedgerTenant } from './ledger-builders.js';
+
+const reasonOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof DomainError) return err.reason;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+};
+
+/** The pending-transfer rules every adapter keeps, with the races that must never overspend. */
+export function pendingTransfersContract(name: string, make: () => Promise<{ ledger: Ledger; transfers: PendingTransfers }>): void {
+  describe(`PendingTransfers contract (${name})`, () => {
+    let ledger: Ledger;
+    let transfers: PendingTransfers;
+    let t: LedgerTenant;
+    beforeEach(async () => {
+      ({ ledger, transfers } = await make());
+      t = ledgerTenant();
+    });
+
+    const holdOf = (u: string, amount: number, expiresInMs = 60_000) =>
+      transfers.hold({
+        id: testId('txn').replace('txn_', 'auth_'),
+        tenantId: t.tenantId,
+        account: { kind: 'USER', userId: u },
+        owner: { kind: 'wallet-authorization', id: u },
+        reference: 'ride-1',
+        amount: { amount, currency: 'THB' },
+        expiresAt: new Date(Date.now() + expiresInMs),
+        createdAt: new Date(),
+      });
+    const captureOf = (id: string, amount: number | null, final = false) =>
+      transfers.capture({
+        tenantId: t.tenantId,
+        pendingTransferId: id,
+        transactionId: testId('txn'),
+        amount,
+        final,
+        initiatedBy: machineInitiator(t),
+        at: new Date(),
+      });
+
+    it('a hold counts against the available balance at once, and a capture pays from it', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 3_000);
+      expect(h.status).to.equal('PENDING');
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(3_000);
+      expect(await reasonOf(holdOf(u, 2_001))).to.equal('insufficient-funds');
+      const { transfer, transaction } = await captureOf(h.id, 1_000);
+      expect(transaction.type).to.equal('PAYMENT');
+      expect(transaction.amount.amount).to.equal(1_000);
+      expect(transfer).to.include({ status: 'PENDING', captured: 1_000 });
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(4_000);
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(2_000);
+      const last = await captureOf(h.id, 500, true);
+      expect(last.transfer).to.include({ status: 'CAPTURED', captured: 1_500 });
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(0);
+      expect(await reasonOf(captureOf(h.id, 1))).to.equal('authorization-not-pending');
+    });
+
+    it('a capture above what remains is refused with exceeds-authorization', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 1_000);
+      await captureOf(h.id, 600);
+      expect(await reasonOf(captureOf(h.id, 401))).to.equal('exceeds-authorization');
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(4_400);
+    });
+
+    it('6 concurrent holds of 1,000 on a 5,000 balance: exactly 5 held', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => holdOf(u, 1_000)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(5);
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(refused.map((o) => (o.reason as DomainError).reason)).to.deep.equal(['insufficient-funds']);
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(5_000);
+    });
+
+    it('10 concurrent full captures of one hold: exactly one', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 2_000);
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => captureOf(h.id, 2_000)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(3_000);
+    });
+
+    it('10 concurrent partial captures that together exceed the hold: only those that fit', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 2_500);
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => captureOf(h.id, 1_000)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(2);
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(3_000);
+      expect((await transfers.find(t.tenantId, h.id))?.captured).to.equal(2_000);
+    });
+
+    it('void twice answers the same voided transfer with no second effect; a capture after it is refused', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 2_000);
+      const first = await transfers.void(t.tenantId, h.id, new Date());
+      const second = await transfers.void(t.tenantId, h.id, new Date());
+      expect(first.changed).to.equal(true);
+      expect(second.changed).to.equal(false);
+      expect(second.transfer.status).to.equal('VOIDED');
+      expect(second.transfer.resolvedAt?.getTime()).to.equal(first.transfer.resolvedAt?.getTime());
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(0);
+      expect(await reasonOf(captureOf(h.id, null))).to.equal('authorization-not-pending');
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(5_000);
+    });
+
+    it('a lapsed hold stops counting at its deadline before any job records it, and is then expired once', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 5_000, 50);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(0);
+      expect(await reasonOf(captureOf(h.id, null))).to.equal('authorization-not-pending');
+      await holdOf(u, 5_000);
+      const [a, b] = await Promise.all([transfers.expireDue(new Date(), 100), transfers.expireDue(new Date(), 100)]);
+      expect([...a!, ...b!].filter((x) => x.id === h.id)).to.have.length(1);
+      expect((await transfers.find(t.tenantId, h.id))?.status).to.equal('EXPIRED');
+    });
+
+    it('a payment or transfer cannot spend held money; after the void it can', async () => {
+      const u = t.newUser();
+      const v = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 4_000);
+      const payment = () =>
+        ledger.pay({
+          id: testId('txn'),
+          tenantId: t.tenantId,
+          userId: u,
+          amount: { amount: 2_000, currency: 'THB' },
+          reference: 'shop-1',
+          description: null,
+          initiatedBy: machineInitiator(t),
+          createdAt: new Date(),
+        });
+      const transfer = () =>
+        ledger.transfer({
+          id: testId('txn'),
+          tenantId: t.tenantId,
+          userId: u,
+          toUserId: v,
+          amount: { amount: 2_000, currency: 'THB' },
+          note: null,
+          initiatedBy: machineInitiator(t),
+          createdAt: new Date(),
+        });
+      expect(await reasonOf(payment())).to.equal('insufficient-funds');
+      expect(await reasonOf(transfer())).to.equal('insufficient-funds');
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(5_000);
+      await transfers.void(t.tenantId, h.id, new Date());
+      expect((await payment()).type).to.equal('PAYMENT');
+      expect((await transfer()).type).to.equal('TRANSFER');
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(1_000);
+    });
+
+    it('concurrent payments and holds on one account never spend held money', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const pay = () =>
+        ledger.pay({
+          id: testId('txn'),
+          tenantId: t.tenantId,
+          userId: u,
+          amount: { amount: 1_000, currency: 'THB' },
+          reference: 'shop-1',
+          description: null,
+          initiatedBy: machineInitiator(t),
+          createdAt: new Date(),
+        });
+      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? holdOf(u, 1_000) : pay())));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(5);
+      const balance = await ledger.balanceOf(t.tenantId, u);
+      const held = await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date());
+      expect(balance - held).to.equal(0);
+    });
+
+    it('an unknown or another tenant’s transfer is not found', async () => {
+      expect(await reasonOf(transfers.void(t.tenantId, 'auth_NOPE', new Date()))).to.equal('authorization-not-found');
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 1_000);
+      const h = await holdOf(u, 100);
+      expect(await transfers.find(ledgerTenant().tenantId, h.id)).to.equal(null);
+    });
+  });
+}
