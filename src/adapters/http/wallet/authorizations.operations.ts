@@ -113,7 +113,7 @@ const statementExample = (demo: { from: string; to: string; createdAt: string })
   opening: 0,
   lines: [
     {
-      at: demo.createdAt.replace('Z', '.000Z'),
+      at: demo.createdAt,
       type: 'TOP_UP',
       transactionId: EXAMPLE_IDS.topUp,
       reference: 'topup-2026-0001',

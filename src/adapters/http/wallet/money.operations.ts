@@ -220,7 +220,8 @@ export const moneyOperations: readonly Operation[] = [
     tags: ['me'],
     token: 'user',
     request: { query: balanceQuery },
-    examples: () => ({
+    examples: (demo) => ({
+      query: { at: demo.to },
       response: {
         available: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer),
         held: thb(0),
