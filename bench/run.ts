@@ -60,7 +60,7 @@ import path from 'node:path';
 import pg from 'pg';
 import net from 'node:net';
 import http from 'node:http';
-import { SCENARIOS, type BenchContext } from './scenarios.js';
+import { lapseRecording, SCENARIOS, type BenchContext } from './scenarios.js';
 import { pgbenchAvailable, pgbenchTpcb } from './pgbench.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -644,6 +644,8 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const tpcb = rows.find((r) => r.name.startsWith('pgbench TPC-B-like'));
   const holds = rows.find((r) => r.name.startsWith('POST /api/v1/orders {hold}'));
   const authorizations = rows.find((r) => r.name.startsWith('POST /me/authorizations'));
+  const duringLapses = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (while'));
+  const idleAccount = rows.find((r) => r.name === 'GET /api/v1/agent/account');
   const longBalance = rows.find((r) => r.name === 'GET /me/balance (100,000 transactions)');
   const balanceThen = rows.find((r) => r.name.startsWith('GET /me/balance?at='));
   const notes = [
@@ -676,6 +678,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(authorizations && tpcb
       ? [
           `Authorize + capture: ${(authorizations.rps / 2 / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(authorizations.rps / 2)} authorizations captured/s, two requests each, against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...(duringLapses && idleAccount
+      ? [
+          `Account read while lapsed holds are recorded: p99 ${duringLapses.p99} ms against ${idleAccount.p99} ms idle (${(duringLapses.p99 / Math.max(1, idleAccount.p99)).toFixed(2)}×); the second instance recorded ${lapseRecording.recorded} lapses in ${lapseRecording.ms} ms, batches of 500.`,
         ]
       : []),
     ...(longBalance && balanceThen

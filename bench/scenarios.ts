@@ -454,6 +454,51 @@ const longHistoryUser = (ctx: BenchContext): Promise<string> =>
     return token;
   });
 
+/** What the lapse scenario measured of its recorder: how many it recorded, in how long. */
+export const lapseRecording = { recorded: 0, ms: 0 };
+
+/**
+ * The account read while 10,000 lapsed holds are recorded: the holds are copied straight into
+ * the table from one real hold (already past their deadline), and a second instance records
+ * them (batches of 500, as the service's job does) a second into the measurement, while the
+ * service's own job may join in. Compared with the account read of the same run on an idle
+ * service.
+ */
+const accountReadDuringLapses: Scenario = {
+  name: 'GET /api/v1/agent/account (while 10,000 lapsed holds are recorded)',
+  prepare: async (ctx) => {
+    const apiKey = await agentKey(ctx);
+    const pool = await quotePool(ctx, 10_001);
+    const template = await post(
+      `${ctx.base}/api/v1/orders`,
+      { ...json, 'x-api-key': apiKey },
+      JSON.stringify({ quoteId: pool[0], hold: { seconds: 600 } }),
+    );
+    const client = new pg.Client({ connectionString: ctx.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO orders SELECT (jsonb_populate_record(o, jsonb_build_object(
+             'id', 'ord_lapse_' || q.n, 'quote_id', q.id,
+             'hold_expires_at', now() - interval '1 minute', 'created_at', now() - interval '20 minutes'))).*
+         FROM orders o, unnest($2::text[]) WITH ORDINALITY AS q(id, n) WHERE o.id = $1`,
+        [template.id as string, pool.slice(1)],
+      );
+    } finally {
+      await client.end();
+    }
+    const timer = setTimeout(() => {
+      const started = Date.now();
+      void withService(ctx, (s) => s.core.booking.recordOrderLapses.execute(1_000)).then((n) => {
+        lapseRecording.recorded = n;
+        lapseRecording.ms = Date.now() - started;
+      });
+    }, 1_000);
+    timer.unref();
+    return { url: `${ctx.base}/api/v1/agent/account`, headers: { 'x-api-key': apiKey } };
+  },
+};
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'GET /api/v1/agent/account',
@@ -498,6 +543,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ordersScenario('POST /api/v1/orders', false),
   ordersScenario('POST /api/v1/orders (Idempotency-Key)', true),
   holdThenConfirmScenario,
+  accountReadDuringLapses,
   authorizeThenCaptureScenario,
   {
     name: 'GET /me/balance (100,000 transactions)',
