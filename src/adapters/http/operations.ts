@@ -16,6 +16,7 @@ import { moneyOperations } from './wallet/money.operations.js';
 import { transactionOperations } from './wallet/transactions.operations.js';
 import { agentSecurityEventOperations, tenantSecurityEventOperations } from './security-events/security-events.operations.js';
 import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } from './webhooks/webhooks.operations.js';
+import { agentEventFeedOperations, tenantEventFeedOperations } from './webhooks/events.operations.js';
 
 /**
  * Every published operation, in the order of the published files. Each area adds its list here
@@ -41,6 +42,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...moneyOperations,
   ...transactionOperations,
   ...webhookOperations,
+  ...agentEventFeedOperations,
+  ...tenantEventFeedOperations,
   ...agentSecurityEventOperations,
   ...tenantSecurityEventOperations,
 ];
@@ -59,6 +62,7 @@ export const BOOKING_OPERATIONS: readonly Operation[] = [
   ...quoteOperations,
   ...orderOperations,
   ...agentWebhookOperations,
+  ...agentEventFeedOperations,
   ...agentSecurityEventOperations,
 ];
 
@@ -73,6 +77,7 @@ export const WALLET_OPERATIONS: readonly Operation[] = [
   ...moneyOperations,
   ...transactionOperations,
   ...tenantWebhookOperations,
+  ...tenantEventFeedOperations,
   ...tenantSecurityEventOperations,
 ];
 
