@@ -253,12 +253,12 @@ export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLo
     }));
   }
 
-  /** The owner's events that deliveries are still held for (an event whose deliveries all went with their endpoints is not listed). */
+  /** The owner's events that deliveries are still held for (an event whose deliveries all went with their endpoints is not listed; nor a test event). */
   async eventsFor(owner: EventOwner): Promise<RecordedEvent[]> {
     const found = await rows<{ id: string; type: EventType; body: string; created_at: Date | string }>(
       this.knex,
       `SELECT e.id, e.type, e.body, e.created_at FROM webhook_events e
-       WHERE e.owner_kind = $1 AND e.owner_id = $2 AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+       WHERE e.owner_kind = $1 AND e.owner_id = $2 AND NOT e.test AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
        ORDER BY e.created_at, e.id`,
       [owner.kind, owner.id],
     );

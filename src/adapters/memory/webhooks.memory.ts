@@ -29,6 +29,8 @@ interface Delivery {
   id: string;
   endpointId: string;
   event: OutboxRecord;
+  /** A test delivery's sample event (not a change's). */
+  test?: true;
   status: WebhookDelivery['status'];
   attempts: number;
   lastStatusCode: number | null;
@@ -149,6 +151,7 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
       lockedUntil: null,
       lease: null,
       createdAt: event.createdAt,
+      test: true,
     };
     this.deliveries.set(id, delivery);
     return viewOf(delivery);
@@ -205,7 +208,7 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
   async eventsFor(owner: EventOwner): Promise<RecordedEvent[]> {
     const events = new Map<string, OutboxRecord>();
     for (const d of this.deliveries.values()) {
-      if (d.event.owner_kind === owner.kind && d.event.owner_id === owner.id) events.set(d.event.id, d.event);
+      if (d.test !== true && d.event.owner_kind === owner.kind && d.event.owner_id === owner.id) events.set(d.event.id, d.event);
     }
     return [...events.values()]
       .map((e) => ({

@@ -66,7 +66,7 @@ const QUERY_ERRORS: ResponseSpec = {
 
 const example = (type: 'order.confirmed' | 'transaction.created', createdAt: string) => {
   const at = new Date(createdAt);
-  return { id: EXAMPLE_IDS.event, type, timestamp: createdAt, data: sampleEventData(type, at) };
+  return { id: EXAMPLE_IDS.laterEvent, type, timestamp: createdAt, data: sampleEventData(type, at) };
 };
 
 /** The agent's event feed (a key with `events:read`). */
@@ -83,7 +83,7 @@ export const agentEventFeedOperations: readonly Operation[] = [
     scope: 'events:read',
     request: { query: feedQuery },
     examples: (demo) => ({
-      query: { type: 'order.confirmed,order.cancelled', limit: 20 },
+      query: { after: EXAMPLE_IDS.event, type: 'order.confirmed,order.cancelled', limit: 20 },
       response: { data: [example('order.confirmed', demo.createdAt)], nextCursor: null },
     }),
     responses: {
@@ -108,7 +108,7 @@ export const tenantEventFeedOperations: readonly Operation[] = [
     token: 'machine',
     request: { query: feedQuery },
     examples: (demo) => ({
-      query: { type: 'transaction.created', limit: 20 },
+      query: { after: EXAMPLE_IDS.event, type: 'transaction.created', limit: 20 },
       response: { data: [example('transaction.created', demo.createdAt)], nextCursor: null },
     }),
     responses: {
