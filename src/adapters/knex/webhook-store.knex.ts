@@ -188,17 +188,27 @@ export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLo
     }
     // Only transactions below the oldest one still running (`xmin` of the statement's own snapshot)
     // are served: all of them have ended, and no transaction yet to commit can take a lower txid.
+    // One text per shape, so that even a generic plan keeps `(txid, seq) > …` in the index range.
+    const values: unknown[] = [owner.kind, owner.id];
+    let where = '';
+    if (from !== undefined) {
+      values.push(from.txid, from.seq);
+      where += ' AND (e.txid, e.seq) > ($3::xid8, $4::bigint)';
+    }
+    if (types !== null) {
+      values.push([...types]);
+      where += ` AND e.type = ANY ($${values.length}::text[])`;
+    }
+    values.push(limit);
     return rows<FeedEvent>(
       this.knex,
       `SELECT e.id, e.type, e.body FROM webhook_events e
        WHERE e.owner_kind = $1 AND e.owner_id = $2 AND NOT e.test
-         AND e.txid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
-         AND ($3::xid8 IS NULL OR (e.txid, e.seq) > ($3::xid8, $4::bigint))
-         AND ($5::text[] IS NULL OR e.type = ANY ($5::text[]))
+         AND e.txid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))${where}
        ORDER BY e.txid, e.seq
-       LIMIT $6`,
-      [owner.kind, owner.id, from?.txid ?? null, from?.seq ?? null, types === null ? null : [...types], limit],
-      'webhooks.feed',
+       LIMIT $${values.length}`,
+      values,
+      `webhooks.feed${from === undefined ? '' : '-after'}${types === null ? '' : '-types'}`,
     );
   }
 
