@@ -551,7 +551,10 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           const row = await load(scenario.name, scenario.connections ?? connections, opts, pid);
           rows.push(row);
           process.stderr.write(`done: ${scenario.name}\n`);
-          const anchored = scenario.name.startsWith('POST /me/payments') || scenario.name.startsWith('POST /api/v1/orders {hold}');
+          const anchored =
+            scenario.name.startsWith('POST /me/payments') ||
+            scenario.name.startsWith('POST /api/v1/orders {hold}') ||
+            scenario.name.startsWith('POST /me/authorizations');
           if (anchored && pgbench && !rows.some((r) => r.name.startsWith('pgbench')))
             rows.push(...(await pgbenchRows(row.connections, notesBeside)));
           continue;
@@ -640,6 +643,9 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const payments = rows.find((r) => r.name.startsWith('POST /me/payments'));
   const tpcb = rows.find((r) => r.name.startsWith('pgbench TPC-B-like'));
   const holds = rows.find((r) => r.name.startsWith('POST /api/v1/orders {hold}'));
+  const authorizations = rows.find((r) => r.name.startsWith('POST /me/authorizations'));
+  const longBalance = rows.find((r) => r.name === 'GET /me/balance (100,000 transactions)');
+  const balanceThen = rows.find((r) => r.name.startsWith('GET /me/balance?at='));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free
@@ -665,6 +671,16 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(holds && tpcb
       ? [
           `Hold + confirm on an instant operator: ${(holds.rps / 2 / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(holds.rps / 2)} bookings/s, two requests each, against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...(authorizations && tpcb
+      ? [
+          `Authorize + capture: ${(authorizations.rps / 2 / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(authorizations.rps / 2)} authorizations captured/s, two requests each, against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...(longBalance && balanceThen
+      ? [
+          `Balance at an instant over a user with 100,000 transactions: ${(balanceThen.rps / longBalance.rps).toFixed(2)} of the current balance read's requests a second (p99 ${balanceThen.p99} against ${longBalance.p99} ms).`,
         ]
       : []),
     ...notesBeside,

@@ -144,6 +144,14 @@ for (const mode of ['database', 'memory'] as const) {
         const r = await call(`/webhook-endpoints/${reg.body.id}/test`, json('POST', { type }, bearer(machine)));
         expect(r.status, type).to.equal(202);
       }
+      await eventually(async () => receiver.received.length >= 1 + TENANT_EVENT_TYPES.length, 20_000, 'every sample');
+      const samples = receiver.received.slice(1).map((w) => verified(reg.body.secret, w) as Body);
+      expect(samples.map((p) => p.type).sort()).to.deep.equal([...TENANT_EVENT_TYPES].sort());
+      for (const p of samples) {
+        expect(p.test, p.type).to.equal(true);
+        const published = WEBHOOK_EVENTS.find((e) => e.type === p.type && e.surface === 'wallet');
+        if (published !== undefined) expect(eventBodySchema(published).safeParse(p).error?.issues, p.type).to.equal(undefined);
+      }
       expect(
         (await call(`/webhook-endpoints/${reg.body.id}/test`, json('POST', { type: 'order.confirmed' }, bearer(machine)))).status,
       ).to.equal(400);

@@ -2,6 +2,7 @@ import { ORDER_EVENT_OF_STATUS, ORDER_EVENT_TYPES, type Order, type OrderEventTy
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { WalletUser } from '../identity/tenant.js';
 import type { Transaction } from '../wallet/transaction.js';
+import { AUTHORIZATION_OWNER, type PendingTransfer } from '../wallet/pending-transfer.js';
 import { BOOKING_SECURITY_EVENT_TYPES, WALLET_SECURITY_EVENT_TYPES, type SecurityEvent } from '../security-events/security-event.js';
 
 /**
@@ -18,7 +19,19 @@ export type SecurityWebhookType = (typeof AGENT_SECURITY_EVENT_TYPES)[number] | 
 /** The events an agent can subscribe to. */
 export const AGENT_EVENT_TYPES = [...ORDER_EVENT_TYPES, 'api_key.revoked', 'api_key.expiring', ...AGENT_SECURITY_EVENT_TYPES] as const;
 /** The events a tenant can subscribe to. */
-export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES] as const;
+export const AUTHORIZATION_EVENT_TYPES = [
+  'authorization.created',
+  'authorization.captured',
+  'authorization.voided',
+  'authorization.expired',
+] as const;
+export type AuthorizationEventType = (typeof AUTHORIZATION_EVENT_TYPES)[number];
+export const TENANT_EVENT_TYPES = [
+  'transaction.created',
+  'wallet_user.created',
+  ...AUTHORIZATION_EVENT_TYPES,
+  ...TENANT_SECURITY_EVENT_TYPES,
+] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type TenantEventType = (typeof TENANT_EVENT_TYPES)[number];
 export type EventType = AgentEventType | TenantEventType;
@@ -54,6 +67,15 @@ export type DomainEvent =
     }
   | { readonly type: 'transaction.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly transaction: Transaction }
   | { readonly type: 'wallet_user.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly user: WalletUser }
+  | {
+      readonly type: AuthorizationEventType;
+      readonly owner: EventOwner;
+      readonly occurredAt: Date;
+      /** The authorization as it is after this change. */
+      readonly authorization: PendingTransfer;
+      /** The PAYMENT of a capture; null for the other changes. */
+      readonly capture: Transaction | null;
+    }
   | { readonly type: SecurityWebhookType; readonly owner: EventOwner; readonly occurredAt: Date; readonly securityEvent: SecurityEvent };
 
 /**
@@ -114,3 +136,18 @@ export const walletUserCreated = (user: WalletUser): DomainEvent => ({
   occurredAt: user.createdAt,
   user,
 });
+
+/**
+ * A change of a wallet authorization tells its tenant: `authorization.created` when money is
+ * held, `.captured` for each capture (with its PAYMENT), `.voided`, `.expired` when the lapse is
+ * recorded. Pending transfers of other owners (a booking's order) tell nothing here.
+ */
+export const authorizationChanged = (
+  type: AuthorizationEventType,
+  authorization: PendingTransfer,
+  at: Date,
+  capture: Transaction | null = null,
+): DomainEvent[] =>
+  authorization.owner.kind === AUTHORIZATION_OWNER
+    ? [{ type, owner: { kind: 'tenant', id: authorization.tenantId }, occurredAt: at, authorization, capture }]
+    : [];

@@ -3,7 +3,7 @@ import { DEMO_USER_EXAMPLE } from '../wallet/auth.operations.js';
 import { demoExamples, EXAMPLE_IDS, EXAMPLE_SECRETS, exampleDayOf, type DemoExamples } from '../openapi/examples.js';
 import { transferQuoteExample } from '../booking/quotes.operations.js';
 import { eventExample } from '../security-events/security-events.operations.js';
-import { paymentExample } from '../wallet/wallet-examples.js';
+import { authorizationExample, captureExample, paymentExample, thb } from '../wallet/wallet-examples.js';
 
 /**
  * The `data` of a test delivery's sample event: the published files' examples (the demo agent's
@@ -13,6 +13,7 @@ import { paymentExample } from '../wallet/wallet-examples.js';
 export function sampleEventData(type: EventType, at: Date): unknown {
   const demo = demoExamples(exampleDayOf(at));
   if (type.startsWith('order.')) return orderData(type, demo);
+  if (type.startsWith('authorization.')) return authorizationData(type, demo);
   switch (type) {
     case 'api_key.revoked':
     case 'api_key.expiring':
@@ -91,6 +92,21 @@ function orderData(type: string, demo: DemoExamples) {
       };
     default:
       return { ...base, previousStatus: null };
+  }
+}
+
+/** The demo user's example authorization after the change the event reports, with its capture's PAYMENT (else null). */
+function authorizationData(type: string, demo: DemoExamples) {
+  const pending = authorizationExample(demo);
+  switch (type) {
+    case 'authorization.captured':
+      return captureExample(demo);
+    case 'authorization.voided':
+      return { ...pending, status: 'VOIDED', remaining: thb(0), resolvedAt: demo.createdAt.replace('T03:00', 'T04:05'), capture: null };
+    case 'authorization.expired':
+      return { ...pending, status: 'EXPIRED', remaining: thb(0), resolvedAt: pending.expiresAt, capture: null };
+    default:
+      return { ...pending, capture: null };
   }
 }
 
