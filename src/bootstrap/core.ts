@@ -90,6 +90,8 @@ import { ListWebhookDeliveries } from '../application/webhooks/list-webhook-deli
 import { ListWebhookEndpoints } from '../application/webhooks/list-webhook-endpoints.js';
 import { RegisterWebhookEndpoint } from '../application/webhooks/register-webhook-endpoint.js';
 import { RetryWebhookDelivery } from '../application/webhooks/retry-webhook-delivery.js';
+import { ReadEventFeed } from '../application/webhooks/read-event-feed.js';
+import { SendTestWebhook } from '../application/webhooks/send-test-webhook.js';
 import { IdempotentWrites } from '../application/idempotent-writes.js';
 import { DEFAULT_QUOTE_TTL_SECONDS } from './defaults.js';
 import type { Ports } from './ports.js';
@@ -225,7 +227,7 @@ export const walletUseCases = (ports: Ports) => {
 
 /** Webhook endpoints of agents and tenants, and their deliveries. */
 export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
-  const { webhooks, webhookUrlGuard, webhookSealer, random, ids, clock } = ports;
+  const { webhooks, webhookUrlGuard, webhookSealer, webhookSamples, random, ids, clock } = ports;
   const wake = options.wakeDeliveries ?? (() => undefined);
   return {
     register: new RegisterWebhookEndpoint(webhooks, webhookUrlGuard, webhookSealer, random, ids, clock),
@@ -234,6 +236,8 @@ export const webhookUseCases = (ports: Ports, options: CoreOptions = {}) => {
     remove: new DeleteWebhookEndpoint(webhooks, clock),
     deliveries: new ListWebhookDeliveries(webhooks),
     retry: new RetryWebhookDelivery(webhooks, wake),
+    sendTest: new SendTestWebhook(webhooks, webhookSamples, ids, clock, wake),
+    feed: new ReadEventFeed(webhooks),
   };
 };
 

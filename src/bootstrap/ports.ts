@@ -74,6 +74,7 @@ import { MemoryRevokedTokenStore } from '../adapters/memory/token-revocation.mem
 import { MemoryWebhookStore } from '../adapters/memory/webhooks.memory.js';
 import { ZxcvbnCommonPasswords } from '../adapters/passwords/common-passwords.zxcvbn.js';
 import { DnsWebhookUrlGuard } from '../adapters/webhooks/url-guard.js';
+import { sampleEventData } from '../adapters/http/webhooks/sample-events.js';
 import {
   DEFAULT_KEY_CACHE,
   DEFAULT_KEY_USAGE_FLUSH_MS,
@@ -108,7 +109,7 @@ import type { IdGenerator } from '../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../domain/shared/secrets.port.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
 import type { TransactionReader } from '../domain/wallet/transaction-reader.port.js';
-import type { SecretSealer, WebhookUrlGuard } from '../domain/webhooks/webhook-ports.port.js';
+import type { SampleEventData, SecretSealer, WebhookUrlGuard } from '../domain/webhooks/webhook-ports.port.js';
 import type { WebhookStore } from '../domain/webhooks/webhook-store.port.js';
 
 /** Key uses noted on the request path and written in batches; `flush` writes what is pending now. */
@@ -184,6 +185,8 @@ export interface Ports {
   readonly webhooks: WebhookStore;
   readonly webhookUrlGuard: WebhookUrlGuard;
   readonly webhookSealer: SecretSealer;
+  /** The sample `data` of test deliveries (the published files' examples). */
+  readonly webhookSamples: SampleEventData;
   /** The security trail; the key stores record into it in their own writes. */
   readonly securityEvents: SecurityEvents;
   /** Claims and records the `api_key.expiring` notices. */
@@ -289,6 +292,7 @@ function commonParts(options: PortOptions, clock: Clock, steps: Lifecycle, store
     tokenVerifier: new JoseTokenVerifier(ring, clock, settings, { cacheEntries: VERIFIED_TOKEN_CACHE }),
     tenantJwts: new JoseTenantJwtVerifier(),
     dpopProofs: new JoseDpopProofVerifier(),
+    webhookSamples: sampleEventData,
     webhookUrlGuard: new DnsWebhookUrlGuard({
       allowInsecure: options.webhooks?.allowInsecure ?? false,
       allowPrivate: options.webhooks?.allowPrivate ?? false,

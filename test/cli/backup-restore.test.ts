@@ -101,6 +101,33 @@ async function topUp(url: string, token: string, userId: string, amount: number)
   return (await json<{ id: string }>(res, 201)).id;
 }
 
+/**
+ * The agent's `order.confirmed` events from the feed, paged with `after`, once `done` holds of them
+ * (a database serves an event once no transaction begun before it is open).
+ */
+async function orderFeed(
+  url: string,
+  apiKey: string,
+  done: (feed: { id: string; orderId: string }[]) => boolean,
+): Promise<{ id: string; orderId: string }[]> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const feed: { id: string; orderId: string }[] = [];
+    for (let after: string | null = null; ;) {
+      const res = await fetch(`${url}/api/v1/events?type=order.confirmed&limit=100${after === null ? '' : `&after=${after}`}`, {
+        headers: { 'X-API-KEY': apiKey },
+      });
+      const page = await json<{ data: { id: string; data: { id: string } }[]; nextCursor: string | null }>(res, 200);
+      feed.push(...page.data.map((e) => ({ id: e.id, orderId: e.data.id })));
+      if (page.nextCursor === null) break;
+      after = page.nextCursor;
+    }
+    if (done(feed)) return feed;
+    if (Date.now() > until) throw new Error(`the feed did not get there within 30 s (${feed.length} events)`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Writes orders and top-ups on two loops until `stop()`; every acknowledged write is recorded. */
 function writeLoad(url: string, demo: Demo, token: string): { acknowledged: Acknowledged[]; stop: () => Promise<void> } {
   const acknowledged: Acknowledged[] = [];
@@ -183,6 +210,9 @@ describe('backup and restore while the service serves', function () {
     // Acknowledged after the backup had ended: must not be in the copy.
     const lateOrder = await placeOrder(server.url, demo.apiKey);
 
+    // The source's feed, once it serves the late order's event (every earlier write has ended).
+    const sourceFeed = await orderFeed(server.url, demo.apiKey, (f) => f.some((e) => e.orderId === lateOrder));
+
     const again = await admin(source, 'backup', '--out', file, '--json');
     expect(again.code, 'an existing file is never overwritten').to.equal(1);
     expect(JSON.parse(again.stderr)).to.have.nested.property('error.reason', 'backup-refused');
@@ -210,6 +240,16 @@ describe('backup and restore while the service serves', function () {
     }
     const late = await fetch(`${server.url}/api/v1/orders/${lateOrder}`, { headers: { 'X-API-KEY': demo.apiKey } });
     expect(late.status, 'an order made after the backup ended').to.equal(404);
+    // The event feed: the restored events in the source's order, served on the new server, and a
+    // new event after every one of them (their positions were rebased onto this server).
+    const beforeIds = new Set(before.filter((w) => w.kind === 'order').map((w) => w.id));
+    const restoredFeed = await orderFeed(server.url, demo.apiKey, (f) => [...beforeIds].every((id) => f.some((e) => e.orderId === id)));
+    const restoredIds = new Set(restoredFeed.map((e) => e.id));
+    expect(restoredFeed.map((e) => e.id)).to.deep.equal(sourceFeed.filter((e) => restoredIds.has(e.id)).map((e) => e.id));
+    expect(restoredFeed.map((e) => e.orderId)).to.not.include(lateOrder);
+    const newOrder = await placeOrder(server.url, demo.apiKey);
+    const grown = await orderFeed(server.url, demo.apiKey, (f) => f.some((e) => e.orderId === newOrder));
+    expect(grown.map((e) => e.orderId)).to.deep.equal([...restoredFeed.map((e) => e.orderId), newOrder]);
     const restoredToken = await machineToken(server.url, demo);
     expect(kidOf(restoredToken), 'the restored signing key signs').to.equal(kidOf(token));
     const signedBefore = await fetch(`${server.url}/users/${demo.wallet.user.userId}`, { headers: { authorization: `Bearer ${token}` } });

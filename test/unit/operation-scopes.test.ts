@@ -33,6 +33,8 @@ const TABLE: ReadonlyArray<readonly [Scope, ReadonlyArray<readonly [string, stri
       ['GET', '/api/v1/webhook-endpoints/{endpointId}'],
       ['DELETE', '/api/v1/webhook-endpoints/{endpointId}'],
       ['GET', '/api/v1/webhook-endpoints/{endpointId}/deliveries'],
+      ['POST', '/api/v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry'],
+      ['POST', '/api/v1/webhook-endpoints/{endpointId}/test'],
     ],
   ],
   [
@@ -43,7 +45,13 @@ const TABLE: ReadonlyArray<readonly [Scope, ReadonlyArray<readonly [string, stri
       ['DELETE', '/api/v1/keys/{keyId}'],
     ],
   ],
-  ['events:read', [['GET', '/api/v1/security-events']]],
+  [
+    'events:read',
+    [
+      ['GET', '/api/v1/security-events'],
+      ['GET', '/api/v1/events'],
+    ],
+  ],
 ];
 
 const declared = new Map(BOOKING_OPERATIONS.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op]));

@@ -163,7 +163,10 @@ for (const mode of ['database', 'memory'] as const) {
         const deliveries = await call(`/api/v1/webhook-endpoints/${ep.id}/deliveries`, { headers: asAgent(agent) });
         expect(deliveries.body.data).to.have.length(1);
         if (mode === 'database') {
-          const stored = await app.service.db!.knex('webhook_events').where('owner_id', agent.agentId).select('body');
+          const stored = await app.service
+            .db!.knex('webhook_events')
+            .where({ owner_id: agent.agentId, type: 'order.confirmed' })
+            .select('body');
           expect(stored.map((r: { body: string }) => JSON.parse(r.body).data.quoteId)).to.deep.equal([q1.body.id]);
         }
       });

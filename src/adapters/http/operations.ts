@@ -17,6 +17,7 @@ import { transactionOperations } from './wallet/transactions.operations.js';
 import { authorizationOperations } from './wallet/authorizations.operations.js';
 import { agentSecurityEventOperations, tenantSecurityEventOperations } from './security-events/security-events.operations.js';
 import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } from './webhooks/webhooks.operations.js';
+import { agentEventFeedOperations, tenantEventFeedOperations } from './webhooks/events.operations.js';
 
 /**
  * Every published operation, in the order of the published files. Each area adds its list here
@@ -43,6 +44,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...transactionOperations,
   ...authorizationOperations,
   ...webhookOperations,
+  ...agentEventFeedOperations,
+  ...tenantEventFeedOperations,
   ...agentSecurityEventOperations,
   ...tenantSecurityEventOperations,
 ];
@@ -61,6 +64,7 @@ export const BOOKING_OPERATIONS: readonly Operation[] = [
   ...quoteOperations,
   ...orderOperations,
   ...agentWebhookOperations,
+  ...agentEventFeedOperations,
   ...agentSecurityEventOperations,
 ];
 
@@ -76,6 +80,7 @@ export const WALLET_OPERATIONS: readonly Operation[] = [
   ...transactionOperations,
   ...authorizationOperations,
   ...tenantWebhookOperations,
+  ...tenantEventFeedOperations,
   ...tenantSecurityEventOperations,
 ];
 

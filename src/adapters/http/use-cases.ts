@@ -54,6 +54,8 @@ import type { ListWebhookDeliveries } from '../../application/webhooks/list-webh
 import type { ListWebhookEndpoints } from '../../application/webhooks/list-webhook-endpoints.js';
 import type { RegisterWebhookEndpoint } from '../../application/webhooks/register-webhook-endpoint.js';
 import type { RetryWebhookDelivery } from '../../application/webhooks/retry-webhook-delivery.js';
+import type { ReadEventFeed } from '../../application/webhooks/read-event-feed.js';
+import type { SendTestWebhook } from '../../application/webhooks/send-test-webhook.js';
 
 /**
  * The use cases the HTTP operations call, by area: the part of the core this adapter needs
@@ -123,5 +125,7 @@ export interface HttpUseCases {
     readonly remove: DeleteWebhookEndpoint;
     readonly deliveries: ListWebhookDeliveries;
     readonly retry: RetryWebhookDelivery;
+    readonly sendTest: SendTestWebhook;
+    readonly feed: ReadEventFeed;
   };
 }

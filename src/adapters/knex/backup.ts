@@ -209,11 +209,46 @@ export async function restoreBackup(knex: Knex, file: string, checked?: BackupHe
         throw new BackupError(`the backup names a table the service does not have: ${table}`);
       tables += 1;
     }
+    await afterRowsLoaded(trx);
   });
   const [, pending] = (await knex.migrate.list(config)) as [unknown[], unknown[]];
   await knex.migrate.latest(config);
   await applyFunctions(knex);
   return { file, backupStartedAt: header.startedAt, tables, rows, migrationsApplied: pending.length };
+}
+
+/**
+ * What the loaded rows need on their new server, in the loading transaction: every identity's
+ * sequence continues after the largest value loaded; and the event feed's positions are rebased.
+ * A row's `txid` is a transaction id of the server the backup was made on, meaningless here (it
+ * could be far ahead of this server's, hiding the row from the feed and ordering new events
+ * before it), so every loaded event takes the restoring transaction's id, and `seq` is renumbered
+ * in the feed's order `(txid, seq)`: the order a reader paged through is kept, and every event
+ * written after the restore comes after every restored one.
+ */
+async function afterRowsLoaded(trx: Knex.Transaction): Promise<void> {
+  const feed = (
+    await trx.raw(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'webhook_events' AND column_name = 'txid'`,
+    )
+  ).rows as unknown[];
+  if (feed.length > 0) {
+    await trx.raw(`UPDATE webhook_events e SET txid = pg_current_xact_id(), seq = r.n
+      FROM (SELECT id, row_number() OVER (ORDER BY txid, seq) AS n FROM webhook_events) r WHERE e.id = r.id`);
+  }
+  const identities = (
+    await trx.raw(
+      `SELECT c.relname AS "table", a.attname AS "column" FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND a.attidentity <> '' AND NOT a.attisdropped`,
+    )
+  ).rows as { table: string; column: string }[];
+  for (const { table, column } of identities) {
+    await trx.raw(
+      `SELECT setval(pg_get_serial_sequence(?, ?), (SELECT COALESCE(max(${quoted(column)}), 0) + 1 FROM ${quoted(table)}), false)`,
+      [quoted(table), column],
+    );
+  }
 }
 
 /** What a backup file says of itself, once read whole and found complete. */

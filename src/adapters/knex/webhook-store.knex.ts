@@ -9,7 +9,14 @@ import type { Cursor } from '../../domain/shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
 import type { EventLog, RecordedEvent } from '../../domain/webhooks/event-log.port.js';
 import type { EventOwner, EventType } from '../../domain/webhooks/events.js';
-import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  FeedEvent,
+  PurgedDeliveries,
+  TestEvent,
+  WebhookStore,
+} from '../../domain/webhooks/webhook-store.port.js';
 import { rows } from './sql.js';
 import { KnexStore } from './knex-store.js';
 
@@ -147,6 +154,64 @@ export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLo
     return (result.rows as DeliveryRow[]).map(toDelivery);
   }
 
+  async queueTestDelivery(owner: EventOwner, endpointId: string, event: TestEvent): Promise<WebhookDelivery | null> {
+    // One statement: the endpoint must be the owner's, the event is stored only with its delivery.
+    const result = await this.knex.raw(
+      `WITH w AS (SELECT id FROM webhook_endpoints WHERE id = ? AND owner_kind = ? AND owner_id = ?),
+       e AS (
+         INSERT INTO webhook_events (id, owner_kind, owner_id, type, body, created_at, test)
+         SELECT ?, ?, ?, ?, ?, ?, true FROM w
+         RETURNING id, type),
+       d AS (
+         INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at)
+         SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), w.id, e.id, now(), ? FROM w, e
+         RETURNING *)
+       SELECT d.id, d.endpoint_id, d.event_id, e.type, d.status, d.attempts, d.last_status_code, d.last_attempt_at,
+              d.next_attempt_at, d.created_at
+       FROM d JOIN e ON e.id = d.event_id`,
+      [endpointId, owner.kind, owner.id, event.id, owner.kind, owner.id, event.type, event.body, event.createdAt, event.createdAt],
+    );
+    const row = (result.rows as DeliveryRow[])[0];
+    return row === undefined ? null : toDelivery(row);
+  }
+
+  async feed(owner: EventOwner, after: string | null, types: readonly EventType[] | null, limit: number): Promise<FeedEvent[] | null> {
+    let from: { txid: string; seq: string } | undefined;
+    if (after !== null) {
+      [from] = await rows<{ txid: string; seq: string }>(
+        this.knex,
+        'SELECT txid::text AS txid, seq::text AS seq FROM webhook_events WHERE id = $1 AND owner_kind = $2 AND owner_id = $3 AND NOT test',
+        [after, owner.kind, owner.id],
+        'webhooks.feed-position',
+      );
+      if (from === undefined) return null;
+    }
+    // Only transactions below the oldest one still running (`xmin` of the statement's own snapshot)
+    // are served: all of them have ended, and no transaction yet to commit can take a lower txid.
+    // One text per shape, so that even a generic plan keeps `(txid, seq) > …` in the index range.
+    const values: unknown[] = [owner.kind, owner.id];
+    let where = '';
+    if (from !== undefined) {
+      values.push(from.txid, from.seq);
+      where += ' AND (e.txid, e.seq) > ($3::xid8, $4::bigint)';
+    }
+    if (types !== null) {
+      values.push([...types]);
+      where += ` AND e.type = ANY ($${values.length}::text[])`;
+    }
+    values.push(limit);
+    return rows<FeedEvent>(
+      this.knex,
+      `SELECT e.id, e.type, e.body FROM webhook_events e
+       WHERE e.owner_kind = $1 AND e.owner_id = $2 AND NOT e.test
+         AND e.txid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))${where}
+       ORDER BY e.txid, e.seq
+       LIMIT $${values.length}`,
+      values,
+      `webhooks.feed${from === undefined ? '' : '-after'}${types === null ? '' : '-types'}`,
+    );
+  }
+
   async retryNow(owner: EventOwner, endpointId: string, deliveryId: string): Promise<WebhookDelivery | null> {
     const result = await this.knex.raw(
       `WITH d AS (
@@ -198,12 +263,12 @@ export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLo
     }));
   }
 
-  /** The owner's events that deliveries are still held for (an event whose deliveries all went with their endpoints is not listed). */
+  /** The owner's events that deliveries are still held for (an event whose deliveries all went with their endpoints is not listed; nor a test event). */
   async eventsFor(owner: EventOwner): Promise<RecordedEvent[]> {
     const found = await rows<{ id: string; type: EventType; body: string; created_at: Date | string }>(
       this.knex,
       `SELECT e.id, e.type, e.body, e.created_at FROM webhook_events e
-       WHERE e.owner_kind = $1 AND e.owner_id = $2 AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+       WHERE e.owner_kind = $1 AND e.owner_id = $2 AND NOT e.test AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
        ORDER BY e.created_at, e.id`,
       [owner.kind, owner.id],
     );

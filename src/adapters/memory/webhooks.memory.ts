@@ -9,8 +9,15 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import type { StoredWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/endpoint.js';
 import type { EventLog, RecordedEvent } from '../../domain/webhooks/event-log.port.js';
-import type { DomainEvent, EventOwner } from '../../domain/webhooks/events.js';
-import type { AttemptOutcome, ClaimedDelivery, PurgedDeliveries, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import type { DomainEvent, EventOwner, EventType } from '../../domain/webhooks/events.js';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  FeedEvent,
+  PurgedDeliveries,
+  TestEvent,
+  WebhookStore,
+} from '../../domain/webhooks/webhook-store.port.js';
 import { outboxRecords, type OutboxRecord } from '../webhooks/payloads.js';
 
 /** Where the in-memory adapters record the events of their changes (synchronously, with the change). */
@@ -22,6 +29,8 @@ interface Delivery {
   id: string;
   endpointId: string;
   event: OutboxRecord;
+  /** A test delivery's sample event (not a change's). */
+  test?: true;
   status: WebhookDelivery['status'];
   attempts: number;
   lastStatusCode: number | null;
@@ -42,6 +51,8 @@ const after = (cursor: Cursor | null) => (x: { createdAt: Date; id: string }) =>
 export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog {
   private readonly endpoints = new Map<string, StoredWebhookEndpoint>();
   private readonly deliveries = new Map<string, Delivery>();
+  /** Every recorded event but test ones, in the order recorded: the feed (one process, so no commit can overtake). */
+  private readonly feedEvents = new Map<string, OutboxRecord>();
 
   /** `trail`: the security trail endpoint changes are recorded in (when given a context). */
   constructor(
@@ -52,6 +63,7 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
   record(events: readonly DomainEvent[]): void {
     const now = this.clock.now();
     for (const event of outboxRecords(events)) {
+      this.feedEvents.set(event.id, event);
       for (const ep of this.endpoints.values()) {
         if (ep.owner.kind !== event.owner_kind || ep.owner.id !== event.owner_id || !ep.events.includes(event.type)) continue;
         const id = `dlv_${randomUUID().replaceAll('-', '')}`;
@@ -117,6 +129,45 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
       .map(viewOf);
   }
 
+  async queueTestDelivery(owner: EventOwner, endpointId: string, event: TestEvent): Promise<WebhookDelivery | null> {
+    if ((await this.findEndpoint(owner, endpointId)) === null) return null;
+    const id = `dlv_${randomUUID().replaceAll('-', '')}`;
+    const delivery: Delivery = {
+      id,
+      endpointId,
+      event: {
+        id: event.id,
+        owner_kind: owner.kind,
+        owner_id: owner.id,
+        type: event.type,
+        body: event.body,
+        created_at: event.createdAt.toISOString(),
+      },
+      status: 'pending',
+      attempts: 0,
+      lastStatusCode: null,
+      lastAttemptAt: null,
+      nextAttemptAt: this.clock.now(),
+      lockedUntil: null,
+      lease: null,
+      createdAt: event.createdAt,
+      test: true,
+    };
+    this.deliveries.set(id, delivery);
+    return viewOf(delivery);
+  }
+
+  async feed(owner: EventOwner, after: string | null, types: readonly EventType[] | null, limit: number): Promise<FeedEvent[] | null> {
+    const all = [...this.feedEvents.values()].filter((e) => e.owner_kind === owner.kind && e.owner_id === owner.id);
+    const start = after === null ? 0 : all.findIndex((e) => e.id === after) + 1;
+    if (start === 0 && after !== null) return null;
+    return all
+      .slice(start)
+      .filter((e) => types === null || types.includes(e.type))
+      .slice(0, limit)
+      .map((e) => ({ id: e.id, type: e.type, body: e.body }));
+  }
+
   async retryNow(owner: EventOwner, endpointId: string, deliveryId: string): Promise<WebhookDelivery | null> {
     if ((await this.findEndpoint(owner, endpointId)) === null) return null;
     const d = this.deliveries.get(deliveryId);
@@ -157,7 +208,7 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
   async eventsFor(owner: EventOwner): Promise<RecordedEvent[]> {
     const events = new Map<string, OutboxRecord>();
     for (const d of this.deliveries.values()) {
-      if (d.event.owner_kind === owner.kind && d.event.owner_id === owner.id) events.set(d.event.id, d.event);
+      if (d.test !== true && d.event.owner_kind === owner.kind && d.event.owner_id === owner.id) events.set(d.event.id, d.event);
     }
     return [...events.values()]
       .map((e) => ({
@@ -191,8 +242,20 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
       this.deliveries.delete(id);
       deliveries += 1;
     }
-    // Events live in their deliveries here: none is left behind.
-    return { deliveries, events: 0 };
+    // The feed's events go once older than `olderThan` with no delivery left, as on PostgreSQL.
+    let events = 0;
+    for (const id of this.purgeableEvents(olderThan)) {
+      if (events >= batch) break;
+      this.feedEvents.delete(id);
+      events += 1;
+    }
+    return { deliveries, events };
+  }
+
+  /** The feed's events older than `olderThan` that no delivery holds. */
+  private purgeableEvents(olderThan: Date, deliveryLeft: (d: Delivery) => boolean = () => true): string[] {
+    const held = new Set([...this.deliveries.values()].filter(deliveryLeft).map((d) => d.event.id));
+    return [...this.feedEvents.values()].filter((e) => new Date(e.created_at) < olderThan && !held.has(e.id)).map((e) => e.id);
   }
 
   async countPurgeable(olderThan: Date): Promise<PurgedDeliveries> {
@@ -200,7 +263,11 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
     for (const d of this.deliveries.values()) {
       if (d.status !== 'pending' && d.lease === null && d.lastAttemptAt !== null && d.lastAttemptAt < olderThan) deliveries += 1;
     }
-    return { deliveries, events: 0 };
+    const events = this.purgeableEvents(
+      olderThan,
+      (d) => !(d.status !== 'pending' && d.lastAttemptAt !== null && d.lastAttemptAt < olderThan),
+    ).length;
+    return { deliveries, events };
   }
 }
 

@@ -12,10 +12,11 @@ export interface RecordedEvent {
 }
 
 /**
- * The read side of the outbox: what the stores' changes recorded. Storage keeps an event only
- * when an endpoint of its owner subscribed to its type at the time of the change (nobody would
- * receive the others), and only while deliveries of it are held; so these are the events that
- * deliveries were queued for. A change that was refused or rolled back recorded nothing.
+ * The read side of the outbox for tests of the stores: what their changes recorded for delivery.
+ * Storage keeps every event of an owner (the event feed, `WebhookStore.feed`, serves them all);
+ * these are the ones that deliveries were queued for (an endpoint of the owner subscribed to the
+ * type at the time of the change), while one of the deliveries is held; test events are not.
+ * A change that was refused or rolled back recorded nothing.
  */
 export interface EventLog {
   /** The owner's recorded events, oldest first (then by id). */

@@ -1,4 +1,4 @@
-import type { EventOwner } from './events.js';
+import type { EventOwner, EventType } from './events.js';
 
 /** Seals webhook signing secrets for storage (authenticated encryption with a configured key). */
 export interface SecretSealer {
@@ -25,3 +25,6 @@ export interface WebhookUrlGuard {
   /** Checks the URL and returns the address a connection must use (pinned, not resolved again). */
   check(url: string, context?: UrlCheckContext): Promise<{ readonly address: string; readonly family: 4 | 6 }>;
 }
+
+/** The `data` of a sample event of a type (a test delivery's), shaped as a real event of that type carries it. */
+export type SampleEventData = (type: EventType, at: Date) => unknown;

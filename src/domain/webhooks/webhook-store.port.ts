@@ -20,6 +20,22 @@ export interface ClaimedDelivery {
   readonly lease: string;
 }
 
+/** One event as the feed serves it: its id (the `webhook-id` of its deliveries) and the body they send. */
+export interface FeedEvent {
+  readonly id: string;
+  readonly type: EventType;
+  /** The exact JSON body of every delivery: `{ type, timestamp, data }`. */
+  readonly body: string;
+}
+
+/** A sample event made for a test delivery: sent like any event, never in the feed. */
+export interface TestEvent {
+  readonly id: string;
+  readonly type: EventType;
+  readonly body: string;
+  readonly createdAt: Date;
+}
+
 /** How an attempt ended. */
 export interface AttemptOutcome {
   readonly delivered: boolean;
@@ -54,6 +70,22 @@ export interface WebhookStore {
   /** The deliveries of the owner's endpoint, newest first; null when the endpoint is not the owner's. */
   listDeliveries(owner: EventOwner, endpointId: string, after: Cursor | null, limit: number): Promise<WebhookDelivery[] | null>;
   /**
+   * Stores `event` as a test event (never served by the feed) and queues one delivery of it to
+   * the owner's endpoint, due now, in one step; null when the owner has no such endpoint.
+   */
+  queueTestDelivery(owner: EventOwner, endpointId: string, event: TestEvent): Promise<WebhookDelivery | null>;
+  /**
+   * The owner's events in feed order (oldest first), strictly after the event `after` (from the
+   * first when null), only those of `types` when given, at most `limit`. Null when `after` is not
+   * an event of the owner's feed (unknown, purged, another owner's, or a test event).
+   *
+   * Every event of the owner is stored, subscribed to or not, with the deliveries' ids, for as
+   * long as deliveries are (`purgeDeliveries`). The order is one no later commit can insert into:
+   * a page never holds an event of a transaction that could still commit before it, so a reader
+   * that pages on with the last id it got neither repeats nor skips an event.
+   */
+  feed(owner: EventOwner, after: string | null, types: readonly EventType[] | null, limit: number): Promise<FeedEvent[] | null>;
+  /**
    * Makes the delivery due now (pending again if it had been delivered or failed); null when the
    * owner has no such endpoint or the endpoint no such delivery.
    */
@@ -69,7 +101,8 @@ export interface WebhookStore {
   /**
    * Deletes up to `batch` delivered or failed deliveries whose last attempt was before
    * `olderThan` (never a pending one, nor one a claimer or a retry holds at that moment), and up
-   * to `batch` stored events older than `olderThan` left without any delivery. One bounded
+   * to `batch` stored events older than `olderThan` left without any delivery (so an event stays
+   * in the feed as long as its deliveries, and at least until `olderThan` passes it). One bounded
    * statement each, safe while other instances purge, claim and retry; returns what it removed.
    */
   purgeDeliveries(olderThan: Date, batch: number): Promise<PurgedDeliveries>;

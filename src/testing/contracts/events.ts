@@ -21,8 +21,8 @@ export interface EventSeen {
 }
 
 /**
- * Subscribes `owner` to `types` with an endpoint of its own (storage keeps only the events someone
- * listens to) and returns a reader of the events recorded for it since, oldest first.
+ * Subscribes `owner` to `types` with an endpoint of its own (the event log lists only the events
+ * deliveries were queued for) and returns a reader of the events recorded for it since, oldest first.
  */
 export async function listenAs(events: EmittedEvents, owner: EventOwner, types: readonly EventType[]): Promise<() => Promise<EventSeen[]>> {
   const endpoint = await events.webhooks.createEndpoint(

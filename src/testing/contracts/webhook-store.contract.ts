@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { orderRecord } from '../fixtures.js';
 import { randomBytes } from 'node:crypto';
 import type { StoredWebhookEndpoint } from '../../domain/webhooks/endpoint.js';
-import { type DomainEvent, type EventOwner, orderChanged, walletUserCreated } from '../../domain/webhooks/events.js';
-import type { ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import { type DomainEvent, type EventOwner, type EventType, orderChanged, walletUserCreated } from '../../domain/webhooks/events.js';
+import type { ClaimedDelivery, FeedEvent, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
 import type { EventLog } from '../../domain/webhooks/event-log.port.js';
 
 /** A store and the outbox write of the same adapter. */
@@ -12,6 +12,12 @@ export interface WebhookStoreSubject {
   record(events: readonly DomainEvent[]): Promise<void>;
   /** The outbox's read side of the same adapter; without it the event log cases are skipped. */
   readonly log?: EventLog;
+  /**
+   * Waits until every write begun before the call has ended (the feed serves an event once no
+   * transaction that could precede it is open: on a shared server, other sessions' transactions
+   * count too). Absent: nothing to wait for.
+   */
+  settle?(): Promise<void>;
 }
 
 const id = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex').toUpperCase()}`;
@@ -31,6 +37,8 @@ const order = orderRecord;
 /** A `wallet_user.created` event of a new user of `tenantId`. */
 const userCreated = (tenantId: string) =>
   walletUserCreated({ id: id('usr'), tenantId, externalUserRef: 'r', email: null, passwordHash: null, createdAt: new Date() });
+
+type EventOwnerTypes = readonly EventType[] | null;
 
 /** The WebhookStore port's contract, run over each adapter. */
 export function webhookStoreContract(
@@ -178,6 +186,114 @@ export function webhookStoreContract(
         await s.store.deleteEndpoint(agent, ep.id);
         expect(await log.eventsFor(agent)).to.deep.equal([]);
       });
+    });
+  });
+
+  describe(`webhook store contract: ${name}: event feed`, () => {
+    let s: WebhookStoreSubject;
+    beforeEach(async () => {
+      s = await make();
+    });
+    const settled = async () => s.settle?.();
+    const register = async (owner: EventOwner, events: StoredWebhookEndpoint['events']) =>
+      (await s.store.createEndpoint(endpoint(owner, events), 10))!;
+    /** Every event of the owner's feed, paging `limit` at a time with the last id got. */
+    const pagedAll = async (owner: EventOwner, limit: number, types: EventOwnerTypes = null): Promise<string[]> => {
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (let i = 0; i < 1000; i++) {
+        const page: FeedEvent[] = (await s.store.feed(owner, after, types, limit))!;
+        seen.push(...page.map((e) => e.id));
+        if (page.length < limit) return seen;
+        after = page[page.length - 1]!.id;
+      }
+      throw new Error('the feed did not end');
+    };
+    const dataIdOf = (body: string) => (JSON.parse(body) as { data: { id: string } }).data.id;
+
+    it('when events are recorded, then the feed lists every one of the owner, subscribed to or not, in the order recorded, with the deliveries’ ids and bodies', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const ep = await register(agent, ['order.cancelled']);
+      const first = order(agent.id);
+      const second = order(agent.id);
+      await s.record([orderChanged(first, null, new Date())]);
+      await s.record([orderChanged(second, null, new Date()), orderChanged({ ...second, status: 'CANCELLED' }, 'CONFIRMED', new Date())]);
+      await settled();
+      const feed = (await s.store.feed(agent, null, null, 10))!;
+      expect(feed.map((e) => [e.type, dataIdOf(e.body)])).to.deep.equal([
+        ['order.confirmed', first.id],
+        ['order.confirmed', second.id],
+        ['order.cancelled', second.id],
+      ]);
+      const [d] = (await s.store.listDeliveries(agent, ep.id, null, 10))!;
+      expect(d!.eventId).to.equal(feed[2]!.id);
+      const [claim] = (await s.store.claimDue(100, 60)).filter((c) => c.id === d!.id);
+      expect(claim!.body).to.equal(feed[2]!.body);
+    });
+
+    it('when another owner reads, or names an event of another owner as after, then it sees none of them', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const stranger: EventOwner = { kind: 'agent', id: id('agt') };
+      await s.record([orderChanged(order(agent.id), null, new Date()), orderChanged(order(stranger.id), null, new Date())]);
+      await settled();
+      const [mine] = (await s.store.feed(agent, null, null, 10))!;
+      const [theirs] = (await s.store.feed(stranger, null, null, 10))!;
+      expect(mine!.id).to.not.equal(theirs!.id);
+      expect(await s.store.feed(stranger, mine!.id, null, 10)).to.equal(null);
+      expect(await s.store.feed({ kind: 'tenant', id: agent.id }, null, null, 10)).to.deep.equal([]);
+      expect(await s.store.feed(agent, 'evt_NOSUCHEVENT', null, 10)).to.equal(null);
+    });
+
+    it('when the feed is paged with the last id got, then every event comes once, in order, and a type filter keeps only its type', async () => {
+      const tenant: EventOwner = { kind: 'tenant', id: id('tnt') };
+      const recorded: DomainEvent[] = Array.from({ length: 7 }, () => userCreated(tenant.id));
+      for (const e of recorded) await s.record([e]);
+      await settled();
+      const all = (await s.store.feed(tenant, null, null, 100))!.map((e) => e.id);
+      expect(all).to.have.length(7);
+      for (const limit of [1, 2, 3, 7, 8]) expect(await pagedAll(tenant, limit), `pages of ${limit}`).to.deep.equal(all);
+      expect(await s.store.feed(tenant, all[6]!, null, 10)).to.deep.equal([]);
+      expect((await s.store.feed(tenant, all[2]!, null, 2))!.map((e) => e.id)).to.deep.equal(all.slice(3, 5));
+      expect(await s.store.feed(tenant, null, ['transaction.created'], 10)).to.deep.equal([]);
+      expect(await pagedAll(tenant, 3, ['wallet_user.created'])).to.deep.equal(all);
+    });
+
+    it('when a test delivery is queued, then it is due to the endpoint with its body, listed with its deliveries, and never in the feed', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      const ep = await register(agent, ['order.confirmed']);
+      const event = {
+        id: id('evt'),
+        type: 'order.cancelled' as const,
+        body: '{"type":"order.cancelled","test":true}',
+        createdAt: new Date(),
+      };
+      expect(await s.store.queueTestDelivery({ kind: 'agent', id: id('agt') }, ep.id, event)).to.equal(null);
+      const delivery = await s.store.queueTestDelivery(agent, ep.id, event);
+      expect(delivery).to.include({ eventId: event.id, type: 'order.cancelled', status: 'pending', attempts: 0, endpointId: ep.id });
+      expect((await s.store.listDeliveries(agent, ep.id, null, 10))!.map((d) => d.id)).to.deep.equal([delivery!.id]);
+      const [claim] = (await s.store.claimDue(1000, 60)).filter((c) => c.id === delivery!.id);
+      expect(claim).to.include({ eventId: event.id, body: event.body, sealedSecret: 'v1.sealed', attempt: 1 });
+      await settled();
+      expect(await s.store.feed(agent, null, null, 10)).to.deep.equal([]);
+      expect(await s.store.feed(agent, event.id, null, 10)).to.equal(null);
+    });
+
+    it('when the purge passes events nobody subscribed to, then they leave the feed; those with deliveries held stay', async () => {
+      const agent: EventOwner = { kind: 'agent', id: id('agt') };
+      await s.record([orderChanged(order(agent.id), null, new Date())]);
+      const ep = await register(agent, ['order.confirmed']);
+      await s.record([orderChanged(order(agent.id), null, new Date())]);
+      await settled();
+      const [gone, kept] = (await s.store.feed(agent, null, null, 10))!;
+      const cutoff = new Date(Date.now() + 60_000);
+      expect((await s.store.countPurgeable(cutoff)).events, 'the unsubscribed event is counted').to.be.at.least(1);
+      for (let i = 0; i < 1000; i++) {
+        const batch = await s.store.purgeDeliveries(cutoff, 100);
+        if (batch.events === 0 && batch.deliveries === 0) break;
+      }
+      expect((await s.store.feed(agent, null, null, 10))!.map((e) => e.id)).to.deep.equal([kept!.id]);
+      expect(await s.store.feed(agent, gone!.id, null, 10)).to.equal(null);
+      expect((await s.store.listDeliveries(agent, ep.id, null, 10))!.map((d) => d.eventId)).to.deep.equal([kept!.id]);
     });
   });
 

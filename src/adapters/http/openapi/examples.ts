@@ -32,6 +32,8 @@ export const EXAMPLE_IDS = {
   walletEndpoint: 'whe_01M7W0A37RPP0HC3E26WHZ1T78',
   delivery: 'dlv_01M7W0A37RQM8QNY7GAWJR7PYB',
   event: 'evt_01M7W0A37REKH85DNV8F4S4BA3',
+  /** An event the feed lists after `event`. */
+  laterEvent: 'evt_01M7W0A37RX4T6QZ9N2B5C8D1F',
   authorization: 'auth_01M7W0A37RV3K8QZ5N2XW7TD4M',
 } as const;
 

@@ -45,7 +45,7 @@ const securityEventQuery = z.object({
   ...pageQueryFields,
 });
 
-const eventExample = (demo: DemoExamples) => ({
+export const eventExample = (demo: DemoExamples) => ({
   id: EXAMPLE_IDS.securityEvent,
   type: 'api_key.created',
   occurredAt: demo.createdAt,

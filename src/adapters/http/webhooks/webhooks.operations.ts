@@ -7,6 +7,8 @@ import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { KEY_ERRORS } from '../booking/booking.openapi-common.js';
 import {
   agentEndpointBody,
+  agentTestBody,
+  tenantTestBody,
   createdEndpointSchema,
   deliveryPageSchema,
   deliveryParams,
@@ -205,6 +207,41 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       },
       handler: async ({ params: { endpointId, deliveryId }, caller, core }) => {
         const delivery = await core.webhooks.retry.execute(callerOf(caller), endpointId, deliveryId);
+        return { status: 202, headers: NO_STORE, body: deliveryJson(delivery) };
+      },
+    }),
+    operation({
+      ...common,
+      method: 'post',
+      path: `${base}/{endpointId}/test`,
+      operationId: id('sendTestWebhook'),
+      summary: 'Send the endpoint a signed sample event',
+      description:
+        'A sample event of `type` (any of the caller’s event types, subscribed or not), its `data` shaped as a real event of that type carries it, ' +
+        'with `"test": true` in the body: `{ type, timestamp, data, test }`. It goes through the normal delivery path: a delivery of its own ' +
+        '(listed with the endpoint’s deliveries, retried like any other), signed with the endpoint’s secret, its `webhook-id` the answer’s `eventId`. ' +
+        'A test event is never in the event feed.',
+      request: { params: endpointParams, body: booking ? agentTestBody : tenantTestBody },
+      examples: (demo) => ({
+        params,
+        body: { type: request.events[0] },
+        response: {
+          ...delivery(demo),
+          status: 'pending',
+          attempts: 0,
+          lastStatusCode: null,
+          lastAttemptAt: null,
+          nextAttemptAt: demo.createdAt,
+        },
+      }),
+      responses: {
+        202: { description: 'The test event’s delivery, due now', schema: webhookDeliverySchema },
+        400: { description: 'Bad id or body, or a type that is not the caller’s', reasons: ['invalid-request', 'malformed-json'] },
+        ...auth,
+        404: notFound,
+      },
+      handler: async ({ params: { endpointId }, body, caller, core }) => {
+        const delivery = await core.webhooks.sendTest.execute(callerOf(caller), endpointId, body.type);
         return { status: 202, headers: NO_STORE, body: deliveryJson(delivery) };
       },
     }),

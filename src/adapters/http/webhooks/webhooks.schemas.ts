@@ -21,6 +21,11 @@ const endpointBody = <T extends readonly [string, ...string[]]>(types: T) =>
 export const agentEndpointBody = endpointBody(AGENT_EVENT_TYPES).meta({ id: 'BookingWebhookEndpointRequest' });
 export const tenantEndpointBody = endpointBody(TENANT_EVENT_TYPES).meta({ id: 'WalletWebhookEndpointRequest' });
 
+const testBody = <T extends readonly [string, ...string[]]>(types: T) =>
+  z.object({ type: z.enum(types).describe('The event type to send a sample of (one the endpoint need not subscribe to)') });
+export const agentTestBody = testBody(AGENT_EVENT_TYPES).meta({ id: 'BookingWebhookTestRequest' });
+export const tenantTestBody = testBody(TENANT_EVENT_TYPES).meta({ id: 'WalletWebhookTestRequest' });
+
 export const endpointParams = z.object({ endpointId: z.string().min(1).max(64) });
 export const deliveryParams = z.object({ endpointId: z.string().min(1).max(64), deliveryId: z.string().min(1).max(64) });
 export const pageQuery = z.object({
