@@ -1,4 +1,5 @@
 import { CreateOwnKey } from '../application/identity/create-own-key.js';
+import { FundAgent, GetAgentBilling, GetStatement, SetAgentBilling, SetLowBalanceAlert } from '../application/billing/agent-billing.js';
 import { RevokeCreatedKey } from '../application/identity/revoke-created-key.js';
 import { ListSecurityEvents } from '../application/security-events/list-security-events.js';
 import { RecordKeyRefusal } from '../application/security-events/record-key-refusal.js';
@@ -120,16 +121,19 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     quoteTransfer: new QuoteTransfer(tariffs, inventory, quotes, ids, clock, policy),
     quoteBusTrip: new QuoteBusTrip(tariffs, inventory, quotes, ids, clock, policy),
     getQuote: new GetQuote(quotes),
-    placeOrder: new PlaceOrder(quotes, orders, tariffs, ids, clock, ports.unitOfWork),
+    placeOrder: new PlaceOrder(quotes, orders, tariffs, ids, clock, ports.unitOfWork, ports.agentAccounts),
     getOrder: new GetOrder(orders, clock),
     listOrders: new ListOrders(orders, clock),
-    confirmHold: new ConfirmHold(orders, clock, ports.unitOfWork),
-    releaseHold: new ReleaseHold(orders, clock, ports.unitOfWork),
-    cancelOrder: new CancelOrder(orders, clock, ports.unitOfWork),
+    confirmHold: new ConfirmHold(orders, clock, ports.unitOfWork, ports.agentAccounts),
+    releaseHold: new ReleaseHold(orders, clock, ports.unitOfWork, ports.agentAccounts),
+    cancelOrder: new CancelOrder(orders, clock, ports.unitOfWork, ports.agentAccounts),
     previewCancellation: new PreviewCancellation(orders, agentDirectory, clock),
     /** What an operator does with the orders of its products, over its own surface. */
-    operatorOrders: new OperatorOrders(orders, agentDirectory, clock, ports.unitOfWork),
-    recordOrderLapses: new RecordOrderLapses(orders, clock),
+    operatorOrders: new OperatorOrders(orders, agentDirectory, clock, ports.unitOfWork, ports.agentAccounts),
+    recordOrderLapses: new RecordOrderLapses(orders, clock, ports.agentAccounts),
+    /** The agent's account in the ledger (CONTRACT §6.4): its billing and statements. */
+    getAgentBilling: new GetAgentBilling(ports.agentAccounts, clock),
+    statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
   };
 };
 
@@ -257,6 +261,10 @@ export const adminUseCases = (
     listOperators: new ListOperators(ports.operators),
     showOperator: new ShowOperator(ports.operators),
     setOperatorFleet: new SetOperatorFleet(ports.operators),
+    fundAgent: new FundAgent(ports.agentAccounts, agentDirectory, ids, clock),
+    setAgentBilling: new SetAgentBilling(ports.agentAccounts, agentDirectory, clock),
+    setLowBalanceAlert: new SetLowBalanceAlert(ports.agentAccounts, agentDirectory, clock),
+    statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
     issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock),
     revokeOperatorKey: new RevokeOperatorKey(ports.operatorKeys, clock),
     seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [

@@ -1,4 +1,7 @@
 import type { PendingTransfers } from '../domain/wallet/pending-transfers.port.js';
+import type { AgentAccounts } from '../domain/billing/agent-accounts.port.js';
+import { MemoryAgentAccounts } from '../adapters/memory/agent-accounts.memory.js';
+import { KnexAgentAccounts } from '../adapters/knex/agent-accounts.knex.js';
 import { MemoryPendingTransfers } from '../adapters/memory/pending-transfers.memory.js';
 import { KnexPendingTransfers } from '../adapters/knex/pending-transfers.knex.js';
 import type { ReplayGuard } from '../domain/identity/replay-guard.port.js';
@@ -180,6 +183,8 @@ export interface Ports {
   readonly ledger: Ledger;
   /** Money held on ledger accounts (authorizations), counted against their available balance. */
   readonly pendingTransfers: PendingTransfers;
+  /** The agents' accounts in the ledger's booking book: the money of every order follows it (CONTRACT §6.4). */
+  readonly agentAccounts: AgentAccounts;
   readonly transactions: TransactionReader;
   readonly webhooks: WebhookStore;
   readonly webhookUrlGuard: WebhookUrlGuard;
@@ -366,6 +371,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     replayGuard: new MemoryReplayGuard(clock),
     ledger,
     pendingTransfers: new MemoryPendingTransfers(ledger),
+    agentAccounts: new MemoryAgentAccounts(webhooks),
     transactions: ledger,
     webhooks,
     webhookSealer: sealer,
@@ -489,6 +495,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     replayGuard: replayGuardOf(options, knex, clock, steps),
     ledger,
     pendingTransfers: new KnexPendingTransfers(knex),
+    agentAccounts: new KnexAgentAccounts(knex),
     transactions: ledger,
     webhooks: new KnexWebhookStore(knex),
     webhookSealer: sealer,

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { BOOKING_BASE_PATH, OPERATOR_BASE_PATH } from './app.js';
 import type { IdempotentWrites } from '../../application/idempotent-writes.js';
@@ -6,6 +8,7 @@ import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import {
   JsonText,
+  StreamedBody,
   type Answer,
   type Caller,
   type Operation,
@@ -104,6 +107,17 @@ const keyPolicyOf =
       .catch(() => false)
       .then(() => next(keyPolicyError(decision)));
   };
+
+/** Sends an answer: a streamed body chunk by chunk (a failure midway cuts the response), anything else as JSON. */
+function sendAnswer(res: Response, answer: Answer): Promise<void> | void {
+  if (!(answer.body instanceof StreamedBody)) return send(res, serialise(res, answer));
+  const headers = answer.headers;
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
+  res.status(answer.status).type(answer.body.contentType);
+  return pipeline(Readable.from(answer.body.chunks), res).catch(() => {
+    res.destroy();
+  });
+}
 
 /** The answer as it leaves: headers set on `res`, the body serialised as JSON. */
 function serialise(res: Response, answer: Answer): SerialisedAnswer {
@@ -277,8 +291,8 @@ export function operationRouter(
           (req, res) => {
             if (preset !== null) setHeaders(res, preset);
             const answer = op.handler(new RequestOperationContext(req, res, route));
-            if (answer instanceof Promise) return answer.then((settled) => send(res, serialise(res, settled)));
-            send(res, serialise(res, answer));
+            if (answer instanceof Promise) return answer.then((settled) => sendAnswer(res, settled));
+            return sendAnswer(res, answer);
           }
         : async (req, res) => {
             if (preset !== null) setHeaders(res, preset);

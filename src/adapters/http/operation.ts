@@ -115,6 +115,14 @@ export interface Answer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** A body streamed as it is produced (a statement): its chunks are written as they come, with backpressure. */
+export class StreamedBody {
+  constructor(
+    readonly contentType: string,
+    readonly chunks: AsyncIterable<string | Buffer>,
+  ) {}
+}
+
 /** JSON already serialised (an answer kept from an earlier request): sent as it is. */
 export class JsonText {
   constructor(readonly text: string) {}

@@ -41,6 +41,8 @@ export function eventData(e: DomainEvent): unknown {
       return keyView(e.key);
     case 'transaction.created':
       return transactionJson(e.transaction);
+    case 'agent_account.low_balance':
+      return { agentId: e.agentId, billing: e.billing };
     case 'wallet_user.created': {
       const u = toWalletUserView(e.user);
       return { ...u, createdAt: u.createdAt.toISOString() };

@@ -126,7 +126,12 @@ export const serviceModule = (config: Config): ContainerModule =>
           () => worker.wake(),
         );
         // And record the holds and pending orders that lapsed, with their events.
-        const lapses = orderLapseJob(new RecordOrderLapses(ports.orders, ports.clock), ORDER_LAPSES_EVERY_MS, log, () => worker.wake());
+        const lapses = orderLapseJob(
+          new RecordOrderLapses(ports.orders, ports.clock, ports.agentAccounts),
+          ORDER_LAPSES_EVERY_MS,
+          log,
+          () => worker.wake(),
+        );
         if (settings.worker) {
           lifecycle.onStart(async () => {
             worker.start();

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { agentAccountSpendable } from './agent-account-spendable.js';
+import { agentHoldCovered } from './agent-hold-covered.js';
 import { idempotencyRecord } from './idempotency-record.js';
 import { ledgerAccountHolds } from './ledger-account-holds.js';
 import { ledgerEntriesInsertedBalance, ledgerEntriesUpdatedBalance } from './ledger-entries-balance.js';
@@ -24,6 +26,8 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   ledgerWriteAttempt,
   ledgerWriteBatch,
   ledgerAccountHolds,
+  agentHoldCovered,
+  agentAccountSpendable,
 ];
 
 /**
