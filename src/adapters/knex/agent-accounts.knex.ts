@@ -90,8 +90,10 @@ const writeRecord = (t: BookingTransaction): string =>
       kind: p.account.kind,
       user_id: bookingAccountOwner(p.account),
       amount: p.amount,
-      // Balances are guarded by the accounts' CHECKs and the agent trigger, not the conditional debit.
-      checked: false,
+      // A debit of an operator's payable or of revenue is conditional (it never goes below zero: the
+      // sale it gives back credited it); an agent's is guarded by its CHECKs and trigger instead,
+      // as it may go below zero, and funding is unbounded.
+      checked: p.amount < 0 && p.account.kind !== 'AGENT' && p.account.kind !== 'FUNDING',
     })),
     events: null,
   });
