@@ -113,9 +113,12 @@ export interface BookingTransaction {
   readonly createdAt: Date;
 }
 
-/** The transaction ids of an order's money: one each at most, so a repeat can never record twice. */
+/**
+ * The transaction ids of an order's money: one each at most, so a repeat can never record twice.
+ * A fee sorts after its refund (same instant), as a statement lists them.
+ */
 export const orderTransactionId = (orderId: string, type: 'BOOKING' | 'ORDER_REFUND' | 'FEE'): string =>
-  `txn_${orderId}_${type === 'BOOKING' ? 'sale' : type === 'ORDER_REFUND' ? 'refund' : 'fee'}`;
+  `txn_${orderId}_${type === 'BOOKING' ? 'sale' : type === 'ORDER_REFUND' ? 'refund' : 'refund_fee'}`;
 
 /** Postings sorted into the one lock order (by account id), zero amounts left out. */
 const ordered = (postings: readonly BookingPosting[]): BookingPosting[] =>
