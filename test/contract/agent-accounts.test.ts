@@ -5,6 +5,7 @@ import type { AgentAccounts } from '../../src/domain/billing/agent-accounts.port
 import { cancelled } from '../../src/domain/booking/order-transitions.js';
 import type { Order } from '../../src/domain/booking/order.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
+import type { DomainEvent } from '../../src/domain/webhooks/events.js';
 import { orderRecord } from '../../src/testing/fixtures.js';
 import { unique } from '../support/builders.js';
 import { databaseKind, testDatabase } from '../support/database.js';
@@ -27,7 +28,15 @@ const statementOf = async (accounts: AgentAccounts, account: { agentId: string }
 };
 
 /** The agents' accounts every adapter keeps (CONTRACT §6.4): holds, captures, voids, refunds, and races that never overspend. */
-function agentAccountsContract(name: string, make: () => Promise<AgentAccounts>, concurrent: () => Promise<boolean>): void {
+function agentAccountsContract(
+  name: string,
+  make: () => Promise<AgentAccounts>,
+  concurrent: () => Promise<boolean>,
+  /** The `agent_account.low_balance` events recorded for the agent, with their spendable. */
+  lowBalanceEvents: (agentId: string) => Promise<number[]>,
+  /** Subscribes an endpoint of the agent to the event (the outbox records only what someone listens to). */
+  subscribe: (agentId: string) => Promise<void> = async () => undefined,
+): void {
   describe(`AgentAccounts contract (${name})`, () => {
     let accounts: AgentAccounts;
     let agentId: string;
@@ -127,6 +136,25 @@ function agentAccountsContract(name: string, make: () => Promise<AgentAccounts>,
       expect((await accounts.setBilling(agentId, 'THB', 'invoice', 0, now())).mode).to.equal('invoice');
     });
 
+    it('when spendable falls below the alert, then one agent_account.low_balance event each time it falls, none while it stays below', async () => {
+      await subscribe(agentId);
+      await prepaid(5_000);
+      await accounts.setLowBalanceAlert(agentId, 'THB', 3_500, now());
+      await accounts.follow(null, order(), now(), 'test'); // 4,000: above
+      expect(await lowBalanceEvents(agentId)).to.deep.equal([]);
+      await accounts.follow(null, held(), now(), 'test'); // 3,000: falls below
+      await accounts.follow(null, order(), now(), 'test'); // 2,000: stays below
+      expect(await lowBalanceEvents(agentId)).to.deep.equal([3_000]);
+      await accounts.fund({ id: `txn_${unique()}`, agentId, amount: { amount: 5_000, currency: 'THB' }, reference: null, at: now() });
+      await accounts.follow(
+        null,
+        order({ price: { amount: 4_000, currency: 'THB' }, baseFare: { amount: 3_000, currency: 'THB' } }),
+        now(),
+        'test',
+      );
+      expect(await lowBalanceEvents(agentId)).to.deep.equal([3_000, 3_000]);
+    });
+
     it('when 20 orders of a prepaid agent funded for 10 race (charges and holds), then exactly 10 succeed and spendable never goes below zero', async function () {
       if (!(await concurrent())) this.skip(); // PGlite runs one statement at a time: no contention to show.
       await prepaid(10_000);
@@ -143,13 +171,36 @@ function agentAccountsContract(name: string, make: () => Promise<AgentAccounts>,
   });
 }
 
+const told: DomainEvent[] = [];
 agentAccountsContract(
   'memory',
-  async () => new MemoryAgentAccounts(),
+  async () => new MemoryAgentAccounts({ record: (events) => void told.push(...events) }),
   async () => true,
+  async (agentId) =>
+    told.flatMap((e) => (e.type === 'agent_account.low_balance' && e.agentId === agentId ? [e.billing.spendable.amount] : [])),
 );
 agentAccountsContract(
   'PostgreSQL (Knex)',
   async () => new KnexAgentAccounts((await testDatabase()).knex),
   async () => (await databaseKind()) === 'postgres',
+  async (agentId) => {
+    const found = (await (
+      await testDatabase()
+    ).knex.raw(
+      `SELECT body FROM webhook_events WHERE owner_kind = 'agent' AND owner_id = ? AND type = 'agent_account.low_balance' ORDER BY id`,
+      [agentId],
+    )) as { rows: Array<{ body: string }> };
+    return found.rows.map(
+      (r) => (JSON.parse(r.body) as { data: { billing: { spendable: { amount: number } } } }).data.billing.spendable.amount,
+    );
+  },
+  async (agentId) => {
+    await (
+      await testDatabase()
+    ).knex.raw(
+      `INSERT INTO webhook_endpoints (id, owner_kind, owner_id, url, events, sealed_secret, created_at)
+       VALUES (?, 'agent', ?, 'https://hooks.example.com/billing', ARRAY['agent_account.low_balance'], 'sealed', now())`,
+      [`whe_${unique()}`, agentId],
+    );
+  },
 );
