@@ -551,7 +551,10 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           const row = await load(scenario.name, scenario.connections ?? connections, opts, pid);
           rows.push(row);
           process.stderr.write(`done: ${scenario.name}\n`);
-          const anchored = scenario.name.startsWith('POST /me/payments') || scenario.name.startsWith('POST /api/v1/orders {hold}');
+          const anchored =
+            scenario.name.startsWith('POST /me/payments') ||
+            scenario.name.startsWith('POST /api/v1/orders {hold}') ||
+            scenario.name.startsWith('POST /api/v1/orders (paid');
           if (anchored && pgbench && !rows.some((r) => r.name.startsWith('pgbench')))
             rows.push(...(await pgbenchRows(row.connections, notesBeside)));
           continue;
@@ -640,6 +643,7 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const payments = rows.find((r) => r.name.startsWith('POST /me/payments'));
   const tpcb = rows.find((r) => r.name.startsWith('pgbench TPC-B-like'));
   const holds = rows.find((r) => r.name.startsWith('POST /api/v1/orders {hold}'));
+  const paid = rows.find((r) => r.name.startsWith('POST /api/v1/orders (paid'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free
@@ -665,6 +669,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(holds && tpcb
       ? [
           `Hold + confirm on an instant operator: ${(holds.rps / 2 / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(holds.rps / 2)} bookings/s, two requests each, against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...(paid && tpcb
+      ? [
+          `Paid instant order of a prepaid agent: ${(paid.rps / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(paid.rps)} orders/s against ${Math.round(tpcb.rps)} transactions/s; ${Math.round(paid.cpuUs ?? 0)} µs of server CPU an order).`,
         ]
       : []),
     ...notesBeside,

@@ -26,7 +26,7 @@ import { SetTenantClientSettings } from '../application/admin/set-tenant-client-
 import { RotateSigningKey } from '../application/admin/rotate-signing-key.js';
 import { SetWalletUserDisabled } from '../application/admin/set-wallet-user-disabled.js';
 import { ListAgents } from '../application/admin/list-agents.js';
-import { SeedDemo } from '../application/admin/seed-demo.js';
+import { DemoBilling, SeedDemo } from '../application/admin/seed-demo.js';
 import { SeedWalletDemo } from '../application/admin/seed-wallet-demo.js';
 import { SetAgentChannel } from '../application/admin/set-agent-channel.js';
 import { ShowAgent } from '../application/admin/show-agent.js';
@@ -237,6 +237,8 @@ export const adminUseCases = (
   const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock, ipRanges } = ports;
   const createChannel = new CreateChannel(agentDirectory);
   const createAgent = new CreateAgent(agentDirectory, ids, clock);
+  const fundAgent = new FundAgent(ports.agentAccounts, agentDirectory, ids, clock);
+  const setAgentBilling = new SetAgentBilling(ports.agentAccounts, agentDirectory, clock);
   const issueApiKey = new IssueApiKey(agentDirectory, ids, random, secretHasher, clock, ipRanges);
   const createTenant = new CreateTenant(tenants, ids, random, secretHasher, clock);
   const resetClientSecret = new ResetClientSecret(tenants, random, secretHasher);
@@ -261,15 +263,23 @@ export const adminUseCases = (
     listOperators: new ListOperators(ports.operators),
     showOperator: new ShowOperator(ports.operators),
     setOperatorFleet: new SetOperatorFleet(ports.operators),
-    fundAgent: new FundAgent(ports.agentAccounts, agentDirectory, ids, clock),
-    setAgentBilling: new SetAgentBilling(ports.agentAccounts, agentDirectory, clock),
+    fundAgent,
+    setAgentBilling,
     setLowBalanceAlert: new SetLowBalanceAlert(ports.agentAccounts, agentDirectory, clock),
     statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
     issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock),
     revokeOperatorKey: new RevokeOperatorKey(ports.operatorKeys, clock),
-    seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
-      walletDemo,
-    ]),
+    seedDemo: new SeedDemo(
+      areas.catalogue.seed,
+      agentDirectory,
+      createChannel,
+      createAgent,
+      issueApiKey,
+      revokeApiKey,
+      clock,
+      [walletDemo],
+      new DemoBilling(ports.agentAccounts, setAgentBilling, fundAgent, clock),
+    ),
     createTenant,
     resetClientSecret,
     createWalletUser,
