@@ -334,6 +334,9 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   );
   const orders = new MemoryOrderRepo(webhooks, identity, catalogue);
   const ledger = new MemoryLedger(webhooks);
+  const agentAccounts = new MemoryAgentAccounts(webhooks);
+  // A leak report's released holds give their money back, as in the same transaction on PostgreSQL.
+  orders.onHoldsReleased((orderIds, at) => void agentAccounts.releaseHolds(orderIds, at).catch(() => undefined));
   const keyUsage = new KeyUsageBuffer(
     identity,
     options.keyUsageFlushMs ?? DEFAULT_KEY_USAGE_FLUSH_MS,
@@ -371,7 +374,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     replayGuard: new MemoryReplayGuard(clock),
     ledger,
     pendingTransfers: new MemoryPendingTransfers(ledger),
-    agentAccounts: new MemoryAgentAccounts(webhooks),
+    agentAccounts,
     transactions: ledger,
     webhooks,
     webhookSealer: sealer,

@@ -134,7 +134,8 @@ export class MemoryAgentAccounts implements AgentAccounts {
     }
   }
 
-  async releaseHolds(orderIds: readonly string[]): Promise<void> {
+  async releaseHolds(orderIds: readonly string[], at: Date): Promise<void> {
+    void at; // a void is recorded as of now: memory keeps no resolution time
     for (const id of orderIds) {
       const hold = this.holds.get(id);
       if (hold?.status === 'PENDING') hold.status = 'VOIDED';
