@@ -165,12 +165,14 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     const owner = [order.id];
     switch (move.kind) {
       case 'hold':
-        await this.guarded(order.price.currency, () =>
-          rows(
+        const [inserted] = await this.guarded(order.price.currency, () =>
+          rows<{ alert: number | string | null }>(
             db,
+            // The alert as the statement began: an account this hold created has none.
             `INSERT INTO pending_transfers (id, tenant_id, account_id, account_kind, user_id, shard, owner_kind, owner_id,
                reference, amount, currency, captured, status, expires_at, created_at, resolved_at)
-             VALUES ($1, $2, $3, 'AGENT', $4, NULL, 'order', $5, $5, $6, $7, 0, 'PENDING', $8, $9, NULL)`,
+             VALUES ($1, $2, $3, 'AGENT', $4, NULL, 'order', $5, $5, $6, $7, 0, 'PENDING', $8, $9, NULL)
+             RETURNING (SELECT low_balance_alert FROM ledger_accounts WHERE id = account_id) AS alert`,
             [
               `hld_${order.id}`,
               BOOKING_BOOK,
@@ -185,7 +187,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
             'agent-accounts.hold',
           ),
         );
-        await this.tellIfFell(db, order.agentId, order.price, at);
+        if (inserted?.alert !== null && inserted?.alert !== undefined) await this.tellIfFell(db, order.agentId, order.price, at);
         return;
       case 'extend':
         await rows(db, `UPDATE pending_transfers SET expires_at = $2 WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`, [
@@ -193,10 +195,12 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
           move.expiresAt,
         ]);
         return;
-      case 'charge':
-        await this.write(db, saleOf(order, by, at));
-        await this.tellIfFell(db, order.agentId, order.price, at);
+      case 'charge': {
+        const after = await this.spend(db, saleOf(order, by, at), at);
+        if (fallsBelow(after.lowBalanceAlert?.amount ?? null, after.spendable.amount + order.price.amount, after.spendable.amount))
+          await recordEvents(db, [lowBalance(order.agentId, after, at)]);
         return;
+      }
       case 'capture':
         // What the hold held stops counting as it is captured: the debit then takes held money.
         await rows(
@@ -342,6 +346,38 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
   ): Promise<void> {
     if (fallsBelow(after.lowBalanceAlert?.amount ?? null, before.spendable.amount, after.spendable.amount))
       await recordEvents(db, [lowBalance(agentId, after, at)]);
+  }
+
+  /** Writes a transaction that debits the agent's account, answering the account's billing after it (one round trip). */
+  private async spend(db: Knex | Knex.Transaction, t: BookingTransaction, at: Date): Promise<AgentBilling> {
+    const [row] = await this.guarded(t.amount.currency, () =>
+      rows<{
+        figures: {
+          balance: number;
+          credit_limit: number;
+          held: number;
+          low_balance_alert: number | null;
+          billing_mode: BillingMode | null;
+        };
+      }>(
+        db,
+        'SELECT pbw_agent_account_write($1::jsonb, $2, $3) AS figures',
+        [writeRecord(t), bookingAccountId(agentAccount(t.agentId)), at],
+        'agent-accounts.spend',
+      ),
+    );
+    const f = row!.figures;
+    return billingOfRow(
+      {
+        balance: f.balance,
+        currency: t.amount.currency,
+        billing_mode: f.billing_mode,
+        credit_limit: f.credit_limit,
+        low_balance_alert: f.low_balance_alert,
+        held: f.held,
+      },
+      t.amount.currency,
+    );
   }
 
   private async write(db: Knex | Knex.Transaction, t: BookingTransaction): Promise<void> {

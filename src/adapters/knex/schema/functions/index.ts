@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { agentAccountSpendable } from './agent-account-spendable.js';
+import { agentAccountWrite } from './agent-account-write.js';
 import { agentHoldCovered } from './agent-hold-covered.js';
 import { idempotencyRecord } from './idempotency-record.js';
 import { ledgerAccountHolds } from './ledger-account-holds.js';
@@ -28,6 +29,7 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   ledgerAccountHolds,
   agentHoldCovered,
   agentAccountSpendable,
+  agentAccountWrite,
 ];
 
 /**
