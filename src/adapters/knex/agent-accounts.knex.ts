@@ -164,7 +164,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     const db = this.knex;
     const owner = [order.id];
     switch (move.kind) {
-      case 'hold':
+      case 'hold': {
         const [inserted] = await this.guarded(order.price.currency, () =>
           rows<{ alert: number | string | null }>(
             db,
@@ -189,6 +189,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
         );
         if (inserted?.alert !== null && inserted?.alert !== undefined) await this.tellIfFell(db, order.agentId, order.price, at);
         return;
+      }
       case 'extend':
         await rows(db, `UPDATE pending_transfers SET expires_at = $2 WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`, [
           order.id,
