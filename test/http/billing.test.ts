@@ -158,6 +158,17 @@ for (const mode of ['database', 'memory'] as const) {
       ]);
     });
 
+    it('when the key that made a hold is reported leaked, then the hold is released and its price given back in the same change', async () => {
+      const a = await prepaid(30_000);
+      const held = await post(a, '/api/v1/orders', { quoteId: await quote(a), hold: {}, contact });
+      expect(amounts(await billing(a)).held).to.equal(PRICE);
+      await app.service.core.admin.revokeApiKey.execute(a.keyId, 'leaked');
+      const other = await app.service.core.admin.issueApiKey.execute({ agentId: a.agentId });
+      const fresh = { ...a, apiKey: other.apiKey, keyId: other.keyId };
+      expect((await get(fresh, `/api/v1/orders/${held.body.id}`)).body).to.include({ status: 'RELEASED', releaseReason: 'key-leaked' });
+      expect(amounts(await billing(fresh))).to.deep.equal({ balance: 30_000, held: 0, spendable: 30_000 });
+    });
+
     it('when the statement is read, then opening plus the lines is closing, each line carries the balance after it, and CSV has a header row', async () => {
       const a = await prepaid(40_000);
       const placed = await post(a, '/api/v1/orders', { quoteId: await quote(a), contact, agentReference: 'REF-77' });
