@@ -204,3 +204,45 @@ agentAccountsContract(
     );
   },
 );
+
+describe('a long statement read in batches (PostgreSQL, and embedded PGlite alike)', () => {
+  it('when an account has more lines than one batch, at microsecond times, then every line comes once and opening plus lines is closing', async () => {
+    const { knex } = await testDatabase();
+    const agentId = `agt_${unique()}`;
+    const account = `booking:agent:${agentId}`;
+    await knex.raw(
+      `INSERT INTO ledger_accounts (id, tenant_id, kind, user_id, currency, balance, created_at, billing_mode)
+       VALUES (?, 'booking', 'AGENT', ?, 'THB', 0, now(), 'invoice'), ('booking:funding:0', 'booking', 'FUNDING', NULL, 'THB', 0, now(), NULL)
+       ON CONFLICT DO NOTHING`,
+      [account, agentId],
+    );
+    // 4,500 lines, a few microseconds apart (several within one millisecond), over two batch boundaries.
+    await knex.raw(
+      `INSERT INTO ledger_transactions (id, tenant_id, type, amount, currency, user_id, reference, initiator_kind, initiator_client_id, created_at)
+       SELECT ? || g, 'booking', 'FUNDING', g, 'THB', ?, NULL, 'machine', 'admin', now() - interval '1 hour' + g * interval '7 microseconds'
+       FROM generate_series(1, 4500) g`,
+      [`txn_${agentId}_`, agentId],
+    );
+    await knex.raw(
+      `INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
+       SELECT t.id, v.a, v.s * t.amount, t.created_at FROM ledger_transactions t
+       CROSS JOIN (VALUES (?::text, 1), ('booking:funding:0', -1)) AS v(a, s) WHERE t.user_id = ? AND t.tenant_id = 'booking'`,
+      [account, agentId],
+    );
+    const s = await new KnexAgentAccounts(knex).statement(
+      { account: { agentId }, from: new Date(Date.now() - 2 * 3_600_000), to: new Date(Date.now() + 60_000) },
+      'THB',
+    );
+    const ids = new Set<string>();
+    let count = 0;
+    let last = s.opening.amount;
+    for await (const line of s.lines) {
+      ids.add(line.transactionId);
+      count += 1;
+      expect(line.balance.amount).to.equal(last + line.amount.amount);
+      last = line.balance.amount;
+    }
+    expect([count, ids.size]).to.deep.equal([4500, 4500]);
+    expect(last).to.equal((4500 * 4501) / 2);
+  });
+});

@@ -104,6 +104,8 @@ const STATEMENT_BATCH = 2000;
 interface LineRow {
   transaction_id: string;
   created_at: Date | string;
+  /** The time as PostgreSQL writes it, to the microsecond: the keyset position (a Date keeps only milliseconds). */
+  position: string;
   amount: number | string;
   type: BookingTransactionType;
   reference: string | null;
@@ -282,11 +284,11 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     const db = this.knex;
     async function* lines(): AsyncGenerator<StatementLine> {
       let balance = opening;
-      let after: { at: Date | string; id: string } | null = null;
+      let after: { at: string; id: string } | null = null;
       for (;;) {
         const batch: LineRow[] = await rows<LineRow>(
           db,
-          `SELECT e.transaction_id, e.created_at, e.amount, t.type, t.reference, t.description
+          `SELECT e.transaction_id, e.created_at, e.created_at::text AS position, e.amount, t.type, t.reference, t.description
            FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
            WHERE e.account_id = $1 AND e.created_at >= $2 AND e.created_at < $3
              AND ($4::timestamptz IS NULL OR (e.created_at, e.transaction_id) > ($4::timestamptz, $5::text))
@@ -310,7 +312,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
         }
         if (batch.length < STATEMENT_BATCH) return;
         const last = batch[batch.length - 1]!;
-        after = { at: last.created_at, id: last.transaction_id };
+        after = { at: last.position, id: last.transaction_id };
       }
     }
     return { currency: cur, opening: { amount: opening, currency: cur }, lines: lines() };
