@@ -554,7 +554,8 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           const anchored =
             scenario.name.startsWith('POST /me/payments') ||
             scenario.name.startsWith('POST /api/v1/orders {hold}') ||
-            scenario.name.startsWith('POST /me/authorizations');
+            scenario.name.startsWith('POST /me/authorizations') ||
+            scenario.name.startsWith('POST /api/v1/orders (paid');
           if (anchored && pgbench && !rows.some((r) => r.name.startsWith('pgbench')))
             rows.push(...(await pgbenchRows(row.connections, notesBeside)));
           continue;
@@ -648,6 +649,7 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const idleAccount = rows.find((r) => r.name === 'GET /api/v1/agent/account');
   const longBalance = rows.find((r) => r.name === 'GET /me/balance (100,000 transactions)');
   const balanceThen = rows.find((r) => r.name.startsWith('GET /me/balance?at='));
+  const paid = rows.find((r) => r.name.startsWith('POST /api/v1/orders (paid'));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free
@@ -688,6 +690,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(longBalance && balanceThen
       ? [
           `Balance at an instant over a user with 100,000 transactions: ${(balanceThen.rps / longBalance.rps).toFixed(2)} of the current balance read's requests a second (p99 ${balanceThen.p99} against ${longBalance.p99} ms).`,
+        ]
+      : []),
+    ...(paid && tpcb
+      ? [
+          `Paid instant order of a prepaid agent: ${(paid.rps / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(paid.rps)} orders/s against ${Math.round(tpcb.rps)} transactions/s; ${Math.round(paid.cpuUs ?? 0)} µs of server CPU an order).`,
         ]
       : []),
     ...notesBeside,

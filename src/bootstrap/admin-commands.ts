@@ -1,6 +1,7 @@
 import { BOOKING_COMMANDS, type AdminUseCases, type ServiceCommand } from '../adapters/cli/admin.js';
 import { MAINTENANCE_COMMANDS } from '../adapters/cli/maintenance-commands.js';
 import { OPERATOR_COMMANDS } from '../adapters/cli/operator-commands.js';
+import { BILLING_COMMANDS } from '../adapters/cli/billing-commands.js';
 import { WALLET_IDENTITY_COMMANDS } from '../adapters/cli/wallet-commands.js';
 import { databaseMaintenance } from './maintenance.js';
 import type { ComposedCore } from './core-container.js';
@@ -9,6 +10,7 @@ import type { ComposedCore } from './core-container.js';
 export const ADMIN_COMMANDS: readonly ServiceCommand[] = [
   ...BOOKING_COMMANDS,
   ...OPERATOR_COMMANDS,
+  ...BILLING_COMMANDS,
   ...WALLET_IDENTITY_COMMANDS,
   ...MAINTENANCE_COMMANDS,
 ];

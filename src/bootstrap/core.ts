@@ -1,4 +1,5 @@
 import { CreateOwnKey } from '../application/identity/create-own-key.js';
+import { FundAgent, GetAgentBilling, GetStatement, SetAgentBilling, SetLowBalanceAlert } from '../application/billing/agent-billing.js';
 import { RevokeCreatedKey } from '../application/identity/revoke-created-key.js';
 import { ListSecurityEvents } from '../application/security-events/list-security-events.js';
 import { RecordKeyRefusal } from '../application/security-events/record-key-refusal.js';
@@ -25,7 +26,7 @@ import { SetTenantClientSettings } from '../application/admin/set-tenant-client-
 import { RotateSigningKey } from '../application/admin/rotate-signing-key.js';
 import { SetWalletUserDisabled } from '../application/admin/set-wallet-user-disabled.js';
 import { ListAgents } from '../application/admin/list-agents.js';
-import { SeedDemo } from '../application/admin/seed-demo.js';
+import { DemoBilling, SeedDemo } from '../application/admin/seed-demo.js';
 import { SeedWalletDemo } from '../application/admin/seed-wallet-demo.js';
 import { SetAgentChannel } from '../application/admin/set-agent-channel.js';
 import { ShowAgent } from '../application/admin/show-agent.js';
@@ -131,16 +132,19 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     quoteTransfer: new QuoteTransfer(tariffs, inventory, quotes, ids, clock, policy),
     quoteBusTrip: new QuoteBusTrip(tariffs, inventory, quotes, ids, clock, policy),
     getQuote: new GetQuote(quotes),
-    placeOrder: new PlaceOrder(quotes, orders, tariffs, ids, clock, ports.unitOfWork),
+    placeOrder: new PlaceOrder(quotes, orders, tariffs, ids, clock, ports.unitOfWork, ports.agentAccounts),
     getOrder: new GetOrder(orders, clock),
     listOrders: new ListOrders(orders, clock),
-    confirmHold: new ConfirmHold(orders, clock, ports.unitOfWork),
-    releaseHold: new ReleaseHold(orders, clock, ports.unitOfWork),
-    cancelOrder: new CancelOrder(orders, clock, ports.unitOfWork),
+    confirmHold: new ConfirmHold(orders, clock, ports.unitOfWork, ports.agentAccounts),
+    releaseHold: new ReleaseHold(orders, clock, ports.unitOfWork, ports.agentAccounts),
+    cancelOrder: new CancelOrder(orders, clock, ports.unitOfWork, ports.agentAccounts),
     previewCancellation: new PreviewCancellation(orders, agentDirectory, clock),
     /** What an operator does with the orders of its products, over its own surface. */
-    operatorOrders: new OperatorOrders(orders, agentDirectory, clock, ports.unitOfWork),
-    recordOrderLapses: new RecordOrderLapses(orders, clock),
+    operatorOrders: new OperatorOrders(orders, agentDirectory, clock, ports.unitOfWork, ports.agentAccounts),
+    recordOrderLapses: new RecordOrderLapses(orders, clock, ports.agentAccounts),
+    /** The agent's account in the ledger (CONTRACT §6.4): its billing and statements. */
+    getAgentBilling: new GetAgentBilling(ports.agentAccounts, clock),
+    statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
   };
 };
 
@@ -255,6 +259,8 @@ export const adminUseCases = (
   const { agentDirectory, keyUsage, tenants, ids, random, secretHasher, passwordHasher, commonPasswords, clock, ipRanges } = ports;
   const createChannel = new CreateChannel(agentDirectory);
   const createAgent = new CreateAgent(agentDirectory, ids, clock);
+  const fundAgent = new FundAgent(ports.agentAccounts, agentDirectory, ids, clock);
+  const setAgentBilling = new SetAgentBilling(ports.agentAccounts, agentDirectory, clock);
   const issueApiKey = new IssueApiKey(agentDirectory, ids, random, secretHasher, clock, ipRanges);
   const createTenant = new CreateTenant(tenants, ids, random, secretHasher, clock);
   const resetClientSecret = new ResetClientSecret(tenants, random, secretHasher);
@@ -279,11 +285,23 @@ export const adminUseCases = (
     listOperators: new ListOperators(ports.operators),
     showOperator: new ShowOperator(ports.operators),
     setOperatorFleet: new SetOperatorFleet(ports.operators),
+    fundAgent,
+    setAgentBilling,
+    setLowBalanceAlert: new SetLowBalanceAlert(ports.agentAccounts, agentDirectory, clock),
+    statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
     issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock),
     revokeOperatorKey: new RevokeOperatorKey(ports.operatorKeys, clock),
-    seedDemo: new SeedDemo(areas.catalogue.seed, agentDirectory, createChannel, createAgent, issueApiKey, revokeApiKey, clock, [
-      walletDemo,
-    ]),
+    seedDemo: new SeedDemo(
+      areas.catalogue.seed,
+      agentDirectory,
+      createChannel,
+      createAgent,
+      issueApiKey,
+      revokeApiKey,
+      clock,
+      [walletDemo],
+      new DemoBilling(ports.agentAccounts, setAgentBilling, fundAgent, clock),
+    ),
     createTenant,
     resetClientSecret,
     createWalletUser,

@@ -1,4 +1,7 @@
 import type { PendingTransfers } from '../domain/wallet/pending-transfers.port.js';
+import type { AgentAccounts } from '../domain/billing/agent-accounts.port.js';
+import { MemoryAgentAccounts } from '../adapters/memory/agent-accounts.memory.js';
+import { KnexAgentAccounts } from '../adapters/knex/agent-accounts.knex.js';
 import { MemoryPendingTransfers } from '../adapters/memory/pending-transfers.memory.js';
 import { KnexPendingTransfers } from '../adapters/knex/pending-transfers.knex.js';
 import type { ReplayGuard } from '../domain/identity/replay-guard.port.js';
@@ -181,6 +184,8 @@ export interface Ports {
   readonly ledger: Ledger;
   /** Money held on ledger accounts (authorizations), counted against their available balance. */
   readonly pendingTransfers: PendingTransfers;
+  /** The agents' accounts in the ledger's booking book: the money of every order follows it (CONTRACT §6.4). */
+  readonly agentAccounts: AgentAccounts;
   readonly transactions: TransactionReader;
   readonly webhooks: WebhookStore;
   readonly webhookUrlGuard: WebhookUrlGuard;
@@ -333,6 +338,9 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   );
   const orders = new MemoryOrderRepo(webhooks, identity, catalogue);
   const ledger = new MemoryLedger(webhooks);
+  const agentAccounts = new MemoryAgentAccounts(webhooks);
+  // A leak report's released holds give their money back, as in the same transaction on PostgreSQL.
+  orders.onHoldsReleased((orderIds, at) => void agentAccounts.releaseHolds(orderIds, at).catch(() => undefined));
   const keyUsage = new KeyUsageBuffer(
     identity,
     options.keyUsageFlushMs ?? DEFAULT_KEY_USAGE_FLUSH_MS,
@@ -370,6 +378,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     replayGuard: new MemoryReplayGuard(clock),
     ledger,
     pendingTransfers: new MemoryPendingTransfers(ledger, webhooks),
+    agentAccounts,
     transactions: ledger,
     webhooks,
     webhookSealer: sealer,
@@ -493,6 +502,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     replayGuard: replayGuardOf(options, knex, clock, steps),
     ledger,
     pendingTransfers: new KnexPendingTransfers(knex),
+    agentAccounts: new KnexAgentAccounts(knex),
     transactions: ledger,
     webhooks: new KnexWebhookStore(knex),
     webhookSealer: sealer,

@@ -142,6 +142,11 @@ describe('README: the five-minute tour, run as written', function () {
     expect(orderId, `an order line in:\n${output}`).to.be.a('string');
     expect(output).to.match(new RegExp(`^found by reference ACME-\\d+: ${String(orderId)}$`, 'm'));
     expect(output).to.match(/^signed in as Demo Travel Agency$/m);
+    // The demo agent is prepaid and funded: the booking is paid from its account (CONTRACT §6.4).
+    const accountBefore = Number(/^account balance before: (-?\d+)$/m.exec(output)?.[1]);
+    const accountAfter = Number(/^account balance after: (-?\d+)$/m.exec(output)?.[1]);
+    expect(accountBefore, 'the demo account, funded, on a fresh store').to.equal(5_000_000);
+    expect(accountAfter, 'the demo account after the booking').to.equal(accountBefore - Number(documented));
     const before = Number(/^balance before: (\d+)$/m.exec(output)?.[1]);
     const after = /^payment (txn_\w+); balance after: (\d+)$/m.exec(output);
     expect(before, 'the balance after the top-up, on a fresh store').to.equal(50_000);

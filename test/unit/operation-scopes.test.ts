@@ -52,6 +52,7 @@ const TABLE: ReadonlyArray<readonly [Scope, ReadonlyArray<readonly [string, stri
       ['GET', '/api/v1/events'],
     ],
   ],
+  ['billing:read', [['GET', '/api/v1/agent/statement']]],
 ];
 
 const declared = new Map(BOOKING_OPERATIONS.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op]));

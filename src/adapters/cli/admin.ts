@@ -30,6 +30,7 @@ import type { ListOperators } from '../../application/admin/list-operators.js';
 import type { ShowOperator } from '../../application/admin/show-operator.js';
 import type { SetOperatorFleet } from '../../application/admin/set-operator-fleet.js';
 import type { IssueOperatorKey, RevokeOperatorKey } from '../../application/admin/operator-keys.js';
+import type { FundAgent, GetStatement, SetAgentBilling, SetLowBalanceAlert } from '../../application/billing/agent-billing.js';
 import {
   CommandRefused,
   given,
@@ -76,6 +77,10 @@ export interface AdminUseCases {
   readonly setOperatorFleet: SetOperatorFleet;
   readonly issueOperatorKey: IssueOperatorKey;
   readonly revokeOperatorKey: RevokeOperatorKey;
+  readonly fundAgent: FundAgent;
+  readonly setAgentBilling: SetAgentBilling;
+  readonly setLowBalanceAlert: SetLowBalanceAlert;
+  readonly statements: GetStatement;
   readonly maintenance: DatabaseMaintenance;
 }
 
@@ -151,6 +156,11 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
       channel: { value: 'C', required: true, description: 'the code of the channel whose prices it gets' },
       products: { value: 'P,P', description: 'what it may book: airport-transfer, express-bus (default both)' },
       'discount-bps': { value: 'N', description: bps('its discount off the channel price', '0..10000, default 0') },
+      billing: { value: 'prepaid|invoice', description: 'how it pays for bookings (default invoice: billed later, never checked)' },
+      'credit-limit': {
+        value: 'N',
+        description: 'with --billing prepaid: how far below zero its balance may go, in minor units (default 0)',
+      },
     },
     run: async (v, u) => {
       const discountBps = optionalInt(v, 'discount-bps');
@@ -161,12 +171,18 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
               .map((p) => p.trim())
               .filter(Boolean)
           : undefined;
+      const billing = optional(v, 'billing');
+      if (billing !== undefined && billing !== 'prepaid' && billing !== 'invoice')
+        throw new UsageError('--billing must be prepaid or invoice');
+      const creditLimit = optionalInt(v, 'credit-limit');
       const agent = await u.createAgent.execute({
         name: required(v, 'name'),
         channelCode: required(v, 'channel'),
         ...given({ products, discountBps }),
       });
-      return { agentId: agent.id };
+      if (billing === undefined || (billing === 'invoice' && creditLimit === undefined)) return { agentId: agent.id };
+      const set = await u.setAgentBilling.execute({ agentId: agent.id, mode: billing, creditLimit });
+      return { agentId: agent.id, billing: set.mode, creditLimit: set.creditLimit.amount };
     },
     output: 'fields',
   },

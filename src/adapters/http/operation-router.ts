@@ -108,6 +108,7 @@ const keyPolicyOf =
       .then(() => next(keyPolicyError(decision)));
   };
 
+/** Sends an answer: a streamed body chunk by chunk (a failure midway cuts the response), anything else as JSON. */
 /** The answer as it leaves: headers set on `res`, the body serialised as JSON. */
 function serialise(res: Response, answer: Answer): SerialisedAnswer {
   const headers = answer.headers;
@@ -126,6 +127,11 @@ function serialise(res: Response, answer: Answer): SerialisedAnswer {
  * before the first chunk is an ordinary error answer; after it, the status is sent and the
  * connection is cut, so a client never takes a truncated body for a whole one.
  */
+function sendAnswer(res: Response, answer: Answer): Promise<void> | void {
+  if (!(answer.body instanceof StreamedBody)) return send(res, serialise(res, answer));
+  return stream(res, answer, answer.body);
+}
+
 async function stream(res: Response, answer: Answer, body: StreamedBody): Promise<void> {
   const chunks = body.chunks[Symbol.asyncIterator]();
   // The first chunk is read before anything is sent: a refusal until then is an error answer.
@@ -133,7 +139,7 @@ async function stream(res: Response, answer: Answer, body: StreamedBody): Promis
   const headers = answer.headers;
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   res.status(answer.status).type(body.contentType);
-  async function* all(): AsyncIterable<string> {
+  async function* all(): AsyncIterable<string | Buffer> {
     if (first.done === true) return;
     yield first.value;
     for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
@@ -304,11 +310,8 @@ export function operationRouter(
           (req, res) => {
             if (preset !== null) setHeaders(res, preset);
             const answer = op.handler(new RequestOperationContext(req, res, route));
-            if (answer instanceof Promise)
-              return answer.then((settled) =>
-                settled.body instanceof StreamedBody ? stream(res, settled, settled.body) : send(res, serialise(res, settled)),
-              );
-            send(res, serialise(res, answer));
+            if (answer instanceof Promise) return answer.then((settled) => sendAnswer(res, settled));
+            return sendAnswer(res, answer);
           }
         : async (req, res) => {
             if (preset !== null) setHeaders(res, preset);

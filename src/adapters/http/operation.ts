@@ -123,7 +123,7 @@ export interface Answer {
 export class StreamedBody {
   constructor(
     readonly contentType: string,
-    readonly chunks: AsyncIterable<string>,
+    readonly chunks: AsyncIterable<string | Buffer>,
   ) {}
 }
 

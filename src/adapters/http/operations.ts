@@ -1,5 +1,6 @@
 import type { Operation, OperationSpec } from './operation.js';
 import { accountOperations } from './booking/account.operations.js';
+import { statementOperations } from './booking/statement.operations.js';
 import { catalogueOperations } from './booking/catalogue.operations.js';
 import { healthOperations } from './health.openapi.js';
 import { docsOperations } from './docs.openapi.js';
@@ -28,6 +29,7 @@ import { agentEventFeedOperations, tenantEventFeedOperations } from './webhooks/
 export const OPERATIONS: readonly OperationSpec[] = [
   ...catalogueOperations,
   ...accountOperations,
+  ...statementOperations,
   ...tripOperations,
   ...quoteOperations,
   ...orderOperations,
@@ -59,6 +61,7 @@ export const BOOKING_PUBLIC_OPERATIONS: readonly Operation[] = [...catalogueOper
  */
 export const BOOKING_OPERATIONS: readonly Operation[] = [
   ...accountOperations,
+  ...statementOperations,
   ...keyOperations,
   ...tripOperations,
   ...quoteOperations,

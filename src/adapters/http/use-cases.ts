@@ -1,3 +1,4 @@
+import type { GetAgentBilling, GetStatement } from '../../application/billing/agent-billing.js';
 import type { CancelOrder } from '../../application/booking/cancel-order.js';
 import type { GetAgentAccount } from '../../application/booking/get-agent-account.js';
 import type { GetOrder } from '../../application/booking/get-order.js';
@@ -65,6 +66,9 @@ export interface HttpUseCases {
   readonly catalogue: { readonly searchLocations: SearchLocations; readonly searchCities: SearchCities };
   readonly booking: {
     readonly getAgentAccount: GetAgentAccount;
+    /** The account's billing in the ledger (CONTRACT §6.4); a composition without it answers the account alone. */
+    readonly getAgentBilling?: GetAgentBilling;
+    readonly statements: GetStatement;
     readonly listTrips: ListTrips;
     readonly quoteTransfer: QuoteTransfer;
     readonly quoteBusTrip: QuoteBusTrip;

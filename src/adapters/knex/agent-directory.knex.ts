@@ -361,6 +361,11 @@ async function releaseHoldsOf(trx: Knex.Transaction, keyIds: readonly string[], 
       held.map((r) => r.id),
     )
     .update({ status: 'RELEASED', release_reason: 'key-leaked' });
+  // Their prices are given back with them (the holds of the agents' accounts, CONTRACT §6.4).
+  await trx.raw(
+    `UPDATE pending_transfers SET status = 'VOIDED', resolved_at = ? WHERE owner_kind = 'order' AND owner_id = ANY (?::text[]) AND status = 'PENDING'`,
+    [at, held.map((r) => r.id)],
+  );
   await recordEvents(
     trx,
     held.map((r) => orderChanged({ ...orderOf(r), status: 'RELEASED', releaseReason: 'key-leaked' }, 'ON_HOLD', at)),

@@ -2,6 +2,7 @@ import type { Product } from '../../domain/identity/agent.js';
 import type { CancelledBy, Order, OrderStatus, RejectionReason, ReleaseReason } from '../../domain/booking/order.js';
 import type { BusDetails, Quote, SeatClaim, TransferDetails, VehicleClaim } from '../../domain/booking/quote.js';
 import { operatorCodeOf, type ConfirmationMode, type OperatorRef } from '../../domain/catalogue/operator.js';
+import type { Money } from '../../domain/shared/money.js';
 
 /** How quotes and orders are stored, and back. */
 export interface QuoteRow {
@@ -12,6 +13,7 @@ export interface QuoteRow {
   product: Product;
   amount: number | string;
   currency: string;
+  base_fare_amount?: number | string | null;
   details: TransferDetails | BusDetails;
   seats: StoredSeats | null;
   vehicle: StoredVehicle | null;
@@ -62,6 +64,7 @@ export interface OrderRow {
   cancelled_at: Date | null;
   free_cancellation_hours: number;
   late_cancellation_fee_bps: number;
+  base_fare_amount?: number | string | null;
   refund_amount: number | string | null;
   fee_amount: number | string | null;
   hold_expires_at: Date | null;
@@ -113,6 +116,7 @@ export const quoteToRow = (q: Quote): Record<string, unknown> => ({
   product: q.product,
   amount: q.price.amount,
   currency: q.price.currency,
+  base_fare_amount: q.baseFare?.amount ?? null,
   details: JSON.stringify(q.details),
   seats: storedSeats(q.seats),
   vehicle: storedVehicle(q.vehicle),
@@ -130,6 +134,7 @@ export const quoteOf = (r: QuoteRow): Quote => ({
   keyId: r.key_id,
   product: r.product,
   price: { amount: Number(r.amount), currency: r.currency.trim() },
+  ...baseFareOf(r),
   startsAt: new Date(r.starts_at),
   expiresAt: new Date(r.expires_at),
   createdAt: new Date(r.created_at),
@@ -171,6 +176,7 @@ export const ORDER_COLUMNS = [
   'late_cancellation_fee_bps',
   'refund_amount',
   'fee_amount',
+  'base_fare_amount',
   'hold_expires_at',
   'confirmation_deadline',
   'confirmed_at',
@@ -209,6 +215,7 @@ export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unk
   late_cancellation_fee_bps: o.terms.lateCancellationFeeBps,
   refund_amount: o.refund?.amount ?? null,
   fee_amount: o.fee?.amount ?? null,
+  base_fare_amount: o.baseFare?.amount ?? null,
   hold_expires_at: o.holdExpiresAt,
   confirmation_deadline: o.confirmationDeadline,
   confirmed_at: o.confirmedAt,
@@ -229,6 +236,7 @@ export const orderOf = (r: OrderRow): Order => ({
   product: r.product,
   status: r.status,
   price: { amount: Number(r.amount), currency: r.currency.trim() },
+  ...baseFareOf(r),
   contact: r.contact,
   passengers: r.passengers,
   agentReference: r.agent_reference,
@@ -255,5 +263,11 @@ export const orderOf = (r: OrderRow): Order => ({
   cancelledBy: r.cancelled_by,
   operatorTerms: { confirmation: r.confirmation, confirmationWindowMinutes: r.confirmation_window_minutes },
 });
+
+/** The base fare a row keeps, as the field it is on the quote or order (absent when not kept). */
+const baseFareOf = (r: { base_fare_amount?: number | string | null; currency: string }): { baseFare?: Money } =>
+  r.base_fare_amount === null || r.base_fare_amount === undefined
+    ? {}
+    : { baseFare: { amount: Number(r.base_fare_amount), currency: r.currency.trim() } };
 
 const dateOrNull = (d: Date | null): Date | null => (d === null ? null : new Date(d));

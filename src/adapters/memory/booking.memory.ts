@@ -117,16 +117,26 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     return { order: after, changed: true };
   }
 
+  private readonly releasedListeners: Array<(orderIds: readonly string[], at: Date) => void> = [];
+
+  /** Hears the orders a leak report releases (their money is given back with them). */
+  onHoldsReleased(listener: (orderIds: readonly string[], at: Date) => void): void {
+    this.releasedListeners.push(listener);
+  }
+
   /** Releases the orders still on hold at `at` that any of `keyIds` made (a leak report), with their events. */
   releaseHoldsOf(keyIds: readonly string[], at: Date): void {
     const keys = new Set(keyIds);
+    const released: string[] = [];
     for (const stored of this.orders.values()) {
       const now = orderAt(stored, at);
       if (!keys.has(stored.keyId) || now.status !== 'ON_HOLD') continue;
-      const released = releaseHold(now, 'key-leaked')!;
-      this.orders.set(stored.id, released);
-      this.outbox?.record([orderChanged(released, 'ON_HOLD', at)]);
+      const order = releaseHold(now, 'key-leaked')!;
+      this.orders.set(stored.id, order);
+      this.outbox?.record([orderChanged(order, 'ON_HOLD', at)]);
+      released.push(order.id);
     }
+    for (const listener of this.releasedListeners) listener(released, at);
   }
 
   async recordLapses(at: Date, limit: number): Promise<number> {

@@ -46,6 +46,8 @@ export function eventData(e: DomainEvent): unknown {
     case 'authorization.voided':
     case 'authorization.expired':
       return { ...authorizationJson(e.authorization, e.occurredAt), capture: e.capture === null ? null : transactionJson(e.capture) };
+    case 'agent_account.low_balance':
+      return { agentId: e.agentId, billing: e.billing };
     case 'wallet_user.created': {
       const u = toWalletUserView(e.user);
       return { ...u, createdAt: u.createdAt.toISOString() };

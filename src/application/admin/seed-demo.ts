@@ -1,4 +1,6 @@
 import type { CatalogueCounts } from '../../domain/catalogue/catalogue.port.js';
+import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
+import type { FundAgent, SetAgentBilling } from '../billing/agent-billing.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
 import { isKeyUsable } from '../../domain/identity/api-key.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
@@ -43,6 +45,30 @@ export interface DemoCredentials {
  * working, and so does every earlier key of the demo agent (revoked by the operator, as
  * `operator`, before the new key is issued): a reset never leaves a key behind.
  */
+/** The demo agent's money: prepaid, with this much paid in (minor units of the demo channel's currency). */
+export const DEMO_AGENT_FUNDS = 5_000_000;
+
+/**
+ * Makes the demo agent prepaid and funded with DEMO_AGENT_FUNDS, once: an agent still invoiced
+ * with nothing moved (a new demo, or one seeded before accounts existed). A demo whose billing was
+ * changed since is left as it is.
+ */
+export class DemoBilling {
+  constructor(
+    private readonly accounts: Pick<AgentAccounts, 'billingOf'>,
+    private readonly setBilling: SetAgentBilling,
+    private readonly fund: FundAgent,
+    private readonly clock: Clock,
+  ) {}
+
+  async prepare(agentId: string): Promise<void> {
+    const billing = await this.accounts.billingOf(agentId, DEMO_CHANNEL.currency, this.clock.now());
+    if (billing.mode !== 'invoice' || billing.balance.amount !== 0 || billing.held.amount !== 0) return;
+    await this.setBilling.execute({ agentId, mode: 'prepaid', creditLimit: 0 });
+    await this.fund.execute({ agentId, amount: DEMO_AGENT_FUNDS, reference: 'demo funds' });
+  }
+}
+
 export class SeedDemo {
   constructor(
     private readonly seedCatalogue: SeedCatalogue,
@@ -53,6 +79,8 @@ export class SeedDemo {
     private readonly revokeKey: RevokeApiKey,
     private readonly clock: Clock,
     private readonly contributions: readonly DemoContribution[],
+    /** Makes the demo agent prepaid and funded (CONTRACT §6.4) while it was never billed otherwise. */
+    private readonly demoBilling?: DemoBilling,
   ) {}
 
   async execute(options: { readonly reset?: boolean } = {}): Promise<DemoCredentials> {
@@ -67,6 +95,7 @@ export class SeedDemo {
     const agent = existing ?? (await this.createAgent.execute({ name: DEMO_AGENT_NAME, channelCode: DEMO_CHANNEL.code, discountBps: 500 }));
     const revokedKeyIds = existing !== undefined && reset ? await this.revokeEarlierKeys(agent.id) : null;
     const key = existing === undefined || reset ? await this.issueKey.execute({ agentId: agent.id }) : null;
+    await this.demoBilling?.prepare(agent.id);
     let extra: Record<string, unknown> = {};
     for (const contribution of this.contributions) extra = { ...extra, ...(await contribution.seed({ reset })) };
     return {

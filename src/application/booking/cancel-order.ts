@@ -6,6 +6,8 @@ import { cancelled } from '../../domain/booking/order-transitions.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
+import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
+import { changeOrderWithMoney } from './order-money.js';
 
 /**
  * Cancels one of the caller's orders, refunding the price less the fee the terms set (a pending
@@ -19,18 +21,20 @@ export class CancelOrder {
     private readonly orders: OrderRepo,
     private readonly clock: Clock,
     private readonly unitOfWork: UnitOfWork,
+    private readonly accounts: Pick<AgentAccounts, 'follow'>,
   ) {}
 
   async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
     const now = this.clock.now();
     const changed = await this.unitOfWork.run(() =>
-      this.orders.change(
-        { agentId: principal.agentId },
+      changeOrderWithMoney(this.orders, this.accounts, {
+        scope: { agentId: principal.agentId },
         orderId,
-        (locked, bookingKey) =>
+        decide: (locked, bookingKey) =>
           cancelled(locked, now, 'agent', requireCancellable(decideCancellation(locked, bookingKey, now)).refund.amount),
-        now,
-      ),
+        at: now,
+        by: `agent:${principal.agentId}`,
+      }),
     );
     if (changed === null) throw new DomainError('order-not-found');
     return changed.order;

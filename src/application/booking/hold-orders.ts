@@ -5,6 +5,8 @@ import { confirmHold, releaseHold } from '../../domain/booking/order-transitions
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
+import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
+import { changeOrderWithMoney } from './order-money.js';
 
 /** What a confirm of a hold may bring: the traveller's details, when the hold was placed without them. */
 export interface ConfirmHoldRequest {
@@ -22,6 +24,7 @@ export class ConfirmHold {
     private readonly orders: OrderRepo,
     private readonly clock: Clock,
     private readonly unitOfWork: UnitOfWork,
+    private readonly accounts: Pick<AgentAccounts, 'follow'>,
   ) {}
 
   async execute(principal: AgentPrincipal, orderId: string, input: ConfirmHoldRequest): Promise<Order> {
@@ -31,12 +34,13 @@ export class ConfirmHold {
         ? undefined
         : { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null };
     const changed = await this.unitOfWork.run(() =>
-      this.orders.change(
-        { agentId: principal.agentId },
+      changeOrderWithMoney(this.orders, this.accounts, {
+        scope: { agentId: principal.agentId },
         orderId,
-        (locked) => confirmHold(locked, receivedAt, { contact, passengers: input.passengers }),
-        receivedAt,
-      ),
+        decide: (locked) => confirmHold(locked, receivedAt, { contact, passengers: input.passengers }),
+        at: receivedAt,
+        by: `agent:${principal.agentId}`,
+      }),
     );
     if (changed === null) throw new DomainError('order-not-found');
     return changed.order;
@@ -49,12 +53,19 @@ export class ReleaseHold {
     private readonly orders: OrderRepo,
     private readonly clock: Clock,
     private readonly unitOfWork: UnitOfWork,
+    private readonly accounts: Pick<AgentAccounts, 'follow'>,
   ) {}
 
   async execute(principal: AgentPrincipal, orderId: string): Promise<Order> {
     const now = this.clock.now();
     const changed = await this.unitOfWork.run(() =>
-      this.orders.change({ agentId: principal.agentId }, orderId, (locked) => releaseHold(locked, 'agent'), now),
+      changeOrderWithMoney(this.orders, this.accounts, {
+        scope: { agentId: principal.agentId },
+        orderId,
+        decide: (locked) => releaseHold(locked, 'agent'),
+        at: now,
+        by: `agent:${principal.agentId}`,
+      }),
     );
     if (changed === null) throw new DomainError('order-not-found');
     return changed.order;

@@ -12,6 +12,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { keyReused } from '../../domain/shared/idempotency.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
+import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
 
 /** What placing an order asks for. */
 export interface PlaceOrderRequest {
@@ -41,6 +42,7 @@ export class PlaceOrder {
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly unitOfWork: UnitOfWork,
+    private readonly accounts: Pick<AgentAccounts, 'precheck' | 'follow'>,
   ) {}
 
   /** The reads and the write run in one unit of work (with the request's idempotency claim, if any). */
@@ -72,6 +74,7 @@ export class PlaceOrder {
       product: quote.product,
       status: 'ON_HOLD',
       price: quote.price,
+      ...(quote.baseFare === undefined ? {} : { baseFare: quote.baseFare }),
       contact:
         input.contact === undefined ? null : { name: input.contact.name, email: input.contact.email, phone: input.contact.phone ?? null },
       passengers: passengers.map((p) => ({ name: p.name })),
@@ -108,7 +111,11 @@ export class PlaceOrder {
       input.hold !== undefined
         ? { ...base, holdExpiresAt: grantedHoldExpiry(input.hold.seconds, principal.channel.maxHoldMinutes, now, quote.startsAt) }
         : confirmedOrPending(requireContact(base), now);
+    await this.accounts.precheck(order, now);
     const placed = await this.orders.place(order);
+    // The price is held or paid in the same unit of work: refused, nothing is booked. A replayed
+    // idempotency key answers the order it placed, whose money moved with it.
+    if (placed.id === order.id) await this.accounts.follow(null, placed, now, `agent:${agentId}`);
     return sameQuote(placed, input.quoteId);
   }
 }

@@ -34,6 +34,7 @@ export class QuoteBusTrip extends ProductQuote {
     const offer: PricedOffer = {
       product: 'express-bus',
       price: totalPrice(unit, input.passengers),
+      baseFare: totalPrice(schedule.baseFare, input.passengers),
       startsAt: trip.departsAt,
       details: {
         tripId: trip.id,

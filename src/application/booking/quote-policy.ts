@@ -17,7 +17,10 @@ export const expiryOf = (now: Date, startsAt: Date, policy: QuotePolicy): Date =
   new Date(Math.min(now.getTime() + policy.ttlSeconds * 1000, startsAt.getTime()));
 
 /** What a quote offers: the product, its price and when it starts, with what it is for. */
-export type Offer = Pick<Quote, 'id' | 'product' | 'price' | 'startsAt' | 'details' | 'seats' | 'vehicle' | 'operator' | 'confirmation'>;
+export type Offer = Pick<
+  Quote,
+  'id' | 'product' | 'price' | 'baseFare' | 'startsAt' | 'details' | 'seats' | 'vehicle' | 'operator' | 'confirmation'
+>;
 
 /**
  * The quote of an offer to the caller, minted now: it belongs to the caller's agent, key and
@@ -30,6 +33,7 @@ export const quoteOf = (principal: AgentPrincipal, offer: Offer, now: Date, poli
   keyId: principal.keyId,
   product: offer.product,
   price: offer.price,
+  ...(offer.baseFare === undefined ? {} : { baseFare: offer.baseFare }),
   startsAt: offer.startsAt,
   expiresAt: expiryOf(now, offer.startsAt, policy),
   createdAt: now,

@@ -63,6 +63,7 @@ export class QuoteTransfer extends ProductQuote {
     const offer: PricedOffer = {
       product: 'airport-transfer',
       price,
+      baseFare: fare.baseFare,
       startsAt: input.pickupAt,
       details: {
         fromLocationId: from.id,

@@ -1,5 +1,6 @@
 import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
+import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
 
 /** Orders recorded per batch: a batch is one short transaction, so requests never wait long behind it. */
 export const LAPSE_BATCH = 500;
@@ -19,6 +20,7 @@ export class RecordOrderLapses {
   constructor(
     private readonly orders: Pick<OrderRepo, 'recordLapses'>,
     private readonly clock: Clock,
+    private readonly accounts: Pick<AgentAccounts, 'recordLapses'>,
   ) {}
 
   async execute(maxBatches = 100): Promise<number> {
@@ -26,8 +28,10 @@ export class RecordOrderLapses {
     for (let batch = 0; batch < maxBatches; batch += 1) {
       const at = new Date(this.clock.now().getTime() - LAPSE_GRACE_MS);
       const n = await this.orders.recordLapses(at, LAPSE_BATCH);
+      // The holds lapsed with their orders (true on read); this records what reads already show.
+      const held = await this.accounts.recordLapses(at, LAPSE_BATCH);
       recorded += n;
-      if (n < LAPSE_BATCH) break;
+      if (n < LAPSE_BATCH && held < LAPSE_BATCH) break;
     }
     return recorded;
   }

@@ -7,6 +7,8 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pageRequest, type Page, type PageQuery } from '../../domain/shared/page.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
+import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
+import { changeOrderWithMoney } from '../booking/order-money.js';
 
 /**
  * What an operator does with the orders of its own products (CONTRACT §6.3). Another operator's
@@ -19,6 +21,7 @@ export class OperatorOrders {
     private readonly agents: Pick<AgentDirectory, 'findAgent'>,
     private readonly clock: Clock,
     private readonly unitOfWork: UnitOfWork,
+    private readonly accounts: Pick<AgentAccounts, 'follow'>,
   ) {}
 
   /** Its orders, newest first; PENDING ones by deadline, soonest first. */
@@ -66,7 +69,13 @@ export class OperatorOrders {
   private async change(operator: Operator, orderId: string, decide: (order: Order, at: Date) => Order): Promise<Order> {
     const now = this.clock.now();
     const changed = await this.unitOfWork.run(() =>
-      this.orders.change({ operatorCode: operator.code }, orderId, (order) => decide(order, now), now),
+      changeOrderWithMoney(this.orders, this.accounts, {
+        scope: { operatorCode: operator.code },
+        orderId,
+        decide: (order) => decide(order, now),
+        at: now,
+        by: `operator:${operator.code}`,
+      }),
     );
     if (changed === null) throw new DomainError('order-not-found');
     return changed.order;

@@ -128,7 +128,13 @@ export const serviceModule = (config: Config): ContainerModule =>
         );
         // And record the holds, pending orders and wallet authorizations that lapsed, with their events.
         const wake = (): void => worker.wake();
-        const lapses = lapseJob('orders', new RecordOrderLapses(ports.orders, ports.clock), ORDER_LAPSES_EVERY_MS, log, wake);
+        const lapses = lapseJob(
+          'orders',
+          new RecordOrderLapses(ports.orders, ports.clock, ports.agentAccounts),
+          ORDER_LAPSES_EVERY_MS,
+          log,
+          wake,
+        );
         const authorizationLapses = lapseJob(
           'authorizations',
           new ExpireAuthorizations(ports.pendingTransfers, ports.clock),

@@ -62,6 +62,8 @@ export interface Order {
   /** The status as stored; what is true at a given moment is `orderAt(order, now).status`. */
   readonly status: OrderStatus;
   readonly price: Money;
+  /** What the operator gets of the price: the quote's base fare. Absent on orders placed before it was kept. */
+  readonly baseFare?: Money;
   /** The person the operator contacts; null while a hold waits for the traveller's details. */
   readonly contact: Contact | null;
   readonly passengers: ReadonlyArray<{ readonly name: string }>;

@@ -56,6 +56,8 @@ export interface Quote {
   readonly keyId: string;
   readonly product: Product;
   readonly price: Money;
+  /** What the operator gets of the price: the base fare (of every seat). Absent on quotes made before it was kept. */
+  readonly baseFare?: Money;
   /** When the service starts: the pickup or the departure. Cancellation closes then. */
   readonly startsAt: Date;
   readonly expiresAt: Date;

@@ -15,6 +15,7 @@ export const SCOPES = [
   'webhooks:manage',
   'keys:manage',
   'events:read',
+  'billing:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 /** The scope that holds every other: every key issued without scopes, and every key from before scopes. */

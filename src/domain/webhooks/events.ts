@@ -1,6 +1,7 @@
 import { ORDER_EVENT_OF_STATUS, ORDER_EVENT_TYPES, type Order, type OrderEventType, type OrderStatus } from '../booking/order.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { WalletUser } from '../identity/tenant.js';
+import type { AgentBilling } from '../billing/agent-account.js';
 import type { Transaction } from '../wallet/transaction.js';
 import { AUTHORIZATION_OWNER, type PendingTransfer } from '../wallet/pending-transfer.js';
 import { BOOKING_SECURITY_EVENT_TYPES, WALLET_SECURITY_EVENT_TYPES, type SecurityEvent } from '../security-events/security-event.js';
@@ -17,7 +18,13 @@ export const TENANT_SECURITY_EVENT_TYPES = WALLET_SECURITY_EVENT_TYPES;
 export type SecurityWebhookType = (typeof AGENT_SECURITY_EVENT_TYPES)[number] | (typeof TENANT_SECURITY_EVENT_TYPES)[number];
 
 /** The events an agent can subscribe to. */
-export const AGENT_EVENT_TYPES = [...ORDER_EVENT_TYPES, 'api_key.revoked', 'api_key.expiring', ...AGENT_SECURITY_EVENT_TYPES] as const;
+export const AGENT_EVENT_TYPES = [
+  ...ORDER_EVENT_TYPES,
+  'api_key.revoked',
+  'api_key.expiring',
+  'agent_account.low_balance',
+  ...AGENT_SECURITY_EVENT_TYPES,
+] as const;
 /** The events a tenant can subscribe to. */
 export const AUTHORIZATION_EVENT_TYPES = [
   'authorization.created',
@@ -64,6 +71,13 @@ export type DomainEvent =
       readonly owner: EventOwner;
       readonly occurredAt: Date;
       readonly key: ApiKeyRecord;
+    }
+  | {
+      readonly type: 'agent_account.low_balance';
+      readonly owner: EventOwner;
+      readonly occurredAt: Date;
+      readonly agentId: string;
+      readonly billing: AgentBilling;
     }
   | { readonly type: 'transaction.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly transaction: Transaction }
   | { readonly type: 'wallet_user.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly user: WalletUser }
@@ -120,6 +134,22 @@ export const apiKeyExpiring = (key: ApiKeyRecord, at: Date): DomainEvent => ({
   occurredAt: at,
   key,
 });
+
+/**
+ * An agent's spendable fell below its low-balance alert (it was at or above it before this
+ * change): told once per fall, with the account's billing after it.
+ */
+export const lowBalance = (agentId: string, billing: AgentBilling, at: Date): DomainEvent => ({
+  type: 'agent_account.low_balance',
+  owner: { kind: 'agent', id: agentId },
+  occurredAt: at,
+  agentId,
+  billing,
+});
+
+/** Whether a change of spendable from `before` to `after` falls below `alert` (null: no alert). */
+export const fallsBelow = (alert: number | null, before: number, after: number): boolean =>
+  alert !== null && after < alert && before >= alert;
 
 /** Every recorded money movement tells its tenant `transaction.created`. */
 export const transactionCreated = (transaction: Transaction): DomainEvent => ({

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
+import { MemoryAgentAccounts } from '../../adapters/memory/agent-accounts.memory.js';
 import type { UnitOfWork } from '../../application/unit-of-work.port.js';
 import { THAILAND_CATALOGUE } from '../../adapters/catalogue/thailand.js';
 import { TimeSortableIds } from '../../adapters/crypto/node-crypto.js';
@@ -46,7 +48,18 @@ export interface BookingStores {
   readonly directory: AgentDirectory;
   /** The units of work the use cases write in, on these stores. */
   readonly unitOfWork: UnitOfWork;
+  /** The agents' accounts the orders' money moves in; absent: a fresh memory set (every agent invoiced). */
+  readonly accounts?: AgentAccounts;
 }
+
+const memoryAccounts = new WeakMap<BookingStores, AgentAccounts>();
+/** The stores' accounts, or one memory set per store set. */
+const accounts = (st: BookingStores): AgentAccounts => {
+  if (st.accounts !== undefined) return st.accounts;
+  const found = memoryAccounts.get(st) ?? new MemoryAgentAccounts();
+  memoryAccounts.set(st, found);
+  return found;
+};
 
 const HOUR = 3_600_000;
 
@@ -82,14 +95,14 @@ export function bookingContract(
         quoteTransfer: new QuoteTransfer(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         quoteBus: new QuoteBusTrip(st.tariffs, st.inventory, st.quotes, ids, c, policy),
         getQuote: new GetQuote(st.quotes),
-        place: new PlaceOrder(st.quotes, st.orders, st.tariffs, ids, c, st.unitOfWork),
+        place: new PlaceOrder(st.quotes, st.orders, st.tariffs, ids, c, st.unitOfWork, accounts(st)),
         getOrder: new GetOrder(st.orders, c),
         list: new ListOrders(st.orders, c),
-        cancel: new CancelOrder(st.orders, c, st.unitOfWork),
-        confirm: new ConfirmHold(st.orders, c, st.unitOfWork),
-        release: new ReleaseHold(st.orders, c, st.unitOfWork),
-        operator: new OperatorOrders(st.orders, st.directory, c, st.unitOfWork),
-        lapses: new RecordOrderLapses(st.orders, c),
+        cancel: new CancelOrder(st.orders, c, st.unitOfWork, accounts(st)),
+        confirm: new ConfirmHold(st.orders, c, st.unitOfWork, accounts(st)),
+        release: new ReleaseHold(st.orders, c, st.unitOfWork, accounts(st)),
+        operator: new OperatorOrders(st.orders, st.directory, c, st.unitOfWork, accounts(st)),
+        lapses: new RecordOrderLapses(st.orders, c, accounts(st)),
       };
     };
 

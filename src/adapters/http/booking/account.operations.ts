@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AgentAccount, GetAgentAccount } from '../../../application/booking/get-agent-account.js';
 import type { AgentPrincipal } from '../../../domain/identity/principal.js';
 import { JsonText, NO_STORE, operation, type Operation } from '../operation.js';
-import { timestamp } from './booking.schemas.js';
+import { moneySchema, timestamp } from './booking.schemas.js';
 import { EXAMPLE_IDS } from '../openapi/examples.js';
 
 export const agentAccountSchema = z
@@ -14,6 +14,16 @@ export const agentAccountSchema = z
     entitlements: z.array(z.enum(['airport-transfer', 'express-bus'])),
     pricing: z.object({ currency: z.string(), channelMarkupBps: z.number().int(), agentDiscountBps: z.number().int() }),
     apiKey: z.object({ id: z.string(), prefix: z.string(), createdAt: timestamp(), expiresAt: timestamp().nullable() }),
+    billing: z
+      .object({
+        mode: z.enum(['prepaid', 'invoice']),
+        balance: moneySchema,
+        held: moneySchema.describe('What holds and pending orders hold until they are confirmed or lapse'),
+        creditLimit: moneySchema,
+        spendable: moneySchema.describe('balance + creditLimit − held: what a prepaid agent may still book'),
+        lowBalanceAlert: moneySchema.nullable().describe('Below this spendable the agent is told agent_account.low_balance'),
+      })
+      .describe("The agent's account in the ledger (CONTRACT §6.4)"),
   })
   .meta({ id: 'AgentAccount', description: 'The calling agent, as its key resolves' });
 
@@ -78,15 +88,26 @@ export const accountOperations: readonly Operation[] = [
         entitlements: ['airport-transfer', 'express-bus'],
         pricing: { currency: 'THB', channelMarkupBps: 1000, agentDiscountBps: 500 },
         apiKey: { id: EXAMPLE_IDS.apiKey, prefix: 'pbk_3yQb', createdAt: demo.createdAt, expiresAt: null },
+        billing: {
+          mode: 'prepaid',
+          balance: { amount: 5_000_000, currency: 'THB' },
+          held: { amount: 0, currency: 'THB' },
+          creditLimit: { amount: 0, currency: 'THB' },
+          spendable: { amount: 5_000_000, currency: 'THB' },
+          lowBalanceAlert: null,
+        },
       },
     }),
     responses: {
       200: { description: 'The agent, its channel, pricing, entitlements and the key in use', schema: agentAccountSchema },
     },
-    handler: ({ caller, core }) => ({
-      status: 200,
-      headers: NO_STORE,
-      body: new JsonText(accountJson(core.booking.getAgentAccount, caller.agent())),
-    }),
+    handler: async ({ caller, core }) => {
+      const principal = caller.agent();
+      const account = accountJson(core.booking.getAgentAccount, principal);
+      const billing = core.booking.getAgentBilling === undefined ? null : await core.booking.getAgentBilling.execute(principal);
+      // The account's JSON is kept while nothing it is built from changes; the billing is read every time.
+      const body = billing === null ? account : `${account.slice(0, -1)},"billing":${JSON.stringify(billing)}}`;
+      return { status: 200, headers: NO_STORE, body: new JsonText(body) };
+    },
   }),
 ];

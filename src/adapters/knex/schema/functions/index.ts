@@ -1,4 +1,7 @@
 import type { Knex } from 'knex';
+import { agentAccountSpendable } from './agent-account-spendable.js';
+import { agentAccountWrite } from './agent-account-write.js';
+import { agentHoldCovered } from './agent-hold-covered.js';
 import { idempotencyRecord } from './idempotency-record.js';
 import { ledgerAccountHolds } from './ledger-account-holds.js';
 import { ledgerEntryBalanceAfter } from './ledger-entry-balance-after.js';
@@ -26,6 +29,9 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   ledgerWriteBatch,
   ledgerAccountHolds,
   ledgerEntryBalanceAfter,
+  agentHoldCovered,
+  agentAccountSpendable,
+  agentAccountWrite,
 ];
 
 /**

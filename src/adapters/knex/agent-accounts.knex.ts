@@ -1,0 +1,413 @@
+import type { Knex } from 'knex';
+import {
+  agentAccount,
+  BOOKING_BOOK,
+  billingOf,
+  bookingAccountId,
+  bookingAccountOf,
+  bookingAccountOwner,
+  fundingOf,
+  LINE_OF_LEDGER_TYPE,
+  orderMoneyOf,
+  orderTransactionId,
+  refundOf,
+  saleOf,
+  spendableShort,
+  type AgentBilling,
+  type BillingMode,
+  type BookingPosting,
+  type BookingTransaction,
+  type BookingTransactionType,
+} from '../../domain/billing/agent-account.js';
+import type { AgentAccounts, StatementLine, StatementQuery, StatementStream } from '../../domain/billing/agent-accounts.port.js';
+import type { Order, OrderStatus } from '../../domain/booking/order.js';
+import type { Money } from '../../domain/shared/money.js';
+import { currencyMismatch } from '../../domain/wallet/ledger.js';
+import { fallsBelow, lowBalance } from '../../domain/webhooks/events.js';
+import { KnexStore } from './knex-store.js';
+import { recordEvents } from './outbox.knex.js';
+import { detailOf, isRetryableTransactionError, sqlState, TRANSACTION_ATTEMPTS } from './pg-errors.js';
+import { jsonParam, rows } from './sql.js';
+import { ambientTransaction } from './unit-of-work.knex.js';
+
+interface AccountRow {
+  balance: number | string;
+  currency: string;
+  billing_mode: BillingMode | null;
+  credit_limit: number | string;
+  low_balance_alert: number | string | null;
+  held: number | string;
+}
+
+/** The account's row with what its pending transfers hold at $2 (`FOR UPDATE` when asked). */
+const ACCOUNT = (lock: boolean) =>
+  `SELECT a.balance, a.currency, a.billing_mode, a.credit_limit, a.low_balance_alert,
+     (SELECT COALESCE(SUM(p.amount - p.captured), 0) FROM pending_transfers p
+       WHERE p.account_id = a.id AND p.status = 'PENDING' AND p.expires_at > $2) AS held
+   FROM ledger_accounts a WHERE a.id = $1${lock ? ' FOR UPDATE OF a' : ''}`;
+
+const billingOfRow = (r: AccountRow | undefined, currency: string): AgentBilling =>
+  billingOf(
+    {
+      mode: r?.billing_mode ?? 'invoice',
+      balance: Number(r?.balance ?? 0),
+      held: Number(r?.held ?? 0),
+      creditLimit: Number(r?.credit_limit ?? 0),
+      lowBalanceAlert: r?.low_balance_alert === null || r?.low_balance_alert === undefined ? null : Number(r.low_balance_alert),
+    },
+    r === undefined ? currency : r.currency.trim(),
+  );
+
+/** The refusals the ledger's write and the agent triggers raise, as the domain's errors; anything else unchanged. */
+const refusal = (err: unknown, currency: string): unknown => {
+  const state = sqlState(err);
+  if (state === 'PB012') return spendableShort({ amount: Number(detailOf(err)), currency });
+  if (state === 'PB020') return currencyMismatch(detailOf(err).trim(), currency);
+  return err;
+};
+
+/** The record `pbw_ledger_write` takes for a transaction of the booking book (no wallet event). */
+const writeRecord = (t: BookingTransaction): string =>
+  jsonParam({
+    id: t.id,
+    tenant_id: BOOKING_BOOK,
+    type: t.type,
+    amount: t.amount.amount,
+    currency: t.amount.currency,
+    user_id: t.agentId,
+    counterparty_user_id: null,
+    reference: t.reference,
+    description: t.agentReference,
+    refund_of: null,
+    initiator_kind: 'machine',
+    initiator_client_id: t.initiator,
+    initiator_user_id: null,
+    initiator_amr: null,
+    initiator_act_sub: null,
+    created_at: t.createdAt,
+    postings: t.postings.map((p) => ({
+      account_id: bookingAccountId(p.account),
+      kind: p.account.kind,
+      user_id: bookingAccountOwner(p.account),
+      amount: p.amount,
+      // A debit of an operator's payable or of revenue is conditional (it never goes below zero: the
+      // sale it gives back credited it); an agent's is guarded by its CHECKs and trigger instead,
+      // as it may go below zero, and funding is unbounded.
+      checked: p.amount < 0 && p.account.kind !== 'AGENT' && p.account.kind !== 'FUNDING',
+    })),
+    events: null,
+  });
+
+/** How many statement lines one read brings: the most a statement ever holds in memory. */
+const STATEMENT_BATCH = 2000;
+
+interface LineRow {
+  transaction_id: string;
+  created_at: Date | string;
+  /** The time as PostgreSQL writes it, to the microsecond: the keyset position (a Date keeps only milliseconds). */
+  position: string;
+  amount: number | string;
+  type: BookingTransactionType;
+  reference: string | null;
+  description: string | null;
+}
+
+/**
+ * The agents' accounts in PostgreSQL, in the ledger's tables (the booking book) and its one
+ * write (`pbw_ledger_write`); holds are pending transfers owned by their order. The database
+ * decides every refusal under the account's row lock: `pbw_agent_hold_covered` for a hold,
+ * `pbw_agent_account_spendable` for a debit (PB012, the spendable in DETAIL), the row's CHECKs
+ * behind them. Inside a unit of work everything runs in its transaction.
+ */
+export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
+  async billingOf(agentId: string, currency: string, at: Date): Promise<AgentBilling> {
+    const [row] = await rows<AccountRow>(this.knex, ACCOUNT(false), [bookingAccountId(agentAccount(agentId)), at]);
+    return billingOfRow(row, currency);
+  }
+
+  async setBilling(agentId: string, currency: string, mode: BillingMode, creditLimit: number | null, at: Date): Promise<AgentBilling> {
+    return this.inTransaction(async (trx) => {
+      const row = await this.lockedAccount(trx, agentId, currency, at);
+      const limit = creditLimit ?? Number(row.credit_limit);
+      const next = billingOfRow({ ...row, billing_mode: mode, credit_limit: limit }, currency);
+      if (mode === 'prepaid' && next.spendable.amount < 0) throw spendableShort(next.spendable);
+      await rows(trx, 'UPDATE ledger_accounts SET billing_mode = $2, credit_limit = $3 WHERE id = $1', [
+        bookingAccountId(agentAccount(agentId)),
+        mode,
+        limit,
+      ]);
+      await this.tellIfLow(trx, agentId, billingOfRow(row, currency), next, at);
+      return next;
+    });
+  }
+
+  async setLowBalanceAlert(agentId: string, currency: string, amount: number | null, at: Date): Promise<AgentBilling> {
+    return this.inTransaction(async (trx) => {
+      const row = await this.lockedAccount(trx, agentId, currency, at);
+      await rows(trx, 'UPDATE ledger_accounts SET low_balance_alert = $2 WHERE id = $1', [bookingAccountId(agentAccount(agentId)), amount]);
+      return billingOfRow({ ...row, low_balance_alert: amount }, currency);
+    });
+  }
+
+  async fund(e: { id: string; agentId: string; amount: Money; reference: string | null; at: Date }): Promise<AgentBilling> {
+    return this.inTransaction(async (trx) => {
+      await this.write(trx, fundingOf(e));
+      const [row] = await rows<AccountRow>(trx, ACCOUNT(false), [bookingAccountId(agentAccount(e.agentId)), e.at]);
+      return billingOfRow(row, e.amount.currency);
+    });
+  }
+
+  /** The transaction that follows decides; nothing is stored if it refuses. */
+  async precheck(): Promise<void> {}
+
+  async follow(previous: OrderStatus | null, order: Order, at: Date, by: string): Promise<void> {
+    const move = orderMoneyOf(previous, order);
+    if (move === null) return;
+    const db = this.knex;
+    const owner = [order.id];
+    switch (move.kind) {
+      case 'hold': {
+        const [inserted] = await this.guarded(order.price.currency, () =>
+          rows<{ alert: number | string | null }>(
+            db,
+            // The alert as the statement began: an account this hold created has none.
+            `INSERT INTO pending_transfers (id, tenant_id, account_id, account_kind, user_id, shard, owner_kind, owner_id,
+               reference, amount, currency, captured, status, expires_at, created_at, resolved_at)
+             VALUES ($1, $2, $3, 'AGENT', $4, NULL, 'order', $5, $5, $6, $7, 0, 'PENDING', $8, $9, NULL)
+             RETURNING (SELECT low_balance_alert FROM ledger_accounts WHERE id = account_id) AS alert`,
+            [
+              `hld_${order.id}`,
+              BOOKING_BOOK,
+              bookingAccountId(agentAccount(order.agentId)),
+              order.agentId,
+              order.id,
+              order.price.amount,
+              order.price.currency,
+              move.expiresAt,
+              at,
+            ],
+            'agent-accounts.hold',
+          ),
+        );
+        if (inserted?.alert !== null && inserted?.alert !== undefined) await this.tellIfFell(db, order.agentId, order.price, at);
+        return;
+      }
+      case 'extend':
+        await rows(db, `UPDATE pending_transfers SET expires_at = $2 WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`, [
+          order.id,
+          move.expiresAt,
+        ]);
+        return;
+      case 'charge': {
+        const after = await this.spend(db, saleOf(order, by, at), at);
+        if (fallsBelow(after.lowBalanceAlert?.amount ?? null, after.spendable.amount + order.price.amount, after.spendable.amount))
+          await recordEvents(db, [lowBalance(order.agentId, after, at)]);
+        return;
+      }
+      case 'capture':
+        // What the hold held stops counting as it is captured: the debit then takes held money.
+        await rows(
+          db,
+          `UPDATE pending_transfers SET captured = amount, status = 'CAPTURED', resolved_at = $2
+           WHERE owner_kind = 'order' AND owner_id = $1 AND status IN ('PENDING', 'EXPIRED')`,
+          [order.id, at],
+        );
+        await this.write(db, saleOf(order, by, at));
+        return;
+      case 'void':
+        await rows(
+          db,
+          `UPDATE pending_transfers SET status = 'VOIDED', resolved_at = $2 WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`,
+          [order.id, at],
+        );
+        return;
+      case 'lapse':
+        await rows(
+          db,
+          `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
+           WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`,
+          owner,
+        );
+        return;
+      case 'refund': {
+        const sale = await rows<{ account_id: string; amount: number | string }>(
+          db,
+          'SELECT account_id, amount FROM ledger_entries WHERE transaction_id = $1',
+          [orderTransactionId(order.id, 'BOOKING')],
+        );
+        // An order confirmed before accounts existed was never charged: there is nothing to give back.
+        if (sale.length === 0) return;
+        const postings: BookingPosting[] = sale.map((r) => ({ account: bookingAccountOf(r.account_id)!, amount: Number(r.amount) }));
+        for (const t of refundOf({ postings, amount: order.price }, order, move.fee, by, at)) await this.write(db, t);
+        return;
+      }
+    }
+  }
+
+  async releaseHolds(orderIds: readonly string[], at: Date): Promise<void> {
+    if (orderIds.length === 0) return;
+    await rows(
+      this.knex,
+      `UPDATE pending_transfers SET status = 'VOIDED', resolved_at = $2
+       WHERE owner_kind = 'order' AND owner_id = ANY ($1::text[]) AND status = 'PENDING'`,
+      [orderIds, at],
+    );
+  }
+
+  async recordLapses(at: Date, limit: number): Promise<number> {
+    const found = await rows<{ id: string }>(
+      this.knex,
+      `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
+       WHERE id IN (SELECT id FROM pending_transfers WHERE owner_kind = 'order' AND status = 'PENDING' AND expires_at <= $1
+                    ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+         AND status = 'PENDING'
+       RETURNING id`,
+      [at, limit],
+    );
+    return found.length;
+  }
+
+  async statement(query: StatementQuery, currency: string): Promise<StatementStream> {
+    const account = bookingAccountId(
+      'agentId' in query.account
+        ? agentAccount(query.account.agentId)
+        : { kind: 'OPERATOR_PAYABLE', operatorCode: query.account.operatorCode },
+    );
+    const [head] = await rows<{ currency: string | null; opening: number | string }>(
+      this.knex,
+      `SELECT (SELECT currency FROM ledger_accounts WHERE id = $1) AS currency,
+         (SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account_id = $1 AND created_at < $2) AS opening`,
+      [account, query.from],
+    );
+    const cur = head?.currency?.trim() ?? currency;
+    const opening = Number(head?.opening ?? 0);
+    const db = this.knex;
+    async function* lines(): AsyncGenerator<StatementLine> {
+      let balance = opening;
+      let after: { at: string; id: string } | null = null;
+      for (;;) {
+        const batch: LineRow[] = await rows<LineRow>(
+          db,
+          `SELECT e.transaction_id, e.created_at, e.created_at::text AS position, e.amount, t.type, t.reference, t.description
+           FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+           WHERE e.account_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+             AND ($4::timestamptz IS NULL OR (e.created_at, e.transaction_id) > ($4::timestamptz, $5::text))
+           ORDER BY e.created_at, e.transaction_id LIMIT $6`,
+          [account, query.from, query.to, after?.at ?? null, after?.id ?? '', STATEMENT_BATCH],
+          'agent-accounts.statement',
+        );
+        for (const r of batch) {
+          const amount = Number(r.amount);
+          balance += amount;
+          const type = LINE_OF_LEDGER_TYPE[r.type];
+          yield {
+            at: new Date(r.created_at),
+            type,
+            orderId: type === 'FUNDING' || type === 'ADJUSTMENT' ? null : r.reference,
+            agentReference: r.description,
+            amount: { amount, currency: cur },
+            balance: { amount: balance, currency: cur },
+            transactionId: r.transaction_id,
+          };
+        }
+        if (batch.length < STATEMENT_BATCH) return;
+        const last = batch[batch.length - 1]!;
+        after = { at: last.position, id: last.transaction_id };
+      }
+    }
+    return { currency: cur, opening: { amount: opening, currency: cur }, lines: lines() };
+  }
+
+  /** The agent's account row, created (invoice) when missing, locked, with what it holds at `at`. */
+  private async lockedAccount(trx: Knex.Transaction, agentId: string, currency: string, at: Date): Promise<AccountRow> {
+    const id = bookingAccountId(agentAccount(agentId));
+    await rows(
+      trx,
+      `INSERT INTO ledger_accounts (id, tenant_id, kind, user_id, currency, balance, created_at, billing_mode)
+       VALUES ($1, $2, 'AGENT', $3, $4, 0, $5, 'invoice') ON CONFLICT (id) DO NOTHING`,
+      [id, BOOKING_BOOK, agentId, currency, at],
+    );
+    const [row] = await rows<AccountRow>(trx, ACCOUNT(true), [id, at]);
+    return row!;
+  }
+
+  /** Tells the agent when this spend of `spent` took its spendable below its alert. */
+  private async tellIfFell(db: Knex, agentId: string, spent: Money, at: Date): Promise<void> {
+    const [row] = await rows<AccountRow>(db, ACCOUNT(false), [bookingAccountId(agentAccount(agentId)), at]);
+    if (row === undefined || row.low_balance_alert === null) return;
+    const after = billingOfRow(row, spent.currency);
+    if (fallsBelow(Number(row.low_balance_alert), after.spendable.amount + spent.amount, after.spendable.amount))
+      await recordEvents(db, [lowBalance(agentId, after, at)]);
+  }
+
+  private async tellIfLow(
+    db: Knex | Knex.Transaction,
+    agentId: string,
+    before: AgentBilling,
+    after: AgentBilling,
+    at: Date,
+  ): Promise<void> {
+    if (fallsBelow(after.lowBalanceAlert?.amount ?? null, before.spendable.amount, after.spendable.amount))
+      await recordEvents(db, [lowBalance(agentId, after, at)]);
+  }
+
+  /** Writes a transaction that debits the agent's account, answering the account's billing after it (one round trip). */
+  private async spend(db: Knex | Knex.Transaction, t: BookingTransaction, at: Date): Promise<AgentBilling> {
+    const [row] = await this.guarded(t.amount.currency, () =>
+      rows<{
+        figures: {
+          balance: number;
+          credit_limit: number;
+          held: number;
+          low_balance_alert: number | null;
+          billing_mode: BillingMode | null;
+        };
+      }>(
+        db,
+        'SELECT pbw_agent_account_write($1::jsonb, $2, $3) AS figures',
+        [writeRecord(t), bookingAccountId(agentAccount(t.agentId)), at],
+        'agent-accounts.spend',
+      ),
+    );
+    const f = row!.figures;
+    return billingOfRow(
+      {
+        balance: f.balance,
+        currency: t.amount.currency,
+        billing_mode: f.billing_mode,
+        credit_limit: f.credit_limit,
+        low_balance_alert: f.low_balance_alert,
+        held: f.held,
+      },
+      t.amount.currency,
+    );
+  }
+
+  private async write(db: Knex | Knex.Transaction, t: BookingTransaction): Promise<void> {
+    await this.guarded(t.amount.currency, () =>
+      rows(db, 'SELECT pbw_ledger_write($1::jsonb) AS outcome', [writeRecord(t)], 'agent-accounts.write'),
+    );
+  }
+
+  private async guarded<T>(currency: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw refusal(err, currency);
+    }
+  }
+
+  /** Runs `work` in the running unit of work's transaction, else in one of its own (retried on a deadlock). */
+  private async inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const unit = ambientTransaction();
+    if (unit !== null) return work(unit);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.rawPool.transaction(work);
+      } catch (err) {
+        if (attempt < TRANSACTION_ATTEMPTS && isRetryableTransactionError(err)) continue;
+        throw err;
+      }
+    }
+  }
+}
