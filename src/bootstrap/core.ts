@@ -41,6 +41,8 @@ import { ListOrders } from '../application/booking/list-orders.js';
 import { PlaceOrder } from '../application/booking/place-order.js';
 import { ConfirmHold, ReleaseHold } from '../application/booking/hold-orders.js';
 import { OperatorOrders } from '../application/operator/manage-orders.js';
+import { RedeemVoucher } from '../application/operator/redeem-voucher.js';
+import { GetVoucher } from '../application/booking/get-voucher.js';
 import { RecordOrderLapses } from '../application/booking/record-order-lapses.js';
 import { PreviewCancellation } from '../application/booking/preview-cancellation.js';
 import { SearchCities } from '../application/catalogue/search-cities.js';
@@ -130,6 +132,9 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     /** What an operator does with the orders of its products, over its own surface. */
     operatorOrders: new OperatorOrders(orders, agentDirectory, clock, ports.unitOfWork),
     recordOrderLapses: new RecordOrderLapses(orders, clock),
+    getVoucher: new GetVoucher(orders, tariffs, ports.voucherCodes, ports.voucherDocuments, clock),
+    /** An operator takes a traveller's voucher, once. */
+    redeemVoucher: new RedeemVoucher(ports.voucherCodes, ports.voucherRedemptions, clock, ports.unitOfWork),
   };
 };
 

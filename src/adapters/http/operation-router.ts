@@ -5,6 +5,7 @@ import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import {
+  DocumentBody,
   JsonText,
   type Answer,
   type Caller,
@@ -105,10 +106,18 @@ const keyPolicyOf =
       .then(() => next(keyPolicyError(decision)));
   };
 
-/** The answer as it leaves: headers set on `res`, the body serialised as JSON. */
+/** The answer as it leaves: headers set on `res`, the body serialised as JSON (a document as it is). */
 function serialise(res: Response, answer: Answer): SerialisedAnswer {
   const headers = answer.headers;
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
+  if (answer.body instanceof DocumentBody) {
+    const { bytes } = answer.body;
+    return {
+      status: answer.status,
+      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      contentType: answer.body.contentType,
+    };
+  }
   const body =
     answer.body === undefined || answer.status === 204
       ? null

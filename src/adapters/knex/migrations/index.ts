@@ -28,6 +28,7 @@ import * as m0028 from './0028-operators.js';
 import * as m0029 from './0029-operator-keys.js';
 import * as m0030 from './0030-holds.js';
 import * as m0031 from './0031-pending-transfers.js';
+import * as m0033 from './0033-voucher-redemptions.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0029-operator-keys', m0029],
   ['0030-holds', m0030],
   ['0031-pending-transfers', m0031],
+  ['0033-voucher-redemptions', m0033],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
