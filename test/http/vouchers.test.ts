@@ -12,6 +12,7 @@ import { buildAgent, type TestAgent } from '../support/builders.js';
 import { dateAhead } from '../support/booking-builders.js';
 import { buildTransferRoute, type TestTransferRoute } from '../../src/testing/fixtures.js';
 import type { SigningKeyRing } from '../../src/adapters/jose/signing-keys.js';
+import { expectResponseMatchesSpec } from '../support/openapi.js';
 
 type Body = Record<string, any>;
 const run = promisify(execFile);
@@ -133,6 +134,13 @@ for (const mode of ['database', 'memory'] as const) {
       const pages = (pdf.body.bytes as Buffer).toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? [];
       expect(pages).to.have.length(1);
 
+      // Both answers are as the published file documents them.
+      const path = `/api/v1/orders/${order.id}/voucher`;
+      await expectResponseMatchesSpec('getVoucher', await app.request(path, { headers: asKey(agent.apiKey) }));
+      await expectResponseMatchesSpec(
+        'getVoucher',
+        await app.request(path, { headers: asKey(agent.apiKey, { Accept: 'application/json' }) }),
+      );
       const data = await voucherJson(order.id);
       expect(data.status, JSON.stringify(data.body)).to.equal(200);
       expect(Object.keys(data.body).sort()).to.deep.equal(['code', 'format', 'orderId', 'qr', 'validFrom', 'validUntil']);
@@ -176,6 +184,8 @@ for (const mode of ['database', 'memory'] as const) {
       expect(Date.parse(first.body.redeemedAt)).to.be.closeTo(Date.now(), 10_000);
       const again = await redeem(code);
       expect([again.status, again.body.reason]).to.deep.equal([409, 'voucher-already-redeemed']);
+      const documented = await app.request('/operator/v1/vouchers/redeem', json('POST', { code }, asKey(operatorKey)));
+      await expectResponseMatchesSpec('redeemVoucher', documented);
       // Another code of the same order (signed later) is the same voucher.
       const later = (await voucherJson(order.id)).body.code as string;
       expect((await redeem(later)).body.reason).to.equal('voucher-already-redeemed');
