@@ -142,6 +142,9 @@ describe('README: the five-minute tour, run as written', function () {
     expect(orderId, `an order line in:\n${output}`).to.be.a('string');
     expect(output).to.match(new RegExp(`^found by reference ACME-\\d+: ${String(orderId)}$`, 'm'));
     expect(output).to.match(/^signed in as Demo Travel Agency$/m);
+    // The voucher step: a PDF was written and its code names the voucher type.
+    expect(output).to.match(/^voucher: %PDF- \d+ bytes in \S+\.pdf$/m);
+    expect(output).to.match(/^code header: \{"alg":"ES256","kid":"[^"]+","typ":"voucher\+jwt"\}$/m);
     const before = Number(/^balance before: (\d+)$/m.exec(output)?.[1]);
     const after = /^payment (txn_\w+); balance after: (\d+)$/m.exec(output);
     expect(before, 'the balance after the top-up, on a fresh store').to.equal(50_000);

@@ -14,9 +14,24 @@ const PRODUCT_NAMES: Record<VoucherSheet['product'], string> = {
   'express-bus': 'Express bus',
 };
 
-/** The QR code holding `code`, PNG, quiet zone included; medium error correction survives a creased print. */
-export const qrPng = (code: string, width = 600): Promise<Buffer> =>
-  QRCode.toBuffer(code, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width });
+/** Medium error correction survives a creased print; the standard four-module quiet zone. */
+const QR_OPTIONS = { errorCorrectionLevel: 'M', margin: 4 } as const;
+
+/** The QR code holding `code`, PNG, quiet zone included. */
+export const qrPng = (code: string, width = 400): Promise<Buffer> => QRCode.toBuffer(code, { ...QR_OPTIONS, type: 'png', width });
+
+/**
+ * The QR code holding `code` as qrcode draws it in SVG: its size in modules (quiet zone included)
+ * and the path of its dark modules, one-module-wide strokes along each row. Drawn into the page
+ * as vector strokes, it stays sharp at any print size and costs a fraction of embedding a PNG.
+ */
+async function qrPath(code: string): Promise<{ modules: number; dark: string }> {
+  const svg = await QRCode.toString(code, { ...QR_OPTIONS, type: 'svg' });
+  const modules = Number(/viewBox="0 0 (\d+) \d+"/.exec(svg)?.[1]);
+  const dark = /<path[^>]*stroke="#000000"[^>]*d="([^"]+)"/.exec(svg)?.[1];
+  if (!Number.isInteger(modules) || dark === undefined) throw new Error('qrcode drew an SVG of an unexpected shape');
+  return { modules, dark };
+}
 
 const utc = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -26,7 +41,7 @@ const utc = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' 
  * the passengers, the operator and its reference, and how long the voucher is valid.
  */
 export async function renderVoucherPdf(sheet: VoucherSheet): Promise<Buffer> {
-  const qr = await qrPng(sheet.code);
+  const qr = await qrPath(sheet.code);
   const doc = new PDFDocument({
     size: 'A4',
     margin: PAGE.margin,
@@ -60,7 +75,11 @@ export async function renderVoucherPdf(sheet: VoucherSheet): Promise<Buffer> {
   const qrSize = 190;
   const qrX = right - qrSize;
   const top = 124;
-  doc.image(qr, qrX, top, { width: qrSize, height: qrSize });
+  doc.save();
+  doc.translate(qrX, top).scale(qrSize / qr.modules);
+  doc.rect(0, 0, qr.modules, qr.modules).fill('#ffffff');
+  doc.path(qr.dark).lineWidth(1).strokeColor('#000000').stroke();
+  doc.restore();
   doc
     .fillColor(MUTED)
     .font('Helvetica')
@@ -146,6 +165,35 @@ export async function renderVoucherPdf(sheet: VoucherSheet): Promise<Buffer> {
     .text(`Valid from ${utc(sheet.validFrom)} until ${utc(sheet.validUntil)}. One use: the operator redeems it when you board.`, left, y, {
       width,
     });
+
+  // What the traveller needs to know, in a light box below.
+  y += 40;
+  const notes = [
+    sheet.startLabel === 'Pickup'
+      ? 'Be ready at the pickup point at the time above (the operator’s local time).'
+      : 'Be at the departure point at least 20 minutes before the time above (the operator’s local time).',
+    'Show this page to the driver, printed or on a phone: the QR code is scanned when you board.',
+    'It admits the passengers named above, once.',
+    'To change or cancel the booking, contact the agent you booked with.',
+  ];
+  doc.font('Helvetica').fontSize(10.5);
+  const noteHeight = notes.reduce((h, n) => h + doc.heightOfString(n, { width: width - 48 }) + 6, 0);
+  doc.roundedRect(left, y, width, noteHeight + 46, 6).fill('#f1f5f8');
+  doc
+    .fillColor(BAND)
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .text('Before you travel', left + 18, y + 14, { width: width - 36 });
+  let ny = y + 34;
+  doc.font('Helvetica').fontSize(10.5);
+  for (const note of notes) {
+    doc
+      .fillColor(BAND)
+      .circle(left + 22, ny + 5, 2)
+      .fill();
+    doc.fillColor(INK).text(note, left + 32, ny, { width: width - 48 });
+    ny += doc.heightOfString(note, { width: width - 48 }) + 6;
+  }
 
   // The footer: the code's text, for a scanner that cannot read the image.
   const footerY = PAGE.height - PAGE.margin - 44;
