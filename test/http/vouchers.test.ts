@@ -9,8 +9,8 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { json, startTestApp, type TestApp } from '../support/app.js';
 import { buildAgent, type TestAgent } from '../support/builders.js';
-import { dateAhead } from '../support/booking-builders.js';
-import { buildTransferRoute, type TestTransferRoute } from '../../src/testing/fixtures.js';
+import { buildSchedule, dateAhead, dropTestSchedules, tripIdOf } from '../support/booking-builders.js';
+import { buildOperator, buildTransferRoute, type TestTransferRoute } from '../../src/testing/fixtures.js';
 import type { SigningKeyRing } from '../../src/adapters/jose/signing-keys.js';
 import { expectResponseMatchesSpec } from '../support/openapi.js';
 
@@ -33,6 +33,17 @@ async function pagesOf(pdf: Buffer, dpi = 150, keep?: string): Promise<PNG[]> {
     const files = (await readdir(dir)).filter((f) => f.startsWith('page') && f.endsWith('.png')).sort();
     if (keep !== undefined && files[0] !== undefined) await writeFile(keep, await readFile(join(dir, files[0])));
     return Promise.all(files.map(async (f) => PNG.sync.read(await readFile(join(dir, f)))));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The text of a PDF as poppler's pdftotext reads it (layout kept), to check what a person reads on the page. */
+async function textOf(pdf: Buffer): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'voucher-'));
+  try {
+    await writeFile(join(dir, 'v.pdf'), pdf);
+    return (await run('pdftotext', ['-layout', join(dir, 'v.pdf'), '-'])).stdout;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -109,6 +120,7 @@ for (const mode of ['database', 'memory'] as const) {
       stranger = await buildAgent(app.service);
     });
     after(async () => {
+      if (mode === 'database') await dropTestSchedules(app.service.db!.knex);
       await app.stop();
     });
 
@@ -290,6 +302,59 @@ for (const mode of ['database', 'memory'] as const) {
       const keys = createLocalJWKSet(await jwks());
       const { payload } = await jwtVerify(code!, keys, { typ: 'voucher+jwt' });
       expect(payload).to.include({ oid: order.id, op: route.operator.code, pax: 2 });
+      // What a person reads: the trip, the pickup in the operator's zone (03:00 UTC is 10:00 in
+      // Bangkok), the passengers, the operator and its reference, the order.
+      const text = await textOf(pdf.body.bytes as Buffer);
+      for (const seen of [
+        'Travel voucher',
+        'Airport transfer',
+        `Fleet Test Point ${route.operator.code.slice('TEST-T-'.length)} A`,
+        'PICKUP',
+        '10:00',
+        'local time, Asia/Bangkok (UTC+07:00)',
+        '1. Malee Srisuk',
+        '2. Anan Srisuk',
+        route.operator.name,
+        'SAT-20417',
+        order.id,
+      ]) {
+        expect(text, seen).to.include(seen);
+      }
+    });
+
+    it('when a bus order’s page is read, then it names the cities, the departure in the operator’s zone and the arrival', async function () {
+      if (!(await hasPdftoppm())) {
+        this.test!.title += ' (skipped: pdftotext is not installed; apt-get install poppler-utils)';
+        this.skip();
+      }
+      const schedule = await buildSchedule(app.service.ports.catalogue, {
+        seatCapacity: 5,
+        operator: buildOperator({ timezone: 'Asia/Bangkok' }),
+      });
+      const date = dateAhead(21);
+      const q = await call(
+        '/api/v1/express-bus/quotes',
+        json('POST', { tripId: tripIdOf(schedule, date), passengers: 2 }, asKey(agent.apiKey)),
+      );
+      expect(q.status, JSON.stringify(q.body)).to.equal(201);
+      const o = await call('/api/v1/orders', json('POST', { quoteId: q.body.id, contact, passengers }, asKey(agent.apiKey)));
+      expect(o.body.status, JSON.stringify(o.body)).to.equal('CONFIRMED');
+      const pdf = await call(`/api/v1/orders/${o.body.id}/voucher`, { headers: asKey(agent.apiKey) });
+      expect(pdf.status).to.equal(200);
+      const text = await textOf(pdf.body.bytes as Buffer);
+      for (const seen of [
+        'Express bus',
+        'Bangkok',
+        'Pattaya',
+        'DEPARTURE',
+        '10:00',
+        'local time, Asia/Bangkok (UTC+07:00)',
+        'ARRIVAL',
+        '12:30',
+        schedule.operator.name,
+      ]) {
+        expect(text, seen).to.include(seen);
+      }
     });
 
     it('when ten redeems of one code race, then exactly one is 200 and the rest 409', async function () {
