@@ -61,7 +61,7 @@ import path from 'node:path';
 import pg from 'pg';
 import net from 'node:net';
 import http from 'node:http';
-import { SCENARIOS, type BenchContext } from './scenarios.js';
+import { lapseRecording, SCENARIOS, type BenchContext } from './scenarios.js';
 import { pgbenchAvailable, pgbenchTpcb } from './pgbench.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -552,7 +552,10 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
           const row = await load(scenario.name, scenario.connections ?? connections, opts, pid);
           rows.push(row);
           process.stderr.write(`done: ${scenario.name}\n`);
-          const anchored = scenario.name.startsWith('POST /me/payments') || scenario.name.startsWith('POST /api/v1/orders {hold}');
+          const anchored =
+            scenario.name.startsWith('POST /me/payments') ||
+            scenario.name.startsWith('POST /api/v1/orders {hold}') ||
+            scenario.name.startsWith('POST /me/authorizations');
           if (anchored && pgbench && !rows.some((r) => r.name.startsWith('pgbench')))
             rows.push(...(await pgbenchRows(row.connections, notesBeside)));
           continue;
@@ -641,6 +644,11 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
   const payments = rows.find((r) => r.name.startsWith('POST /me/payments'));
   const tpcb = rows.find((r) => r.name.startsWith('pgbench TPC-B-like'));
   const holds = rows.find((r) => r.name.startsWith('POST /api/v1/orders {hold}'));
+  const authorizations = rows.find((r) => r.name.startsWith('POST /me/authorizations'));
+  const duringLapses = rows.find((r) => r.name.startsWith('GET /api/v1/agent/account (while'));
+  const idleAccount = rows.find((r) => r.name === 'GET /api/v1/agent/account');
+  const longBalance = rows.find((r) => r.name === 'GET /me/balance (100,000 transactions)');
+  const balanceThen = rows.find((r) => r.name.startsWith('GET /me/balance?at='));
   const notes = [
     ...(ours && theirs ? [`Token issuance: ${(ours.rps / theirs.rps).toFixed(2)}× oidc-provider.`] : []),
     ...(limited && free
@@ -666,6 +674,21 @@ async function run(url: string, loadBefore: number[]): Promise<void> {
     ...(holds && tpcb
       ? [
           `Hold + confirm on an instant operator: ${(holds.rps / 2 / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(holds.rps / 2)} bookings/s, two requests each, against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...(authorizations && tpcb
+      ? [
+          `Authorize + capture: ${(authorizations.rps / 2 / tpcb.rps).toFixed(2)} of pgbench's TPC-B-like transactions a second at the same connections (${Math.round(authorizations.rps / 2)} authorizations captured/s, two requests each, against ${Math.round(tpcb.rps)} transactions/s).`,
+        ]
+      : []),
+    ...(duringLapses && idleAccount
+      ? [
+          `Account read while lapsed holds are recorded: p99 ${duringLapses.p99} ms against ${idleAccount.p99} ms idle (${(duringLapses.p99 / Math.max(1, idleAccount.p99)).toFixed(2)}×); the second instance recorded ${lapseRecording.recorded} lapses in ${lapseRecording.ms} ms, batches of 500.`,
+        ]
+      : []),
+    ...(longBalance && balanceThen
+      ? [
+          `Balance at an instant over a user with 100,000 transactions: ${(balanceThen.rps / longBalance.rps).toFixed(2)} of the current balance read's requests a second (p99 ${balanceThen.p99} against ${longBalance.p99} ms).`,
         ]
       : []),
     ...notesBeside,

@@ -2,6 +2,7 @@ import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type autocannon from 'autocannon';
+import pg from 'pg';
 import pino from 'pino';
 import { quoteToRow } from '../src/adapters/knex/booking-rows.js';
 import { TimeSortableIds } from '../src/adapters/crypto/node-crypto.js';
@@ -383,6 +384,165 @@ const voucherScenarios: readonly Scenario[] = [
     },
   },
 ];
+/**
+ * An authorization, then its capture: each connection's user authorizes 100 (user token), and
+ * the tenant's backend captures it in full at once (machine token), each with an
+ * `Idempotency-Key`; two requests per authorization.
+ */
+const authorizeThenCaptureScenario: Scenario = {
+  name: 'POST /me/authorizations + /capture (two requests an authorization)',
+  connections: WRITE_CONNECTIONS,
+  prepare: async (ctx) => {
+    const { userTokens, machine } = await walletTenant(ctx);
+    let n = 0;
+    return {
+      url: `${ctx.base}/me/authorizations`,
+      method: 'POST',
+      requests: [
+        {
+          method: 'POST',
+          path: '/me/authorizations',
+          setupRequest: (req, context: object) => {
+            n += 1;
+            (context as { n?: number }).n = n;
+            return {
+              ...req,
+              headers: {
+                authorization: `Bearer ${userTokens[n % userTokens.length]}`,
+                'content-type': 'application/json',
+                'idempotency-key': `bench-auth-${process.pid}-${n}`,
+              },
+              body: JSON.stringify({ amount: 100, reference: `ride-${n}` }),
+            };
+          },
+          onResponse: (_status, body, context: object) => {
+            (context as { authorizationId?: string }).authorizationId = (JSON.parse(body) as { id?: string }).id ?? 'auth_none';
+          },
+        },
+        {
+          method: 'POST',
+          setupRequest: (req, context: object) => ({
+            ...req,
+            path: `/authorizations/${(context as { authorizationId?: string }).authorizationId ?? 'auth_none'}/capture`,
+            headers: {
+              authorization: `Bearer ${machine}`,
+              'content-type': 'application/json',
+              'idempotency-key': `bench-capture-${process.pid}-${(context as { n?: number }).n ?? 0}`,
+            },
+            body: '{}',
+          }),
+        },
+      ],
+    };
+  },
+};
+
+/**
+ * A wallet user with 100,000 transactions (top-ups written straight into the ledger's tables,
+ * each entry with the balance it left, as the write path records them), for the balance reads.
+ */
+const longHistoryUser = (ctx: BenchContext): Promise<string> =>
+  memo(ctx, 'longHistoryUser', async () => {
+    const { machine } = await walletTenant(ctx);
+    const token = (
+      await post(
+        `${ctx.base}/auth/delegated-token`,
+        { ...json, authorization: `Bearer ${machine}` },
+        JSON.stringify({ externalUserRef: 'bench-history' }),
+      )
+    ).access_token as string;
+    const me = (await (await fetch(`${ctx.base}/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string };
+    await post(
+      `${ctx.base}/users/${me.id}/top-ups`,
+      { ...json, authorization: `Bearer ${machine}` },
+      JSON.stringify({ amount: 1, reference: 'first' }),
+    );
+    const client = new pg.Client({ connectionString: ctx.databaseUrl });
+    await client.connect();
+    try {
+      const account = (await client.query('SELECT id, tenant_id FROM ledger_accounts WHERE user_id = $1', [me.id])).rows[0] as {
+        id: string;
+        tenant_id: string;
+      };
+      const { id: accountId, tenant_id: tenantId } = account;
+      const funding = (await client.query("SELECT id FROM ledger_accounts WHERE tenant_id = $1 AND kind = 'FUNDING' LIMIT 1", [tenantId]))
+        .rows[0] as { id: string };
+      const fundingId = funding.id;
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO ledger_transactions (id, tenant_id, type, amount, currency, user_id, reference, initiator_kind, initiator_client_id, created_at)
+         SELECT 'txn_bench_' || g, $1, 'TOP_UP', 1, 'THB', $2, 'history', 'machine', 'bench', now() - interval '1 day' + g * interval '1 ms'
+         FROM generate_series(1, 100000) g`,
+        [tenantId, me.id],
+      );
+      await client.query(
+        `INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
+         SELECT t.id, a.account_id, a.amount, t.created_at FROM ledger_transactions t
+         CROSS JOIN (VALUES ($1::text, 1), ($2::text, -1)) AS a(account_id, amount)
+         WHERE t.id LIKE 'txn_bench_%' AND t.tenant_id = $3`,
+        [accountId, fundingId, tenantId],
+      );
+      await client.query('UPDATE ledger_accounts SET balance = balance + 100000 WHERE id = $1', [accountId]);
+      await client.query('UPDATE ledger_accounts SET balance = balance - 100000 WHERE id = $1', [fundingId]);
+      await client.query(
+        `UPDATE ledger_entries e SET balance_after = r.running FROM (
+           SELECT transaction_id, account_id, SUM(amount) OVER (PARTITION BY account_id ORDER BY created_at, seq) AS running
+           FROM ledger_entries WHERE account_id IN ($1, $2)) r
+         WHERE e.transaction_id = r.transaction_id AND e.account_id = r.account_id`,
+        [accountId, fundingId],
+      );
+      await client.query('COMMIT');
+      await client.query('ANALYZE ledger_entries');
+    } finally {
+      await client.end();
+    }
+    return token;
+  });
+
+/** What the lapse scenario measured of its recorder: how many it recorded, in how long. */
+export const lapseRecording = { recorded: 0, ms: 0 };
+
+/**
+ * The account read while 10,000 lapsed holds are recorded: the holds are copied straight into
+ * the table from one real hold (already past their deadline), and a second instance records
+ * them (batches of 500, as the service's job does) a second into the measurement, while the
+ * service's own job may join in. Compared with the account read of the same run on an idle
+ * service.
+ */
+const accountReadDuringLapses: Scenario = {
+  name: 'GET /api/v1/agent/account (while 10,000 lapsed holds are recorded)',
+  prepare: async (ctx) => {
+    const apiKey = await agentKey(ctx);
+    const pool = await quotePool(ctx, 10_001);
+    const template = await post(
+      `${ctx.base}/api/v1/orders`,
+      { ...json, 'x-api-key': apiKey },
+      JSON.stringify({ quoteId: pool[0], hold: { seconds: 600 } }),
+    );
+    const client = new pg.Client({ connectionString: ctx.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO orders SELECT (jsonb_populate_record(o, jsonb_build_object(
+             'id', 'ord_lapse_' || q.n, 'quote_id', q.id,
+             'hold_expires_at', now() - interval '1 minute', 'created_at', now() - interval '20 minutes'))).*
+         FROM orders o, unnest($2::text[]) WITH ORDINALITY AS q(id, n) WHERE o.id = $1`,
+        [template.id as string, pool.slice(1)],
+      );
+    } finally {
+      await client.end();
+    }
+    const timer = setTimeout(() => {
+      const started = Date.now();
+      void withService(ctx, (s) => s.core.booking.recordOrderLapses.execute(1_000)).then((n) => {
+        lapseRecording.recorded = n;
+        lapseRecording.ms = Date.now() - started;
+      });
+    }, 1_000);
+    timer.unref();
+    return { url: `${ctx.base}/api/v1/agent/account`, headers: { 'x-api-key': apiKey } };
+  },
+};
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -429,6 +589,22 @@ export const SCENARIOS: readonly Scenario[] = [
   ordersScenario('POST /api/v1/orders (Idempotency-Key)', true),
   ...voucherScenarios,
   holdThenConfirmScenario,
+  accountReadDuringLapses,
+  authorizeThenCaptureScenario,
+  {
+    name: 'GET /me/balance (100,000 transactions)',
+    prepare: async (ctx) => ({ url: `${ctx.base}/me/balance`, headers: { authorization: `Bearer ${await longHistoryUser(ctx)}` } }),
+  },
+  {
+    name: 'GET /me/balance?at= (100,000 transactions, half a day back)',
+    prepare: async (ctx) => {
+      const at = new Date(Date.now() - 12 * 3_600_000).toISOString();
+      return {
+        url: `${ctx.base}/me/balance?at=${encodeURIComponent(at)}`,
+        headers: { authorization: `Bearer ${await longHistoryUser(ctx)}` },
+      };
+    },
+  },
   {
     name: 'POST /oauth/token (ES256)',
     connections: WRITE_CONNECTIONS,

@@ -1,6 +1,7 @@
 import { shownSecurityEvent, type SecurityEvent } from '../domain/security-events/security-event.js';
 import type { Order } from '../domain/booking/order.js';
 import type { Transaction } from '../domain/wallet/transaction.js';
+import { remainingOf, statusAt, type PendingTransfer } from '../domain/wallet/pending-transfer.js';
 
 /*
  * The JSON of the resources that both the HTTP answers and the webhook bodies carry: one shape
@@ -48,9 +49,31 @@ export const transactionJson = (t: Transaction) => ({
   description: t.description,
   refundOf: t.refundOf,
   refunded: t.type === 'PAYMENT' ? { amount: t.refundedAmount, currency: t.amount.currency } : null,
+  authorizationId: t.authorizationId,
   createdAt: t.createdAt.toISOString(),
   initiatedBy: t.initiatedBy,
 });
+
+/**
+ * The JSON of a wallet authorization as true at `now`: a lapsed one reads EXPIRED (resolved at
+ * its deadline), whatever storage recorded yet. `remaining` is what a capture may still take.
+ */
+export const authorizationJson = (t: PendingTransfer, now: Date) => {
+  const status = statusAt(t, now);
+  const currency = t.amount.currency;
+  return {
+    id: t.id,
+    status,
+    userId: t.account.kind === 'USER' ? t.account.userId : null,
+    amount: t.amount,
+    captured: { amount: t.captured, currency },
+    remaining: { amount: status === 'PENDING' ? remainingOf(t) : 0, currency },
+    reference: t.reference,
+    expiresAt: t.expiresAt.toISOString(),
+    createdAt: t.createdAt.toISOString(),
+    resolvedAt: status === 'EXPIRED' && t.resolvedAt === null ? t.expiresAt.toISOString() : iso(t.resolvedAt),
+  };
+};
 
 /** What the API shows of a security event (and what a webhook of its type carries as `data`). */
 export const securityEventView = (recorded: SecurityEvent) => eventJson(shownSecurityEvent(recorded));

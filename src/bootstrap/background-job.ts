@@ -69,14 +69,21 @@ export const keyExpiryJob = (notices: { execute(): Promise<number> }, everyMs: n
   });
 
 /**
- * Records lapsed holds and pending orders (CONTRACT §6.2, §6.3) with their events. Every read has
- * shown the lapse since it happened; this only writes it down, once across instances.
+ * Records what lapsed at its deadline (holds and pending orders, CONTRACT §6.2, §6.3; wallet
+ * authorizations, §6.6) with its events. Every read has shown the lapse since it happened; this
+ * only writes it down, once across instances. `what` names them in the job's log.
  */
-export const orderLapseJob = (lapses: { execute(): Promise<number> }, everyMs: number, log: Logger, recorded: () => void): BackgroundJob =>
-  new BackgroundJob('order lapses', everyMs, log, async () => {
+export const lapseJob = (
+  what: string,
+  lapses: { execute(): Promise<number> },
+  everyMs: number,
+  log: Logger,
+  recorded: () => void,
+): BackgroundJob =>
+  new BackgroundJob(`${what} lapses`, everyMs, log, async () => {
     const count = await lapses.execute();
     if (count > 0) {
-      log.info({ recorded: count }, 'lapsed holds and pending orders recorded');
+      log.info({ recorded: count }, `lapsed ${what} recorded`);
       recorded();
     }
   });

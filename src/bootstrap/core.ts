@@ -65,7 +65,16 @@ import { CreateWalletUser } from '../application/wallet/create-wallet-user.js';
 import { GetCurrentWalletUser } from '../application/wallet/get-current-wallet-user.js';
 import { GetWalletUser } from '../application/wallet/get-wallet-user.js';
 import { ListWalletUsers } from '../application/wallet/list-wallet-users.js';
-import { GetMyBalance } from '../application/wallet/get-my-balance.js';
+import { GetMyBalance, GetUserBalance } from '../application/wallet/get-my-balance.js';
+import { GetMyStatement, GetUserStatement } from '../application/wallet/get-statement.js';
+import {
+  AuthorizePayment,
+  CaptureAuthorization,
+  ExpireAuthorizations,
+  GetAuthorization,
+  ListAuthorizations,
+  VoidAuthorization,
+} from '../application/wallet/authorizations.js';
 import { GetUserBalances } from '../application/wallet/get-user-balances.js';
 import { GetTransaction } from '../application/wallet/get-transaction.js';
 import { ListTransactions } from '../application/wallet/list-transactions.js';
@@ -203,7 +212,16 @@ export const walletUseCases = (ports: Ports) => {
     makeTransfer: new MakeTransfer(ledger, holders, ids, clock, unitOfWork),
     refundPayment: new RefundPayment(ledger, holders, ids, clock, unitOfWork),
     getMyBalance: new GetMyBalance(ledger, ports.pendingTransfers, holders, clock),
+    getUserBalance: new GetUserBalance(ledger, ports.pendingTransfers, holders, clock),
     getUserBalances: new GetUserBalances(ledger, holders),
+    getMyStatement: new GetMyStatement(ledger, holders, clock),
+    getUserStatement: new GetUserStatement(ledger, holders, clock),
+    authorize: new AuthorizePayment(ports.pendingTransfers, holders, ids, clock, unitOfWork),
+    captureAuthorization: new CaptureAuthorization(ports.pendingTransfers, holders, ids, clock, unitOfWork),
+    voidAuthorization: new VoidAuthorization(ports.pendingTransfers, clock, unitOfWork),
+    getAuthorization: new GetAuthorization(ports.pendingTransfers, clock),
+    listAuthorizations: new ListAuthorizations(ports.pendingTransfers, clock),
+    expireAuthorizations: new ExpireAuthorizations(ports.pendingTransfers, clock),
     listTransactions: new ListTransactions(transactions),
     getTransaction: new GetTransaction(transactions),
     summarizeTransactions: new SummarizeTransactions(transactions),

@@ -385,7 +385,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     tokenRevocations,
     replayGuard: new MemoryReplayGuard(clock),
     ledger,
-    pendingTransfers: new MemoryPendingTransfers(ledger),
+    pendingTransfers: new MemoryPendingTransfers(ledger, webhooks),
     transactions: ledger,
     webhooks,
     webhookSealer: sealer,

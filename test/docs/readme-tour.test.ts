@@ -177,17 +177,24 @@ describe('README: the five-minute tour, run as written', function () {
     expect(((await user.json()) as { balance: { amount: number } }).balance.amount).to.equal(Number(after?.[2]));
   });
 
-  it("when the guides' examples run after the tour, then the bus order, wallet user, transfer and refund are made", async function () {
+  it("when the guides' examples run after the tour, then the bus order, wallet user, transfer, refund, authorization and statement are made", async function () {
     const script = [
       ...tourBlocks(readme),
       ...(await guideBlocks('booking-guide.md', 'Booking express-bus seats')),
       ...(await guideBlocks('wallet-guide.md', 'Money')),
+      ...(await guideBlocks('wallet-guide.md', 'Authorizations')),
+      ...(await guideBlocks('wallet-guide.md', 'Balances at an instant')),
     ].join('\n');
     const { code, output } = await runBash(script, env, 180_000);
     expect(code, `the examples failed:\n${output}`).to.equal(0);
     expect(output).to.match(/"product":"express-bus"/);
     expect(output).to.match(/^TRANSFER$/m);
     expect(output).to.match(/^REFUND$/m);
+    // The guide's authorization holds 3000, its final capture names it, and the CSV has its header.
+    expect(output).to.match(/^3000$/m);
+    expect(output).to.match(/^auth_\w+$/m);
+    expect(output).to.match(/^CAPTURED$/m);
+    expect(output).to.match(/^at,type,transactionId,reference,amount,balance$/m);
     // The user the wallet guide creates signs in with the password it was given.
     expect(output).to.match(/^Bearer$/m);
   });

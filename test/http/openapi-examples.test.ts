@@ -80,6 +80,14 @@ const PLAN = [
   'refundPayment',
   'makeTransfer',
   'getMyBalance',
+  'getUserBalance',
+  'authorizePayment',
+  'getAuthorization',
+  'listAuthorizations',
+  'captureAuthorization',
+  'voidAuthorization',
+  'getMyStatement',
+  'getUserStatement',
   'listTransactions',
   'summarizeTransactions',
   'getTransaction',
@@ -115,6 +123,13 @@ const HAPPY = new Set([
   'logIn',
   'getMe',
   'getMyBalance',
+  'getUserBalance',
+  'authorizePayment',
+  'getAuthorization',
+  'listAuthorizations',
+  'captureAuthorization',
+  'getMyStatement',
+  'getUserStatement',
   'topUpWalletUser',
   'makePayment',
   'refundPayment',
@@ -392,9 +407,11 @@ describe('the examples of the published files, sent to a running service on the 
     // Every example succeeded, but the user that a database kept from an earlier run has already,
     // and the hold's confirm and release: the example order is booked, not held, so both are
     // refused as documented (409 order-not-on-hold); and the operator's answers to it, which the
-    // agent cancelled before (409 order-not-pending, order-already-cancelled); and the redeem of the
-    // example's code, which this service never signed (400 invalid-voucher).
+    // agent cancelled before (409 order-not-pending, order-already-cancelled); the void of the
+    // example authorization, which its capture resolved before (409 authorization-not-pending); and
+    // the redeem of the example's code, which this service never signed (400 invalid-voucher).
     const expected = new Set([
+      'voidAuthorization 409',
       'createWalletUser 409',
       'confirmHold 409',
       'releaseHold 409',

@@ -196,5 +196,73 @@ export function pendingTransfersContract(name: string, make: () => Promise<{ led
       const h = await holdOf(u, 100);
       expect(await transfers.find(ledgerTenant().tenantId, h.id)).to.equal(null);
     });
+
+    it('authorizations list newest first within the scope: the tenant’s, or one person’s only, with the status as true now', async () => {
+      const a = t.newUser();
+      const b = t.newUser();
+      await topUpOf(ledger, t, a, 5_000);
+      await topUpOf(ledger, t, b, 5_000);
+      const first = await holdOf(a, 100);
+      await new Promise((r) => setTimeout(r, 3));
+      const second = await holdOf(b, 200);
+      await new Promise((r) => setTimeout(r, 3));
+      const lapsing = await holdOf(a, 300, 1);
+      await new Promise((r) => setTimeout(r, 5));
+      const now = new Date();
+      const tenant = { kind: 'tenant', tenantId: t.tenantId, userId: null } as const;
+      const ids = async (scope: Parameters<PendingTransfers['listAuthorizations']>[0], status?: 'PENDING' | 'EXPIRED') =>
+        (await transfers.listAuthorizations(scope, status === undefined ? {} : { status }, null, 10, now)).map((x) => x.id);
+      expect(await ids(tenant)).to.deep.equal([lapsing.id, second.id, first.id]);
+      expect(await ids({ kind: 'person', tenantId: t.tenantId, userId: a })).to.deep.equal([lapsing.id, first.id]);
+      expect(await ids(tenant, 'EXPIRED')).to.deep.equal([lapsing.id]);
+      expect(await ids(tenant, 'PENDING')).to.deep.equal([second.id, first.id]);
+      expect(await ids({ kind: 'tenant', tenantId: ledgerTenant().tenantId, userId: null })).to.deep.equal([]);
+      const page = await transfers.listAuthorizations(tenant, {}, { createdAt: second.createdAt, id: second.id }, 10, now);
+      expect(page.map((x) => x.id)).to.deep.equal([first.id]);
+    });
+
+    it('what was held at a past instant counts the transfers made by then, less what was captured by then, until resolved', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const account = { kind: 'USER', userId: u } as const;
+      const before = new Date(Date.now() - 1);
+      const h = await holdOf(u, 2_000);
+      const afterHold = new Date();
+      await new Promise((r) => setTimeout(r, 3));
+      await captureOf(h.id, 500);
+      const afterCapture = new Date();
+      await new Promise((r) => setTimeout(r, 3));
+      await transfers.void(t.tenantId, h.id, new Date());
+      const afterVoid = new Date(Date.now() + 1);
+      expect(await transfers.heldThen(t.tenantId, account, before)).to.equal(0);
+      expect(await transfers.heldThen(t.tenantId, account, afterHold)).to.equal(2_000);
+      expect(await transfers.heldThen(t.tenantId, account, afterCapture)).to.equal(1_500);
+      expect(await transfers.heldThen(t.tenantId, account, afterVoid)).to.equal(0);
+    });
+
+    it('every entry keeps the balance it left: the balance before an instant, and statement lines in the order applied', async () => {
+      const u = t.newUser();
+      const start = new Date(Date.now() - 1);
+      await topUpOf(ledger, t, u, 5_000);
+      await new Promise((r) => setTimeout(r, 3));
+      const middle = new Date();
+      await new Promise((r) => setTimeout(r, 3));
+      const h = await holdOf(u, 1_000);
+      const { transaction } = await captureOf(h.id, 1_000);
+      const end = new Date(Date.now() + 1);
+      expect(await ledger.balanceBefore(t.tenantId, u, start)).to.equal(0);
+      expect(await ledger.balanceBefore(t.tenantId, u, middle)).to.equal(5_000);
+      expect(await ledger.balanceBefore(t.tenantId, u, end)).to.equal(4_000);
+      const lines = await ledger.statementLines(t.tenantId, u, { from: start, to: end }, null, 10);
+      expect(lines.map((l) => [l.type, l.amount, l.balance])).to.deep.equal([
+        ['TOP_UP', 5_000, 5_000],
+        ['PAYMENT', -1_000, 4_000],
+      ]);
+      expect(lines[1]!.transactionId).to.equal(transaction.id);
+      expect(transaction.authorizationId).to.equal(h.id);
+      const rest = await ledger.statementLines(t.tenantId, u, { from: start, to: end }, lines[0]!, 10);
+      expect(rest.map((l) => l.transactionId)).to.deep.equal([transaction.id]);
+      expect(await ledger.statementLines(t.tenantId, u, { from: middle, to: end }, null, 1)).to.have.length(1);
+    });
   });
 }

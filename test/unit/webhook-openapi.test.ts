@@ -22,7 +22,15 @@ describe('webhooks in the OpenAPI files', () => {
       ].sort(),
     );
     expect(names('wallet-backend-api.yaml')).to.deep.equal(
-      ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES].sort(),
+      [
+        'transaction.created',
+        'wallet_user.created',
+        'authorization.created',
+        'authorization.captured',
+        'authorization.voided',
+        'authorization.expired',
+        ...TENANT_SECURITY_EVENT_TYPES,
+      ].sort(),
     );
     expect(names('wallet-app-api.yaml')).to.deep.equal([]);
     expect(names('operator-api.yaml')).to.deep.equal([]);

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { BOOKING_BASE_PATH, OPERATOR_BASE_PATH } from './app.js';
 import type { IdempotentWrites } from '../../application/idempotent-writes.js';
@@ -7,6 +9,7 @@ import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './
 import {
   DocumentBody,
   JsonText,
+  StreamedBody,
   type Answer,
   type Caller,
   type Operation,
@@ -125,6 +128,30 @@ function serialise(res: Response, answer: Answer): SerialisedAnswer {
         ? answer.body.text
         : JSON.stringify(answer.body);
   return { status: answer.status, body, contentType: 'application/json' };
+}
+
+/**
+ * Writes a streamed answer as its chunks come, at the pace the connection drains. A failure
+ * before the first chunk is an ordinary error answer; after it, the status is sent and the
+ * connection is cut, so a client never takes a truncated body for a whole one.
+ */
+async function stream(res: Response, answer: Answer, body: StreamedBody): Promise<void> {
+  const chunks = body.chunks[Symbol.asyncIterator]();
+  // The first chunk is read before anything is sent: a refusal until then is an error answer.
+  const first = await chunks.next();
+  const headers = answer.headers;
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
+  res.status(answer.status).type(body.contentType);
+  async function* all(): AsyncIterable<string> {
+    if (first.done === true) return;
+    yield first.value;
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
+  }
+  try {
+    await pipeline(Readable.from(all()), res);
+  } catch (err) {
+    res.destroy(err instanceof Error ? err : new Error(String(err)));
+  }
 }
 
 /**
@@ -286,7 +313,10 @@ export function operationRouter(
           (req, res) => {
             if (preset !== null) setHeaders(res, preset);
             const answer = op.handler(new RequestOperationContext(req, res, route));
-            if (answer instanceof Promise) return answer.then((settled) => send(res, serialise(res, settled)));
+            if (answer instanceof Promise)
+              return answer.then((settled) =>
+                settled.body instanceof StreamedBody ? stream(res, settled, settled.body) : send(res, serialise(res, settled)),
+              );
             send(res, serialise(res, answer));
           }
         : async (req, res) => {

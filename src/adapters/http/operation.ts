@@ -128,6 +128,18 @@ export class DocumentBody {
   ) {}
 }
 
+/**
+ * A body written as it is produced, so that a long one (a year's statement) never sits in
+ * memory whole: its content type and its chunks, pulled as the connection drains. Only for
+ * reads (an operation with an `Idempotency-Key` keeps its answer whole).
+ */
+export class StreamedBody {
+  constructor(
+    readonly contentType: string,
+    readonly chunks: AsyncIterable<string>,
+  ) {}
+}
+
 /** JSON already serialised (an answer kept from an earlier request): sent as it is. */
 export class JsonText {
   constructor(readonly text: string) {}

@@ -16,6 +16,7 @@ import { userOperations } from './wallet/users.operations.js';
 import { jwksOperations, oauthMetadataOperations } from './wallet/well-known.operations.js';
 import { moneyOperations } from './wallet/money.operations.js';
 import { transactionOperations } from './wallet/transactions.operations.js';
+import { authorizationOperations } from './wallet/authorizations.operations.js';
 import { agentSecurityEventOperations, tenantSecurityEventOperations } from './security-events/security-events.operations.js';
 import { agentWebhookOperations, tenantWebhookOperations, webhookOperations } from './webhooks/webhooks.operations.js';
 
@@ -44,6 +45,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...jwksOperations,
   ...moneyOperations,
   ...transactionOperations,
+  ...authorizationOperations,
   ...webhookOperations,
   ...agentSecurityEventOperations,
   ...tenantSecurityEventOperations,
@@ -77,6 +79,7 @@ export const WALLET_OPERATIONS: readonly Operation[] = [
   ...userOperations,
   ...moneyOperations,
   ...transactionOperations,
+  ...authorizationOperations,
   ...tenantWebhookOperations,
   ...tenantSecurityEventOperations,
 ];

@@ -24,7 +24,15 @@ import type { RollOwnKey } from '../../application/identity/roll-own-key.js';
 import type { AuthenticateClient } from '../../application/wallet/authenticate-client.js';
 import type { CreateWalletUser } from '../../application/wallet/create-wallet-user.js';
 import type { GetCurrentWalletUser } from '../../application/wallet/get-current-wallet-user.js';
-import type { GetMyBalance } from '../../application/wallet/get-my-balance.js';
+import type { GetMyBalance, GetUserBalance } from '../../application/wallet/get-my-balance.js';
+import type { GetMyStatement, GetUserStatement } from '../../application/wallet/get-statement.js';
+import type {
+  AuthorizePayment,
+  CaptureAuthorization,
+  GetAuthorization,
+  ListAuthorizations,
+  VoidAuthorization,
+} from '../../application/wallet/authorizations.js';
 import type { GetTransaction } from '../../application/wallet/get-transaction.js';
 import type { GetUserBalances } from '../../application/wallet/get-user-balances.js';
 import type { GetWalletUser } from '../../application/wallet/get-wallet-user.js';
@@ -99,7 +107,15 @@ export interface HttpUseCases {
     readonly makePayment: MakePayment;
     readonly makeTransfer: MakeTransfer;
     readonly getMyBalance: GetMyBalance;
+    readonly getUserBalance: GetUserBalance;
     readonly getUserBalances: GetUserBalances;
+    readonly getMyStatement: GetMyStatement;
+    readonly getUserStatement: GetUserStatement;
+    readonly authorize: AuthorizePayment;
+    readonly captureAuthorization: CaptureAuthorization;
+    readonly voidAuthorization: VoidAuthorization;
+    readonly getAuthorization: GetAuthorization;
+    readonly listAuthorizations: ListAuthorizations;
     readonly listTransactions: ListTransactions;
     readonly getTransaction: GetTransaction;
     readonly summarizeTransactions: SummarizeTransactions;

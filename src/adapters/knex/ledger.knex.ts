@@ -19,7 +19,15 @@ import {
   topUpRecord,
   transferRecord,
 } from '../../domain/wallet/ledger.js';
-import type { Ledger, NewPayment, NewRefund, NewTopUp, NewTransfer } from '../../domain/wallet/ledger.port.js';
+import type {
+  Ledger,
+  NewPayment,
+  NewRefund,
+  NewTopUp,
+  NewTransfer,
+  StatementLine,
+  StatementPosition,
+} from '../../domain/wallet/ledger.port.js';
 import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionFilter, TransactionReader, TypeSummary } from '../../domain/wallet/transaction-reader.port.js';
 import { TRANSACTION_TYPES, type Transaction, type TransactionType } from '../../domain/wallet/transaction.js';
@@ -45,6 +53,7 @@ interface TransactionRow {
   initiator_user_id: string | null;
   initiator_amr: string[] | string | null;
   initiator_act_sub: string | null;
+  authorization_id: string | null;
   created_at: Date | string;
 }
 
@@ -65,6 +74,7 @@ const COLUMNS = [
   'initiator_user_id',
   'initiator_amr',
   'initiator_act_sub',
+  'authorization_id',
   'created_at',
 ].join(', ');
 
@@ -86,6 +96,7 @@ const toTransaction = (r: TransactionRow): Transaction => ({
   description: r.description,
   refundOf: r.refund_of,
   refundedAmount: Number(r.refunded_amount),
+  authorizationId: r.authorization_id,
   createdAt: new Date(r.created_at),
   initiatedBy: {
     kind: r.initiator_kind,
@@ -172,6 +183,7 @@ export function writeRecord(t: Transaction): string {
     initiator_user_id: t.initiatedBy.userId,
     initiator_amr: t.initiatedBy.amr === null ? null : [...t.initiatedBy.amr],
     initiator_act_sub: t.initiatedBy.act?.sub ?? null,
+    authorization_id: t.authorizationId,
     created_at: t.createdAt,
     postings: postings.map((p) => ({
       account_id: accountId(t.tenantId, p.account),
@@ -262,6 +274,53 @@ export class KnexLedger extends KnexStore implements Ledger, TransactionReader {
       .select('user_id', 'balance')) as Array<{ user_id: string; balance: number | string }>;
     for (const r of rows) out.set(r.user_id, Number(r.balance));
     return out;
+  }
+
+  async balanceBefore(tenantId: string, userId: string, instant: Date): Promise<number> {
+    const [last] = await rows<{ balance_after: number | string }>(
+      this.knex,
+      `SELECT balance_after FROM ledger_entries WHERE account_id = $1 AND created_at < $2
+       ORDER BY created_at DESC, seq DESC LIMIT 1`,
+      [accountId(tenantId, { kind: 'USER', userId }), instant],
+      'ledger.balance-before',
+    );
+    return last === undefined ? 0 : Number(last.balance_after);
+  }
+
+  async statementLines(
+    tenantId: string,
+    userId: string,
+    range: { readonly from: Date; readonly to: Date },
+    after: StatementPosition | null,
+    limit: number,
+  ): Promise<StatementLine[]> {
+    const found = await rows<{
+      created_at: Date | string;
+      seq: number | string;
+      amount: number | string;
+      balance_after: number | string;
+      id: string;
+      type: TransactionType;
+      reference: string | null;
+    }>(
+      this.knex,
+      `SELECT e.created_at, e.seq, e.amount, e.balance_after, t.id, t.type, t.reference
+       FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+       WHERE e.account_id = $1 AND e.created_at < $3
+         AND ${after === null ? 'e.created_at >= $2' : '(e.created_at, e.seq) > ($4::timestamptz, $5::bigint)'}
+       ORDER BY e.created_at, e.seq LIMIT $6`,
+      [accountId(tenantId, { kind: 'USER', userId }), range.from, range.to, after?.at ?? null, after?.seq ?? 0, limit],
+      after === null ? 'ledger.statement-first' : 'ledger.statement-next',
+    );
+    return found.map((r) => ({
+      at: new Date(r.created_at),
+      seq: Number(r.seq),
+      transactionId: r.id,
+      type: r.type,
+      reference: r.reference,
+      amount: Number(r.amount),
+      balance: Number(r.balance_after),
+    }));
   }
 
   async list(scope: TransactionScope, filter: TransactionFilter, after: Cursor | null, limit: number): Promise<Transaction[]> {

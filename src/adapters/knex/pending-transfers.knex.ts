@@ -10,6 +10,11 @@ import {
 } from '../../domain/wallet/pending-transfer.js';
 import type { NewCapture, NewPendingTransfer, PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
+import type { Cursor } from '../../domain/shared/page.js';
+import { AUTHORIZATION_OWNER } from '../../domain/wallet/pending-transfer.js';
+import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
+import { authorizationChanged } from '../../domain/webhooks/events.js';
+import { recordEvents } from './outbox.knex.js';
 import { captureRecord } from '../memory/pending-transfers.memory.js';
 import { KnexStore } from './knex-store.js';
 import { ledgerRefusal, writeRecord } from './ledger.knex.js';
@@ -48,6 +53,18 @@ const toTransfer = (r: Row): PendingTransfer => ({
   createdAt: new Date(r.created_at),
   resolvedAt: r.resolved_at === null ? null : new Date(r.resolved_at),
 });
+
+/** The SQL of "its status at `now` is `status`" (`statusAt`): a lapsed PENDING row reads EXPIRED. */
+const statusAtSql = (status: PendingTransferStatus, now: string): string => {
+  switch (status) {
+    case 'PENDING':
+      return `(status = 'PENDING' AND expires_at > ${now})`;
+    case 'EXPIRED':
+      return `(status = 'EXPIRED' OR (status = 'PENDING' AND expires_at <= ${now}))`;
+    default:
+      return `status = '${status}'`;
+  }
+};
 
 const HELD = `SELECT COALESCE(SUM(amount - captured), 0) AS held FROM pending_transfers
   WHERE account_id = $1 AND status = 'PENDING' AND expires_at > $2`;
@@ -92,7 +109,9 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
           e.createdAt,
         ],
       );
-      return toTransfer(row!);
+      const made = toTransfer(row!);
+      await recordEvents(trx, authorizationChanged('authorization.created', made, made.createdAt));
+      return made;
     });
   }
 
@@ -109,6 +128,7 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
       } catch (err) {
         throw ledgerRefusal(err, t.amount.currency);
       }
+      await recordEvents(trx, authorizationChanged('authorization.captured', next, e.at, transaction));
       return { transfer: next, transaction };
     });
   }
@@ -116,7 +136,10 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
   async void(tenantId: string, id: string, at: Date): Promise<{ transfer: PendingTransfer; changed: boolean }> {
     return this.inTransaction(async (trx) => {
       const outcome = voidOf(await this.locked(trx, tenantId, id), at);
-      if (outcome.changed) await this.store(trx, outcome.transfer);
+      if (outcome.changed) {
+        await this.store(trx, outcome.transfer);
+        await recordEvents(trx, authorizationChanged('authorization.voided', outcome.transfer, at));
+      }
       return outcome;
     });
   }
@@ -133,14 +156,60 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
 
   /** One bounded batch: the lapsed transfers no other caller holds, each recorded EXPIRED once. */
   async expireDue(at: Date, limit: number): Promise<PendingTransfer[]> {
-    const found = await rows<Row>(
-      this.knex,
-      `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
+    return this.inTransaction(async (trx) => {
+      const found = (
+        await rows<Row>(
+          trx,
+          `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
        WHERE id IN (SELECT id FROM pending_transfers WHERE status = 'PENDING' AND expires_at <= $1
                     ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
          AND status = 'PENDING'
        RETURNING *`,
-      [at, limit],
+          [at, limit],
+        )
+      ).map(toTransfer);
+      await recordEvents(
+        trx,
+        found.flatMap((t) => authorizationChanged('authorization.expired', t, t.expiresAt)),
+      );
+      return found;
+    });
+  }
+
+  async heldThen(tenantId: string, account: AccountRef, at: Date): Promise<number> {
+    const [held] = await rows<{ held: number | string }>(
+      this.knex,
+      `SELECT COALESCE(SUM(p.amount - COALESCE((SELECT SUM(t.amount) FROM ledger_transactions t
+           WHERE t.authorization_id = p.id AND t.created_at <= $2), 0)), 0) AS held
+       FROM pending_transfers p
+       WHERE p.account_id = $1 AND p.created_at <= $2 AND p.expires_at > $2 AND (p.resolved_at IS NULL OR p.resolved_at > $2)`,
+      [accountId(tenantId, account), at],
+    );
+    return Number(held!.held);
+  }
+
+  async listAuthorizations(
+    scope: TransactionScope,
+    filter: { readonly status?: PendingTransferStatus },
+    after: Cursor | null,
+    limit: number,
+    now: Date,
+  ): Promise<PendingTransfer[]> {
+    const party = partyOf(scope);
+    const where: string[] = [];
+    const bindings: unknown[] = [];
+    const bind = (v: unknown): string => `$${bindings.push(v)}`;
+    if (party === null) where.push(`tenant_id = ${bind(scope.tenantId)} AND owner_kind = ${bind(AUTHORIZATION_OWNER)}`);
+    else
+      where.push(
+        `account_id = ${bind(accountId(scope.tenantId, { kind: 'USER', userId: party }))} AND owner_kind = ${bind(AUTHORIZATION_OWNER)}`,
+      );
+    if (filter.status !== undefined) where.push(statusAtSql(filter.status, bind(now)));
+    if (after !== null) where.push(`(created_at, id) < (${bind(after.createdAt)}, ${bind(after.id)})`);
+    const found = await rows<Row>(
+      this.knex,
+      `SELECT * FROM pending_transfers WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${bind(limit)}`,
+      bindings,
     );
     return found.map(toTransfer);
   }

@@ -16,7 +16,15 @@ import {
   topUpRecord,
   transferRecord,
 } from '../../domain/wallet/ledger.js';
-import type { Ledger, NewPayment, NewRefund, NewTopUp, NewTransfer } from '../../domain/wallet/ledger.port.js';
+import type {
+  Ledger,
+  NewPayment,
+  NewRefund,
+  NewTopUp,
+  NewTransfer,
+  StatementLine,
+  StatementPosition,
+} from '../../domain/wallet/ledger.port.js';
 import { inScope, type TransactionScope } from '../../domain/wallet/scope.js';
 import type { TransactionFilter, TransactionReader, TypeSummary } from '../../domain/wallet/transaction-reader.port.js';
 import { TRANSACTION_TYPES, type Transaction } from '../../domain/wallet/transaction.js';
@@ -34,6 +42,11 @@ export interface MemoryEntry {
   readonly transactionId: string;
   readonly accountId: string;
   readonly amount: number;
+  readonly createdAt: Date;
+  /** The order of application, as the database's identity gives it. */
+  readonly seq: number;
+  /** The account's balance just after this entry. */
+  readonly balanceAfter: number;
 }
 
 /**
@@ -110,6 +123,45 @@ export class MemoryLedger implements Ledger, TransactionReader {
     });
   }
 
+  async balanceBefore(tenantId: string, userId: string, instant: Date): Promise<number> {
+    const id = accountId(tenantId, { kind: 'USER', userId });
+    let last: MemoryEntry | null = null;
+    for (const e of this.entries) if (e.accountId === id && e.createdAt.getTime() < instant.getTime() && appliedAfter(e, last)) last = e;
+    return last?.balanceAfter ?? 0;
+  }
+
+  async statementLines(
+    tenantId: string,
+    userId: string,
+    range: { readonly from: Date; readonly to: Date },
+    after: StatementPosition | null,
+    limit: number,
+  ): Promise<StatementLine[]> {
+    const id = accountId(tenantId, { kind: 'USER', userId });
+    return this.entries
+      .filter(
+        (e) =>
+          e.accountId === id &&
+          e.createdAt.getTime() >= range.from.getTime() &&
+          e.createdAt.getTime() < range.to.getTime() &&
+          (after === null || appliedAfter({ createdAt: e.createdAt, seq: e.seq }, { createdAt: after.at, seq: after.seq })),
+      )
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.seq - b.seq)
+      .slice(0, limit)
+      .map((e) => {
+        const t = this.transactions.get(e.transactionId)!;
+        return {
+          at: e.createdAt,
+          seq: e.seq,
+          transactionId: t.id,
+          type: t.type,
+          reference: t.reference,
+          amount: e.amount,
+          balance: e.balanceAfter,
+        };
+      });
+  }
+
   /** Every account with its balance, for the balance check of the tests. */
   balances(): ReadonlyArray<{ id: string; kind: AccountRef['kind']; balance: number }> {
     return [...this.accounts.values()].map((a) => ({ id: a.id, kind: a.ref.kind, balance: a.balance }));
@@ -145,13 +197,24 @@ export class MemoryLedger implements Ledger, TransactionReader {
       const account = this.accounts.get(id) ?? { id, tenantId: t.tenantId, ref: p.account, currency: t.amount.currency, balance: 0 };
       account.balance += p.amount;
       this.accounts.set(id, account);
-      this.entries.push({ transactionId: t.id, accountId: id, amount: p.amount });
+      this.entries.push({
+        transactionId: t.id,
+        accountId: id,
+        amount: p.amount,
+        createdAt: t.createdAt,
+        seq: this.entries.length + 1,
+        balanceAfter: account.balance,
+      });
     }
     this.transactions.set(t.id, t);
     this.outbox?.record([transactionCreated(t)]);
     return t;
   }
 }
+
+/** Is `a` later than `b` in the order entries were applied (time, then sequence)? */
+const appliedAfter = (a: { createdAt: Date; seq: number }, b: { createdAt: Date; seq: number } | null): boolean =>
+  b === null || a.createdAt.getTime() > b.createdAt.getTime() || (a.createdAt.getTime() === b.createdAt.getTime() && a.seq > b.seq);
 
 /** Is `a` before `b` in the listing order (newest first, then id descending)? */
 const before = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): boolean => {

@@ -10,7 +10,12 @@ import {
 } from '../../domain/wallet/pending-transfer.js';
 import type { NewCapture, NewPendingTransfer, PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
+import type { Cursor } from '../../domain/shared/page.js';
+import { AUTHORIZATION_OWNER, type PendingTransferStatus } from '../../domain/wallet/pending-transfer.js';
+import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
+import { authorizationChanged } from '../../domain/webhooks/events.js';
 import type { MemoryLedger } from './ledger.memory.js';
+import type { MemoryOutbox } from './webhooks.memory.js';
 
 /**
  * Pending transfers in process memory, on a `MemoryLedger`, with the same decisions as
@@ -20,7 +25,11 @@ import type { MemoryLedger } from './ledger.memory.js';
 export class MemoryPendingTransfers implements PendingTransfers {
   private readonly transfers = new Map<string, PendingTransfer>();
 
-  constructor(private readonly ledger: MemoryLedger) {
+  /** `outbox` records a wallet authorization's events with each change, as the database's would. */
+  constructor(
+    private readonly ledger: MemoryLedger,
+    private readonly outbox?: MemoryOutbox,
+  ) {
     // Payments and transfers of the ledger cannot spend what these transfers hold.
     ledger.respectHolds((id, at) => this.heldById(id, at));
   }
@@ -33,6 +42,7 @@ export class MemoryPendingTransfers implements PendingTransfers {
     if (available < e.amount.amount) throw insufficientFunds();
     const t: PendingTransfer = { ...e, captured: 0, status: 'PENDING', resolvedAt: null };
     this.transfers.set(t.id, t);
+    this.outbox?.record(authorizationChanged('authorization.created', t, t.createdAt));
     return t;
   }
 
@@ -47,6 +57,7 @@ export class MemoryPendingTransfers implements PendingTransfers {
       const transaction = await this.ledger.pay(
         paymentRecordEntry(e, t.account.userId, t.reference, { amount, currency: t.amount.currency }),
       );
+      this.outbox?.record(authorizationChanged('authorization.captured', next, e.at, transaction));
       return { transfer: next, transaction };
     } catch (err) {
       this.transfers.set(t.id, t);
@@ -56,7 +67,10 @@ export class MemoryPendingTransfers implements PendingTransfers {
 
   async void(tenantId: string, id: string, at: Date): Promise<{ transfer: PendingTransfer; changed: boolean }> {
     const outcome = voidOf(this.mine(tenantId, id), at);
-    if (outcome.changed) this.transfers.set(id, outcome.transfer);
+    if (outcome.changed) {
+      this.transfers.set(id, outcome.transfer);
+      this.outbox?.record(authorizationChanged('authorization.voided', outcome.transfer, at));
+    }
     return outcome;
   }
 
@@ -74,8 +88,46 @@ export class MemoryPendingTransfers implements PendingTransfers {
     return due.map((t) => {
       const expired: PendingTransfer = { ...t, status: 'EXPIRED', resolvedAt: t.expiresAt };
       this.transfers.set(t.id, expired);
+      this.outbox?.record(authorizationChanged('authorization.expired', expired, expired.expiresAt));
       return expired;
     });
+  }
+
+  async heldThen(tenantId: string, account: AccountRef, at: Date): Promise<number> {
+    const id = accountId(tenantId, account);
+    const when = at.getTime();
+    let sum = 0;
+    for (const t of this.transfers.values()) {
+      if (accountId(t.tenantId, t.account) !== id || t.createdAt.getTime() > when || t.expiresAt.getTime() <= when) continue;
+      if (t.resolvedAt !== null && t.resolvedAt.getTime() <= when) continue;
+      const captured = this.ledger
+        .allTransactions()
+        .filter((x) => x.authorizationId === t.id && x.createdAt.getTime() <= when)
+        .reduce((s, x) => s + x.amount.amount, 0);
+      sum += t.amount.amount - captured;
+    }
+    return sum;
+  }
+
+  async listAuthorizations(
+    scope: TransactionScope,
+    filter: { readonly status?: PendingTransferStatus },
+    after: Cursor | null,
+    limit: number,
+    now: Date,
+  ): Promise<PendingTransfer[]> {
+    const party = partyOf(scope);
+    return [...this.transfers.values()]
+      .filter(
+        (t) =>
+          t.tenantId === scope.tenantId &&
+          t.owner.kind === AUTHORIZATION_OWNER &&
+          (party === null || (t.account.kind === 'USER' && t.account.userId === party)) &&
+          (filter.status === undefined || statusAt(t, now) === filter.status) &&
+          (after === null || newerFirst(after, t) < 0),
+      )
+      .sort(newerFirst)
+      .slice(0, limit);
   }
 
   private held(tenantId: string, account: AccountRef, at: Date): number {
@@ -106,6 +158,7 @@ const paymentRecordEntry = (e: NewCapture, userId: string, reference: string, am
   userId,
   reference,
   description: `capture of ${e.pendingTransferId}`,
+  authorizationId: e.pendingTransferId,
   amount,
   initiatedBy: e.initiatedBy,
   createdAt: e.at,
@@ -114,3 +167,7 @@ const paymentRecordEntry = (e: NewCapture, userId: string, reference: string, am
 /** The PAYMENT a capture records, as the ledger's domain builds it. */
 export const captureRecord = (e: NewCapture, userId: string, reference: string, currency: string, amount: number): Transaction =>
   paymentRecord(paymentRecordEntry(e, userId, reference, { amount, currency }));
+
+/** The listing order: newest first, then id descending (negative when `a` comes first). */
+const newerFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id > b.id ? -1 : a.id < b.id ? 1 : 0);

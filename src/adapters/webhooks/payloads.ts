@@ -2,7 +2,7 @@ import { toWalletUserView } from '../../application/wallet/wallet-user-view.js';
 import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { DomainEvent } from '../../domain/webhooks/events.js';
 import { TimeSortableIds } from '../crypto/node-crypto.js';
-import { orderView, securityEventView, transactionJson } from '../json-views.js';
+import { authorizationJson, orderView, securityEventView, transactionJson } from '../json-views.js';
 
 /** An event as the outbox stores it: the exact body every attempt sends. */
 export interface OutboxRecord {
@@ -43,6 +43,11 @@ export function eventData(e: DomainEvent): unknown {
       return keyView(e.key);
     case 'transaction.created':
       return transactionJson(e.transaction);
+    case 'authorization.created':
+    case 'authorization.captured':
+    case 'authorization.voided':
+    case 'authorization.expired':
+      return { ...authorizationJson(e.authorization, e.occurredAt), capture: e.capture === null ? null : transactionJson(e.capture) };
     case 'wallet_user.created': {
       const u = toWalletUserView(e.user);
       return { ...u, createdAt: u.createdAt.toISOString() };

@@ -1,8 +1,9 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { WebhookDeliveryWorker } from '../../adapters/webhooks/delivery-worker.js';
-import { keyExpiryJob, orderLapseJob, retentionJob } from '../background-job.js';
+import { keyExpiryJob, lapseJob, retentionJob } from '../background-job.js';
 import { RecordOrderLapses } from '../../application/booking/record-order-lapses.js';
+import { ExpireAuthorizations } from '../../application/wallet/authorizations.js';
 import { SendKeyExpiryNotices } from '../../application/identity/send-key-expiry-notices.js';
 import { DEFAULT_RETENTION, PurgeExpired } from '../../application/admin/purge-expired.js';
 import type { Config } from '../config.js';
@@ -125,16 +126,26 @@ export const serviceModule = (config: Config): ContainerModule =>
           log,
           () => worker.wake(),
         );
-        // And record the holds and pending orders that lapsed, with their events.
-        const lapses = orderLapseJob(new RecordOrderLapses(ports.orders, ports.clock), ORDER_LAPSES_EVERY_MS, log, () => worker.wake());
+        // And record the holds, pending orders and wallet authorizations that lapsed, with their events.
+        const wake = (): void => worker.wake();
+        const lapses = lapseJob('orders', new RecordOrderLapses(ports.orders, ports.clock), ORDER_LAPSES_EVERY_MS, log, wake);
+        const authorizationLapses = lapseJob(
+          'authorizations',
+          new ExpireAuthorizations(ports.pendingTransfers, ports.clock),
+          ORDER_LAPSES_EVERY_MS,
+          log,
+          wake,
+        );
         if (settings.worker) {
           lifecycle.onStart(async () => {
             worker.start();
             retention.start();
             expiry.start();
             lapses.start();
+            authorizationLapses.start();
           });
           lifecycle.onStop(async () => {
+            await authorizationLapses.stop();
             await lapses.stop();
             await expiry.stop();
             await retention.stop();

@@ -19,7 +19,8 @@ export type IdPrefix =
   | 'evt'
   | 'dlv'
   | 'sev'
-  | 'opk';
+  | 'opk'
+  | 'auth';
 
 /** Makes new opaque ids. */
 export interface IdGenerator {

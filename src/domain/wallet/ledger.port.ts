@@ -1,5 +1,5 @@
 import type { Money } from '../shared/money.js';
-import type { Initiator, Transaction } from './transaction.js';
+import type { Initiator, Transaction, TransactionType } from './transaction.js';
 
 /** What every write carries. */
 interface NewEntryCommon {
@@ -20,6 +20,8 @@ export interface NewPayment extends NewEntryCommon {
   readonly userId: string;
   readonly reference: string;
   readonly description: string | null;
+  /** The authorization this payment captures, when it is a capture. */
+  readonly authorizationId?: string | null;
 }
 
 export interface NewTransfer extends NewEntryCommon {
@@ -73,4 +75,37 @@ export interface Ledger {
   balanceOf(tenantId: string, userId: string): Promise<number>;
   /** Balances of several users of one tenant; users with no account are absent (balance 0). */
   balancesOf(tenantId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, number>>;
+  /**
+   * The user's balance just before `instant`: after every entry made earlier (0 before the
+   * first). Read from the last such entry's recorded balance, however long the history.
+   */
+  balanceBefore(tenantId: string, userId: string, instant: Date): Promise<number>;
+  /**
+   * The entries of the user's account made in `[from, to)`, in the order they were applied,
+   * strictly after `after`, at most `limit`: one page of a statement, each with the balance it left.
+   */
+  statementLines(
+    tenantId: string,
+    userId: string,
+    range: { readonly from: Date; readonly to: Date },
+    after: StatementPosition | null,
+    limit: number,
+  ): Promise<StatementLine[]>;
+}
+
+/** Where a statement's page stops: its last line's time and order of application. */
+export interface StatementPosition {
+  readonly at: Date;
+  readonly seq: number;
+}
+
+/** One line of an account statement: an entry, with the transaction it belongs to. */
+export interface StatementLine extends StatementPosition {
+  readonly transactionId: string;
+  readonly type: TransactionType;
+  readonly reference: string | null;
+  /** Signed: a credit of the account is positive, a debit negative. */
+  readonly amount: number;
+  /** The account's balance just after this entry. */
+  readonly balance: number;
 }

@@ -227,6 +227,7 @@ const fresh = (e: { id: string; tenantId: string; createdAt: Date; initiatedBy: 
   tenantId: e.tenantId,
   refundOf: null,
   refundedAmount: 0,
+  authorizationId: null,
   createdAt: e.createdAt,
   initiatedBy: e.initiatedBy,
 });
@@ -256,6 +257,7 @@ export const paymentRecord = (entry: NewPayment): Transaction => {
     counterpartyUserId: null,
     reference: e.reference,
     description: e.description,
+    authorizationId: e.authorizationId ?? null,
   };
 };
 

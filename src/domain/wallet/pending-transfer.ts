@@ -6,7 +6,10 @@ import type { AccountRef } from './ledger.js';
 export const PENDING_TRANSFER_STATUSES = ['PENDING', 'CAPTURED', 'VOIDED', 'EXPIRED'] as const;
 export type PendingTransferStatus = (typeof PENDING_TRANSFER_STATUSES)[number];
 
-/** Who a pending transfer is for: a wallet authorization today, a booking's order later. */
+/** The owner kind of a wallet authorization's pending transfer (its id is the person's user id). */
+export const AUTHORIZATION_OWNER = 'wallet-authorization';
+
+/** Who a pending transfer is for: a wallet authorization, or a booking's order. */
 export interface PendingTransferOwner {
   readonly kind: string;
   readonly id: string;

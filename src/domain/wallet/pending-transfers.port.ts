@@ -1,7 +1,9 @@
 import type { Money } from '../shared/money.js';
 import type { AccountRef } from './ledger.js';
 import type { Initiator, Transaction } from './transaction.js';
-import type { PendingTransfer, PendingTransferOwner } from './pending-transfer.js';
+import type { Cursor } from '../shared/page.js';
+import type { PendingTransfer, PendingTransferOwner, PendingTransferStatus } from './pending-transfer.js';
+import type { TransactionScope } from './scope.js';
 
 export interface NewPendingTransfer {
   /** A new id for the pending transfer (an authorization's `auth_…`). */
@@ -42,6 +44,8 @@ export interface NewCapture {
  * - `void` resolves a pending transfer; a repeated void answers the voided transfer, unchanged.
  * - `expireDue` records the EXPIRED transition of lapsed transfers, at most `limit` of them, each
  *   once across callers; reads never wait for it.
+ * - A wallet authorization's transfer (owner kind `wallet-authorization`) records its tenant's
+ *   `authorization.*` event with each change, in the change's transaction.
  */
 export interface PendingTransfers {
   hold(entry: NewPendingTransfer): Promise<PendingTransfer>;
@@ -50,6 +54,22 @@ export interface PendingTransfers {
   find(tenantId: string, id: string): Promise<PendingTransfer | null>;
   /** What the account's pending transfers hold at `at`. */
   heldOn(tenantId: string, account: AccountRef, at: Date): Promise<number>;
+  /**
+   * What the account's pending transfers held at a past instant `at`: those made by then, not
+   * resolved or lapsed by then, less what their captures had taken by then.
+   */
+  heldThen(tenantId: string, account: AccountRef, at: Date): Promise<number>;
   /** Records EXPIRED on up to `limit` transfers lapsed by `at`; answers those this call recorded. */
   expireDue(at: Date, limit: number): Promise<PendingTransfer[]>;
+  /**
+   * A wallet's authorizations within `scope` (the tenant's, or one person's), newest first
+   * (then id descending), strictly after `after`, at most `limit`; `status` as true at `now`.
+   */
+  listAuthorizations(
+    scope: TransactionScope,
+    filter: { readonly status?: PendingTransferStatus },
+    after: Cursor | null,
+    limit: number,
+    now: Date,
+  ): Promise<PendingTransfer[]>;
 }

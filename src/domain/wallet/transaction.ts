@@ -42,6 +42,8 @@ export interface Transaction {
   readonly refundOf: string | null;
   /** For a payment: how much of it has been refunded so far; 0 for every other type. */
   readonly refundedAmount: number;
+  /** The authorization a payment captures (`auth_…`); null for every other transaction. */
+  readonly authorizationId: string | null;
   readonly createdAt: Date;
   readonly initiatedBy: Initiator;
 }

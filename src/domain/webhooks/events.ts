@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from '../identity/api-key.js';
 import type { VoucherRedemption } from '../booking/voucher-redemptions.port.js';
 import type { WalletUser } from '../identity/tenant.js';
 import type { Transaction } from '../wallet/transaction.js';
+import { AUTHORIZATION_OWNER, type PendingTransfer } from '../wallet/pending-transfer.js';
 import { BOOKING_SECURITY_EVENT_TYPES, WALLET_SECURITY_EVENT_TYPES, type SecurityEvent } from '../security-events/security-event.js';
 
 /**
@@ -28,7 +29,19 @@ export const AGENT_EVENT_TYPES = [
   ...AGENT_SECURITY_EVENT_TYPES,
 ] as const;
 /** The events a tenant can subscribe to. */
-export const TENANT_EVENT_TYPES = ['transaction.created', 'wallet_user.created', ...TENANT_SECURITY_EVENT_TYPES] as const;
+export const AUTHORIZATION_EVENT_TYPES = [
+  'authorization.created',
+  'authorization.captured',
+  'authorization.voided',
+  'authorization.expired',
+] as const;
+export type AuthorizationEventType = (typeof AUTHORIZATION_EVENT_TYPES)[number];
+export const TENANT_EVENT_TYPES = [
+  'transaction.created',
+  'wallet_user.created',
+  ...AUTHORIZATION_EVENT_TYPES,
+  ...TENANT_SECURITY_EVENT_TYPES,
+] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type TenantEventType = (typeof TENANT_EVENT_TYPES)[number];
 export type EventType = AgentEventType | TenantEventType;
@@ -71,6 +84,15 @@ export type DomainEvent =
     }
   | { readonly type: 'transaction.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly transaction: Transaction }
   | { readonly type: 'wallet_user.created'; readonly owner: EventOwner; readonly occurredAt: Date; readonly user: WalletUser }
+  | {
+      readonly type: AuthorizationEventType;
+      readonly owner: EventOwner;
+      readonly occurredAt: Date;
+      /** The authorization as it is after this change. */
+      readonly authorization: PendingTransfer;
+      /** The PAYMENT of a capture; null for the other changes. */
+      readonly capture: Transaction | null;
+    }
   | { readonly type: SecurityWebhookType; readonly owner: EventOwner; readonly occurredAt: Date; readonly securityEvent: SecurityEvent };
 
 /**
@@ -140,3 +162,18 @@ export const walletUserCreated = (user: WalletUser): DomainEvent => ({
   occurredAt: user.createdAt,
   user,
 });
+
+/**
+ * A change of a wallet authorization tells its tenant: `authorization.created` when money is
+ * held, `.captured` for each capture (with its PAYMENT), `.voided`, `.expired` when the lapse is
+ * recorded. Pending transfers of other owners (a booking's order) tell nothing here.
+ */
+export const authorizationChanged = (
+  type: AuthorizationEventType,
+  authorization: PendingTransfer,
+  at: Date,
+  capture: Transaction | null = null,
+): DomainEvent[] =>
+  authorization.owner.kind === AUTHORIZATION_OWNER
+    ? [{ type, owner: { kind: 'tenant', id: authorization.tenantId }, occurredAt: at, authorization, capture }]
+    : [];

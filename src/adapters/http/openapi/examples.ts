@@ -32,6 +32,7 @@ export const EXAMPLE_IDS = {
   walletEndpoint: 'whe_01M7W0A37RPP0HC3E26WHZ1T78',
   delivery: 'dlv_01M7W0A37RQM8QNY7GAWJR7PYB',
   event: 'evt_01M7W0A37REKH85DNV8F4S4BA3',
+  authorization: 'auth_01M7W0A37RV3K8QZ5N2XW7TD4M',
 } as const;
 
 /**
@@ -53,6 +54,9 @@ export const EXAMPLE_IDEMPOTENCY_KEYS = {
   refundPayment: '3afaf154-21f6-4754-9b3d-8283ff2548a5',
   makePayment: 'ba1a8f33-b6ce-421f-9e71-04b6003907ad',
   makeTransfer: '8f545c59-e8d9-4723-ba72-f200679d01ee',
+  authorizePayment: 'e3d1c7a2-6b54-4f08-9c1e-2a7d5b9f0c34',
+  captureAuthorization: '0a9f8e7d-6c5b-4a39-8271-6f5e4d3c2b1a',
+  voidAuthorization: '5d4c3b2a-1908-4f7e-a6d5-c4b3a2918f7e',
 } as const;
 
 /** The demo credentials' shape: the real ones are printed by the first `npm start` (or `demo seed --reset`). */

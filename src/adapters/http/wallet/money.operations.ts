@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { NO_STORE, operation, type Answer, type Operation } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { TRANSACTION_PATH } from './transactions.operations.js';
+import { balanceQuery } from './authorizations.schemas.js';
 import { paymentExample, refundExample, thb, topUpExample, transferExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
   balanceSchema,
@@ -213,10 +214,14 @@ export const moneyOperations: readonly Operation[] = [
     method: 'get',
     path: '/me/balance',
     operationId: 'getMyBalance',
-    summary: 'The person’s available balance',
+    summary: 'The person’s balance, now or at an instant',
+    description:
+      '`available = ledger − held`; with `at`, the balance as it stood then (the ledger after every entry made by then, what authorizations held then).',
     tags: ['me'],
     token: 'user',
-    examples: () => ({
+    request: { query: balanceQuery },
+    examples: (demo) => ({
+      query: { at: demo.to },
       response: {
         available: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer),
         held: thb(0),
@@ -225,8 +230,13 @@ export const moneyOperations: readonly Operation[] = [
     }),
     responses: {
       200: { description: 'The balance', schema: balanceSchema },
+      400: { description: 'Bad time', reasons: ['invalid-request'] },
       ...userOnly,
     },
-    handler: async ({ caller, core }) => ({ status: 200, headers: NO_STORE, body: await core.wallet.getMyBalance.execute(caller.user()) }),
+    handler: async ({ caller, core, query }) => ({
+      status: 200,
+      headers: NO_STORE,
+      body: await core.wallet.getMyBalance.execute(caller.user(), query.at ?? null),
+    }),
   }),
 ];

@@ -22,9 +22,9 @@ export const amountInputSchema = z
     example: { amount: 5000, currency: 'THB' },
   });
 
-const reference = z.string().trim().min(1).max(128);
+export const reference = z.string().trim().min(1).max(128);
 const freeText = z.string().trim().max(500);
-const walletId = z.string().min(1).max(128);
+export const walletId = z.string().min(1).max(128);
 
 export const topUpBody = z
   .object({
@@ -65,7 +65,7 @@ export const idempotencyHeaders = z.object({
   }),
 });
 
-const instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+export const instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 const TYPE = `(?:${TRANSACTION_TYPES.join('|')})`;
 const types = z
   .string()
@@ -115,6 +115,7 @@ export const transactionSchema = z
     description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
     refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
     refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
+    authorizationId: z.string().nullable().meta({ description: 'For a payment that captures an authorization: the authorization' }),
     createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
     initiatedBy: initiatorSchema,
   })

@@ -29,6 +29,7 @@ export const paymentExample = (demo: DemoExamples) => ({
   description: 'Airport transfer, Suvarnabhumi to Sukhumvit',
   refundOf: null,
   refunded: thb(0),
+  authorizationId: null,
   createdAt: demo.createdAt.replace('T03:00', 'T03:10'),
   initiatedBy: user,
 });
@@ -44,6 +45,7 @@ export const topUpExample = (demo: DemoExamples) => ({
   description: null,
   refundOf: null,
   refunded: null,
+  authorizationId: null,
   createdAt: demo.createdAt,
   initiatedBy: machine,
 });
@@ -69,3 +71,42 @@ export const transferExample = (demo: DemoExamples) => ({
   refunded: null,
   createdAt: demo.createdAt.replace('T03:00', 'T03:30'),
 });
+
+/** An authorization of the demo user: a ride of up to 300 THB held for a day. */
+export const AUTHORIZATION_AMOUNTS = { held: 30_000, captured: 21_500 } as const;
+
+export const authorizationExample = (demo: DemoExamples) => ({
+  id: EXAMPLE_IDS.authorization,
+  status: 'PENDING',
+  userId: EXAMPLE_IDS.demoUser,
+  amount: thb(AUTHORIZATION_AMOUNTS.held),
+  captured: thb(0),
+  remaining: thb(AUTHORIZATION_AMOUNTS.held),
+  reference: 'RIDE-20417',
+  expiresAt: new Date(Date.parse(demo.createdAt.replace('T03:00', 'T03:40')) + 86_400_000).toISOString().replace('.000Z', 'Z'),
+  createdAt: demo.createdAt.replace('T03:00', 'T03:40'),
+  resolvedAt: null,
+});
+
+/** The final capture of that authorization: 215 THB taken, the rest given back. */
+export const captureExample = (demo: DemoExamples) => {
+  const captured = authorizationExample(demo);
+  const at = demo.createdAt.replace('T03:00', 'T04:05');
+  return {
+    ...captured,
+    status: 'CAPTURED',
+    captured: thb(AUTHORIZATION_AMOUNTS.captured),
+    remaining: thb(0),
+    resolvedAt: at,
+    capture: {
+      ...paymentExample(demo),
+      id: 'txn_01M7W0A37RKC4PT9Y2VQ8XMB3N',
+      amount: thb(AUTHORIZATION_AMOUNTS.captured),
+      reference: 'RIDE-20417',
+      description: `capture of ${EXAMPLE_IDS.authorization}`,
+      authorizationId: EXAMPLE_IDS.authorization,
+      createdAt: at,
+      initiatedBy: machine,
+    },
+  };
+};

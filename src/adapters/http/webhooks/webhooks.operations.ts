@@ -24,6 +24,8 @@ import { securityEventSchema } from '../security-events/security-events.operatio
 import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES, VOUCHER_REDEEMED } from '../../../domain/webhooks/events.js';
 import { transactionSchema } from '../wallet/transactions.schemas.js';
 import { walletUserSchema } from '../wallet/users.schemas.js';
+import { authorizationSchema } from '../wallet/authorizations.schemas.js';
+import type { AuthorizationEventType } from '../../../domain/webhooks/events.js';
 
 const MACHINE_ERRORS: Readonly<Record<number, ResponseSpec>> = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
@@ -255,6 +257,16 @@ const orderEventSchema = z
 const voucherRedeemedSchema = z
   .intersection(orderSchema, z.object({ voucherRedeemedAt: z.string().datetime().describe('When the operator redeemed the voucher') }))
   .meta({ id: 'VoucherRedeemedEventData', description: 'The order as the API returns it (CONFIRMED), and when its voucher was redeemed' });
+/** Every authorization event, with what it says; each carries the authorization as it is after the change. */
+const AUTHORIZATION_EVENTS: ReadonlyArray<readonly [AuthorizationEventType, string]> = [
+  ['authorization.created', 'A wallet holder authorized a later charge: the amount is held from their balance'],
+  ['authorization.captured', 'The tenant captured all or part of an authorization (`capture` is the PAYMENT it recorded)'],
+  ['authorization.voided', 'An authorization was voided: the money it held is available again'],
+  ['authorization.expired', 'An authorization lapsed at its `expiresAt` uncaptured'],
+];
+const authorizationEventSchema = z
+  .intersection(authorizationSchema, z.object({ capture: transactionSchema.nullable() }))
+  .meta({ id: 'AuthorizationEventData', description: 'The authorization after this change, and the PAYMENT of a capture (else null)' });
 
 /** Every event, published as OpenAPI 3.1 `webhooks` in the file of the surface that registers it. */
 export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
@@ -283,6 +295,7 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     summary: 'A wallet user of the tenant was created (POST /users, the operator, or a delegated token’s first use)',
     data: walletUserSchema,
   },
+  ...AUTHORIZATION_EVENTS.map(([type, summary]) => ({ surface: 'wallet' as const, type, summary, data: authorizationEventSchema })),
   ...AGENT_SECURITY_EVENT_TYPES.map((type) => ({
     surface: 'booking' as const,
     type,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { idempotencyRecord } from './idempotency-record.js';
 import { ledgerAccountHolds } from './ledger-account-holds.js';
+import { ledgerEntryBalanceAfter } from './ledger-entry-balance-after.js';
 import { ledgerEntriesInsertedBalance, ledgerEntriesUpdatedBalance } from './ledger-entries-balance.js';
 import { ledgerWrite } from './ledger-write.js';
 import { ledgerWriteAttempt } from './ledger-write-attempt.js';
@@ -24,6 +25,7 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   ledgerWriteAttempt,
   ledgerWriteBatch,
   ledgerAccountHolds,
+  ledgerEntryBalanceAfter,
 ];
 
 /**

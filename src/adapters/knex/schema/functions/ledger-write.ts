@@ -4,7 +4,8 @@ import type { SqlFunction } from './sql-function.js';
  * The ledger's one write: a top-up, payment, transfer or refund, `w` a record of the transaction
  * (`id`, `tenant_id`, `type`, `amount`, `currency`, `user_id`, `counterparty_user_id`,
  * `reference`, `description`, `refund_of`, `initiator_kind`, `initiator_client_id`,
- * `initiator_user_id`, `initiator_amr` (an array or null), `initiator_act_sub`, `created_at`),
+ * `initiator_user_id`, `initiator_amr` (an array or null), `initiator_act_sub`, `authorization_id`
+ * (a capture's authorization, or null), `created_at`),
  * its `postings` in lock order (each `{account_id, kind, user_id, amount, checked}`) and its
  * `events` for the outbox (an array, or null). A refund first adds itself to its payment's
  * refunded amount, guarded. Then the transaction row, its events, each account in order (a
@@ -45,12 +46,12 @@ export const ledgerWrite: SqlFunction = {
       END IF;
       INSERT INTO ledger_transactions (id, tenant_id, type, amount, currency, user_id, counterparty_user_id, reference,
           description, refund_of, initiator_kind, initiator_client_id, initiator_user_id, initiator_amr,
-          initiator_act_sub, created_at)
+          initiator_act_sub, authorization_id, created_at)
         VALUES (v_id, v_tenant_id, w->>'type', v_amount, v_currency, w->>'user_id', w->>'counterparty_user_id',
           w->>'reference', w->>'description', v_refund_of, w->>'initiator_kind', w->>'initiator_client_id',
           w->>'initiator_user_id',
           CASE WHEN jsonb_typeof(w->'initiator_amr') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(w->'initiator_amr')) END,
-          w->>'initiator_act_sub', v_created_at);
+          w->>'initiator_act_sub', w->>'authorization_id', v_created_at);
       IF jsonb_typeof(w->'events') = 'array' THEN
         PERFORM pbw_webhook_record(w->'events');
       END IF;
