@@ -17,7 +17,8 @@ Options (environment):`;
  * `npm run bench`: see HELP. Options:
  *
  *   BENCH_SECONDS            seconds per scenario (default 10), after BENCH_WARMUP s (default 1)
- *   BENCH_CONNECTIONS        connections for reads (default 50); BENCH_WRITE_CONNECTIONS for writes (20)
+ *   BENCH_CONNECTIONS        connections for reads (default 50); BENCH_WRITE_CONNECTIONS for writes (20);
+ *                            BENCH_VOUCHER_CONNECTIONS for voucher pages (4)
  *   BENCH_ONLY               comma-separated scenario names (or unique fragments of them)
  *   BENCH_CLUSTER_WORKERS    run the service with CLUSTER_WORKERS=N
  *   BENCH_OIDC               on (default) | off: the oidc-provider comparison for token issuance

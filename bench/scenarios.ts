@@ -384,6 +384,51 @@ const holdThenConfirmScenario: Scenario = {
   },
 };
 
+/** Connections fetching voucher pages at once (BENCH_VOUCHER_CONNECTIONS, default 4). */
+const VOUCHER_CONNECTIONS = Number(process.env.BENCH_VOUCHER_CONNECTIONS ?? 4);
+
+/** One CONFIRMED order of the demo agent (an instant operator), booked over HTTP once per run. */
+const confirmedOrder = (ctx: BenchContext): Promise<{ apiKey: string; orderId: string }> =>
+  memo(ctx, 'confirmedOrder', async () => {
+    const apiKey = await agentKey(ctx);
+    const [quoteId] = await quotePool(ctx, 1);
+    const order = await post(
+      `${ctx.base}/api/v1/orders`,
+      { ...json, 'x-api-key': apiKey },
+      JSON.stringify({
+        quoteId,
+        contact: { name: 'Malee Srisuk', email: 'bench@example.com' },
+        passengers: [{ name: 'Malee Srisuk' }, { name: 'Anan Srisuk' }],
+      }),
+    );
+    if (order.status !== 'CONFIRMED') throw new Error(`the voucher scenarios need a confirmed order: ${JSON.stringify(order)}`);
+    return { apiKey, orderId: order.id as string };
+  });
+
+/**
+ * The voucher's cost beside the read of its order: the same order, the same key, read as JSON
+ * and fetched as its PDF page (signed anew and rendered on the worker pool each time). Both
+ * names hold `voucher`, so `BENCH_ONLY=voucher` runs the pair.
+ */
+const voucherScenarios: readonly Scenario[] = [
+  {
+    name: 'GET /api/v1/orders/{id} (the order read, beside its voucher)',
+    prepare: async (ctx) => {
+      const { apiKey, orderId } = await confirmedOrder(ctx);
+      return { url: `${ctx.base}/api/v1/orders/${orderId}`, headers: { 'x-api-key': apiKey } };
+    },
+  },
+  {
+    name: 'GET /api/v1/orders/{id}/voucher (PDF)',
+    // Pages render on a pool of one or two worker threads; more connections only queue there (and
+    // the warm-up's abandoned requests are still rendered when the measured run starts).
+    connections: VOUCHER_CONNECTIONS,
+    prepare: async (ctx) => {
+      const { apiKey, orderId } = await confirmedOrder(ctx);
+      return { url: `${ctx.base}/api/v1/orders/${orderId}/voucher`, headers: { 'x-api-key': apiKey, accept: 'application/pdf' } };
+    },
+  },
+];
 /**
  * An authorization, then its capture: each connection's user authorizes 100 (user token), and
  * the tenant's backend captures it in full at once (machine token), each with an
@@ -587,6 +632,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   ordersScenario('POST /api/v1/orders', false),
   ordersScenario('POST /api/v1/orders (Idempotency-Key)', true),
+  ...voucherScenarios,
   holdThenConfirmScenario,
   accountReadDuringLapses,
   authorizeThenCaptureScenario,

@@ -42,6 +42,8 @@ import { ListOrders } from '../application/booking/list-orders.js';
 import { PlaceOrder } from '../application/booking/place-order.js';
 import { ConfirmHold, ReleaseHold } from '../application/booking/hold-orders.js';
 import { OperatorOrders } from '../application/operator/manage-orders.js';
+import { RedeemVoucher } from '../application/operator/redeem-voucher.js';
+import { GetVoucher } from '../application/booking/get-voucher.js';
 import { RecordOrderLapses } from '../application/booking/record-order-lapses.js';
 import { PreviewCancellation } from '../application/booking/preview-cancellation.js';
 import { SearchCities } from '../application/catalogue/search-cities.js';
@@ -145,6 +147,9 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     /** The agent's account in the ledger (CONTRACT §6.4): its billing and statements. */
     getAgentBilling: new GetAgentBilling(ports.agentAccounts, clock),
     statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
+    getVoucher: new GetVoucher(orders, tariffs, ports.voucherCodes, ports.voucherDocuments, clock),
+    /** An operator takes a traveller's voucher, once. */
+    redeemVoucher: new RedeemVoucher(ports.voucherCodes, ports.voucherRedemptions, clock, ports.unitOfWork),
   };
 };
 

@@ -30,6 +30,13 @@ import { ScryptPasswordHasher } from '../adapters/crypto/scrypt-password-hasher.
 import { AesGcmSecretSealer, DeferredSecretSealer } from '../adapters/crypto/secret-sealer.js';
 import { SigningKeyRing, type SigningKeySource } from '../adapters/jose/signing-keys.js';
 import { JoseTokenIssuer, type TokenSettings } from '../adapters/jose/token-issuer.jose.js';
+import { JoseVoucherCodes } from '../adapters/jose/voucher-codes.jose.js';
+import { PooledVoucherDocuments } from '../adapters/documents/voucher-documents.js';
+import { KnexVoucherRedemptions } from '../adapters/knex/voucher-redemptions.knex.js';
+import { MemoryVoucherRedemptions } from '../adapters/memory/voucher-redemptions.memory.js';
+import type { VoucherCodes } from '../domain/booking/voucher-codes.port.js';
+import type { VoucherDocuments } from '../domain/booking/voucher-documents.port.js';
+import type { VoucherRedemptions } from '../domain/booking/voucher-redemptions.port.js';
 import { CLOCK_TOLERANCE_SECONDS, JoseTokenVerifier } from '../adapters/jose/token-verifier.jose.js';
 import { KnexAgentDirectory } from '../adapters/knex/agent-directory.knex.js';
 import { KnexAgentResolver } from '../adapters/knex/agent-resolver.knex.js';
@@ -136,8 +143,10 @@ export interface SigningKeysPort extends SigningKeyRotation {
  * - `ledger` and `transactions`: one ledger records and reads;
  * - `agentDirectory` and `agentResolver`: the resolver's cache is cleared by the directory's
  *   writes (and, on PostgreSQL, by the change feed of every instance);
- * - `tokenIssuer`, `tokenVerifier` and `signingKeys`: one ring of signing keys, hidden inside
- *   the set; rotating it changes what the issuer signs with and the verifier accepts;
+ * - `tokenIssuer`, `tokenVerifier`, `voucherCodes` and `signingKeys`: one ring of signing keys,
+ *   hidden inside the set; rotating it changes what the issuer and vouchers sign with and what
+ *   verifies;
+ * - `orders` and `voucherRedemptions`: a redemption locks and reads the order the store wrote;
  * - in memory, every store records its events in `webhooks` (the outbox of deliveries).
  */
 export interface Ports {
@@ -166,6 +175,12 @@ export interface Ports {
   readonly quotes: QuoteRepo;
   readonly orders: OrderRepo;
   readonly inventory: TripInventory;
+  /** Vouchers' codes, signed with the token-signing keys the JWKS publishes. */
+  readonly voucherCodes: VoucherCodes;
+  /** Vouchers' pages and QR images, rendered off the event loop. */
+  readonly voucherDocuments: VoucherDocuments;
+  /** Vouchers redeemed by their operators, each at most once. */
+  readonly voucherRedemptions: VoucherRedemptions;
   readonly agentDirectory: AgentDirectory;
   readonly agentResolver: AgentResolver;
   readonly keyUsage: KeyUsagePort;
@@ -284,6 +299,8 @@ function commonParts(options: PortOptions, clock: Clock, steps: Lifecycle, store
     retentionSeconds: Math.max(settings.machineTokenTtlSeconds, settings.userTokenTtlSeconds) + CLOCK_TOLERANCE_SECONDS + 60,
   });
   steps.add(() => ring.start());
+  const voucherDocuments = new PooledVoucherDocuments();
+  steps.add(null, () => voucherDocuments.close());
   return {
     ids: new TimeSortableIds(),
     random: new NodeRandomSource(),
@@ -295,6 +312,8 @@ function commonParts(options: PortOptions, clock: Clock, steps: Lifecycle, store
     signingKeys: ring,
     tokenIssuer: new JoseTokenIssuer(ring, clock, settings),
     tokenVerifier: new JoseTokenVerifier(ring, clock, settings, { cacheEntries: VERIFIED_TOKEN_CACHE }),
+    voucherCodes: new JoseVoucherCodes(ring),
+    voucherDocuments,
     tenantJwts: new JoseTenantJwtVerifier(),
     dpopProofs: new JoseDpopProofVerifier(),
     webhookSamples: sampleEventData,
@@ -369,6 +388,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     quotes: new MemoryQuoteRepo(),
     orders,
     inventory: orders,
+    voucherRedemptions: new MemoryVoucherRedemptions(orders, webhooks),
     agentDirectory: identity,
     agentResolver,
     keyUsage,
@@ -493,6 +513,7 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     quotes: new KnexQuoteRepo(knex),
     orders,
     inventory: new KnexTripInventory(knex),
+    voucherRedemptions: new KnexVoucherRedemptions(knex),
     agentDirectory,
     agentResolver,
     keyUsage,

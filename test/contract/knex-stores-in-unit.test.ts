@@ -22,7 +22,9 @@ import { KnexOperatorDirectory } from '../../src/adapters/knex/operator-director
 import { KnexOperatorKeyStore } from '../../src/adapters/knex/operator-keys.knex.js';
 import { KnexTripInventory } from '../../src/adapters/knex/trip-inventory.knex.js';
 import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
+import { KnexVoucherRedemptions } from '../../src/adapters/knex/voucher-redemptions.knex.js';
 import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
+import { KnexAgentAccounts } from '../../src/adapters/knex/agent-accounts.knex.js';
 import type { Knex } from 'knex';
 
 /**
@@ -54,6 +56,8 @@ const calls = (knex: Knex): ReadonlyArray<readonly [string, () => Promise<unknow
   ['KnexReplayGuard', () => new KnexReplayGuard(knex).useOnce('unit-test', `id-${Date.now()}`, new Date(Date.now() + 60_000))],
   ['KnexSecurityEvents', () => new KnexSecurityEvents(knex).countBefore(new Date())],
   ['KnexRevokedTokenStore', () => new KnexRevokedTokenStore(knex).has('none')],
+  ['KnexAgentAccounts', () => new KnexAgentAccounts(knex).billingOf('agt_none', 'THB', new Date())],
+  ['KnexVoucherRedemptions', () => new KnexVoucherRedemptions(knex).redeem('NONE', 'ord_none', new Date())],
 ];
 
 describe('every Knex store inside a unit of work, on embedded PGlite (one connection)', function () {

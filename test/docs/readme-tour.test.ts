@@ -147,6 +147,9 @@ describe('README: the five-minute tour, run as written', function () {
     const accountAfter = Number(/^account balance after: (-?\d+)$/m.exec(output)?.[1]);
     expect(accountBefore, 'the demo account, funded, on a fresh store').to.equal(5_000_000);
     expect(accountAfter, 'the demo account after the booking').to.equal(accountBefore - Number(documented));
+    // The voucher step: a PDF was written and its code names the voucher type.
+    expect(output).to.match(/^voucher: %PDF- \d+ bytes in \S+\.pdf$/m);
+    expect(output).to.match(/^code header: \{"alg":"ES256","kid":"[^"]+","typ":"voucher\+jwt"\}$/m);
     const before = Number(/^balance before: (\d+)$/m.exec(output)?.[1]);
     const after = /^payment (txn_\w+); balance after: (\d+)$/m.exec(output);
     expect(before, 'the balance after the top-up, on a fresh store').to.equal(50_000);

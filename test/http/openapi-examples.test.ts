@@ -43,6 +43,7 @@ const PLAN = [
   'placeOrder',
   'listOrders',
   'getOrder',
+  'getVoucher',
   'previewCancellation',
   'confirmHold',
   'releaseHold',
@@ -52,6 +53,7 @@ const PLAN = [
   'confirmOperatorOrder',
   'rejectOperatorOrder',
   'cancelOperatorOrder',
+  'redeemVoucher',
   'listWebhookDeliveries',
   'retryWebhookDelivery',
   'listAgentEvents',
@@ -115,6 +117,7 @@ const HAPPY = new Set([
   'placeOrder',
   'listOrders',
   'getOrder',
+  'getVoucher',
   'previewCancellation',
   'cancelOrder',
   'createKey',
@@ -414,8 +417,9 @@ describe('the examples of the published files, sent to a running service on the 
     // Every example succeeded, but the user that a database kept from an earlier run has already,
     // and the hold's confirm and release: the example order is booked, not held, so both are
     // refused as documented (409 order-not-on-hold); and the operator's answers to it, which the
-    // agent cancelled before (409 order-not-pending, order-already-cancelled); and the void of the
-    // example authorization, which its capture resolved before (409 authorization-not-pending).
+    // agent cancelled before (409 order-not-pending, order-already-cancelled); the void of the
+    // example authorization, which its capture resolved before (409 authorization-not-pending); and
+    // the redeem of the example's code, which this service never signed (400 invalid-voucher).
     const expected = new Set([
       'voidAuthorization 409',
       'createWalletUser 409',
@@ -424,6 +428,7 @@ describe('the examples of the published files, sent to a running service on the 
       'confirmOperatorOrder 409',
       'rejectOperatorOrder 409',
       'cancelOperatorOrder 409',
+      'redeemVoucher 400',
     ]);
     const failed = answers.filter((a) => !/ 2\d\d$/.test(a) && !expected.has(a));
     expect(failed, answers.join(', ')).to.deep.equal([]);

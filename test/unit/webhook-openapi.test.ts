@@ -17,6 +17,7 @@ describe('webhooks in the OpenAPI files', () => {
         'order.expired',
         'order.released',
         'order.cancelled',
+        'order.voucher_redeemed',
         ...AGENT_SECURITY_EVENT_TYPES,
       ].sort(),
     );

@@ -1,4 +1,4 @@
-import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import type { BusSchedule, City, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import type { Operator } from '../../domain/catalogue/operator.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 
@@ -17,6 +17,10 @@ export class CachedTariffReader implements TariffReader {
 
   findLocations(ids: readonly string[]): Promise<Location[]> {
     return this.cached(`l|${ids.join('|')}`, () => this.inner.findLocations(ids));
+  }
+
+  findCities(ids: readonly string[]): Promise<City[]> {
+    return this.cached(`c|${ids.join('|')}`, () => this.inner.findCities(ids));
   }
 
   vehicleClasses(): Promise<VehicleClass[]> {

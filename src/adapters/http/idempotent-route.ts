@@ -8,10 +8,10 @@ import { idempotencyScope, isValidIdempotencyKey } from '../../domain/shared/ide
 import type { IdempotencyRule } from './operation.js';
 import { agentOf, operatorOf } from './request-context.js';
 
-/** An answer ready to leave: its status, JSON text (null: none), content type and headers. */
+/** An answer ready to leave: its status, JSON text or a document's bytes (null: none), content type and headers. */
 export interface SerialisedAnswer {
   readonly status: number;
-  readonly body: string | null;
+  readonly body: string | Buffer | null;
   readonly contentType: string;
 }
 
@@ -96,6 +96,7 @@ export async function runIdempotent(
         const value = res.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
+      if (Buffer.isBuffer(answer.body)) throw new Error('a document answer is never stored for an Idempotency-Key');
       const body = answer.body ?? '';
       const ok = answer.status >= 200 && answer.status < 300;
       return {

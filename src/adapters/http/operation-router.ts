@@ -7,6 +7,7 @@ import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import {
+  DocumentBody,
   JsonText,
   StreamedBody,
   type Answer,
@@ -108,11 +109,18 @@ const keyPolicyOf =
       .then(() => next(keyPolicyError(decision)));
   };
 
-/** Sends an answer: a streamed body chunk by chunk (a failure midway cuts the response), anything else as JSON. */
-/** The answer as it leaves: headers set on `res`, the body serialised as JSON. */
+/** The answer as it leaves: headers set on `res`, the body serialised as JSON (a document as it is). */
 function serialise(res: Response, answer: Answer): SerialisedAnswer {
   const headers = answer.headers;
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
+  if (answer.body instanceof DocumentBody) {
+    const { bytes } = answer.body;
+    return {
+      status: answer.status,
+      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      contentType: answer.body.contentType,
+    };
+  }
   const body =
     answer.body === undefined || answer.status === 204
       ? null
@@ -122,16 +130,17 @@ function serialise(res: Response, answer: Answer): SerialisedAnswer {
   return { status: answer.status, body, contentType: 'application/json' };
 }
 
-/**
- * Writes a streamed answer as its chunks come, at the pace the connection drains. A failure
- * before the first chunk is an ordinary error answer; after it, the status is sent and the
- * connection is cut, so a client never takes a truncated body for a whole one.
- */
+/** Sends an answer: a streamed body chunk by chunk, anything else serialised. */
 function sendAnswer(res: Response, answer: Answer): Promise<void> | void {
   if (!(answer.body instanceof StreamedBody)) return send(res, serialise(res, answer));
   return stream(res, answer, answer.body);
 }
 
+/**
+ * Writes a streamed answer as its chunks come, at the pace the connection drains. A failure
+ * before the first chunk is an ordinary error answer; after it, the status is sent and the
+ * connection is cut, so a client never takes a truncated body for a whole one.
+ */
 async function stream(res: Response, answer: Answer, body: StreamedBody): Promise<void> {
   const chunks = body.chunks[Symbol.asyncIterator]();
   // The first chunk is read before anything is sent: a refusal until then is an error answer.

@@ -27,6 +27,11 @@ export interface ResponseSpec {
   readonly reasons?: readonly ProblemReason[];
   /** Non-JSON content type, when the body is not `application/json`. */
   readonly contentType?: string;
+  /**
+   * A document the operation answers with instead of the JSON body, by content negotiation
+   * (`Accept`): published first, as binary, with what it is.
+   */
+  readonly document?: { readonly contentType: string; readonly description: string };
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -113,6 +118,14 @@ export interface Answer {
   readonly status: number;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A document (a PDF…) to send as it is, with its content type, instead of JSON. */
+export class DocumentBody {
+  constructor(
+    readonly contentType: string,
+    readonly bytes: Uint8Array,
+  ) {}
 }
 
 /**

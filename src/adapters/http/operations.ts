@@ -8,6 +8,8 @@ import { tripOperations } from './booking/trips.operations.js';
 import { quoteOperations } from './booking/quotes.operations.js';
 import { orderOperations } from './booking/orders.operations.js';
 import { operatorOrderOperations } from './operator/orders.operations.js';
+import { voucherOperations } from './booking/vouchers.operations.js';
+import { operatorVoucherOperations } from './operator/vouchers.operations.js';
 import { keyOperations } from './booking/keys.operations.js';
 import { authOperations } from './wallet/auth.operations.js';
 import { oauthOperations } from './wallet/oauth.operations.js';
@@ -33,8 +35,10 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...tripOperations,
   ...quoteOperations,
   ...orderOperations,
+  ...voucherOperations,
   ...keyOperations,
   ...operatorOrderOperations,
+  ...operatorVoucherOperations,
   ...healthOperations,
   ...docsOperations,
   ...authOperations,
@@ -66,13 +70,14 @@ export const BOOKING_OPERATIONS: readonly Operation[] = [
   ...tripOperations,
   ...quoteOperations,
   ...orderOperations,
+  ...voucherOperations,
   ...agentWebhookOperations,
   ...agentEventFeedOperations,
   ...agentSecurityEventOperations,
 ];
 
 /** The operator operations behind the operator key. */
-export const OPERATOR_OPERATIONS: readonly Operation[] = [...operatorOrderOperations];
+export const OPERATOR_OPERATIONS: readonly Operation[] = [...operatorOrderOperations, ...operatorVoucherOperations];
 
 /** The wallet operations, in routing order (`/transactions/summary` before `/transactions/{transactionId}`). */
 export const WALLET_OPERATIONS: readonly Operation[] = [

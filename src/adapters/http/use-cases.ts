@@ -4,6 +4,8 @@ import type { GetAgentAccount } from '../../application/booking/get-agent-accoun
 import type { GetOrder } from '../../application/booking/get-order.js';
 import type { ConfirmHold, ReleaseHold } from '../../application/booking/hold-orders.js';
 import type { OperatorOrders } from '../../application/operator/manage-orders.js';
+import type { RedeemVoucher } from '../../application/operator/redeem-voucher.js';
+import type { GetVoucher } from '../../application/booking/get-voucher.js';
 import type { GetQuote } from '../../application/booking/get-quote.js';
 import type { ListOrders } from '../../application/booking/list-orders.js';
 import type { ListTrips } from '../../application/booking/list-trips.js';
@@ -81,6 +83,8 @@ export interface HttpUseCases {
     readonly cancelOrder: CancelOrder;
     readonly previewCancellation: PreviewCancellation;
     readonly operatorOrders: OperatorOrders;
+    readonly getVoucher: GetVoucher;
+    readonly redeemVoucher: RedeemVoucher;
   };
   readonly identity: {
     readonly listOwnKeys: ListOwnKeys;

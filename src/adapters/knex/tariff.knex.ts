@@ -1,4 +1,4 @@
-import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import type { BusSchedule, City, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { Operator } from '../../domain/catalogue/operator.js';
 import { operatorOf, type OperatorRow } from './operator-directory.knex.js';
@@ -34,6 +34,13 @@ export class KnexTariffReader extends KnexStore implements TariffReader {
     return (await this.knex('locations')
       .select('id', 'code', 'name', 'type', 'city', 'country', 'zone')
       .whereIn('id', [...ids])) as Location[];
+  }
+
+  async findCities(ids: readonly string[]): Promise<City[]> {
+    if (ids.length === 0) return [];
+    return (await this.knex('cities')
+      .select('id', 'name', 'country')
+      .whereIn('id', [...ids])) as City[];
   }
 
   async vehicleClasses(): Promise<VehicleClass[]> {

@@ -54,6 +54,11 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     keys?.onLeaked?.((keyIds, at) => this.releaseHoldsOf(keyIds, at));
   }
 
+  /** The order as stored, read at once (for a decision made in the same turn of the event loop), or null. */
+  orderNow(orderId: string): Order | null {
+    return this.orders.get(orderId) ?? null;
+  }
+
   async find(scope: OrderScope, orderId: string): Promise<Order | null> {
     const order = this.orders.get(orderId);
     return order !== undefined && inScope(order, scope) ? order : null;

@@ -1,4 +1,4 @@
-import type { BusSchedule, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
+import type { BusSchedule, City, Location, TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
 import type { Operator } from '../../domain/catalogue/operator.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { MemoryCatalogue } from './catalogue.memory.js';
@@ -9,6 +9,10 @@ export class MemoryTariffReader implements TariffReader {
 
   async findLocations(ids: readonly string[]): Promise<Location[]> {
     return ids.map((id) => this.store.catalogue.locations.get(id)).filter((l): l is Location => l !== undefined);
+  }
+
+  async findCities(ids: readonly string[]): Promise<City[]> {
+    return ids.map((id) => this.store.catalogue.cities.get(id)).filter((c): c is City => c !== undefined);
   }
 
   async vehicleClasses(): Promise<VehicleClass[]> {

@@ -36,6 +36,8 @@ export function eventData(e: DomainEvent): unknown {
     case 'order.released':
     case 'order.cancelled':
       return { ...orderView(e.order), previousStatus: e.previousStatus };
+    case 'order.voucher_redeemed':
+      return { ...orderView(e.order), voucherRedeemedAt: e.redemption.redeemedAt.toISOString() };
     case 'api_key.revoked':
     case 'api_key.expiring':
       return keyView(e.key);

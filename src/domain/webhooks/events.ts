@@ -1,5 +1,6 @@
 import { ORDER_EVENT_OF_STATUS, ORDER_EVENT_TYPES, type Order, type OrderEventType, type OrderStatus } from '../booking/order.js';
 import type { ApiKeyRecord } from '../identity/api-key.js';
+import type { VoucherRedemption } from '../booking/voucher-redemptions.port.js';
 import type { WalletUser } from '../identity/tenant.js';
 import type { AgentBilling } from '../billing/agent-account.js';
 import type { Transaction } from '../wallet/transaction.js';
@@ -17,9 +18,13 @@ export const AGENT_SECURITY_EVENT_TYPES = BOOKING_SECURITY_EVENT_TYPES.filter(
 export const TENANT_SECURITY_EVENT_TYPES = WALLET_SECURITY_EVENT_TYPES;
 export type SecurityWebhookType = (typeof AGENT_SECURITY_EVENT_TYPES)[number] | (typeof TENANT_SECURITY_EVENT_TYPES)[number];
 
+/** An operator took the voucher of an order of the agent (CONTRACT §6.5). */
+export const VOUCHER_REDEEMED = 'order.voucher_redeemed';
+
 /** The events an agent can subscribe to. */
 export const AGENT_EVENT_TYPES = [
   ...ORDER_EVENT_TYPES,
+  VOUCHER_REDEEMED,
   'api_key.revoked',
   'api_key.expiring',
   'agent_account.low_balance',
@@ -65,6 +70,13 @@ export type DomainEvent =
       readonly order: Order;
       /** The status the order had (as true then) before this change; null for a new order. */
       readonly previousStatus: OrderStatus | null;
+    }
+  | {
+      readonly type: typeof VOUCHER_REDEEMED;
+      readonly owner: EventOwner;
+      readonly occurredAt: Date;
+      readonly order: Order;
+      readonly redemption: VoucherRedemption;
     }
   | {
       readonly type: 'api_key.revoked' | 'api_key.expiring';
@@ -115,6 +127,15 @@ export const orderChanged = (order: Order, previousStatus: OrderStatus | null, a
   occurredAt: at,
   order,
   previousStatus,
+});
+
+/** A voucher redeemed by the order's operator tells the order's agent, once. */
+export const voucherRedeemed = (order: Order, redemption: VoucherRedemption): DomainEvent => ({
+  type: VOUCHER_REDEEMED,
+  owner: { kind: 'agent', id: order.agentId },
+  occurredAt: redemption.redeemedAt,
+  order,
+  redemption,
 });
 
 /**

@@ -80,8 +80,9 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   catalogue: 'Public autocomplete over the catalogue: no key needed',
   trips: 'Express-bus departures of one day, with the seats left and the caller’s price',
   quotes: 'Price an airport transfer or express-bus seats, and read a quote back',
-  orders: 'Book or hold a quote, confirm or release a hold, read and list orders, preview and make a cancellation',
+  orders: 'Book or hold a quote, confirm or release a hold, read and list orders, fetch a voucher, preview and make a cancellation',
   'operator-orders': 'The operator’s own orders: list, read, confirm with its reference, reject, cancel',
+  'operator-vouchers': 'Redeem the voucher a traveller shows, once',
   account: 'The calling agent, as its key resolves',
   keys: 'The calling agent’s API keys: list, create, revoke, roll, report leaked',
   'security-events': 'The security trail: what happened to the caller’s credentials, and who did it',
@@ -206,6 +207,9 @@ function responseOf(status: number, spec: ResponseSpec): Record<string, unknown>
   for (const [name, description] of Object.entries(spec.headers ?? {})) headers[name] = { description, schema: { type: 'string' } };
   const out: Record<string, unknown> = { description: spec.description, headers };
   const content: Record<string, unknown> = {};
+  if (spec.document !== undefined) {
+    content[spec.document.contentType] = { schema: { type: 'string', format: 'binary', description: spec.document.description } };
+  }
   // A body schema and problem reasons together: an OAuth error body, or a platform problem+json.
   if (spec.schema !== undefined) content[spec.contentType ?? 'application/json'] = { schema: spec.schema };
   else if (spec.contentType !== undefined && spec.reasons === undefined) content[spec.contentType] = { schema: { type: 'string' } };

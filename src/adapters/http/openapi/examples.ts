@@ -49,6 +49,7 @@ export const EXAMPLE_IDEMPOTENCY_KEYS = {
   confirmOperatorOrder: '4c3b2a19-0f8e-4d7c-9b6a-5e4d3c2b1a09',
   rejectOperatorOrder: '6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918',
   cancelOperatorOrder: '1b2c3d4e-5f60-4718-9a0b-c1d2e3f4a5b6',
+  redeemVoucher: '8d7c6b5a-4f3e-4d2c-9b1a-0f9e8d7c6b5a',
   rollCurrentKey: '5b36a811-9d81-495b-82d9-cf8fec58a42f',
   createKey: '0d6f3c52-8e41-4b7a-9a35-61c2f0e9b8d4',
   topUpWalletUser: 'c28b72a8-f18e-444a-b9e9-0b6347aac667',

@@ -23,7 +23,7 @@ import {
 } from './webhooks.schemas.js';
 import { orderSchema } from '../booking/booking.schemas.js';
 import { securityEventSchema } from '../security-events/security-events.operations.js';
-import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES } from '../../../domain/webhooks/events.js';
+import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES, VOUCHER_REDEEMED } from '../../../domain/webhooks/events.js';
 import { transactionSchema } from '../wallet/transactions.schemas.js';
 import { walletUserSchema } from '../wallet/users.schemas.js';
 import { authorizationSchema } from '../wallet/authorizations.schemas.js';
@@ -56,7 +56,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
   const id = (name: string) => (booking ? `${name}` : `${name}ForTenant`);
   const notFound: ResponseSpec = { description: 'No such endpoint, or another caller’s', reasons: ['webhook-endpoint-not-found'] };
   const events = booking
-    ? '`order.confirmed`, `order.cancelled`, `api_key.revoked`, `api_key.expiring`, and the security trail’s booking types (`api_key.created`, `api_key.rolled`, `api_key.leak_reported`, `api_key.refused`, `webhook_endpoint.created`, `webhook_endpoint.deleted`)'
+    ? '`order.confirmed`, `order.cancelled`, `order.voucher_redeemed`, `api_key.revoked`, `api_key.expiring`, and the security trail’s booking types (`api_key.created`, `api_key.rolled`, `api_key.leak_reported`, `api_key.refused`, `webhook_endpoint.created`, `webhook_endpoint.deleted`)'
     : '`transaction.created`, `wallet_user.created`, and the security trail’s wallet types (`client_secret.rotated`, `client.jwks_updated`, `token.revoked`, `delegated_token.issued`, `user.created`, `user.login_succeeded`, `user.login_failed`, `user.locked_out`, `user.disabled`, `user.enabled`, `webhook_endpoint.created`, `webhook_endpoint.deleted`)';
   const endpointId = booking ? EXAMPLE_IDS.bookingEndpoint : EXAMPLE_IDS.walletEndpoint;
   const request = booking
@@ -291,6 +291,9 @@ const orderEventSchema = z
   .intersection(orderSchema, z.object({ previousStatus: z.enum(ORDER_STATUSES).nullable() }))
   .meta({ id: 'OrderEventData', description: 'The order as the API returns it, and the status it had before this change' });
 
+const voucherRedeemedSchema = z
+  .intersection(orderSchema, z.object({ voucherRedeemedAt: z.string().datetime().describe('When the operator redeemed the voucher') }))
+  .meta({ id: 'VoucherRedeemedEventData', description: 'The order as the API returns it (CONFIRMED), and when its voucher was redeemed' });
 /** Every authorization event, with what it says; each carries the authorization as it is after the change. */
 const AUTHORIZATION_EVENTS: ReadonlyArray<readonly [AuthorizationEventType, string]> = [
   ['authorization.created', 'A wallet holder authorized a later charge: the amount is held from their balance'],
@@ -305,6 +308,12 @@ const authorizationEventSchema = z
 /** Every event, published as OpenAPI 3.1 `webhooks` in the file of the surface that registers it. */
 export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
   ...ORDER_EVENTS.map(([type, summary]) => ({ surface: 'booking' as const, type, summary, data: orderEventSchema })),
+  {
+    surface: 'booking',
+    type: VOUCHER_REDEEMED,
+    summary: 'The operator redeemed the voucher of an order of the agent (once per order) as the traveller boarded',
+    data: voucherRedeemedSchema,
+  },
   {
     surface: 'booking',
     type: 'api_key.revoked',

@@ -29,6 +29,7 @@ import * as m0029 from './0029-operator-keys.js';
 import * as m0030 from './0030-holds.js';
 import * as m0031 from './0031-pending-transfers.js';
 import * as m0032 from './0032-agent-accounts.js';
+import * as m0033 from './0033-voucher-redemptions.js';
 import * as m0034 from './0034-event-feed.js';
 import * as m0037 from './0037-authorizations.js';
 
@@ -73,6 +74,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0030-holds', m0030],
   ['0031-pending-transfers', m0031],
   ['0032-agent-accounts', m0032],
+  ['0033-voucher-redemptions', m0033],
   ['0034-event-feed', m0034],
   ['0037-authorizations', m0037],
 ];
