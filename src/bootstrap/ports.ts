@@ -1,3 +1,4 @@
+import type { EventType } from '../domain/webhooks/events.js';
 import type { PendingTransfers } from '../domain/wallet/pending-transfers.port.js';
 import type { AgentAccounts } from '../domain/billing/agent-accounts.port.js';
 import { MemoryAgentAccounts } from '../adapters/memory/agent-accounts.memory.js';
@@ -84,7 +85,6 @@ import { MemoryRevokedTokenStore } from '../adapters/memory/token-revocation.mem
 import { MemoryWebhookStore } from '../adapters/memory/webhooks.memory.js';
 import { ZxcvbnCommonPasswords } from '../adapters/passwords/common-passwords.zxcvbn.js';
 import { DnsWebhookUrlGuard } from '../adapters/webhooks/url-guard.js';
-import { sampleEventData } from '../adapters/http/webhooks/sample-events.js';
 import {
   DEFAULT_KEY_CACHE,
   DEFAULT_KEY_USAGE_FLUSH_MS,
@@ -316,7 +316,10 @@ function commonParts(options: PortOptions, clock: Clock, steps: Lifecycle, store
     voucherDocuments,
     tenantJwts: new JoseTenantJwtVerifier(),
     dpopProofs: new JoseDpopProofVerifier(),
-    webhookSamples: sampleEventData,
+    // Drawn from the published examples, loaded on the first test delivery: the admin command
+    // line composes these ports and loads no HTTP code.
+    webhookSamples: async (type: EventType, at: Date) =>
+      (await import('../adapters/http/webhooks/sample-events.js')).sampleEventData(type, at),
     webhookUrlGuard: new DnsWebhookUrlGuard({
       allowInsecure: options.webhooks?.allowInsecure ?? false,
       allowPrivate: options.webhooks?.allowPrivate ?? false,

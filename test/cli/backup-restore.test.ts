@@ -13,6 +13,7 @@ import { freePort } from '../../scripts/private-postgres.js';
 type Env = Record<string, string | undefined>;
 
 interface Demo {
+  agentId: string;
   apiKey: string;
   wallet: { clientId: string; clientSecret: string; user: { userId: string } };
 }
@@ -192,6 +193,9 @@ describe('backup and restore while the service serves', function () {
     const seeded = await admin(source, 'demo', 'seed', '--json');
     expect(seeded.code, seeded.stderr).to.equal(0);
     const demo = JSON.parse(seeded.stdout) as Demo;
+    // The write load books for as long as it runs: the demo agent is billed by invoice here.
+    const invoiced = await admin(source, 'agent', 'set-billing', '--agent', demo.agentId, '--mode', 'invoice');
+    expect(invoiced.code, invoiced.stderr).to.equal(0);
     const token = await machineToken(server.url, demo);
 
     const load = writeLoad(server.url, demo, token);

@@ -21,7 +21,11 @@ describe('embedding example (examples/embed.ts, importing the package by its own
     expect(out.payment.id).to.match(/^txn_/);
     expect(out.payment.type).to.equal('PAYMENT');
     expect(out.payment.amount).to.deep.equal({ amount: 12_500, currency: 'THB' });
-    // Topped up 50 000, paid 12 500.
-    expect(out.balance).to.deep.equal({ available: { amount: 37_500, currency: 'THB' } });
+    // Topped up 50 000, paid 12 500; nothing authorized, so nothing held.
+    expect(out.balance).to.deep.equal({
+      available: { amount: 37_500, currency: 'THB' },
+      held: { amount: 0, currency: 'THB' },
+      ledger: { amount: 37_500, currency: 'THB' },
+    });
   });
 });

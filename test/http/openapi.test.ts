@@ -340,6 +340,14 @@ describe('real responses match the published schemas', () => {
       entitlements: [],
       pricing: { currency: 'THB', channelMarkupBps: 0, agentDiscountBps: 0 },
       apiKey: { id: 'key_1', prefix: 'pbk_abcd', createdAt: '2026-01-01T00:00:00Z', expiresAt: null },
+      billing: {
+        mode: 'invoice',
+        balance: { amount: 0, currency: 'THB' },
+        held: { amount: 0, currency: 'THB' },
+        creditLimit: { amount: 0, currency: 'THB' },
+        spendable: { amount: 0, currency: 'THB' },
+        lowBalanceAlert: null,
+      },
     };
     expect(() => expectMatchesSpec('getAgentAccount', 200, account)).not.to.throw();
     expect(() => expectMatchesSpec('getAgentAccount', 200, { ...account, channel: { ...account.channel, secret: 'x' } })).to.throw(

@@ -108,36 +108,44 @@ export const BILLING_COMMANDS: readonly ServiceCommand[] = [
     },
     output: 'fields',
   },
-  {
-    name: 'agent statement',
-    summary: "an agent's statement over [from, to): opening balance, each movement with the balance after it, closing balance",
-    flags: {
-      agent: { value: 'ID', required: true, description: 'the agent (agt_…)' },
-      from: { value: 'RFC3339', required: true, description: 'the first instant of the period' },
-      to: { value: 'RFC3339', required: true, description: 'the end of the period (not included)' },
-      csv: { description: 'print CSV with a header row instead' },
-    },
-    run: async (v, u) => {
-      const from = timeFlag(v, 'from');
-      const to = timeFlag(v, 'to');
-      return statementResult(await u.statements.ofAgent(required(v, 'agent'), from, to), from, to, v.csv === true);
-    },
-    output: statementText,
-  },
-  {
-    name: 'operator statement',
-    summary: 'what is owed to an operator over [from, to): its payable, credited with the base fare of each sale',
-    flags: {
-      operator: { value: 'C', required: true, description: 'the operator code' },
-      from: { value: 'RFC3339', required: true, description: 'the first instant of the period' },
-      to: { value: 'RFC3339', required: true, description: 'the end of the period (not included)' },
-      csv: { description: 'print CSV with a header row instead' },
-    },
-    run: async (v, u) => {
-      const from = timeFlag(v, 'from');
-      const to = timeFlag(v, 'to');
-      return statementResult(await u.statements.ofOperator(required(v, 'operator'), from, to), from, to, v.csv === true);
-    },
-    output: statementText,
-  },
+  statementCommand(
+    'agent',
+    'ID',
+    "an agent's statement over [from, to): opening balance, each movement with the balance after it, closing balance",
+    'the agent (agt_…)',
+    (u, id, from, to) => u.statements.ofAgent(id, from, to),
+  ),
+  statementCommand(
+    'operator',
+    'C',
+    'what is owed to an operator over [from, to): its payable, credited with the base fare of each sale',
+    'the operator code',
+    (u, id, from, to) => u.statements.ofOperator(id, from, to),
+  ),
 ];
+
+/** `agent statement` and `operator statement`: one period's statement of one account, as JSON or CSV. */
+function statementCommand(
+  of: 'agent' | 'operator',
+  value: string,
+  summary: string,
+  description: string,
+  read: (u: Parameters<ServiceCommand['run']>[1], id: string, from: Date, to: Date) => Promise<StatementStream>,
+): ServiceCommand {
+  return {
+    name: `${of} statement`,
+    summary,
+    flags: {
+      [of]: { value, required: true, description },
+      from: { value: 'RFC3339', required: true, description: 'the first instant of the period' },
+      to: { value: 'RFC3339', required: true, description: 'the end of the period (not included)' },
+      csv: { description: 'print CSV with a header row instead' },
+    },
+    run: async (v, u) => {
+      const from = timeFlag(v, 'from');
+      const to = timeFlag(v, 'to');
+      return statementResult(await read(u, required(v, of), from, to), from, to, v.csv === true);
+    },
+    output: statementText,
+  };
+}

@@ -26,9 +26,8 @@ import { currencyMismatch } from '../../domain/wallet/ledger.js';
 import { fallsBelow, lowBalance } from '../../domain/webhooks/events.js';
 import { KnexStore } from './knex-store.js';
 import { recordEvents } from './outbox.knex.js';
-import { detailOf, isRetryableTransactionError, sqlState, TRANSACTION_ATTEMPTS } from './pg-errors.js';
+import { detailOf, sqlState } from './pg-errors.js';
 import { jsonParam, rows } from './sql.js';
-import { ambientTransaction } from './unit-of-work.knex.js';
 
 interface AccountRow {
   balance: number | string;
@@ -126,7 +125,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
   }
 
   async setBilling(agentId: string, currency: string, mode: BillingMode, creditLimit: number | null, at: Date): Promise<AgentBilling> {
-    return this.inTransaction(async (trx) => {
+    return this.inRetriedTransaction(async (trx) => {
       const row = await this.lockedAccount(trx, agentId, currency, at);
       const limit = creditLimit ?? Number(row.credit_limit);
       const next = billingOfRow({ ...row, billing_mode: mode, credit_limit: limit }, currency);
@@ -142,7 +141,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
   }
 
   async setLowBalanceAlert(agentId: string, currency: string, amount: number | null, at: Date): Promise<AgentBilling> {
-    return this.inTransaction(async (trx) => {
+    return this.inRetriedTransaction(async (trx) => {
       const row = await this.lockedAccount(trx, agentId, currency, at);
       await rows(trx, 'UPDATE ledger_accounts SET low_balance_alert = $2 WHERE id = $1', [bookingAccountId(agentAccount(agentId)), amount]);
       return billingOfRow({ ...row, low_balance_alert: amount }, currency);
@@ -150,7 +149,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
   }
 
   async fund(e: { id: string; agentId: string; amount: Money; reference: string | null; at: Date }): Promise<AgentBilling> {
-    return this.inTransaction(async (trx) => {
+    return this.inRetriedTransaction(async (trx) => {
       await this.write(trx, fundingOf(e));
       const [row] = await rows<AccountRow>(trx, ACCOUNT(false), [bookingAccountId(agentAccount(e.agentId)), e.at]);
       return billingOfRow(row, e.amount.currency);
@@ -394,20 +393,6 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
       return await run();
     } catch (err) {
       throw refusal(err, currency);
-    }
-  }
-
-  /** Runs `work` in the running unit of work's transaction, else in one of its own (retried on a deadlock). */
-  private async inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const unit = ambientTransaction();
-    if (unit !== null) return work(unit);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.rawPool.transaction(work);
-      } catch (err) {
-        if (attempt < TRANSACTION_ATTEMPTS && isRetryableTransactionError(err)) continue;
-        throw err;
-      }
     }
   }
 }

@@ -406,12 +406,6 @@ export class KnexLedger extends KnexStore implements Ledger, TransactionReader {
     return t;
   }
 
-  /** Runs `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
-  private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const unit = ambientTransaction();
-    return unit === null ? this.rawPool.transaction(work) : work(unit);
-  }
-
   /**
    * Runs `write`, retrying deadlocks and serialization failures when it is a transaction of its
    * own; inside a unit of work the failure ends the unit's transaction, so it is the unit's to retry.

@@ -8,7 +8,6 @@ import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { rows } from './sql.js';
-import { ambientTransaction } from './unit-of-work.knex.js';
 import { orderChanged } from '../../domain/webhooks/events.js';
 import { recordEvents } from './outbox.knex.js';
 import { KnexStore } from './knex-store.js';
@@ -256,11 +255,5 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
       );
       return changes.length;
     });
-  }
-
-  /** `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
-  private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const unit = ambientTransaction();
-    return unit === null ? this.rawPool.transaction(work) : work(unit);
   }
 }

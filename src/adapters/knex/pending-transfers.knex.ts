@@ -18,9 +18,7 @@ import { recordEvents } from './outbox.knex.js';
 import { captureRecord } from '../memory/pending-transfers.memory.js';
 import { KnexStore } from './knex-store.js';
 import { ledgerRefusal, writeRecord } from './ledger.knex.js';
-import { isRetryableTransactionError, TRANSACTION_ATTEMPTS } from './pg-errors.js';
 import { rows } from './sql.js';
-import { ambientTransaction } from './unit-of-work.knex.js';
 
 interface Row {
   id: string;
@@ -79,7 +77,7 @@ const HELD = `SELECT COALESCE(SUM(amount - captured), 0) AS held FROM pending_tr
 export class KnexPendingTransfers extends KnexStore implements PendingTransfers {
   async hold(e: NewPendingTransfer): Promise<PendingTransfer> {
     const id = accountId(e.tenantId, e.account);
-    return this.inTransaction(async (trx) => {
+    return this.inRetriedTransaction(async (trx) => {
       const [account] = await rows<{ balance: number | string; currency: string }>(
         trx,
         'SELECT balance, currency FROM ledger_accounts WHERE id = $1 FOR UPDATE',
@@ -116,7 +114,7 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
   }
 
   async capture(e: NewCapture): Promise<{ transfer: PendingTransfer; transaction: Transaction }> {
-    return this.inTransaction(async (trx) => {
+    return this.inRetriedTransaction(async (trx) => {
       const t = await this.locked(trx, e.tenantId, e.pendingTransferId);
       const amount = captureAmount(t, e.amount, e.at);
       if (t.account.kind !== 'USER') throw new RangeError('captures pay from user accounts only');
@@ -134,7 +132,7 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
   }
 
   async void(tenantId: string, id: string, at: Date): Promise<{ transfer: PendingTransfer; changed: boolean }> {
-    return this.inTransaction(async (trx) => {
+    return this.inRetriedTransaction(async (trx) => {
       const outcome = voidOf(await this.locked(trx, tenantId, id), at);
       if (outcome.changed) {
         await this.store(trx, outcome.transfer);
@@ -156,7 +154,7 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
 
   /** One bounded batch: the lapsed transfers no other caller holds, each recorded EXPIRED once. */
   async expireDue(at: Date, limit: number): Promise<PendingTransfer[]> {
-    return this.inTransaction(async (trx) => {
+    return this.inRetriedTransaction(async (trx) => {
       const found = (
         await rows<Row>(
           trx,
@@ -227,22 +225,5 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
       t.status,
       t.resolvedAt,
     ]);
-  }
-
-  /**
-   * Runs `work` in the running unit of work's transaction when there is one, else in a
-   * transaction of its own, retried on a deadlock or serialization failure.
-   */
-  private async inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const unit = ambientTransaction();
-    if (unit !== null) return work(unit);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.rawPool.transaction(work);
-      } catch (err) {
-        if (attempt < TRANSACTION_ATTEMPTS && isRetryableTransactionError(err)) continue;
-        throw err;
-      }
-    }
   }
 }

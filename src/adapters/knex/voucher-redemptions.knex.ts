@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { orderAt } from '../../domain/booking/order.js';
 import type { VoucherRedemption, VoucherRedemptions } from '../../domain/booking/voucher-redemptions.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -6,7 +5,6 @@ import { voucherRedeemed } from '../../domain/webhooks/events.js';
 import { orderOf, type OrderRow } from './booking-rows.js';
 import { KnexStore } from './knex-store.js';
 import { recordEvents } from './outbox.knex.js';
-import { ambientTransaction } from './unit-of-work.knex.js';
 
 /**
  * Redemptions on PostgreSQL. The order's row lock (FOR UPDATE, as every change of the order takes)
@@ -31,11 +29,5 @@ export class KnexVoucherRedemptions extends KnexStore implements VoucherRedempti
       await recordEvents(trx, [voucherRedeemed(order, redemption)]);
       return redemption;
     });
-  }
-
-  /** `work` in the running unit of work's transaction when there is one, else in a transaction of its own. */
-  private inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const unit = ambientTransaction();
-    return unit === null ? this.rawPool.transaction(work) : work(unit);
   }
 }

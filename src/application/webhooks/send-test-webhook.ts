@@ -33,7 +33,7 @@ export class SendTestWebhook {
     }
     const at = this.clock.now();
     const eventType = type as EventType;
-    const body = JSON.stringify({ type, timestamp: at.toISOString(), data: this.sample(eventType, at), test: true });
+    const body = JSON.stringify({ type, timestamp: at.toISOString(), data: await this.sample(eventType, at), test: true });
     const delivery = await this.store.queueTestDelivery(owner, endpointId, {
       id: this.ids.next('evt'),
       type: eventType,

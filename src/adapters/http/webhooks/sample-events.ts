@@ -90,6 +90,8 @@ function orderData(type: string, demo: DemoExamples) {
         fee: { amount: 0, currency: quote.price.currency },
         previousStatus: 'CONFIRMED',
       };
+    case 'order.voucher_redeemed':
+      return { ...base, voucherRedeemedAt: later('06:00') };
     default:
       return { ...base, previousStatus: null };
   }

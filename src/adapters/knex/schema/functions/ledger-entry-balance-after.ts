@@ -14,7 +14,8 @@ export const ledgerEntryBalanceAfter: SqlFunction = {
   language: 'plpgsql',
   body: `
     BEGIN
-      SELECT balance INTO NEW.balance_after FROM ledger_accounts WHERE id = NEW.account_id;
+      -- An entry on no account is the foreign key's to refuse, at the end of the statement.
+      NEW.balance_after := COALESCE((SELECT balance FROM ledger_accounts WHERE id = NEW.account_id), 0);
       RETURN NEW;
     END `,
 };
