@@ -139,7 +139,7 @@ export function pendingTransfersContract(name: string, make: () => Promise<{ led
         id: testId('txn').replace('txn_', 'auth_'),
         tenantId: t.tenantId,
         account: { kind: 'USER', userId: u },
-        owner: { kind: 'order', id: testId('ord') },
+        owner: { kind: 'order', id: testId('txn').replace('txn_', 'ord_') },
         reference: 'order',
         amount: { amount: 1_000, currency: 'THB' },
         expiresAt: new Date(Date.now() + 50),
