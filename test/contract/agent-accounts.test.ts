@@ -223,19 +223,18 @@ describe('a long statement read in batches (PostgreSQL, and embedded PGlite alik
        FROM generate_series(1, 4500) g`,
       [`txn_${agentId}_`, agentId],
     );
-    await knex.raw(
-      `INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
-       SELECT t.id, v.a, v.s * t.amount, t.created_at FROM ledger_transactions t
-       CROSS JOIN (VALUES (?::text, 1), ('booking:funding:0', -1)) AS v(a, s) WHERE t.user_id = ? AND t.tenant_id = 'booking'`,
-      [account, agentId],
-    );
-    // The balances follow their entries, so the shared ledger stays balanced for the suites after.
-    await knex.raw(
-      `UPDATE ledger_accounts a SET balance = a.balance + s.total
-       FROM (SELECT account_id, SUM(amount) AS total FROM ledger_entries WHERE transaction_id LIKE ? GROUP BY account_id) s
-       WHERE a.id = s.account_id`,
-      [`txn_${agentId}_%`],
-    );
+    // Applied as the write path applies them: each account's balance first, then its entry, which
+    // records the balance it left; the shared ledger stays balanced for the suites after.
+    await knex.raw(`DO $$
+      DECLARE t record;
+      BEGIN
+        FOR t IN SELECT id, amount, created_at FROM ledger_transactions WHERE id LIKE 'txn_${agentId}_%' ORDER BY created_at LOOP
+          UPDATE ledger_accounts SET balance = balance + t.amount WHERE id = '${account}';
+          UPDATE ledger_accounts SET balance = balance - t.amount WHERE id = 'booking:funding:0';
+          INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
+            VALUES (t.id, '${account}', t.amount, t.created_at), (t.id, 'booking:funding:0', -t.amount, t.created_at);
+        END LOOP;
+      END $$`);
     const s = await new KnexAgentAccounts(knex).statement(
       { account: { agentId }, from: new Date(Date.now() - 2 * 3_600_000), to: new Date(Date.now() + 60_000) },
       'THB',

@@ -132,6 +132,29 @@ export function pendingTransfersContract(name: string, make: () => Promise<{ led
       expect((await transfers.find(t.tenantId, h.id))?.status).to.equal('EXPIRED');
     });
 
+    it('the authorizations’ lapse records only authorizations: an order’s lapsed hold is left to its order', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const order = await transfers.hold({
+        id: testId('txn').replace('txn_', 'auth_'),
+        tenantId: t.tenantId,
+        account: { kind: 'USER', userId: u },
+        owner: { kind: 'order', id: testId('txn').replace('txn_', 'ord_') },
+        reference: 'order',
+        amount: { amount: 1_000, currency: 'THB' },
+        expiresAt: new Date(Date.now() + 50),
+        createdAt: new Date(),
+      });
+      const auth = await holdOf(u, 1_000, 50);
+      await new Promise((r) => setTimeout(r, 80));
+      const recorded = await transfers.expireDue(new Date(), 100);
+      expect(recorded.map((x) => x.id))
+        .to.include(auth.id)
+        .and.not.include(order.id);
+      expect((await transfers.find(t.tenantId, order.id))?.status).to.equal('PENDING');
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(0);
+    });
+
     it('a payment or transfer cannot spend held money; after the void it can', async () => {
       const u = t.newUser();
       const v = t.newUser();

@@ -105,7 +105,11 @@ interface LineRow {
   created_at: Date | string;
   /** The time as PostgreSQL writes it, to the microsecond: the keyset position (a Date keeps only milliseconds). */
   position: string;
+  /** The order entries were applied in, within one instant. */
+  seq: number | string;
   amount: number | string;
+  /** The account's balance once this entry was applied. */
+  balance_after: number | string;
   type: BookingTransactionType;
   reference: string | null;
   description: string | null;
@@ -275,29 +279,30 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     const [head] = await rows<{ currency: string | null; opening: number | string }>(
       this.knex,
       `SELECT (SELECT currency FROM ledger_accounts WHERE id = $1) AS currency,
-         (SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account_id = $1 AND created_at < $2) AS opening`,
+         (SELECT balance_after FROM ledger_entries WHERE account_id = $1 AND created_at < $2
+          ORDER BY created_at DESC, seq DESC LIMIT 1) AS opening`,
       [account, query.from],
     );
     const cur = head?.currency?.trim() ?? currency;
     const opening = Number(head?.opening ?? 0);
     const db = this.knex;
     async function* lines(): AsyncGenerator<StatementLine> {
-      let balance = opening;
-      let after: { at: string; id: string } | null = null;
+      let after: { at: string; seq: string } | null = null;
       for (;;) {
         const batch: LineRow[] = await rows<LineRow>(
           db,
-          `SELECT e.transaction_id, e.created_at, e.created_at::text AS position, e.amount, t.type, t.reference, t.description
+          `SELECT e.transaction_id, e.created_at, e.created_at::text AS position, e.seq, e.amount, e.balance_after,
+             t.type, t.reference, t.description
            FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
            WHERE e.account_id = $1 AND e.created_at >= $2 AND e.created_at < $3
-             AND ($4::timestamptz IS NULL OR (e.created_at, e.transaction_id) > ($4::timestamptz, $5::text))
-           ORDER BY e.created_at, e.transaction_id LIMIT $6`,
-          [account, query.from, query.to, after?.at ?? null, after?.id ?? '', STATEMENT_BATCH],
+             AND ($4::timestamptz IS NULL OR (e.created_at, e.seq) > ($4::timestamptz, $5::bigint))
+           ORDER BY e.created_at, e.seq LIMIT $6`,
+          [account, query.from, query.to, after?.at ?? null, after?.seq ?? '0', STATEMENT_BATCH],
           'agent-accounts.statement',
         );
         for (const r of batch) {
           const amount = Number(r.amount);
-          balance += amount;
+          const balance = Number(r.balance_after);
           const type = LINE_OF_LEDGER_TYPE[r.type];
           yield {
             at: new Date(r.created_at),
@@ -311,7 +316,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
         }
         if (batch.length < STATEMENT_BATCH) return;
         const last = batch[batch.length - 1]!;
-        after = { at: last.position, id: last.transaction_id };
+        after = { at: last.position, seq: String(last.seq) };
       }
     }
     return { currency: cur, opening: { amount: opening, currency: cur }, lines: lines() };

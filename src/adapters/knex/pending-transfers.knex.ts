@@ -159,11 +159,11 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
         await rows<Row>(
           trx,
           `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
-       WHERE id IN (SELECT id FROM pending_transfers WHERE status = 'PENDING' AND expires_at <= $1
+       WHERE id IN (SELECT id FROM pending_transfers WHERE owner_kind = $3 AND status = 'PENDING' AND expires_at <= $1
                     ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
          AND status = 'PENDING'
        RETURNING *`,
-          [at, limit],
+          [at, limit, AUTHORIZATION_OWNER],
         )
       ).map(toTransfer);
       await recordEvents(

@@ -84,7 +84,9 @@ export class MemoryPendingTransfers implements PendingTransfers {
   }
 
   async expireDue(at: Date, limit: number): Promise<PendingTransfer[]> {
-    const due = [...this.transfers.values()].filter((t) => t.status === 'PENDING' && statusAt(t, at) === 'EXPIRED').slice(0, limit);
+    const due = [...this.transfers.values()]
+      .filter((t) => t.owner.kind === AUTHORIZATION_OWNER && t.status === 'PENDING' && statusAt(t, at) === 'EXPIRED')
+      .slice(0, limit);
     return due.map((t) => {
       const expired: PendingTransfer = { ...t, status: 'EXPIRED', resolvedAt: t.expiresAt };
       this.transfers.set(t.id, expired);

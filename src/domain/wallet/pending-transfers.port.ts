@@ -59,7 +59,10 @@ export interface PendingTransfers {
    * resolved or lapsed by then, less what their captures had taken by then.
    */
   heldThen(tenantId: string, account: AccountRef, at: Date): Promise<number>;
-  /** Records EXPIRED on up to `limit` transfers lapsed by `at`; answers those this call recorded. */
+  /**
+   * Records EXPIRED on up to `limit` wallet authorizations' transfers lapsed by `at`; answers those
+   * this call recorded. An order's transfer lapses with its order (the booking's lapse job).
+   */
   expireDue(at: Date, limit: number): Promise<PendingTransfer[]>;
   /**
    * A wallet's authorizations within `scope` (the tenant's, or one person's), newest first
