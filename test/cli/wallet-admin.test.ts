@@ -61,6 +61,28 @@ describe('wallet admin commands (separate processes on PostgreSQL)', function ()
     expect(((await me.json()) as { id: string }).id).to.equal(userId);
   });
 
+  it('when an operator creates a test tenant, then its client id says so, its token works, and the list shows it is not live', async () => {
+    const t = await admin(url!, 'tenant', 'create', '--name', `Sandbox ${unique()}`, '--test', '--json');
+    expect(t.code, t.stderr).to.equal(0);
+    const tenant = JSON.parse(t.stdout) as { tenantId: string; clientId: string; clientSecret: string };
+    expect(Object.keys(tenant).sort()).to.deep.equal(['clientId', 'clientSecret', 'tenantId']);
+    expect(tenant.clientId).to.match(/^cli_test_[0-9A-Z]{26}$/);
+    const token = await app.request(
+      '/oauth/token',
+      formPost({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }),
+    );
+    expect(token.status).to.equal(200);
+    const live = JSON.parse((await admin(url!, 'tenant', 'create', '--name', `Live ${unique()}`, '--json')).stdout) as {
+      tenantId: string;
+      clientId: string;
+    };
+    expect(live.clientId).to.match(/^cli_(?!test_)/);
+    const list = await admin(url!, 'tenant', 'list', '--json');
+    const rows = (JSON.parse(list.stdout) as { data: { tenantId: string; livemode: boolean }[] }).data;
+    expect(rows.find((r) => r.tenantId === tenant.tenantId)?.livemode).to.equal(false);
+    expect(rows.find((r) => r.tenantId === live.tenantId)?.livemode).to.equal(true);
+  });
+
   it('when an operator lists, rotates and disables, then the JSON is as documented and the service follows at once', async function () {
     // Seven separate admin processes.
     this.timeout(240_000);

@@ -14,10 +14,11 @@ export const WALLET_IDENTITY_COMMANDS: readonly ServiceCommand[] = [
     flags: {
       name: { value: 'N', required: true, description: 'the tenant name, 1-200 characters' },
       currency: { value: 'CUR', description: "the ISO 4217 currency of its users' balances (default THB)" },
+      test: { description: 'a sandbox tenant: client id cli_test_…, its data livemode false and never mixed with live data' },
     },
     run: async (v, u) => {
       const currency = optional(v, 'currency');
-      return { ...(await u.createTenant.execute({ name: required(v, 'name'), ...given({ currency }) })) };
+      return { ...(await u.createTenant.execute({ name: required(v, 'name'), ...given({ currency }), test: v.test === true })) };
     },
     output: 'fields',
     note: 'the client secret is shown this once (only its hash is stored): store it now.',
@@ -27,7 +28,7 @@ export const WALLET_IDENTITY_COMMANDS: readonly ServiceCommand[] = [
     summary: 'list the wallet tenants, oldest first (never a secret)',
     flags: {},
     run: async (_v, u) => ({ data: await u.listTenants.execute() }),
-    output: { table: ['tenantId', 'clientId', 'currency', 'createdAt', 'previousSecretValidUntil', 'name'] },
+    output: { table: ['tenantId', 'clientId', 'currency', 'livemode', 'createdAt', 'previousSecretValidUntil', 'name'] },
   },
   {
     name: 'tenant rotate-secret',

@@ -29,6 +29,7 @@ interface TenantRow {
   client_jwks?: ClientJwkSet | null;
   token_endpoint_auth_method?: ClientAuthMethod;
   dpop_required?: boolean;
+  livemode?: boolean;
 }
 interface UserRow {
   id: string;
@@ -55,6 +56,7 @@ const toTenant = (r: TenantRow): Tenant => ({
   clientJwks: r.client_jwks ?? null,
   authMethod: r.token_endpoint_auth_method ?? 'client_secret',
   dpopRequired: r.dpop_required ?? false,
+  livemode: r.livemode ?? true,
 });
 const toUser = (r: UserRow): WalletUser => ({
   id: r.id,
@@ -98,6 +100,7 @@ export class KnexTenantDirectory extends KnexStore implements TenantDirectory {
       client_secret_hash: tenant.clientSecretHash,
       currency: tenant.currency,
       created_at: tenant.createdAt,
+      livemode: tenant.livemode ?? true,
     });
   }
 

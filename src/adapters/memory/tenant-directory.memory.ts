@@ -43,6 +43,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
       clientJwks: null,
       authMethod: 'client_secret',
       dpopRequired: false,
+      livemode: true,
       ...tenant,
     });
   }

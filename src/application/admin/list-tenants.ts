@@ -1,4 +1,4 @@
-import type { Tenant } from '../../domain/identity/tenant.js';
+import { livemodeOf, type Tenant } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 
@@ -9,6 +9,8 @@ export interface TenantSummary {
   readonly clientId: string;
   readonly currency: string;
   readonly createdAt: Date;
+  /** False for a sandbox tenant. */
+  readonly livemode: boolean;
   /** When a rotation's previous secret stops working; null when there is none (or it ended). */
   readonly previousSecretValidUntil: Date | null;
 }
@@ -30,6 +32,7 @@ export class ListTenants {
         clientId: t.clientId,
         currency: t.currency,
         createdAt: t.createdAt,
+        livemode: livemodeOf(t),
         previousSecretValidUntil: until !== null && (t.previousClientSecretHash ?? null) !== null && until.getTime() > now ? until : null,
       };
     });

@@ -21,7 +21,15 @@ export interface Tenant {
   readonly authMethod?: ClientAuthMethod;
   /** Whether every token issued to the tenant must be bound to a DPoP key (absent: no). */
   readonly dpopRequired?: boolean;
+  /** False for a sandbox tenant (`tenant create --test`), whose data never meets live data (absent: live). */
+  readonly livemode?: boolean;
 }
+
+/** Whether the tenant is live (true) or a sandbox tenant (false). */
+export const livemodeOf = (tenant: Tenant): boolean => tenant.livemode ?? true;
+
+/** A sandbox tenant's client id says so: `cli_test_…` (a live one is `cli_…`). */
+export const TEST_CLIENT_ID_PREFIX = 'cli_test_';
 
 /** The tenant's client authentication method. */
 export const authMethodOf = (tenant: Tenant): ClientAuthMethod => tenant.authMethod ?? DEFAULT_CLIENT_AUTH_METHOD;

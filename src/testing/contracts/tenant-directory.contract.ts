@@ -17,6 +17,7 @@ const tenant = (over: Partial<Tenant> = {}): Tenant => ({
   clientJwks: null,
   authMethod: 'client_secret',
   dpopRequired: false,
+  livemode: true,
   ...over,
 });
 
@@ -56,6 +57,9 @@ export function tenantDirectoryContract(
       expect(await d.findTenantByClientId(t.clientId)).to.deep.equal(t);
       expect(await d.findTenantByName(t.name)).to.deep.equal(t);
       expect(await d.findTenant(`tnt_${unique()}`)).to.equal(null);
+      const sandbox = tenant({ clientId: `cli_test_${unique()}`, livemode: false });
+      await d.createTenant(sandbox);
+      expect(await d.findTenantByClientId(sandbox.clientId)).to.deep.equal(sandbox);
       // Client ids are matched exactly: the same id in capitals is another one. (Its lower-case
       // form can be the id itself: the random part is sometimes digits only.)
       expect(await d.findTenantByClientId(t.clientId.toUpperCase())).to.equal(null);

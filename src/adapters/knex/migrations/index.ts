@@ -32,6 +32,7 @@ import * as m0032 from './0032-agent-accounts.js';
 import * as m0033 from './0033-voucher-redemptions.js';
 import * as m0034 from './0034-event-feed.js';
 import * as m0037 from './0037-authorizations.js';
+import * as m0039 from './0039-tenant-livemode.js';
 import * as m0040 from './0040-one-ledger-entry-index.js';
 
 /** A migration: forward and back. */
@@ -78,6 +79,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0033-voucher-redemptions', m0033],
   ['0034-event-feed', m0034],
   ['0037-authorizations', m0037],
+  ['0039-tenant-livemode', m0039],
   ['0040-one-ledger-entry-index', m0040],
 ];
 
