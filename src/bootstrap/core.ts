@@ -84,6 +84,7 @@ import { RefundPayment } from '../application/wallet/refund-payment.js';
 import { LogOut } from '../application/wallet/log-out.js';
 import { RevokeToken } from '../application/wallet/revoke-token.js';
 import { TopUp } from '../application/wallet/top-up.js';
+import { FundTestUser } from '../application/wallet/fund-test-user.js';
 import { VerifyWalletToken } from '../application/wallet/verify-wallet-token.js';
 import { CheckDpopProof } from '../application/wallet/check-dpop-proof.js';
 import { ExchangeToken } from '../application/wallet/exchange-token.js';
@@ -212,8 +213,10 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
 export const walletUseCases = (ports: Ports) => {
   const { ledger, transactions, ids, clock, unitOfWork } = ports;
   const holders = new DirectoryWalletHolders(ports.tenants);
+  const topUp = new TopUp(ledger, holders, ids, clock, unitOfWork);
   return {
-    topUp: new TopUp(ledger, holders, ids, clock, unitOfWork),
+    topUp,
+    fundTestUser: new FundTestUser(ports.tenants, topUp),
     makePayment: new MakePayment(ledger, holders, ids, clock, unitOfWork),
     makeTransfer: new MakeTransfer(ledger, holders, ids, clock, unitOfWork),
     refundPayment: new RefundPayment(ledger, holders, ids, clock, unitOfWork),

@@ -10,10 +10,14 @@ export interface TestTenant {
 }
 
 /** Creates a tenant through the operator use case. */
-export async function buildTenant(service: Service, overrides: { name?: string; currency?: string } = {}): Promise<TestTenant> {
+export async function buildTenant(
+  service: Service,
+  overrides: { name?: string; currency?: string; test?: boolean } = {},
+): Promise<TestTenant> {
   return service.core.admin.createTenant.execute({
     name: overrides.name ?? `Tenant ${unique()}`,
     ...(overrides.currency ? { currency: overrides.currency } : {}),
+    ...(overrides.test ? { test: true } : {}),
   });
 }
 

@@ -50,6 +50,7 @@ import type { MakeTransfer } from '../../application/wallet/make-transfer.js';
 import type { RefundPayment } from '../../application/wallet/refund-payment.js';
 import type { SummarizeTransactions } from '../../application/wallet/summarize-transactions.js';
 import type { TopUp } from '../../application/wallet/top-up.js';
+import type { FundTestUser } from '../../application/wallet/fund-test-user.js';
 import type { RevokeToken } from '../../application/wallet/revoke-token.js';
 import type { DeleteWebhookEndpoint } from '../../application/webhooks/delete-webhook-endpoint.js';
 import type { GetWebhookEndpoint } from '../../application/webhooks/get-webhook-endpoint.js';
@@ -109,6 +110,7 @@ export interface HttpUseCases {
   };
   readonly wallet: {
     readonly topUp: TopUp;
+    readonly fundTestUser: FundTestUser;
     readonly refundPayment: RefundPayment;
     readonly makePayment: MakePayment;
     readonly makeTransfer: MakeTransfer;

@@ -53,6 +53,7 @@ export const EXAMPLE_IDEMPOTENCY_KEYS = {
   rollCurrentKey: '5b36a811-9d81-495b-82d9-cf8fec58a42f',
   createKey: '0d6f3c52-8e41-4b7a-9a35-61c2f0e9b8d4',
   topUpWalletUser: 'c28b72a8-f18e-444a-b9e9-0b6347aac667',
+  fundTestUser: '5f0c2a9e-7d41-4b8a-9c3e-2e6f1b7a9d04',
   refundPayment: '3afaf154-21f6-4754-9b3d-8283ff2548a5',
   makePayment: 'ba1a8f33-b6ce-421f-9e71-04b6003907ad',
   makeTransfer: '8f545c59-e8d9-4723-ba72-f200679d01ee',

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { NO_STORE, operation, type Answer, type Operation } from '../operation.js';
+import { HttpProblem } from '../problem.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { TRANSACTION_PATH } from './transactions.operations.js';
 import { balanceQuery } from './authorizations.schemas.js';
@@ -10,6 +11,7 @@ import {
   paymentBody,
   refundBody,
   topUpBody,
+  fundTestUserBody,
   transactionJson,
   transactionParams,
   transactionSchema,
@@ -90,6 +92,49 @@ export const moneyOperations: readonly Operation[] = [
         amount,
         reference,
       });
+      return transactionCreated(ctx.req, transactionJson(txn));
+    },
+  }),
+  operation({
+    surface: 'wallet',
+    method: 'post',
+    path: '/test-helpers/users/{userId}/fund',
+    operationId: 'fundTestUser',
+    summary: 'Sandbox: credit one of a test tenant’s users',
+    description:
+      'For a sandbox tenant (`tenant create --test`, client id `cli_test_…`) only: credits the user as a top-up does, with the same transaction, entries and events. A live tenant’s token gets 404 `not-found`.',
+    tags: ['test-helpers'],
+    token: 'machine',
+    request: { params: userIdParams, body: fundTestUserBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: { userId: EXAMPLE_IDS.demoUser },
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.fundTestUser },
+      body: { amount: thb(WALLET_AMOUNTS.topUp) },
+      response: topUpExample(demo),
+    }),
+    responses: {
+      201: created,
+      400: badBody,
+      ...machineOnly,
+      404: {
+        description: 'A live tenant (test helpers are for sandbox tenants only), or no such user in this tenant',
+        reasons: ['not-found', 'user-not-found'],
+      },
+      409: keyInUse,
+      415: notJson,
+      422: {
+        description: 'Another currency than the tenant’s, or a key reused for another request',
+        reasons: ['currency-mismatch', 'idempotency-key-reused'],
+      },
+    },
+    idempotency: { scope: 'wallet' },
+    handler: async (ctx) => {
+      const txn = await ctx.core.wallet.fundTestUser.execute({
+        principal: ctx.caller.machine(),
+        userId: ctx.params.userId,
+        amount: ctx.body.amount,
+      });
+      if (txn === null) throw new HttpProblem(404, 'not-found', 'No such resource.');
       return transactionCreated(ctx.req, transactionJson(txn));
     },
   }),

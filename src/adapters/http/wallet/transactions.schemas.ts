@@ -33,6 +33,10 @@ export const topUpBody = z
   })
   .meta({ id: 'TopUpRequest' });
 
+export const fundTestUserBody = z
+  .object({ amount: amountInputSchema })
+  .meta({ id: 'FundTestUserRequest', description: 'What a sandbox tenant’s test helper credits the user with' });
+
 export const refundBody = z
   .object({
     amount: amountInputSchema.optional().meta({ description: 'Omitted: everything that remains of the payment' }),
