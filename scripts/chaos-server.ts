@@ -54,7 +54,7 @@ async function main(): Promise<void> {
           };
           const seatCapacity = Number((req.body as { seatCapacity?: unknown }).seatCapacity ?? 100_000);
           await catalogue.load({
-            operators: [{ ...operator, timezone: 'Asia/Bangkok', confirmation: 'instant', confirmationWindowMinutes: 120 }],
+            operators: [{ ...operator, timezone: 'Asia/Bangkok', confirmation: 'instant', confirmationWindowMinutes: 120, livemode: true }],
             fleets: [],
             locations: [],
             cities: [],

@@ -36,6 +36,7 @@ export const orderView = (o: Order) => ({
   cancellationTerms: o.terms,
   refund: o.refund,
   fee: o.fee,
+  livemode: o.livemode,
 });
 
 /** The JSON of a transaction. */

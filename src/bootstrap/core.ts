@@ -1,4 +1,5 @@
 import { CreateOwnKey } from '../application/identity/create-own-key.js';
+import { SandboxOrders } from '../application/booking/sandbox-orders.js';
 import { FundAgent, GetAgentBilling, GetStatement, SetAgentBilling, SetLowBalanceAlert } from '../application/billing/agent-billing.js';
 import { RevokeCreatedKey } from '../application/identity/revoke-created-key.js';
 import { ListSecurityEvents } from '../application/security-events/list-security-events.js';
@@ -145,6 +146,14 @@ export const bookingUseCases = (ports: Ports, options: CoreOptions = {}) => {
     /** What an operator does with the orders of its products, over its own surface. */
     operatorOrders: new OperatorOrders(orders, agentDirectory, clock, ports.unitOfWork, ports.agentAccounts),
     recordOrderLapses: new RecordOrderLapses(orders, clock, ports.agentAccounts),
+    /** The booking sandbox's test helpers: the operator's answers and the clock, for a sandbox agent's own orders. */
+    sandboxOrders: new SandboxOrders(
+      orders,
+      clock,
+      ports.unitOfWork,
+      ports.agentAccounts,
+      new FundAgent(ports.agentAccounts, agentDirectory, ids, clock),
+    ),
     /** The agent's account in the ledger (CONTRACT §6.4): its billing and statements. */
     getAgentBilling: new GetAgentBilling(ports.agentAccounts, clock),
     statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
@@ -297,7 +306,7 @@ export const adminUseCases = (
     setAgentBilling,
     setLowBalanceAlert: new SetLowBalanceAlert(ports.agentAccounts, agentDirectory, clock),
     statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
-    issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock),
+    issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock, ports.operators),
     revokeOperatorKey: new RevokeOperatorKey(ports.operatorKeys, clock),
     seedDemo: new SeedDemo(
       areas.catalogue.seed,

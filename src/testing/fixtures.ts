@@ -55,6 +55,7 @@ export const orderRecord = (agentId: string): Order => ({
   terms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
   refund: null,
   fee: null,
+  livemode: true,
 });
 
 /** A local date `days` ahead of today (UTC), as `YYYY-MM-DD`. */
@@ -79,6 +80,7 @@ export const buildOperator = (overrides: Partial<Operator> = {}): Operator => {
     timezone: 'Asia/Bangkok',
     confirmation: 'instant',
     confirmationWindowMinutes: 120,
+    livemode: true,
     ...overrides,
   };
 };

@@ -20,7 +20,7 @@ const failureOf = async (p: Promise<unknown>): Promise<DomainError> => {
   throw new Error('expected a refusal');
 };
 
-const statementOf = async (accounts: AgentAccounts, account: { agentId: string } | { operatorCode: string }) => {
+const statementOf = async (accounts: AgentAccounts, account: { agentId: string } | { operatorCode: string; livemode: boolean }) => {
   const s = await accounts.statement({ account, from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000) }, 'THB');
   const lines = [];
   for await (const l of s.lines) lines.push(l);
@@ -58,7 +58,14 @@ function agentAccountsContract(
     const prepaid = async (funds: number, creditLimit = 0) => {
       await accounts.setBilling(agentId, 'THB', 'prepaid', creditLimit, now());
       if (funds > 0)
-        await accounts.fund({ id: `txn_${unique()}`, agentId, amount: { amount: funds, currency: 'THB' }, reference: 'wire', at: now() });
+        await accounts.fund({
+          id: `txn_${unique()}`,
+          agentId,
+          amount: { amount: funds, currency: 'THB' },
+          reference: 'wire',
+          at: now(),
+          livemode: true,
+        });
     };
 
     beforeEach(async () => {
@@ -82,7 +89,7 @@ function agentAccountsContract(
       expect([refused.reason, refused.details?.spendable]).to.deep.equal(['insufficient-funds', { amount: 500, currency: 'THB' }]);
       await accounts.follow('ON_HOLD', { ...o, status: 'CONFIRMED' }, now(), 'test');
       expect(await billing()).to.deep.equal({ mode: 'prepaid', balance: 500, held: 0, spendable: 500 });
-      const owed = await statementOf(accounts, { operatorCode });
+      const owed = await statementOf(accounts, { operatorCode, livemode: true });
       expect(owed.lines.map((l) => [l.type, l.orderId, l.amount.amount])).to.deep.equal([['BOOKING', o.id, 800]]);
     });
 
@@ -115,7 +122,7 @@ function agentAccountsContract(
         ['REFUND', 1_000, 3_000],
         ['FEE', -300, 2_700],
       ]);
-      const owed = await statementOf(accounts, { operatorCode });
+      const owed = await statementOf(accounts, { operatorCode, livemode: true });
       expect(owed.lines.map((l) => [l.type, l.amount.amount, l.balance.amount])).to.deep.equal([
         ['BOOKING', 800, 800],
         ['REFUND', -800, 0],
@@ -145,7 +152,14 @@ function agentAccountsContract(
       await accounts.follow(null, held(), now(), 'test'); // 3,000: falls below
       await accounts.follow(null, order(), now(), 'test'); // 2,000: stays below
       expect(await lowBalanceEvents(agentId)).to.deep.equal([3_000]);
-      await accounts.fund({ id: `txn_${unique()}`, agentId, amount: { amount: 5_000, currency: 'THB' }, reference: null, at: now() });
+      await accounts.fund({
+        id: `txn_${unique()}`,
+        agentId,
+        amount: { amount: 5_000, currency: 'THB' },
+        reference: null,
+        at: now(),
+        livemode: true,
+      });
       await accounts.follow(
         null,
         order({ price: { amount: 4_000, currency: 'THB' }, baseFare: { amount: 3_000, currency: 'THB' } }),

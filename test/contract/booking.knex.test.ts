@@ -100,7 +100,7 @@ describe('orders under an idempotency key (PostgreSQL, and embedded PGlite alike
       return order;
     };
     const inventory = new KnexTripInventory(knex);
-    const seatsLeft = async () => (await inventory.seatsLeft([{ tripId, capacity: 10 }], new Date())).get(tripId);
+    const seatsLeft = async () => (await inventory.seatsLeft([{ tripId, capacity: 10 }], new Date(), true)).get(tripId);
     const events = async (type: string) => Number((await knex('webhook_events').where({ owner_id: agentId, type }).count('* as n'))[0]!.n);
     /** Runs `work` under a new key, answering `status`. */
     const underKey = (status: number, work: () => Promise<unknown>) =>

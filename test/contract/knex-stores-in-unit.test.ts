@@ -42,7 +42,7 @@ const calls = (knex: Knex): ReadonlyArray<readonly [string, () => Promise<unknow
   ['KnexQuoteRepo', () => new KnexQuoteRepo(knex).findForAgent('agt_none', 'qte_none')],
   ['KnexTariffReader', () => new KnexTariffReader(knex).vehicleClasses()],
   ['KnexTenantDirectory', () => new KnexTenantDirectory(knex).findTenant('tnt_none')],
-  ['KnexTripInventory', () => new KnexTripInventory(knex).seatsLeft([{ tripId: 'trp_none', capacity: 1 }], new Date())],
+  ['KnexTripInventory', () => new KnexTripInventory(knex).seatsLeft([{ tripId: 'trp_none', capacity: 1 }], new Date(), true)],
   ['KnexOperatorDirectory', () => new KnexOperatorDirectory(knex).fleetOf('NONE')],
   ['KnexOperatorKeyStore', () => new KnexOperatorKeyStore(knex).findByKeyHash('none')],
   ['KnexWebhookStore', () => new KnexWebhookStore(knex).findEndpoint({ kind: 'tenant', id: 'tnt_none' }, 'whe_none')],
@@ -57,7 +57,7 @@ const calls = (knex: Knex): ReadonlyArray<readonly [string, () => Promise<unknow
   ['KnexSecurityEvents', () => new KnexSecurityEvents(knex).countBefore(new Date())],
   ['KnexRevokedTokenStore', () => new KnexRevokedTokenStore(knex).has('none')],
   ['KnexAgentAccounts', () => new KnexAgentAccounts(knex).billingOf('agt_none', 'THB', new Date())],
-  ['KnexVoucherRedemptions', () => new KnexVoucherRedemptions(knex).redeem('NONE', 'ord_none', new Date())],
+  ['KnexVoucherRedemptions', () => new KnexVoucherRedemptions(knex).redeem({ code: 'NONE', livemode: true }, 'ord_none', new Date())],
 ];
 
 describe('every Knex store inside a unit of work, on embedded PGlite (one connection)', function () {

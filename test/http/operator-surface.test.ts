@@ -65,6 +65,7 @@ for (const mode of ['database', 'memory'] as const) {
         'createdAt',
         'details',
         'id',
+        'livemode',
         'operatorReference',
         'passengers',
         'product',

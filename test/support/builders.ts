@@ -24,6 +24,8 @@ export async function buildAgent(
     products?: Product[];
     expiresInDays?: number;
     name?: string;
+    /** A sandbox agent (`agent create --test`): its keys are `pbk_test_…`. */
+    test?: boolean;
   } = {},
 ): Promise<TestAgent> {
   const { core, ports } = service;
@@ -41,6 +43,7 @@ export async function buildAgent(
     channelCode,
     ...(overrides.products ? { products: overrides.products } : {}),
     discountBps: overrides.discountBps ?? 0,
+    livemode: overrides.test !== true,
   });
   const key = await core.admin.issueApiKey.execute({
     agentId: agent.id,

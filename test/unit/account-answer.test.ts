@@ -22,6 +22,7 @@ describe('the account answer', () => {
     channel,
     entitlements: ['airport-transfer'],
     discountBps: 500,
+    livemode: true,
   } as AgentPrincipal;
 
   before(async () => {

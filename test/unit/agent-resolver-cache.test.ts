@@ -5,7 +5,16 @@ import { keyRecordOf } from '../../src/testing/fixtures.js';
 
 const value = (id: string): ResolvedKey => ({
   key: keyRecordOf('agt', { id, hash: id, prefix: 'pbk_', createdAt: new Date() }),
-  agent: { id: 'agt', name: 'A', status: 'ACTIVE', channelCode: 'C', entitlements: [], discountBps: 0, createdAt: new Date() },
+  agent: {
+    id: 'agt',
+    name: 'A',
+    status: 'ACTIVE',
+    channelCode: 'C',
+    entitlements: [],
+    discountBps: 0,
+    createdAt: new Date(),
+    livemode: true,
+  },
   channel: {
     code: 'C',
     name: 'C',

@@ -15,6 +15,7 @@ const resolved = (over: { key?: Partial<ResolvedKey['key']>; agent?: Partial<Res
     entitlements: ['express-bus'],
     discountBps: 100,
     createdAt: new Date('2026-01-01T00:00:00Z'),
+    livemode: true,
     ...over.agent,
   },
   channel: {

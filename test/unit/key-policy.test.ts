@@ -244,6 +244,7 @@ describe('key policy on the resolved identity', () => {
       channelCode: 'C',
       entitlements: [],
       discountBps: 0,
+      livemode: true,
       createdAt: new Date(0),
     },
     channel: {

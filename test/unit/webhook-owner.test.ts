@@ -21,6 +21,7 @@ describe('webhookOwnerOf (the ownership rule of webhook endpoints)', () => {
     },
     entitlements: [],
     discountBps: 0,
+    livemode: true,
   };
   const machine: MachinePrincipal = { kind: 'machine', tenantId: 'tnt_X', clientId: 'cli_X' };
   const user: WalletUserPrincipal = { kind: 'user', tenantId: 'tnt_X', userId: 'usr_1', amr: ['pwd'], act: null, clientId: 'cli_X' };

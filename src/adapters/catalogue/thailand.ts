@@ -14,6 +14,7 @@ const operator = (name: string, confirmation: Operator['confirmation'], confirma
   timezone: BANGKOK_ZONE,
   confirmation,
   confirmationWindowMinutes,
+  livemode: true,
 });
 
 /**

@@ -161,6 +161,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
         value: 'N',
         description: 'with --billing prepaid: how far below zero its balance may go, in minor units (default 0)',
       },
+      test: { description: 'make a sandbox agent: its keys are pbk_test_…, its objects livemode false, apart from live data' },
     },
     run: async (v, u) => {
       const discountBps = optionalInt(v, 'discount-bps');
@@ -179,6 +180,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
         name: required(v, 'name'),
         channelCode: required(v, 'channel'),
         ...given({ products, discountBps }),
+        livemode: v.test !== true,
       });
       if (billing === undefined || (billing === 'invoice' && creditLimit === undefined)) return { agentId: agent.id };
       const set = await u.setAgentBilling.execute({ agentId: agent.id, mode: billing, creditLimit });

@@ -25,6 +25,7 @@ export const OPERATOR_COMMANDS: readonly ServiceCommand[] = [
         value: 'N',
         description: 'minutes an on-request operator has to confirm, 1..10080 (default 120)',
       },
+      test: { description: 'make a sandbox operator: its keys are pbo_test_…, it sees only sandbox orders' },
     },
     run: async (v, u) => {
       const confirmation = optional(v, 'confirmation');
@@ -37,6 +38,7 @@ export const OPERATOR_COMMANDS: readonly ServiceCommand[] = [
         name: required(v, 'name'),
         timezone: required(v, 'timezone'),
         ...given({ confirmation, confirmationWindowMinutes: window }),
+        livemode: v.test !== true,
       });
       return operatorJson(created);
     },

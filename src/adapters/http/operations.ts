@@ -7,6 +7,7 @@ import { docsOperations } from './docs.openapi.js';
 import { tripOperations } from './booking/trips.operations.js';
 import { quoteOperations } from './booking/quotes.operations.js';
 import { orderOperations } from './booking/orders.operations.js';
+import { bookingTestHelperOperations } from './booking/test-helpers.operations.js';
 import { operatorOrderOperations } from './operator/orders.operations.js';
 import { voucherOperations } from './booking/vouchers.operations.js';
 import { operatorVoucherOperations } from './operator/vouchers.operations.js';
@@ -37,6 +38,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...orderOperations,
   ...voucherOperations,
   ...keyOperations,
+  ...bookingTestHelperOperations,
   ...operatorOrderOperations,
   ...operatorVoucherOperations,
   ...healthOperations,
@@ -71,6 +73,7 @@ export const BOOKING_OPERATIONS: readonly Operation[] = [
   ...quoteOperations,
   ...orderOperations,
   ...voucherOperations,
+  ...bookingTestHelperOperations,
   ...agentWebhookOperations,
   ...agentEventFeedOperations,
   ...agentSecurityEventOperations,

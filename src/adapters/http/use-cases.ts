@@ -60,6 +60,7 @@ import type { RegisterWebhookEndpoint } from '../../application/webhooks/registe
 import type { RetryWebhookDelivery } from '../../application/webhooks/retry-webhook-delivery.js';
 import type { ReadEventFeed } from '../../application/webhooks/read-event-feed.js';
 import type { SendTestWebhook } from '../../application/webhooks/send-test-webhook.js';
+import type { SandboxOrders } from '../../application/booking/sandbox-orders.js';
 
 /**
  * The use cases the HTTP operations call, by area: the part of the core this adapter needs
@@ -84,6 +85,7 @@ export interface HttpUseCases {
     readonly cancelOrder: CancelOrder;
     readonly previewCancellation: PreviewCancellation;
     readonly operatorOrders: OperatorOrders;
+    readonly sandboxOrders: SandboxOrders;
     readonly getVoucher: GetVoucher;
     readonly redeemVoucher: RedeemVoucher;
   };

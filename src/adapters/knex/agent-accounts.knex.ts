@@ -152,7 +152,14 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     });
   }
 
-  async fund(e: { id: string; agentId: string; amount: Money; reference: string | null; at: Date }): Promise<AgentBilling> {
+  async fund(e: {
+    id: string;
+    agentId: string;
+    amount: Money;
+    reference: string | null;
+    at: Date;
+    livemode: boolean;
+  }): Promise<AgentBilling> {
     return this.inRetriedTransaction(async (trx) => {
       await this.write(trx, fundingOf(e));
       const [row] = await rows<AccountRow>(trx, ACCOUNT(false), [bookingAccountId(agentAccount(e.agentId)), e.at]);
@@ -167,7 +174,6 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     const move = orderMoneyOf(previous, order);
     if (move === null) return;
     const db = this.knex;
-    const owner = [order.id];
     switch (move.kind) {
       case 'hold': {
         const [inserted] = await this.guarded(order.price.currency, () =>
@@ -225,11 +231,12 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
         );
         return;
       case 'lapse':
+        // At its deadline; or at `at`, when the deadline was brought forward to now (the sandbox's `…/expire`).
         await rows(
           db,
-          `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
+          `UPDATE pending_transfers SET status = 'EXPIRED', expires_at = LEAST(expires_at, $2), resolved_at = LEAST(expires_at, $2)
            WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`,
-          owner,
+          [order.id, at],
         );
         return;
       case 'refund': {
@@ -274,7 +281,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     const account = bookingAccountId(
       'agentId' in query.account
         ? agentAccount(query.account.agentId)
-        : { kind: 'OPERATOR_PAYABLE', operatorCode: query.account.operatorCode },
+        : { kind: 'OPERATOR_PAYABLE', operatorCode: query.account.operatorCode, livemode: query.account.livemode },
     );
     const [head] = await rows<{ currency: string | null; opening: number | string }>(
       this.knex,

@@ -84,6 +84,7 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
           entitlements: [...agent.entitlements],
           discount_bps: agent.discountBps,
           created_at: agent.createdAt,
+          livemode: agent.livemode ?? true,
         })
         .returning('*');
       this.changed();

@@ -30,6 +30,7 @@ export class KnexAgentResolver extends KnexStore implements AgentResolver {
         'a.entitlements',
         'a.discount_bps',
         'a.created_at as agent_created_at',
+        'a.livemode',
         'c.name as channel_name',
         'c.currency',
         'c.markup_bps',
@@ -48,6 +49,7 @@ export class KnexAgentResolver extends KnexStore implements AgentResolver {
         entitlements: row.entitlements,
         discount_bps: row.discount_bps,
         created_at: row.agent_created_at,
+        livemode: row.livemode,
       } as AgentRow),
       channel: toChannel({
         code: row.channel_code,

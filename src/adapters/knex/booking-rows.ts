@@ -7,6 +7,7 @@ import type { Money } from '../../domain/shared/money.js';
 /** How quotes and orders are stored, and back. */
 export interface QuoteRow {
   id: string;
+  livemode: boolean;
   agent_id: string;
   channel_code: string;
   key_id: string;
@@ -41,6 +42,7 @@ interface StoredSeats {
 
 export interface OrderRow {
   id: string;
+  livemode: boolean;
   agent_id: string;
   channel_code: string;
   key_id: string;
@@ -125,6 +127,7 @@ export const quoteToRow = (q: Quote): Record<string, unknown> => ({
   starts_at: q.startsAt,
   expires_at: q.expiresAt,
   created_at: q.createdAt,
+  livemode: q.livemode,
 });
 
 export const quoteOf = (r: QuoteRow): Quote => ({
@@ -146,6 +149,7 @@ export const quoteOf = (r: QuoteRow): Quote => ({
       : { operatorCode: r.vehicle.operatorCode, vehicleClass: r.vehicle.vehicleClass, pickupHour: new Date(r.vehicle.pickupHour) },
   operator: r.operator ?? legacyOperator(r),
   confirmation: r.confirmation ?? 'instant',
+  livemode: r.livemode,
 });
 
 /** Every column of an order, in the order the prepared insert passes them (`orderToRow` writes exactly these). */
@@ -176,6 +180,7 @@ export const ORDER_COLUMNS = [
   'late_cancellation_fee_bps',
   'refund_amount',
   'fee_amount',
+  'livemode',
   'base_fare_amount',
   'hold_expires_at',
   'confirmation_deadline',
@@ -215,6 +220,7 @@ export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unk
   late_cancellation_fee_bps: o.terms.lateCancellationFeeBps,
   refund_amount: o.refund?.amount ?? null,
   fee_amount: o.fee?.amount ?? null,
+  livemode: o.livemode,
   base_fare_amount: o.baseFare?.amount ?? null,
   hold_expires_at: o.holdExpiresAt,
   confirmation_deadline: o.confirmationDeadline,
@@ -254,6 +260,7 @@ export const orderOf = (r: OrderRow): Order => ({
   terms: { freeCancellationHours: r.free_cancellation_hours, lateCancellationFeeBps: r.late_cancellation_fee_bps },
   refund: r.refund_amount === null ? null : { amount: Number(r.refund_amount), currency: r.currency.trim() },
   fee: r.fee_amount === null ? null : { amount: Number(r.fee_amount), currency: r.currency.trim() },
+  livemode: r.livemode,
   holdExpiresAt: dateOrNull(r.hold_expires_at),
   confirmationDeadline: dateOrNull(r.confirmation_deadline),
   confirmedAt: dateOrNull(r.confirmed_at),

@@ -19,6 +19,7 @@ export interface AgentRow {
   entitlements: string[];
   discount_bps: number;
   created_at: Date;
+  livemode: boolean;
 }
 export interface KeyRow {
   id: string;
@@ -55,6 +56,7 @@ export const toAgent = (r: AgentRow): Agent => ({
   entitlements: r.entitlements as Product[],
   discountBps: r.discount_bps,
   createdAt: new Date(r.created_at),
+  livemode: r.livemode,
 });
 
 export const toKey = (r: KeyRow): ApiKeyRecord => ({

@@ -11,6 +11,7 @@ export interface OperatorRow {
   timezone: string;
   confirmation: Operator['confirmation'];
   confirmation_window_minutes: number;
+  livemode: boolean;
 }
 
 export const operatorToRow = (o: Operator): OperatorRow => ({
@@ -19,6 +20,7 @@ export const operatorToRow = (o: Operator): OperatorRow => ({
   timezone: o.timezone,
   confirmation: o.confirmation,
   confirmation_window_minutes: o.confirmationWindowMinutes,
+  livemode: o.livemode,
 });
 
 export const operatorOf = (r: OperatorRow): Operator => ({
@@ -27,9 +29,10 @@ export const operatorOf = (r: OperatorRow): Operator => ({
   timezone: r.timezone,
   confirmation: r.confirmation,
   confirmationWindowMinutes: r.confirmation_window_minutes,
+  livemode: r.livemode,
 });
 
-const COLUMNS = ['code', 'name', 'timezone', 'confirmation', 'confirmation_window_minutes'] as const;
+const COLUMNS = ['code', 'name', 'timezone', 'confirmation', 'confirmation_window_minutes', 'livemode'] as const;
 
 /**
  * Operators and their fleets on PostgreSQL. A code is created once by the primary key (an insert

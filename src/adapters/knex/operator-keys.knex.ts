@@ -67,8 +67,15 @@ export class KnexOperatorKeyStore extends KnexStore implements OperatorKeyStore 
     const row = (await this.knex('operator_keys as k')
       .join('operators as o', 'o.code', 'k.operator_code')
       .where('k.key_hash', keyHash)
-      .first(...COLUMNS.map((c) => `k.${c}`), 'o.code', 'o.name', 'o.timezone', 'o.confirmation', 'o.confirmation_window_minutes')) as
-      (OperatorKeyRow & OperatorRow) | undefined;
+      .first(
+        ...COLUMNS.map((c) => `k.${c}`),
+        'o.code',
+        'o.name',
+        'o.timezone',
+        'o.confirmation',
+        'o.confirmation_window_minutes',
+        'o.livemode',
+      )) as (OperatorKeyRow & OperatorRow) | undefined;
     if (row === undefined) return null;
     return { key: toKey(row), operator: operatorOf(row) };
   }

@@ -55,35 +55,40 @@ const statusAt = (status: OrderStatus, at: string): string => {
 const LOCK_HOUR = `INSERT INTO transfer_stock_hours (operator_code, vehicle_class, pickup_hour) VALUES ($1, $2, $3)
   ON CONFLICT (operator_code, vehicle_class, pickup_hour) DO UPDATE SET pickup_hour = EXCLUDED.pickup_hour`;
 
-/** The fleet of the class and the orders holding one of its vehicles in the hour at `$4`. */
+/** The fleet of the class and the orders of mode `$5` holding one of its vehicles in the hour at `$4`. */
 export const COUNT_HOUR = `SELECT
     (SELECT vehicles FROM operator_fleets WHERE operator_code = $1 AND vehicle_class = $2) AS fleet,
     (SELECT count(*) FROM orders WHERE operator_code = $1 AND vehicle_class = $2 AND pickup_hour = $3
-       AND ${holdsStockAt('$4')}) AS held`;
+       AND livemode = $5 AND ${holdsStockAt('$4')}) AS held`;
 
 /** Locks the trip's row (made at its capacity on first use), so bookings of one trip take turns here. */
 const LOCK_TRIP = `INSERT INTO trip_inventory (trip_id, schedule_id, departs_at, capacity) VALUES ($1, $2, $3, $4)
   ON CONFLICT (trip_id) DO UPDATE SET trip_id = EXCLUDED.trip_id`;
 
-/** The seats held on each trip of `$1` at `$2`. */
+/** The seats the orders of mode `$3` hold on each trip of `$1` at `$2`. */
 export const SEATS_HELD = `SELECT trip_id, coalesce(sum((seats->>'seats')::int), 0) AS held FROM orders
-  WHERE trip_id = ANY($1::text[]) AND ${holdsStockAt('$2')} GROUP BY trip_id`;
+  WHERE trip_id = ANY($1::text[]) AND livemode = $3 AND ${holdsStockAt('$2')} GROUP BY trip_id`;
 
 /** Takes one vehicle of the claim's hour for the order just inserted in `trx`, or `sold-out` (rolling it back). */
-async function takeVehicle(trx: Knex.Transaction, claim: VehicleClaim, at: Date): Promise<void> {
+async function takeVehicle(trx: Knex.Transaction, claim: VehicleClaim, at: Date, livemode: boolean): Promise<void> {
   const args = [claim.operatorCode, claim.vehicleClass, claim.pickupHour];
   await rows(trx, LOCK_HOUR, args, 'orders.lock-hour');
   // A statement of its own after the lock: under READ COMMITTED it sees every order the turns before it committed.
-  const [count] = await rows<{ fleet: number | null; held: number | string }>(trx, COUNT_HOUR, [...args, at], 'orders.count-hour');
+  const [count] = await rows<{ fleet: number | null; held: number | string }>(
+    trx,
+    COUNT_HOUR,
+    [...args, at, livemode],
+    'orders.count-hour',
+  );
   if (Number(count?.held ?? 0) > Number(count?.fleet ?? 0)) {
     throw new DomainError('sold-out', { message: `No ${claim.vehicleClass} is left for this pickup hour.` });
   }
 }
 
 /** Takes the claim's seats for the order just inserted in `trx`, or `sold-out` (rolling it back). */
-async function takeSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date): Promise<void> {
+async function takeSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date, livemode: boolean): Promise<void> {
   await rows(trx, LOCK_TRIP, [seats.tripId, seats.scheduleId, seats.departsAt, seats.capacity], 'orders.lock-trip');
-  const [count] = await rows<{ held: number | string }>(trx, SEATS_HELD, [[seats.tripId], at], 'orders.seats-held');
+  const [count] = await rows<{ held: number | string }>(trx, SEATS_HELD, [[seats.tripId], at, livemode], 'orders.seats-held');
   if (Number(count?.held ?? 0) > seats.capacity) {
     throw new DomainError('sold-out', {
       message: `Only ${Math.max(0, seats.capacity - (Number(count?.held) - seats.seats))} seats are left on this trip.`,
@@ -91,8 +96,8 @@ async function takeSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date): Pro
   }
 }
 
-const scopeWhere = (scope: OrderScope): Record<string, string> =>
-  'agentId' in scope ? { agent_id: scope.agentId } : { operator_code: scope.operatorCode };
+const scopeWhere = (scope: OrderScope): Record<string, string | boolean> =>
+  'agentId' in scope ? { agent_id: scope.agentId } : { operator_code: scope.operatorCode, livemode: scope.livemode };
 
 /** The columns a change may write (everything but the order's identity and what it booked). */
 const CHANGEABLE = [
@@ -128,8 +133,8 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
         // The event is written before the stock is counted: when it is gone it is rolled back
         // with the order, never sent for a booking that did not happen.
         await recordEvents(trx, [orderChanged(order, null, order.createdAt)]);
-        if (order.seats !== null) await takeSeats(trx, order.seats, order.createdAt);
-        if (order.vehicle !== null) await takeVehicle(trx, order.vehicle, order.createdAt);
+        if (order.seats !== null) await takeSeats(trx, order.seats, order.createdAt, order.livemode);
+        if (order.vehicle !== null) await takeVehicle(trx, order.vehicle, order.createdAt, order.livemode);
         return true;
       });
       return placed ? order : await this.earlierOrBooked(order);

@@ -12,9 +12,13 @@ import { recordEvents } from './outbox.knex.js';
  * makes it happen once, the insert that finds the row taken inserting nothing.
  */
 export class KnexVoucherRedemptions extends KnexStore implements VoucherRedemptions {
-  async redeem(operatorCode: string, orderId: string, at: Date): Promise<VoucherRedemption | null> {
+  async redeem(operator: { code: string; livemode: boolean }, orderId: string, at: Date): Promise<VoucherRedemption | null> {
+    const operatorCode = operator.code;
     return this.inTransaction(async (trx) => {
-      const row = (await trx('orders').where({ id: orderId, operator_code: operatorCode }).forUpdate().first()) as OrderRow | undefined;
+      const row = (await trx('orders')
+        .where({ id: orderId, operator_code: operatorCode, livemode: operator.livemode })
+        .forUpdate()
+        .first()) as OrderRow | undefined;
       if (row === undefined) return null;
       const order = orderAt(orderOf(row), at);
       // Only a confirmed order ever had a voucher, and a confirmed order only ends cancelled.

@@ -81,7 +81,14 @@ export class MemoryAgentAccounts implements AgentAccounts {
     return this.billing(agentId, currency, at);
   }
 
-  async fund(e: { id: string; agentId: string; amount: Money; reference: string | null; at: Date }): Promise<AgentBilling> {
+  async fund(e: {
+    id: string;
+    agentId: string;
+    amount: Money;
+    reference: string | null;
+    at: Date;
+    livemode: boolean;
+  }): Promise<AgentBilling> {
     this.requireCurrency(e.agentId, e.amount.currency);
     this.write(fundingOf(e));
     return this.billing(e.agentId, e.amount.currency, e.at);
@@ -158,7 +165,7 @@ export class MemoryAgentAccounts implements AgentAccounts {
     const id = bookingAccountId(
       'agentId' in query.account
         ? agentAccount(query.account.agentId)
-        : { kind: 'OPERATOR_PAYABLE', operatorCode: query.account.operatorCode },
+        : { kind: 'OPERATOR_PAYABLE', operatorCode: query.account.operatorCode, livemode: query.account.livemode },
     );
     const cur = this.accounts.get(id)?.currency ?? currency;
     const all = this.entries.get(id) ?? [];

@@ -74,8 +74,9 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     }
     const at = order.createdAt;
     const claim = order.seats;
-    if (claim !== null && claim.capacity - this.seatsHeld(claim.tripId, at) < claim.seats) throw new DomainError('sold-out');
-    if (order.vehicle !== null && this.vehiclesLeftNow(order.vehicle, at) < 1) {
+    if (claim !== null && claim.capacity - this.seatsHeld(claim.tripId, at, order.livemode) < claim.seats)
+      throw new DomainError('sold-out');
+    if (order.vehicle !== null && this.vehiclesLeftNow(order.vehicle, at, order.livemode) < 1) {
       throw new DomainError('sold-out', { message: `No ${order.vehicle.vehicleClass} is left for this pickup hour.` });
     }
     this.orders.set(order.id, order);
@@ -157,17 +158,18 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     return recorded;
   }
 
-  async vehiclesLeft(slot: VehicleClaim, at: Date): Promise<number> {
-    return this.vehiclesLeftNow(slot, at);
+  async vehiclesLeft(slot: VehicleClaim, at: Date, livemode: boolean): Promise<number> {
+    return this.vehiclesLeftNow(slot, at, livemode);
   }
 
-  /** The fleet less the orders holding stock in the slot at `at`, counted in one turn of the event loop. */
-  private vehiclesLeftNow(slot: VehicleClaim, at: Date): number {
+  /** The fleet less the orders of the mode holding stock in the slot at `at`, counted in one turn of the event loop. */
+  private vehiclesLeftNow(slot: VehicleClaim, at: Date, livemode: boolean): number {
     let held = 0;
     for (const o of this.orders.values()) {
       const v = o.vehicle;
       if (
         v !== null &&
+        o.livemode === livemode &&
         holdsStockAt(o, at) &&
         v.operatorCode === slot.operatorCode &&
         v.vehicleClass === slot.vehicleClass &&
@@ -179,19 +181,25 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     return Math.max(0, (this.fleets?.fleetSize(slot.operatorCode, slot.vehicleClass) ?? 0) - held);
   }
 
-  private seatsHeld(tripId: string, at: Date): number {
+  private seatsHeld(tripId: string, at: Date, livemode: boolean): number {
     let held = 0;
-    for (const o of this.orders.values()) if (o.seats !== null && o.seats.tripId === tripId && holdsStockAt(o, at)) held += o.seats.seats;
+    for (const o of this.orders.values()) {
+      if (o.seats !== null && o.seats.tripId === tripId && o.livemode === livemode && holdsStockAt(o, at)) held += o.seats.seats;
+    }
     return held;
   }
 
-  async seatsLeft(trips: ReadonlyArray<{ readonly tripId: string; readonly capacity: number }>, at: Date): Promise<Map<string, number>> {
-    return new Map(trips.map((t) => [t.tripId, Math.max(0, t.capacity - this.seatsHeld(t.tripId, at))]));
+  async seatsLeft(
+    trips: ReadonlyArray<{ readonly tripId: string; readonly capacity: number }>,
+    at: Date,
+    livemode: boolean,
+  ): Promise<Map<string, number>> {
+    return new Map(trips.map((t) => [t.tripId, Math.max(0, t.capacity - this.seatsHeld(t.tripId, at, livemode))]));
   }
 }
 
 const inScope = (order: Order, scope: OrderScope): boolean =>
-  'agentId' in scope ? order.agentId === scope.agentId : order.operatorCode === scope.operatorCode;
+  'agentId' in scope ? order.agentId === scope.agentId : order.operatorCode === scope.operatorCode && order.livemode === scope.livemode;
 
 /** Soonest first: the position's time ascending, then id ascending in byte order. */
 const soonerFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number =>

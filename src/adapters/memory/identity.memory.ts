@@ -82,7 +82,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     if (!this.channels.has(agent.channelCode)) {
       throw new DomainError('channel-not-found');
     }
-    const created: Agent = { ...agent, entitlements: [...agent.entitlements], status: 'ACTIVE' };
+    const created: Agent = { ...agent, entitlements: [...agent.entitlements], status: 'ACTIVE', livemode: agent.livemode ?? true };
     this.agents.set(agent.id, created);
     this.changed();
     return created;

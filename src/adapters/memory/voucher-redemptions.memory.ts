@@ -17,9 +17,10 @@ export class MemoryVoucherRedemptions implements VoucherRedemptions {
     private readonly outbox?: MemoryOutbox,
   ) {}
 
-  async redeem(operatorCode: string, orderId: string, at: Date): Promise<VoucherRedemption | null> {
+  async redeem(operator: { code: string; livemode: boolean }, orderId: string, at: Date): Promise<VoucherRedemption | null> {
+    const operatorCode = operator.code;
     const stored = this.orders.orderNow(orderId);
-    if (stored === null || stored.operatorCode !== operatorCode) return null;
+    if (stored === null || stored.operatorCode !== operatorCode || stored.livemode !== operator.livemode) return null;
     const order = orderAt(stored, at);
     if (order.status !== 'CONFIRMED') throw new DomainError('voucher-void');
     if (this.redeemed.has(orderId)) throw new DomainError('voucher-already-redeemed');

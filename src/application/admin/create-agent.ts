@@ -13,7 +13,13 @@ export class CreateAgent {
     private readonly clock: Clock,
   ) {}
 
-  async execute(input: { name: string; channelCode: string; products?: readonly string[]; discountBps?: number }): Promise<Agent> {
+  async execute(input: {
+    name: string;
+    channelCode: string;
+    products?: readonly string[];
+    discountBps?: number;
+    livemode?: boolean;
+  }): Promise<Agent> {
     const products = input.products ?? PRODUCTS;
     const discountBps = input.discountBps ?? 0;
     if (!nameOk(input.name)) throw new DomainError('invalid-request', { message: 'Agent name must be 1-200 characters.' });
@@ -31,6 +37,7 @@ export class CreateAgent {
       entitlements: [...new Set(products as Product[])],
       discountBps,
       createdAt: this.clock.now(),
+      livemode: input.livemode ?? true,
     });
   }
 }

@@ -11,6 +11,8 @@ export class CreateOperator {
     timezone: string;
     confirmation?: string | undefined;
     confirmationWindowMinutes?: number | undefined;
+    /** False makes a sandbox operator (`operator create --test`). */
+    livemode?: boolean | undefined;
   }): Promise<Operator> {
     return this.operators.create(operatorOf(input));
   }

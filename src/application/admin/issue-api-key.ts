@@ -33,7 +33,8 @@ export class IssueApiKey extends KeyMint {
     const allowedIps = parseAllowedIps(input.allowedIps ?? [], this.ipRanges).map((r) => r.text);
     const now = this.clock.now();
     const expiresAt = days === undefined ? checkNewKeyExpiry(input.expiresAt ?? null, now) : new Date(now.getTime() + days * DAY_MS);
-    if ((await this.directory.findAgent(input.agentId)) === null) {
+    const agent = await this.directory.findAgent(input.agentId);
+    if (agent === null) {
       throw new DomainError('agent-not-found');
     }
     const { apiKey, record } = this.mint({
@@ -43,6 +44,7 @@ export class IssueApiKey extends KeyMint {
       name,
       scopes,
       allowedIps,
+      livemode: agent.livemode,
     });
     await this.directory.insertKey(record, OPERATOR_CONTEXT);
     return { keyId: record.id, apiKey, record };

@@ -1,5 +1,6 @@
 import { mintOperatorKey, type OperatorKeyRecord } from '../../domain/catalogue/operator-key.js';
 import type { OperatorKeyStore } from '../../domain/catalogue/operator-keys.port.js';
+import type { OperatorDirectory } from '../../domain/catalogue/operator-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../../domain/shared/secrets.port.js';
@@ -12,14 +13,17 @@ export class IssueOperatorKey {
     private readonly random: RandomSource,
     private readonly hasher: SecretHasher,
     private readonly clock: Clock,
+    private readonly operators: OperatorDirectory,
   ) {}
 
   /** `operator-not-found` when there is no such operator. */
   async execute(operatorCode: string): Promise<{ keyId: string; apiKey: string; key: OperatorKeyRecord }> {
+    const operator = await this.operators.find(operatorCode);
     const { apiKey, record } = mintOperatorKey(this.random, this.hasher, {
       id: this.ids.next('opk'),
       operatorCode,
       createdAt: this.clock.now(),
+      livemode: operator?.livemode ?? true,
     });
     const key = await this.keys.issue(record);
     return { keyId: key.id, apiKey, key };

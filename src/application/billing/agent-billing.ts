@@ -9,13 +9,13 @@ import type { IdGenerator } from '../../domain/shared/ids.port.js';
 
 type Directory = Pick<AgentDirectory, 'findAgent' | 'findChannel'>;
 
-/** The agent and the currency of its channel (its account's), or `agent-not-found`. */
-async function agentCurrency(directory: Directory, agentId: string): Promise<string> {
+/** The agent's mode and the currency of its channel (its account's), or `agent-not-found`. */
+async function agentAccountOf(directory: Directory, agentId: string): Promise<{ currency: string; livemode: boolean }> {
   const agent = await directory.findAgent(agentId);
   if (agent === null) throw new DomainError('agent-not-found');
   const channel = await directory.findChannel(agent.channelCode);
   if (channel === null) throw new DomainError('channel-not-found');
-  return channel.currency;
+  return { currency: channel.currency, livemode: agent.livemode };
 }
 
 /** The calling agent's billing (`billing` of `GET /agent/account`), from its key alone. */
@@ -45,7 +45,7 @@ export class FundAgent {
     reference?: string | undefined;
   }): Promise<{ transactionId: string; billing: AgentBilling }> {
     const amount = requireAmount('--amount', input.amount);
-    const currency = await agentCurrency(this.directory, input.agentId);
+    const { currency, livemode } = await agentAccountOf(this.directory, input.agentId);
     const id = this.ids.next('txn');
     const billing = await this.accounts.fund({
       id,
@@ -53,6 +53,7 @@ export class FundAgent {
       amount: { amount, currency },
       reference: input.reference ?? null,
       at: this.clock.now(),
+      livemode,
     });
     return { transactionId: id, billing };
   }
@@ -70,7 +71,7 @@ export class SetAgentBilling {
     if (!(BILLING_MODES as readonly string[]).includes(input.mode))
       throw new DomainError('invalid-request', { message: `The billing mode is one of ${BILLING_MODES.join(', ')}.` });
     const limit = input.creditLimit === undefined ? null : requireAmount('--credit-limit', input.creditLimit, true);
-    const currency = await agentCurrency(this.directory, input.agentId);
+    const { currency } = await agentAccountOf(this.directory, input.agentId);
     return this.accounts.setBilling(input.agentId, currency, input.mode as BillingMode, limit, this.clock.now());
   }
 }
@@ -85,7 +86,7 @@ export class SetLowBalanceAlert {
 
   async execute(input: { agentId: string; amount: number }): Promise<AgentBilling> {
     const amount = requireAmount('--amount', input.amount, true);
-    const currency = await agentCurrency(this.directory, input.agentId);
+    const { currency } = await agentAccountOf(this.directory, input.agentId);
     return this.accounts.setLowBalanceAlert(input.agentId, currency, amount === 0 ? null : amount, this.clock.now());
   }
 }
@@ -127,15 +128,16 @@ export class GetStatement {
   /** An agent's statement, for the service's operator (`agent statement`). */
   async ofAgent(agentId: string, from: Date, to: Date): Promise<StatementStream> {
     const period = statementPeriod(from, to);
-    const currency = await agentCurrency(this.directory, agentId);
+    const { currency } = await agentAccountOf(this.directory, agentId);
     return this.accounts.statement({ account: { agentId }, ...period }, currency);
   }
 
   /** What is owed to an operator over `[from, to)`: its payable's statement (`operator statement`). */
   async ofOperator(operatorCode: string, from: Date, to: Date): Promise<StatementStream> {
     const period = statementPeriod(from, to);
-    if ((await this.operators.find(operatorCode)) === null) throw new DomainError('operator-not-found');
+    const operator = await this.operators.find(operatorCode);
+    if (operator === null) throw new DomainError('operator-not-found');
     // An operator's payable takes the currency of its first sale; none yet reads as no currency (ISO 4217 XXX).
-    return this.accounts.statement({ account: { operatorCode }, ...period }, 'XXX');
+    return this.accounts.statement({ account: { operatorCode, livemode: operator.livemode }, ...period }, 'XXX');
   }
 }

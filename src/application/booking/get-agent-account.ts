@@ -18,6 +18,8 @@ export interface AgentAccount {
     readonly createdAt: Date;
     readonly expiresAt: Date | null;
   };
+  /** False for a sandbox agent. */
+  readonly livemode: boolean;
 }
 
 /** The calling agent's account, from its key alone: no parameter selects another agent. */
@@ -43,6 +45,7 @@ export class GetAgentAccount {
         createdAt: principal.key.createdAt,
         expiresAt: principal.key.expiresAt,
       },
+      livemode: principal.livemode,
     };
   }
 }

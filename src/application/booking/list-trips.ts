@@ -7,7 +7,7 @@ import { isCalendarDate, tripsOn, withinHorizon, type Trip } from '../../domain/
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Money } from '../../domain/shared/money.js';
-import type { ConfirmationMode, OperatorRef } from '../../domain/catalogue/operator.js';
+import { bookableBy, type ConfirmationMode, type OperatorRef } from '../../domain/catalogue/operator.js';
 
 /** A trip as an agent sees it: with its operator, seats left and its own price per seat. */
 export interface TripOffer extends Trip {
@@ -50,14 +50,16 @@ export class ListTrips {
       this.inventory.seatsLeft(
         trips.map(({ trip }) => ({ tripId: trip.id, capacity: trip.seatCapacity })),
         now,
+        principal.livemode,
       ),
       this.tariffs.findOperators([...new Set(trips.map(({ trip }) => trip.operatorCode))]),
     ]);
     const byCode = new Map(operators.map((o) => [o.code, o]));
-    return trips.map(({ trip, price }) => {
+    return trips.flatMap(({ trip, price }) => {
       const operator = byCode.get(trip.operatorCode);
       // Storage keeps every schedule on an operator (a foreign key): a missing one is a broken catalogue.
       if (operator === undefined) throw new Error(`catalogue names an unknown operator ${trip.operatorCode}`);
+      if (!bookableBy(operator, principal.livemode)) return [];
       return {
         ...trip,
         operator: { code: operator.code, name: operator.name },

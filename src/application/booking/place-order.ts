@@ -106,6 +106,7 @@ export class PlaceOrder {
       },
       refund: null,
       fee: null,
+      livemode: principal.livemode,
     };
     const order =
       input.hold !== undefined

@@ -5,6 +5,7 @@ import { requireFuture, type Quote } from '../../domain/booking/quote.js';
 import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking/trip.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { type PricedOffer, ProductQuote, requireOperator } from './quote-policy.js';
+import { bookableBy } from '../../domain/catalogue/operator.js';
 
 /** What an express-bus quote asks for. */
 export interface BusQuoteRequest {
@@ -25,8 +26,10 @@ export class QuoteBusTrip extends ProductQuote {
     }
     requireFuture(trip.departsAt, now, 'departure');
     const operator = await requireOperator(this.tariffs, schedule.operatorCode);
+    if (!bookableBy(operator, principal.livemode)) throw new DomainError('trip-not-found');
     const left =
-      (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }], now)).get(trip.id) ?? trip.seatCapacity;
+      (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }], now, principal.livemode)).get(trip.id) ??
+      trip.seatCapacity;
     if (left < input.passengers) {
       throw new DomainError('sold-out', { details: { seatsLeft: left } });
     }

@@ -37,6 +37,7 @@ export const quoteOf = (principal: AgentPrincipal, offer: Offer, now: Date, poli
   startsAt: offer.startsAt,
   expiresAt: expiryOf(now, offer.startsAt, policy),
   createdAt: now,
+  livemode: principal.livemode,
   details: offer.details,
   seats: offer.seats,
   vehicle: offer.vehicle,

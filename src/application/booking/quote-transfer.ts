@@ -1,5 +1,5 @@
 import type { TransferFare, VehicleClass } from '../../domain/catalogue/catalogue.js';
-import { pickupHourOf } from '../../domain/catalogue/operator.js';
+import { bookableBy, pickupHourOf } from '../../domain/catalogue/operator.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { termsOf, unitPrice } from '../../domain/booking/pricing.js';
@@ -55,8 +55,10 @@ export class QuoteTransfer extends ProductQuote {
     const [fares, classes] = await Promise.all([this.tariffs.transferFares(from.zone, to.zone), this.tariffs.vehicleClasses()]);
     const { fare, vehicle: chosen } = chooseFare(fares, classes, input.passengers, input.vehicleClass);
     const operator = await requireOperator(this.tariffs, fare.operatorCode);
+    // A sandbox operator's fare is not a live agent's to book.
+    if (!bookableBy(operator, principal.livemode)) throw new DomainError('no-fare');
     const vehicle = { operatorCode: operator.code, vehicleClass: chosen.code, pickupHour: pickupHourOf(input.pickupAt, operator.timezone) };
-    const left = await this.inventory.vehiclesLeft(vehicle, now);
+    const left = await this.inventory.vehiclesLeft(vehicle, now, principal.livemode);
     if (left < 1)
       throw new DomainError('sold-out', { message: `No ${chosen.code} is left for this pickup hour.`, details: { vehiclesLeft: 0 } });
     const price = unitPrice(fare.baseFare, termsOf(principal));

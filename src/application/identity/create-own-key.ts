@@ -49,6 +49,7 @@ export class CreateOwnKey extends KeyMint {
       scopes,
       allowedIps,
       createdByKeyId: principal.keyId,
+      livemode: principal.livemode,
     });
     await this.directory.insertKey(record, apiKeyContext(principal.keyId, origin));
     return { apiKey, key: keyViewAt(record, null, now) };

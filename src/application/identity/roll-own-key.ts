@@ -54,6 +54,7 @@ export class RollOwnKey {
       rolledFromKeyId: principal.keyId,
       scopes: principal.key.scopes,
       allowedIps: principal.key.allowedIps,
+      livemode: principal.livemode,
     });
     // The calling key stops at the end of the overlap, or at its own expiry if that comes first.
     const overlapEnd = now.getTime() + overlap * 1000;

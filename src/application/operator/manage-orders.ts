@@ -29,14 +29,14 @@ export class OperatorOrders {
     const { after, limit } = pageRequest(input);
     const now = this.clock.now();
     const page = await this.orders.list(
-      { operatorCode: operator.code },
+      { operatorCode: operator.code, livemode: operator.livemode },
       { limit, now, ...(input.status === undefined ? {} : { status: input.status }), ...(after === null ? {} : { after }) },
     );
     return { ...page, data: page.data.map((o) => orderAt(o, now)) };
   }
 
   async get(operator: Operator, orderId: string): Promise<Order> {
-    const order = await this.orders.find({ operatorCode: operator.code }, orderId);
+    const order = await this.orders.find({ operatorCode: operator.code, livemode: operator.livemode }, orderId);
     if (order === null) throw new DomainError('order-not-found');
     return orderAt(order, this.clock.now());
   }
@@ -70,7 +70,7 @@ export class OperatorOrders {
     const now = this.clock.now();
     const changed = await this.unitOfWork.run(() =>
       changeOrderWithMoney(this.orders, this.accounts, {
-        scope: { operatorCode: operator.code },
+        scope: { operatorCode: operator.code, livemode: operator.livemode },
         orderId,
         decide: (order) => decide(order, now),
         at: now,

@@ -25,7 +25,7 @@ export class RedeemVoucher {
     if (claims === null) throw new DomainError('invalid-voucher');
     if (claims.op !== operator.code) throw new DomainError('order-not-found');
     const now = this.clock.now();
-    const redeemed = await this.unitOfWork.run(() => this.redemptions.redeem(operator.code, claims.oid, now));
+    const redeemed = await this.unitOfWork.run(() => this.redemptions.redeem(operator, claims.oid, now));
     if (redeemed === null) throw new DomainError('order-not-found');
     return redeemed;
   }

@@ -18,26 +18,34 @@ export const DEFAULT_BILLING_MODE: BillingMode = 'invoice';
  */
 export const BOOKING_BOOK = 'booking';
 
-/** An account of the booking book: an agent's, an operator's payable, the platform's revenue, where agents' money came from. */
+/**
+ * An account of the booking book: an agent's, an operator's payable, the platform's revenue, where
+ * agents' money came from. Test money is never live money (CONTRACT §6.7): the accounts every
+ * agent's money meets (payables, revenue, funding) exist twice, live and sandbox (`livemode`), and a
+ * sandbox order moves only sandbox ones. An agent's own account is of its agent's mode already.
+ */
 export type BookingAccountRef =
   | { readonly kind: 'AGENT'; readonly agentId: string }
-  | { readonly kind: 'OPERATOR_PAYABLE'; readonly operatorCode: string }
+  | { readonly kind: 'OPERATOR_PAYABLE'; readonly operatorCode: string; readonly livemode: boolean }
   /** The platform's revenue, sharded (by order id) so that bookings do not queue on one row. */
-  | { readonly kind: 'REVENUE'; readonly shard: number }
+  | { readonly kind: 'REVENUE'; readonly shard: number; readonly livemode: boolean }
   /** Money agents paid in: the one account of the book that goes below zero as money comes in. */
-  | { readonly kind: 'FUNDING'; readonly shard: number };
+  | { readonly kind: 'FUNDING'; readonly shard: number; readonly livemode: boolean };
+
+/** What the id of a sandbox account of the booking book has after the book: `booking:test:revenue:3`. */
+const SANDBOX_PART = 'test:';
 
 /** The ledger's id of a booking account; accounts are locked in the order of these ids. */
 export const bookingAccountId = (a: BookingAccountRef): string => {
+  if (a.kind === 'AGENT') return `${BOOKING_BOOK}:agent:${a.agentId}`;
+  const book = `${BOOKING_BOOK}:${a.livemode ? '' : SANDBOX_PART}`;
   switch (a.kind) {
-    case 'AGENT':
-      return `${BOOKING_BOOK}:agent:${a.agentId}`;
     case 'OPERATOR_PAYABLE':
-      return `${BOOKING_BOOK}:operator_payable:${a.operatorCode}`;
+      return `${book}operator_payable:${a.operatorCode}`;
     case 'REVENUE':
-      return `${BOOKING_BOOK}:revenue:${a.shard}`;
+      return `${book}revenue:${a.shard}`;
     case 'FUNDING':
-      return `${BOOKING_BOOK}:funding:${a.shard}`;
+      return `${book}funding:${a.shard}`;
   }
 };
 
@@ -152,8 +160,8 @@ export const saleOf = (order: Order, initiator: string, at: Date): BookingTransa
       { account: agentAccount(order.agentId), amount: -price },
       ...(order.operatorCode === null
         ? []
-        : [{ account: { kind: 'OPERATOR_PAYABLE', operatorCode: order.operatorCode } as const, amount: share }]),
-      { account: { kind: 'REVENUE', shard: shardOf(order.id) }, amount: price - share },
+        : [{ account: { kind: 'OPERATOR_PAYABLE', operatorCode: order.operatorCode, livemode: order.livemode } as const, amount: share }]),
+      { account: { kind: 'REVENUE', shard: shardOf(order.id), livemode: order.livemode }, amount: price - share },
     ]),
     initiator,
     createdAt: at,
@@ -194,7 +202,7 @@ export const refundOf = (
     agentReference: order.agentReference,
     postings: ordered([
       { account: agentAccount(order.agentId), amount: -fee },
-      { account: { kind: 'REVENUE', shard: shardOf(order.id) }, amount: fee },
+      { account: { kind: 'REVENUE', shard: shardOf(order.id), livemode: order.livemode }, amount: fee },
     ]),
     initiator,
     createdAt: at,
@@ -202,8 +210,15 @@ export const refundOf = (
   return [refund, feeTx];
 };
 
-/** Money an agent paid in, credited to its account. */
-export const fundingOf = (e: { id: string; agentId: string; amount: Money; reference: string | null; at: Date }): BookingTransaction => ({
+/** Money an agent paid in, credited to its account (from the funding of its agent's mode). */
+export const fundingOf = (e: {
+  id: string;
+  agentId: string;
+  amount: Money;
+  reference: string | null;
+  at: Date;
+  livemode: boolean;
+}): BookingTransaction => ({
   id: e.id,
   type: 'FUNDING',
   agentId: e.agentId,
@@ -211,7 +226,7 @@ export const fundingOf = (e: { id: string; agentId: string; amount: Money; refer
   reference: e.reference,
   agentReference: null,
   postings: ordered([
-    { account: { kind: 'FUNDING', shard: shardOf(e.id) }, amount: -e.amount.amount },
+    { account: { kind: 'FUNDING', shard: shardOf(e.id), livemode: e.livemode }, amount: -e.amount.amount },
     { account: agentAccount(e.agentId), amount: e.amount.amount },
   ]),
   initiator: 'admin',
@@ -277,17 +292,18 @@ export const BOOKING_SHARDS = TENANT_ACCOUNT_SHARDS;
 
 /** The booking account a ledger account id names (`bookingAccountId` read back); null for any other id. */
 export const bookingAccountOf = (id: string): BookingAccountRef | null => {
-  const m = /^booking:(agent|operator_payable|revenue|funding):(.+)$/.exec(id);
+  const m = /^booking:(test:)?(agent|operator_payable|revenue|funding):(.+)$/.exec(id);
   if (m === null) return null;
-  const [, kind, rest] = m as unknown as [string, string, string];
+  const [, sandbox, kind, rest] = m as unknown as [string, string | undefined, string, string];
+  const livemode = sandbox === undefined;
   switch (kind) {
     case 'agent':
       return { kind: 'AGENT', agentId: rest };
     case 'operator_payable':
-      return { kind: 'OPERATOR_PAYABLE', operatorCode: rest };
+      return { kind: 'OPERATOR_PAYABLE', operatorCode: rest, livemode };
     case 'revenue':
-      return { kind: 'REVENUE', shard: Number(rest) };
+      return { kind: 'REVENUE', shard: Number(rest), livemode };
     default:
-      return { kind: 'FUNDING', shard: Number(rest) };
+      return { kind: 'FUNDING', shard: Number(rest), livemode };
   }
 };

@@ -17,7 +17,8 @@ export interface StatementLine {
 
 /** Which account a statement is of, and the period `[from, to)`. */
 export interface StatementQuery {
-  readonly account: { readonly agentId: string } | { readonly operatorCode: string };
+  /** An agent's account, or an operator's payable (live or sandbox, as the operator is). */
+  readonly account: { readonly agentId: string } | { readonly operatorCode: string; readonly livemode: boolean };
   readonly from: Date;
   readonly to: Date;
 }
@@ -51,7 +52,7 @@ export interface AgentAccounts {
   /** Sets (or clears, with null) the spendable below which the agent is told `agent_account.low_balance`. */
   setLowBalanceAlert(agentId: string, currency: string, amount: number | null, at: Date): Promise<AgentBilling>;
   /** Records money the agent paid in (a FUNDING transaction `id`); `currency-mismatch` when the account holds another. */
-  fund(entry: { id: string; agentId: string; amount: Money; reference: string | null; at: Date }): Promise<AgentBilling>;
+  fund(entry: { id: string; agentId: string; amount: Money; reference: string | null; at: Date; livemode: boolean }): Promise<AgentBilling>;
   /**
    * Refuses early (`insufficient-funds` with `spendable`) an order a prepaid agent could not
    * pay, for storage that cannot undo a refused `follow`; storage that can (a database

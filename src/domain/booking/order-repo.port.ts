@@ -15,8 +15,11 @@ export interface OrderQuery {
   readonly now: Date;
 }
 
-/** Whose order a change or a read is about: the agent that placed it, or the operator that runs it. */
-export type OrderScope = { readonly agentId: string } | { readonly operatorCode: string };
+/**
+ * Whose order a change or a read is about: the agent that placed it, or the operator that runs
+ * it, which sees only the orders of its own mode (a live operator never a sandbox order).
+ */
+export type OrderScope = { readonly agentId: string } | { readonly operatorCode: string; readonly livemode: boolean };
 
 /**
  * Decides a change of a locked order: `order` is as true at the change's moment (`orderAt`),

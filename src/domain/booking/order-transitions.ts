@@ -1,5 +1,13 @@
 import { DomainError } from '../shared/errors.js';
-import type { CancelledBy, Contact, Order, OrderStatus, RejectionReason, ReleaseReason } from './order.js';
+import {
+  orderAt,
+  type CancelledBy,
+  type Contact,
+  type Order,
+  type OrderStatus,
+  type RejectionReason,
+  type ReleaseReason,
+} from './order.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -99,6 +107,17 @@ export const operatorConfirm = (order: Order, operatorReference: string, at: Dat
 export const operatorReject = (order: Order, reason: RejectionReason): Order => {
   requirePending(order);
   return { ...order, status: 'REJECTED', rejectionReason: reason };
+};
+
+/**
+ * A hold or a pending order reaching its deadline at `at` (the sandbox's `…/expire`): its deadline
+ * brought forward to `at`, then the order as every read shows it from that moment (a hold EXPIRED,
+ * a pending order REJECTED `operator-timeout`); anything else → `order-has-no-deadline`.
+ */
+export const deadlineReached = (order: Order, at: Date): Order => {
+  if (order.status === 'ON_HOLD') return orderAt({ ...order, holdExpiresAt: at }, at);
+  if (order.status === 'PENDING') return orderAt({ ...order, confirmationDeadline: at }, at);
+  throw new DomainError('order-has-no-deadline');
 };
 
 /** The operator cancels a confirmed order: a full refund, no fee. */

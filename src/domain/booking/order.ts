@@ -96,6 +96,11 @@ export interface Order {
   /** What a cancel refunded and charged; null until the order is cancelled. */
   readonly refund: Money | null;
   readonly fee: Money | null;
+  /**
+   * False for a sandbox agent's order (CONTRACT §6.7): it counts against the sandbox's stock only,
+   * moves the sandbox's money only, and only a sandbox operator sees it.
+   */
+  readonly livemode: boolean;
 }
 
 /** Whether `order`, as stored, still holds its stock and price at `now` (see `STOCK_HOLDING_STATUSES`). */

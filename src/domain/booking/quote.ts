@@ -70,6 +70,8 @@ export interface Quote {
   /** Who runs the trip or drives the transfer, and how it confirms. */
   readonly operator: OperatorRef;
   readonly confirmation: ConfirmationMode;
+  /** False for a sandbox agent's quote: its agent's mode (CONTRACT §6.7). */
+  readonly livemode: boolean;
 }
 
 /**

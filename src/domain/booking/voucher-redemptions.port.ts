@@ -18,7 +18,8 @@ export interface VoucherRedemptions {
    * `voucher-already-redeemed` when a redemption of it is recorded; else records the redemption
    * and its `order.voucher_redeemed` event for the agent in the same transaction. Of any number of
    * concurrent redemptions of one order exactly one succeeds (the storage keeps one row per
-   * order). Returns null when the order does not exist or is another operator's.
+   * order). Returns null when the order does not exist, is another operator's, or of the other
+   * mode (a live operator never redeems a sandbox order's voucher, nor the other way round).
    */
-  redeem(operatorCode: string, orderId: string, at: Date): Promise<VoucherRedemption | null>;
+  redeem(operator: { readonly code: string; readonly livemode: boolean }, orderId: string, at: Date): Promise<VoucherRedemption | null>;
 }

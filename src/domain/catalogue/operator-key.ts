@@ -1,4 +1,4 @@
-import { generateApiKey, isWellFormedApiKey } from '../identity/api-key.js';
+import { generateApiKey, isWellFormedApiKey, keyDisplayPrefix, keyPrefixFor } from '../identity/api-key.js';
 import { DomainError } from '../shared/errors.js';
 import type { RandomSource, SecretHasher } from '../shared/secrets.port.js';
 import type { Operator } from './operator.js';
@@ -9,7 +9,6 @@ import type { Operator } from './operator.js';
  * operator key is never an agent key, and the other way round.
  */
 export const OPERATOR_KEY_PREFIX = 'pbo_';
-const DISPLAY_LENGTH = OPERATOR_KEY_PREFIX.length + 4;
 
 /** An operator key as stored: never the plaintext, only its hash and display prefix. */
 export interface OperatorKeyRecord {
@@ -32,16 +31,17 @@ export interface ResolvedOperatorKey {
 export const mintOperatorKey = (
   random: RandomSource,
   hasher: SecretHasher,
-  fields: { readonly id: string; readonly operatorCode: string; readonly createdAt: Date },
+  fields: { readonly id: string; readonly operatorCode: string; readonly createdAt: Date; readonly livemode?: boolean },
 ): { apiKey: string; record: OperatorKeyRecord } => {
-  const apiKey = generateApiKey(random, OPERATOR_KEY_PREFIX);
+  const prefix = keyPrefixFor(OPERATOR_KEY_PREFIX, fields.livemode ?? true);
+  const apiKey = generateApiKey(random, prefix);
   return {
     apiKey,
     record: {
       id: fields.id,
       operatorCode: fields.operatorCode,
       hash: hasher.hash(apiKey),
-      prefix: apiKey.slice(0, DISPLAY_LENGTH),
+      prefix: keyDisplayPrefix(apiKey, prefix),
       createdAt: fields.createdAt,
       revokedAt: null,
     },

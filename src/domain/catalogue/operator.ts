@@ -20,7 +20,15 @@ export interface Operator {
   readonly timezone: string;
   readonly confirmation: ConfirmationMode;
   readonly confirmationWindowMinutes: number;
+  /** False for a sandbox operator (`operator create --test`): it sees only sandbox orders (CONTRACT §6.7). */
+  readonly livemode: boolean;
 }
+
+/**
+ * Whether an agent of this mode may book what the operator runs: a sandbox agent books the whole
+ * catalogue (on stock of its own), a live agent never a sandbox operator's products (CONTRACT §6.7).
+ */
+export const bookableBy = (operator: Operator, agentLivemode: boolean): boolean => operator.livemode || !agentLivemode;
 
 /** What quotes and trips show of their operator. */
 export interface OperatorRef {
@@ -62,6 +70,7 @@ export const operatorOf = (input: {
   readonly timezone: string;
   readonly confirmation?: string | undefined;
   readonly confirmationWindowMinutes?: number | undefined;
+  readonly livemode?: boolean | undefined;
 }): Operator => {
   if (!CODE.test(input.code)) throw invalid('code', 'must be 1-32 of A-Z, 0-9, _ and -, starting with a letter or digit');
   const name = input.name.trim();
@@ -82,6 +91,7 @@ export const operatorOf = (input: {
     timezone: new Intl.DateTimeFormat('en-US', { timeZone: input.timezone }).resolvedOptions().timeZone,
     confirmation: confirmation as ConfirmationMode,
     confirmationWindowMinutes: window,
+    livemode: input.livemode ?? true,
   };
 };
 

@@ -9,6 +9,8 @@ export interface NewAgent {
   readonly entitlements: readonly Product[];
   readonly discountBps: number;
   readonly createdAt: Date;
+  /** False for a sandbox agent; live when absent. */
+  readonly livemode?: boolean;
 }
 
 /** Settings of a channel that can be changed after it is created. */

@@ -32,4 +32,6 @@ export interface Agent {
   /** The agent's contracted discount off the channel price, in basis points (≥ 0). */
   readonly discountBps: number;
   readonly createdAt: Date;
+  /** False for a sandbox agent (`agent create --test`): its keys, orders and money never meet live ones (CONTRACT §6.7). */
+  readonly livemode: boolean;
 }

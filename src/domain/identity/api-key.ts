@@ -8,11 +8,17 @@ import type { RandomSource, SecretHasher } from '../shared/secrets.port.js';
  * service reject a mistyped or invented key without touching storage.
  */
 const API_KEY_PREFIX = 'pbk_';
+/** What follows the prefix in the keys of a sandbox owner (`pbk_test_…`, `pbo_test_…`: CONTRACT §6.7). */
+export const TEST_KEY_INFIX = 'test_';
 const BODY_LENGTH = 43;
 const CHECKSUM_LENGTH = 6;
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;
-/** How many leading characters of a key may be shown to identify it (prefix + 4). */
-const API_KEY_DISPLAY_LENGTH = API_KEY_PREFIX.length + 4;
+
+/** The prefix of a key of this family (`pbk_`, `pbo_`) for a live or a sandbox owner. */
+export const keyPrefixFor = (family: string, livemode: boolean): string => (livemode ? family : `${family}${TEST_KEY_INFIX}`);
+
+/** What may be shown of a key to identify it: its prefix (with `test_` for a sandbox key) and four characters. */
+export const keyDisplayPrefix = (apiKey: string, prefix: string): string => apiKey.slice(0, prefix.length + 4);
 
 export type KeyStatus = 'ACTIVE' | 'REVOKED';
 /**
@@ -56,6 +62,8 @@ export interface NewKeyPolicy {
   readonly scopes?: readonly string[];
   readonly allowedIps?: readonly string[];
   readonly createdByKeyId?: string | null;
+  /** False for a sandbox agent's key (`pbk_test_…`); live when absent. */
+  readonly livemode?: boolean;
 }
 
 /** Makes a new plaintext key from the random source (`pbk_`, or another prefix of the same format: `pbo_` for operators). */
@@ -73,7 +81,8 @@ export const mintApiKey = (
   hasher: SecretHasher,
   fields: { id: string; agentId: string; createdAt: Date; expiresAt: Date | null; rolledFromKeyId: string | null } & NewKeyPolicy,
 ): { apiKey: string; record: ApiKeyRecord } => {
-  const apiKey = generateApiKey(random);
+  const prefix = keyPrefixFor(API_KEY_PREFIX, fields.livemode ?? true);
+  const apiKey = generateApiKey(random, prefix);
   return {
     apiKey,
     record: {
@@ -87,7 +96,7 @@ export const mintApiKey = (
       allowedIps: [...(fields.allowedIps ?? [])],
       createdByKeyId: fields.createdByKeyId ?? null,
       hash: hasher.hash(apiKey),
-      prefix: apiKey.slice(0, API_KEY_DISPLAY_LENGTH),
+      prefix: keyDisplayPrefix(apiKey, prefix),
       status: 'ACTIVE',
       revokedReason: null,
       revokedAt: null,
@@ -95,8 +104,14 @@ export const mintApiKey = (
   };
 };
 
-/** True when the text has the shape of a key with this prefix (default `pbk_`) and its checksum matches. */
-export const isWellFormedApiKey = (text: string, prefix: string = API_KEY_PREFIX): boolean => {
+/**
+ * True when the text has the shape of a key of this family (default `pbk_`), live or sandbox
+ * (`pbk_test_…`), and its checksum matches.
+ */
+export const isWellFormedApiKey = (text: string, family: string = API_KEY_PREFIX): boolean =>
+  hasKeyShape(text, family) || hasKeyShape(text, keyPrefixFor(family, false));
+
+const hasKeyShape = (text: string, prefix: string): boolean => {
   if (text.length !== prefix.length + BODY_LENGTH + CHECKSUM_LENGTH || !text.startsWith(prefix)) return false;
   const rest = text.slice(prefix.length);
   if (!/^[0-9A-Za-z]+$/.test(rest)) return false;

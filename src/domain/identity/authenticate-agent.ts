@@ -46,6 +46,7 @@ export const principalFromKey = (resolved: ResolvedKey | null, now: Date): Agent
     channel,
     entitlements: agent.entitlements,
     discountBps: agent.discountBps,
+    livemode: agent.livemode,
   };
 };
 

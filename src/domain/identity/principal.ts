@@ -20,6 +20,8 @@ export interface AgentPrincipal {
   readonly channel: Channel;
   readonly entitlements: readonly Product[];
   readonly discountBps: number;
+  /** False when the caller is a sandbox agent (its key is `pbk_test_…`). */
+  readonly livemode: boolean;
 }
 
 /** A tenant's backend, authenticated by a machine token. */

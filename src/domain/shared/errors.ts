@@ -47,6 +47,7 @@ export const REASONS = {
   'order-not-on-hold': { kind: 'conflict', message: 'The order is not on hold.' },
   'hold-expired': { kind: 'gone', message: 'The hold has expired; its seats or vehicle and its price are no longer held.' },
   'order-not-pending': { kind: 'conflict', message: 'The order is not waiting for the operator.' },
+  'order-has-no-deadline': { kind: 'conflict', message: 'Only a hold or a pending order has a deadline to reach.' },
   'too-late-to-request': { kind: 'conflict', message: 'The operator cannot confirm in time before the trip starts.' },
   'cancellation-window-closed': { kind: 'conflict', message: 'The pickup or departure has passed; the order can no longer be cancelled.' },
   'voucher-not-available': { kind: 'conflict', message: 'Only a confirmed order has a voucher.' },

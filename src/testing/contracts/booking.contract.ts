@@ -140,6 +140,7 @@ export function bookingContract(
         channel,
         entitlements: a.entitlements,
         discountBps: a.discountBps,
+        livemode: a.livemode,
       };
     };
     const newKey = async (agentId: string): Promise<string> => {
@@ -334,7 +335,7 @@ export function bookingContract(
         expect(order.price).to.deep.equal(quote.price);
         expect(order.contact).to.deep.equal({ ...contact, phone: null });
         expect(await uc.getOrder.execute(who, order.id)).to.deep.equal(order);
-        const left = await s.inventory.seatsLeft([{ tripId: tripIdOf(schedule, date), capacity: 5 }], clock.now());
+        const left = await s.inventory.seatsLeft([{ tripId: tripIdOf(schedule, date), capacity: 5 }], clock.now(), true);
         expect(left.get(tripIdOf(schedule, date))).to.equal(3);
       });
 
@@ -346,7 +347,7 @@ export function bookingContract(
         expect(await reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))).to.equal('quote-already-booked');
         expect((await uc.list.execute(who, { limit: 10 })).data).to.have.length(1);
         expect(
-          (await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 5 }], clock.now())).get(quote.seats!.tripId),
+          (await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 5 }], clock.now(), true)).get(quote.seats!.tripId),
         ).to.equal(4);
       });
 
@@ -375,7 +376,9 @@ export function bookingContract(
         expect(await reasonOf(uc.place.execute(who, { quoteId: b.id, contact }))).to.equal('sold-out');
         const page = await uc.list.execute(who, { limit: 10 });
         expect(page.data.map((o) => o.quoteId)).to.deep.equal([a.id]);
-        expect((await s.inventory.seatsLeft([{ tripId: a.seats!.tripId, capacity: 3 }], clock.now())).get(a.seats!.tripId)).to.equal(1);
+        expect((await s.inventory.seatsLeft([{ tripId: a.seats!.tripId, capacity: 3 }], clock.now(), true)).get(a.seats!.tripId)).to.equal(
+          1,
+        );
       });
 
       it('when the quote has expired, then quote-expired', async () => {
@@ -459,12 +462,12 @@ export function bookingContract(
         expect(await reasonOf(transferQuote(who, route, pickupAtTen()))).to.equal('sold-out');
         clock.advance(600_000 - 1);
         expect((await uc.getOrder.execute(who, held.id)).status).to.equal('ON_HOLD');
-        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now(), true)).to.equal(0);
         clock.advance(1);
         expect((await uc.getOrder.execute(who, held.id)).status).to.equal('EXPIRED');
         expect((await uc.list.execute(who, { status: 'EXPIRED', limit: 10 })).data.map((o) => o.id)).to.deep.equal([held.id]);
         expect((await uc.list.execute(who, { status: 'ON_HOLD', limit: 10 })).data).to.deep.equal([]);
-        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(1);
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now(), true)).to.equal(1);
         const next = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
         expect(next.status).to.equal('CONFIRMED');
         expect(await reasonOf(uc.confirm.execute(who, held.id, { contact }))).to.equal('hold-expired');
@@ -501,7 +504,7 @@ export function bookingContract(
         const released = await uc.release.execute(who, held.id);
         expect(released).to.deep.include({ status: 'RELEASED', releaseReason: 'agent' });
         expect(await uc.release.execute(who, held.id)).to.deep.equal(released);
-        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(1);
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now(), true)).to.equal(1);
         expect(await reasonOf(uc.cancel.execute(who, held.id))).to.equal('order-not-cancellable');
         expect(await reasonOf(uc.confirm.execute(who, held.id, { contact }))).to.equal('order-not-on-hold');
       });
@@ -511,9 +514,9 @@ export function bookingContract(
         const who = await agent();
         const held = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 2)).id, hold: { seconds: 60 } });
         const trip = [{ tripId: held.seats!.tripId, capacity: 2 }];
-        expect((await s.inventory.seatsLeft(trip, clock.now())).get(held.seats!.tripId)).to.equal(0);
+        expect((await s.inventory.seatsLeft(trip, clock.now(), true)).get(held.seats!.tripId)).to.equal(0);
         clock.advance(60_000);
-        expect((await s.inventory.seatsLeft(trip, clock.now())).get(held.seats!.tripId)).to.equal(2);
+        expect((await s.inventory.seatsLeft(trip, clock.now(), true)).get(held.seats!.tripId)).to.equal(2);
         expect((await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 2)).id, contact })).status).to.equal('CONFIRMED');
       });
 
@@ -538,7 +541,7 @@ export function bookingContract(
         expect(cancelled).to.deep.include({ status: 'CANCELLED', cancelledBy: 'operator' });
         expect(cancelled.refund).to.deep.equal(pending.price);
         expect(cancelled.fee!.amount).to.equal(0);
-        expect(await s.inventory.vehiclesLeft(pending.vehicle!, clock.now())).to.equal(1);
+        expect(await s.inventory.vehiclesLeft(pending.vehicle!, clock.now(), true)).to.equal(1);
       });
 
       it('when the operator rejects, or its deadline passes, then REJECTED and the vehicle free; an agent cancels a pending order in full', async () => {
@@ -576,7 +579,7 @@ export function bookingContract(
         const held = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, hold: {} });
         await s.directory.revokeKey(who.keyId, 'leaked', clock.now());
         expect(await uc.getOrder.execute(who, held.id)).to.deep.include({ status: 'RELEASED', releaseReason: 'key-leaked' });
-        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now())).to.equal(1);
+        expect(await s.inventory.vehiclesLeft(held.vehicle!, clock.now(), true)).to.equal(1);
       });
 
       it('when 20 holds of the last vehicle arrive at once, then exactly one is held and the others are sold-out', async function () {
@@ -627,7 +630,7 @@ export function bookingContract(
           [quotes[0]!.id, quotes[1]!.id].sort(),
         );
         expect(await reasonOf(transferQuote(who, route, new Date(pickupAtTen().getTime() + 59 * 60_000)))).to.equal('sold-out');
-        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!, clock.now())).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!, clock.now(), true)).to.equal(0);
         // The next hour, and another class in the same hour, have their own vehicles.
         const nextHour = await transferQuote(who, route, new Date(pickupAtTen().getTime() + HOUR));
         expect((await uc.place.execute(who, { quoteId: nextHour.id, contact })).status).to.equal('CONFIRMED');
@@ -642,10 +645,10 @@ export function bookingContract(
         const waiting = await transferQuote(who, route, pickupAtTen()).catch(() => null);
         expect(waiting).to.equal(null);
         await uc.cancel.execute(who, first.id);
-        expect(await s.inventory.vehiclesLeft(first.vehicle!, clock.now())).to.equal(1);
+        expect(await s.inventory.vehiclesLeft(first.vehicle!, clock.now(), true)).to.equal(1);
         const second = await uc.place.execute(who, { quoteId: (await transferQuote(who, route, pickupAtTen())).id, contact });
         expect(second.status).to.equal('CONFIRMED');
-        expect(await s.inventory.vehiclesLeft(first.vehicle!, clock.now())).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(first.vehicle!, clock.now(), true)).to.equal(0);
       });
 
       it('when pickups fall in one local hour of the operator but in two UTC hours, then they share its vehicles', async () => {
@@ -676,13 +679,13 @@ export function bookingContract(
         const who = await agent();
         const order = await uc.place.execute(who, { quoteId: (await busQuote(who, schedule, 3)).id, contact });
         const tripId = tripIdOf(schedule, date);
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now())).get(tripId)).to.equal(1);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now(), true)).get(tripId)).to.equal(1);
         const cancelled = await uc.cancel.execute(who, order.id);
         expect(cancelled.status).to.equal('CANCELLED');
         expect(cancelled.cancelledAt?.toISOString()).to.equal(clock.now().toISOString());
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now())).get(tripId)).to.equal(4);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now(), true)).get(tripId)).to.equal(4);
         expect(await reasonOf(uc.cancel.execute(who, order.id))).to.equal('order-already-cancelled');
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now())).get(tripId)).to.equal(4);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 4 }], clock.now(), true)).get(tripId)).to.equal(4);
       });
 
       it('when the key that placed the order is revoked as leaked, then booked-with-leaked-key whatever key asks; rotated keys do not freeze', async () => {
@@ -724,7 +727,7 @@ export function bookingContract(
         expect(outcomes.filter((o) => o === 'quote-already-booked')).to.have.length(19);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(1);
         expect(
-          (await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 40 }], clock.now())).get(quote.seats!.tripId),
+          (await s.inventory.seatsLeft([{ tripId: quote.seats!.tripId, capacity: 40 }], clock.now(), true)).get(quote.seats!.tripId),
         ).to.equal(39);
       });
 
@@ -738,7 +741,7 @@ export function bookingContract(
         expect(outcomes.filter((o) => o === 'resolved')).to.have.length(n);
         expect(outcomes.filter((o) => o === 'sold-out')).to.have.length(10);
         const tripId = tripIdOf(schedule, date);
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: n }], clock.now())).get(tripId)).to.equal(0);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: n }], clock.now(), true)).get(tripId)).to.equal(0);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(n);
       });
 
@@ -752,7 +755,7 @@ export function bookingContract(
         expect(outcomes.filter((o) => o === 'resolved')).to.have.length(n);
         expect(outcomes.filter((o) => o === 'sold-out')).to.have.length(1);
         expect((await uc.list.execute(who, { limit: 100 })).data).to.have.length(n);
-        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!, clock.now())).to.equal(0);
+        expect(await s.inventory.vehiclesLeft(quotes[0]!.vehicle!, clock.now(), true)).to.equal(0);
       });
 
       it('when two cancels of one order arrive at once, then one succeeds and the other is order-already-cancelled; seats come back once', async () => {
@@ -762,7 +765,7 @@ export function bookingContract(
         const outcomes = await Promise.all([reasonOf(uc.cancel.execute(who, order.id)), reasonOf(uc.cancel.execute(who, order.id))]);
         expect(outcomes.sort()).to.deep.equal(['order-already-cancelled', 'resolved']);
         const tripId = tripIdOf(schedule, date);
-        expect((await s.inventory.seatsLeft([{ tripId, capacity: 3 }], clock.now())).get(tripId)).to.equal(3);
+        expect((await s.inventory.seatsLeft([{ tripId, capacity: 3 }], clock.now(), true)).get(tripId)).to.equal(3);
       });
     });
     describe('events it records', () => {

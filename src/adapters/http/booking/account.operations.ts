@@ -5,6 +5,18 @@ import { JsonText, NO_STORE, operation, type Operation } from '../operation.js';
 import { moneySchema, timestamp } from './booking.schemas.js';
 import { EXAMPLE_IDS } from '../openapi/examples.js';
 
+/** What the agent's account in the ledger holds (CONTRACT §6.4). */
+export const agentBillingSchema = z
+  .object({
+    mode: z.enum(['prepaid', 'invoice']),
+    balance: moneySchema,
+    held: moneySchema.describe('What holds and pending orders hold until they are confirmed or lapse'),
+    creditLimit: moneySchema,
+    spendable: moneySchema.describe('balance + creditLimit − held: what a prepaid agent may still book'),
+    lowBalanceAlert: moneySchema.nullable().describe('Below this spendable the agent is told agent_account.low_balance'),
+  })
+  .meta({ id: 'AgentBilling', description: "The agent's account in the ledger (CONTRACT §6.4)" });
+
 export const agentAccountSchema = z
   .object({
     agentId: z.string(),
@@ -14,16 +26,8 @@ export const agentAccountSchema = z
     entitlements: z.array(z.enum(['airport-transfer', 'express-bus'])),
     pricing: z.object({ currency: z.string(), channelMarkupBps: z.number().int(), agentDiscountBps: z.number().int() }),
     apiKey: z.object({ id: z.string(), prefix: z.string(), createdAt: timestamp(), expiresAt: timestamp().nullable() }),
-    billing: z
-      .object({
-        mode: z.enum(['prepaid', 'invoice']),
-        balance: moneySchema,
-        held: moneySchema.describe('What holds and pending orders hold until they are confirmed or lapse'),
-        creditLimit: moneySchema,
-        spendable: moneySchema.describe('balance + creditLimit − held: what a prepaid agent may still book'),
-        lowBalanceAlert: moneySchema.nullable().describe('Below this spendable the agent is told agent_account.low_balance'),
-      })
-      .describe("The agent's account in the ledger (CONTRACT §6.4)"),
+    billing: agentBillingSchema,
+    livemode: z.boolean().describe('False for a sandbox agent (`pbk_test_…` keys): its data never meets live data'),
   })
   .meta({ id: 'AgentAccount', description: 'The calling agent, as its key resolves' });
 
@@ -96,6 +100,7 @@ export const accountOperations: readonly Operation[] = [
           spendable: { amount: 5_000_000, currency: 'THB' },
           lowBalanceAlert: null,
         },
+        livemode: true,
       },
     }),
     responses: {

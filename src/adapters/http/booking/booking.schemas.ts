@@ -112,6 +112,7 @@ const quoteOf = <P extends 'airport-transfer' | 'express-bus', D extends z.ZodTy
     operator: operatorRefSchema,
     confirmation: confirmationSchema,
     details,
+    livemode: z.boolean().describe('False in the sandbox: a test key’s object, apart from live data (CONTRACT §6.7)'),
   });
 
 export const airportTransferQuoteSchema = quoteOf('airport-transfer', transferDetails).meta({ id: 'AirportTransferQuote' });
@@ -198,6 +199,7 @@ const orderOf = <P extends 'airport-transfer' | 'express-bus', D extends z.ZodTy
     cancellationTerms: z.object({ freeCancellationHours: z.number().int(), lateCancellationFeeBps: z.number().int() }),
     refund: moneySchema.nullable().describe('What the cancel refunded; null until the order is cancelled'),
     fee: moneySchema.nullable().describe('What the cancel charged; null until the order is cancelled'),
+    livemode: z.boolean().describe('False in the sandbox: a test key’s object, apart from live data (CONTRACT §6.7)'),
   });
 
 export const airportTransferOrderSchema = orderOf('airport-transfer', transferDetails).meta({ id: 'AirportTransferOrder' });

@@ -28,6 +28,7 @@ export const quoteView = (q: Quote) => ({
   operator: { code: q.operator.code, name: q.operator.name },
   confirmation: q.confirmation,
   details: q.details,
+  livemode: q.livemode,
 });
 
 export { orderView } from '../../json-views.js';

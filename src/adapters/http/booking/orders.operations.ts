@@ -19,7 +19,7 @@ const passengers = [{ name: 'Malee Srisuk' }, { name: 'Anan Srisuk' }];
 const AGENT_REFERENCE = 'DTA-2026-0042';
 
 /** The order placed from the airport-transfer example quote. */
-const orderExample = (demo: DemoExamples, cancelled = false) => {
+export const orderExample = (demo: DemoExamples, cancelled = false) => {
   const quote = transferQuoteExample(demo);
   return {
     id: EXAMPLE_IDS.order,
@@ -45,6 +45,7 @@ const orderExample = (demo: DemoExamples, cancelled = false) => {
     cancellationTerms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
     refund: cancelled ? quote.price : null,
     fee: cancelled ? { amount: 0, currency: quote.price.currency } : null,
+    livemode: true,
   };
 };
 

@@ -38,6 +38,7 @@ export const transferQuoteExample = (demo: DemoExamples) => ({
     vehicleClass: 'sedan',
     durationMinutes: 45,
   },
+  livemode: true,
 });
 
 /** The quote of the express-bus example: two seats on the 09:00 Bangkok → Pattaya of the travel date. */
@@ -60,6 +61,7 @@ const busQuoteExample = (demo: DemoExamples) => ({
     passengers: 2,
     unitPrice: thb(demo.busSeatPrice),
   },
+  livemode: true,
 });
 
 /** Quotes for both products, and reading one back. */

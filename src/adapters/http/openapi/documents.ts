@@ -92,7 +92,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   money: 'What the tenant’s backend moves: top-ups and refunds',
   transactions: 'The transactions the caller may see, one by one, as a list or summed up',
   authorizations: 'Money held from a wallet holder’s balance for a later charge: authorize, capture in parts, void, read',
-  'test-helpers': 'Sandbox only: what a test tenant may do to its own data that live data never allows (a live caller gets 404)',
+  'test-helpers':
+    'Sandbox only: what a test agent or tenant may do to its own data that live data never allows, standing in for the operator and the clock (a live caller gets 404)',
   webhooks: 'Signed event deliveries (Standard Webhooks 1.0) to endpoints the caller registers',
   platform: 'Health, readiness and this reference',
 };

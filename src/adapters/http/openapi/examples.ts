@@ -35,6 +35,8 @@ export const EXAMPLE_IDS = {
   /** An event the feed lists after `event`. */
   laterEvent: 'evt_01M7W0A37RX4T6QZ9N2B5C8D1F',
   authorization: 'auth_01M7W0A37RV3K8QZ5N2XW7TD4M',
+  /** The funding a sandbox agent's test helper records. */
+  fundingTransaction: 'txn_01M7W0A37RF7NDQ2XK4B9C3M5W',
 } as const;
 
 /**
@@ -54,6 +56,11 @@ export const EXAMPLE_IDEMPOTENCY_KEYS = {
   createKey: '0d6f3c52-8e41-4b7a-9a35-61c2f0e9b8d4',
   topUpWalletUser: 'c28b72a8-f18e-444a-b9e9-0b6347aac667',
   fundTestUser: '5f0c2a9e-7d41-4b8a-9c3e-2e6f1b7a9d04',
+  testOperatorConfirm: '0a6e2b7c-93d1-4f58-8e2a-6c1b9d0f3e47',
+  testOperatorReject: '2c8f4d9e-15b3-4a7a-9c4e-8e3d1f2b5a69',
+  testOperatorCancel: '4e1a6f2b-37d5-4c9c-8b6a-0a5f3e4d7c8b',
+  testExpireOrder: '6a3c8e4d-59f7-4e1e-9d8c-2c7b5a6f9e0d',
+  testFundAccount: '8c5e0a6f-7b19-4a3a-8f0e-4e9d7c8b1a2f',
   refundPayment: '3afaf154-21f6-4754-9b3d-8283ff2548a5',
   makePayment: 'ba1a8f33-b6ce-421f-9e71-04b6003907ad',
   makeTransfer: '8f545c59-e8d9-4723-ba72-f200679d01ee',

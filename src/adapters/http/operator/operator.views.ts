@@ -15,6 +15,7 @@ export const operatorOrderView = (o: Order, agentName: string) => ({
   createdAt: o.createdAt.toISOString(),
   confirmationDeadline: o.confirmationDeadline === null ? null : o.confirmationDeadline.toISOString(),
   operatorReference: o.operatorReference,
+  livemode: o.livemode,
 });
 
 /** The order's details without the agent's price: a bus order's `unitPrice` stays with the agent. */

@@ -25,6 +25,7 @@ const operatorOrderOf = <P extends 'airport-transfer' | 'express-bus', D extends
     createdAt: timestamp(),
     confirmationDeadline: timestamp().nullable().describe('Until when a PENDING order may be confirmed'),
     operatorReference: z.string().nullable(),
+    livemode: z.boolean().describe('False for a sandbox order (only a sandbox operator sees one)'),
   });
 const operatorOrderSchema = z
   .discriminatedUnion('product', [
@@ -67,6 +68,7 @@ const example = (demo: { createdAt: string }) => ({
   createdAt: demo.createdAt,
   confirmationDeadline: demo.createdAt,
   operatorReference: null,
+  livemode: true,
 });
 
 /** The operator's view of each order, with the names of the agents that booked them. */

@@ -60,6 +60,7 @@ function orderData(type: string, demo: DemoExamples) {
     cancellationTerms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
     refund: null as typeof quote.price | null,
     fee: null as typeof quote.price | null,
+    livemode: true,
   };
   const held = { ...base, status: 'ON_HOLD', confirmedAt: null, holdExpiresAt: later('03:30') };
   const pending = {

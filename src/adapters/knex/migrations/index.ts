@@ -34,6 +34,7 @@ import * as m0034 from './0034-event-feed.js';
 import * as m0037 from './0037-authorizations.js';
 import * as m0039 from './0039-tenant-livemode.js';
 import * as m0040 from './0040-one-ledger-entry-index.js';
+import * as m0041 from './0041-sandbox-owners.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -81,6 +82,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0037-authorizations', m0037],
   ['0039-tenant-livemode', m0039],
   ['0040-one-ledger-entry-index', m0040],
+  ['0041-sandbox-owners', m0041],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -1,0 +1,232 @@
+import { z } from 'zod';
+import { OPERATOR_REJECTION_REASONS } from '../../../domain/booking/order.js';
+import { NO_STORE, operation, type Operation } from '../operation.js';
+import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
+import { HttpProblem } from '../problem.js';
+import { agentBillingSchema } from './account.operations.js';
+import { BODY_LIMITS, INVALID_BODY, KEY_ERRORS } from './booking.openapi-common.js';
+import { idempotencyHeaders, orderParams, orderSchema } from './booking.schemas.js';
+import { orderView } from './booking.views.js';
+import { orderExample } from './orders.operations.js';
+
+/** Where the booking sandbox's helpers for one order live. */
+const ORDER_HELPERS = '/api/v1/test-helpers/orders/{orderId}';
+
+const confirmBody = z
+  .object({ operatorReference: z.string().trim().min(1).max(100).optional().describe('Default `TEST-` and the order’s id') })
+  .meta({ id: 'TestOperatorConfirmRequest' });
+const rejectBody = z.object({ reason: z.enum(OPERATOR_REJECTION_REASONS) }).meta({ id: 'TestOperatorRejectRequest' });
+const fundBody = z
+  .object({ amount: z.number().int().min(1).describe('Minor units of the channel’s currency, a positive whole number') })
+  .meta({ id: 'TestFundAccountRequest', description: 'What the sandbox agent’s own account is credited with' });
+
+/** What a live key gets from every helper: test helpers do not exist for it. */
+const LIVE_OR_MISSING = {
+  description: 'A live key (test helpers are for sandbox agents only, `pbk_test_…`), or no such order of the caller',
+  reasons: ['not-found' as const, 'order-not-found' as const],
+};
+const noHelper = (): HttpProblem => new HttpProblem(404, 'not-found', 'No such resource.');
+const KEY_REUSED = { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused' as const] };
+const orderId = { orderId: EXAMPLE_IDS.order };
+
+/**
+ * The booking sandbox's test helpers (CONTRACT §6.7): for a sandbox agent's key only, each the real
+ * transition of one of its orders (the operator's answer, or the clock reaching a deadline) with
+ * its money and its event, and funding its own account. A live key gets 404 `not-found`.
+ */
+export const bookingTestHelperOperations: readonly Operation[] = [
+  operation({
+    surface: 'booking',
+    method: 'post',
+    path: `${ORDER_HELPERS}/operator-confirm`,
+    operationId: 'testOperatorConfirm',
+    summary: 'Sandbox: confirm a PENDING order as its operator',
+    description:
+      'What the operator’s `POST /operator/v1/orders/{orderId}/confirm` does, for one of a sandbox agent’s own orders: CONFIRMED, its price captured, event `order.confirmed`.',
+    tags: ['test-helpers'],
+    token: 'api-key',
+    scope: 'orders:write',
+    request: { params: orderParams, body: confirmBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testOperatorConfirm },
+      body: { operatorReference: 'SAT-TEST-1' },
+      response: { ...orderExample(demo), operatorReference: 'SAT-TEST-1', livemode: false },
+    }),
+    responses: {
+      200: { description: 'The order, CONFIRMED', schema: orderSchema },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      404: LIVE_OR_MISSING,
+      409: {
+        description: 'The order is not PENDING, or a request with this key is still running',
+        reasons: ['order-not-pending', 'idempotency-key-in-use'],
+      },
+      ...BODY_LIMITS,
+      422: KEY_REUSED,
+    },
+    idempotency: { scope: 'agent' },
+    handler: async ({ params: { orderId: id }, body, caller, core }) => {
+      const order = await core.booking.sandboxOrders.operatorConfirm(caller.agent(), id, body.operatorReference ?? `TEST-${id}`);
+      if (order === null) throw noHelper();
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
+  operation({
+    surface: 'booking',
+    method: 'post',
+    path: `${ORDER_HELPERS}/operator-reject`,
+    operationId: 'testOperatorReject',
+    summary: 'Sandbox: reject a PENDING order as its operator',
+    description:
+      'What the operator’s `POST /operator/v1/orders/{orderId}/reject` does, for one of a sandbox agent’s own orders: REJECTED with the reason, its stock and held price free at once, event `order.rejected`.',
+    tags: ['test-helpers'],
+    token: 'api-key',
+    scope: 'orders:write',
+    request: { params: orderParams, body: rejectBody, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testOperatorReject },
+      body: { reason: 'sold-out' },
+      response: { ...orderExample(demo), status: 'REJECTED', rejectionReason: 'sold-out', confirmedAt: null, livemode: false },
+    }),
+    responses: {
+      200: { description: 'The order, REJECTED', schema: orderSchema },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      404: LIVE_OR_MISSING,
+      409: {
+        description: 'The order is not PENDING, or a request with this key is still running',
+        reasons: ['order-not-pending', 'idempotency-key-in-use'],
+      },
+      ...BODY_LIMITS,
+      422: KEY_REUSED,
+    },
+    idempotency: { scope: 'agent' },
+    handler: async ({ params: { orderId: id }, body, caller, core }) => {
+      const order = await core.booking.sandboxOrders.operatorReject(caller.agent(), id, body.reason);
+      if (order === null) throw noHelper();
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
+  operation({
+    surface: 'booking',
+    method: 'post',
+    path: `${ORDER_HELPERS}/operator-cancel`,
+    operationId: 'testOperatorCancel',
+    summary: 'Sandbox: cancel a CONFIRMED order as its operator',
+    description:
+      'What the operator’s `POST /operator/v1/orders/{orderId}/cancel` does, for one of a sandbox agent’s own orders: CANCELLED by the operator with a full refund and no fee, event `order.cancelled` with `cancelledBy: "operator"`.',
+    tags: ['test-helpers'],
+    token: 'api-key',
+    scope: 'orders:write',
+    request: { params: orderParams, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testOperatorCancel },
+      response: { ...orderExample(demo, true), cancelledBy: 'operator', livemode: false },
+    }),
+    responses: {
+      200: { description: 'The order, CANCELLED by the operator', schema: orderSchema },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      404: LIVE_OR_MISSING,
+      409: {
+        description: 'The order is not CONFIRMED, or a request with this key is still running',
+        reasons: ['order-not-cancellable', 'order-already-cancelled', 'idempotency-key-in-use'],
+      },
+      ...BODY_LIMITS,
+      422: KEY_REUSED,
+    },
+    jsonBody: true,
+    idempotency: { scope: 'agent' },
+    handler: async ({ params: { orderId: id }, caller, core }) => {
+      const order = await core.booking.sandboxOrders.operatorCancel(caller.agent(), id);
+      if (order === null) throw noHelper();
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
+  operation({
+    surface: 'booking',
+    method: 'post',
+    path: `${ORDER_HELPERS}/expire`,
+    operationId: 'testExpireOrder',
+    summary: 'Sandbox: a hold or a pending order reaches its deadline now',
+    description:
+      'The clock, for one of a sandbox agent’s own orders: a hold becomes EXPIRED (event `order.expired`), a PENDING order REJECTED with `operator-timeout` (event `order.rejected`), as at their deadline; the stock and the held price are free at once.',
+    tags: ['test-helpers'],
+    token: 'api-key',
+    scope: 'orders:write',
+    request: { params: orderParams, headers: idempotencyHeaders },
+    examples: (demo) => ({
+      params: orderId,
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testExpireOrder },
+      response: { ...orderExample(demo), status: 'EXPIRED', confirmedAt: null, holdExpiresAt: demo.createdAt, livemode: false },
+    }),
+    responses: {
+      200: { description: 'The order, EXPIRED or REJECTED', schema: orderSchema },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      404: LIVE_OR_MISSING,
+      409: {
+        description: 'The order is neither on hold nor PENDING, or a request with this key is still running',
+        reasons: ['order-has-no-deadline', 'idempotency-key-in-use'],
+      },
+      ...BODY_LIMITS,
+      422: KEY_REUSED,
+    },
+    jsonBody: true,
+    idempotency: { scope: 'agent' },
+    handler: async ({ params: { orderId: id }, caller, core }) => {
+      const order = await core.booking.sandboxOrders.expire(caller.agent(), id);
+      if (order === null) throw noHelper();
+      return { status: 200, headers: NO_STORE, body: orderView(order) };
+    },
+  }),
+  operation({
+    surface: 'booking',
+    method: 'post',
+    path: '/api/v1/test-helpers/account/fund',
+    operationId: 'testFundAccount',
+    summary: 'Sandbox: pay money into the caller’s own account',
+    description:
+      'What `agent fund` records, for a sandbox agent’s own account, in its channel’s currency: a FUNDING line of its statement. Sandbox money never meets live money.',
+    tags: ['test-helpers'],
+    token: 'api-key',
+    scope: 'orders:write',
+    request: { body: fundBody, headers: idempotencyHeaders },
+    examples: () => ({
+      headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testFundAccount },
+      body: { amount: 500_000 },
+      response: {
+        transactionId: EXAMPLE_IDS.fundingTransaction,
+        billing: {
+          mode: 'prepaid',
+          balance: { amount: 500_000, currency: 'THB' },
+          held: { amount: 0, currency: 'THB' },
+          creditLimit: { amount: 0, currency: 'THB' },
+          spendable: { amount: 500_000, currency: 'THB' },
+          lowBalanceAlert: null,
+        },
+      },
+    }),
+    responses: {
+      200: {
+        description: 'The funding transaction and the account after it',
+        schema: z.object({ transactionId: z.string(), billing: agentBillingSchema }).meta({ id: 'TestFundAccountResult' }),
+      },
+      400: INVALID_BODY,
+      ...KEY_ERRORS,
+      404: { description: 'A live key (test helpers are for sandbox agents only)', reasons: ['not-found'] },
+      409: { description: 'A request with this Idempotency-Key is still running', reasons: ['idempotency-key-in-use'] },
+      ...BODY_LIMITS,
+      422: KEY_REUSED,
+    },
+    idempotency: { scope: 'agent' },
+    handler: async ({ body, caller, core }) => {
+      const funded = await core.booking.sandboxOrders.fund(caller.agent(), body.amount);
+      if (funded === null) throw noHelper();
+      return { status: 200, headers: NO_STORE, body: funded };
+    },
+  }),
+];
