@@ -1,5 +1,6 @@
 import { CreateOwnKey } from '../application/identity/create-own-key.js';
 import { SandboxOrders } from '../application/booking/sandbox-orders.js';
+import { CreateSandbox } from '../application/admin/create-sandbox.js';
 import { FundAgent, GetAgentBilling, GetStatement, SetAgentBilling, SetLowBalanceAlert } from '../application/billing/agent-billing.js';
 import { RevokeCreatedKey } from '../application/identity/revoke-created-key.js';
 import { ListSecurityEvents } from '../application/security-events/list-security-events.js';
@@ -284,6 +285,8 @@ export const adminUseCases = (
   const createWalletUser = new CreateTenantUser(tenants, passwordHasher, ids, clock, commonPasswords);
   const revokeApiKey = new RevokeApiKey(agentDirectory, clock);
   const walletDemo = new SeedWalletDemo(tenants, createTenant, resetClientSecret, createWalletUser, passwordHasher, random);
+  const createOperator = new CreateOperator(ports.operators);
+  const issueOperatorKey = new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock, ports.operators);
   return {
     seedCatalogue: areas.catalogue.seed,
     createChannel,
@@ -298,7 +301,7 @@ export const adminUseCases = (
     issueApiKey,
     revokeApiKey,
     listSecurityEvents: new ListSecurityEvents(ports.securityEvents),
-    createOperator: new CreateOperator(ports.operators),
+    createOperator,
     listOperators: new ListOperators(ports.operators),
     showOperator: new ShowOperator(ports.operators),
     setOperatorFleet: new SetOperatorFleet(ports.operators),
@@ -306,7 +309,21 @@ export const adminUseCases = (
     setAgentBilling,
     setLowBalanceAlert: new SetLowBalanceAlert(ports.agentAccounts, agentDirectory, clock),
     statements: new GetStatement(ports.agentAccounts, agentDirectory, ports.operators),
-    issueOperatorKey: new IssueOperatorKey(ports.operatorKeys, ids, random, secretHasher, clock, ports.operators),
+    issueOperatorKey,
+    createSandbox: new CreateSandbox(
+      agentDirectory,
+      createChannel,
+      createAgent,
+      issueApiKey,
+      setAgentBilling,
+      fundAgent,
+      createTenant,
+      createWalletUser,
+      createOperator,
+      issueOperatorKey,
+      { writer: ports.catalogue, tariffs: ports.tariffs },
+      random,
+    ),
     revokeOperatorKey: new RevokeOperatorKey(ports.operatorKeys, clock),
     seedDemo: new SeedDemo(
       areas.catalogue.seed,

@@ -182,6 +182,24 @@ describe('README: the five-minute tour, run as written', function () {
     expect(((await user.json()) as { balance: { amount: number } }).balance.amount).to.equal(Number(after?.[2]));
   });
 
+  it('when TOUR_MODE=test is set first, then the same blocks run in a sandbox: test credentials, livemode false throughout', async function () {
+    const script = tourBlocks(readme).join('\n');
+    const { code, output } = await runBash(script, { ...env, TOUR_MODE: 'test' }, 180_000);
+    expect(code, `the tour in test mode failed:\n${output}`).to.equal(0);
+    expect(output).to.match(/^order ord_\w+ is CONFIRMED$/m);
+    expect(output).to.match(/^signed in as Tour sandbox$/m);
+    // Every object the sandbox's credentials were answered with is a test one.
+    expect(output).to.include('"livemode":false');
+    expect(output).not.to.include('"livemode":true');
+    expect(output).to.match(/"apiKey":\{"id":"key_\w+","prefix":"pbk_test_/);
+    const before = Number(/^account balance before: (-?\d+)$/m.exec(output)?.[1]);
+    const after = Number(/^account balance after: (-?\d+)$/m.exec(output)?.[1]);
+    expect(before, 'the sandbox agent, funded with sandbox money').to.be.greaterThan(0);
+    expect(after).to.be.lessThan(before);
+    expect(output).to.match(/^code header: \{"alg":"ES256","kid":"[^"]+","typ":"voucher\+jwt"\}$/m);
+    expect(output).to.match(/^latest: PAYMENT$/m);
+  });
+
   it("when the guides' examples run after the tour, then the bus order, wallet user, transfer, refund, authorization and statement are made", async function () {
     const script = [
       ...tourBlocks(readme),

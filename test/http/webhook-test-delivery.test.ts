@@ -45,6 +45,17 @@ for (const mode of ['database', 'memory'] as const) {
       await app.stop();
     });
 
+    it('when a sandbox agent sends a test order event, then its sample order says livemode false', async () => {
+      const agent = await buildAgent(app.service, { test: true });
+      const ep = await registered(agent);
+      const sent = await sendTest(agent, ep.id, { type: 'order.confirmed' });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(202);
+      await eventually(async () => receiver.received.length >= 1, 10_000, 'the test delivery');
+      const payload = verified(ep.secret, receiver.received[0]!) as Body;
+      expect(payload).to.include({ type: 'order.confirmed', test: true });
+      expect(payload.data).to.include({ status: 'CONFIRMED', livemode: false });
+    });
+
     it('when an agent sends a test event, then 202 with its delivery, and the endpoint receives it signed with its secret, marked test, with the event id as webhook-id', async () => {
       const agent = await buildAgent(app.service);
       const ep = await registered(agent);
@@ -57,7 +68,7 @@ for (const mode of ['database', 'memory'] as const) {
       const payload = verified(ep.secret, got!) as Body;
       expect(got!.headers['webhook-id']).to.equal(sent.body.eventId);
       expect(payload).to.include({ type: 'order.cancelled', test: true });
-      expect(payload.data).to.include({ status: 'CANCELLED', previousStatus: 'CONFIRMED' });
+      expect(payload.data).to.include({ status: 'CANCELLED', previousStatus: 'CONFIRMED', livemode: true });
       expect(() => verified(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, got!)).to.throw();
       await eventually(
         async () => {

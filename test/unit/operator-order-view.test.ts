@@ -34,6 +34,7 @@ describe('the operator view of an order', () => {
         'createdAt',
         'details',
         'id',
+        'livemode',
         'operatorReference',
         'passengers',
         'product',

@@ -16,7 +16,7 @@ describe('operators', () => {
   const base = { code: 'SIAM-1', name: 'Siam', timezone: 'Asia/Bangkok' };
 
   it('when an operator is made without a mode or window, then it is instant with a 120-minute window', () => {
-    expect(operatorOf(base)).to.deep.equal({ ...base, confirmation: 'instant', confirmationWindowMinutes: 120 });
+    expect(operatorOf(base)).to.deep.equal({ ...base, confirmation: 'instant', confirmationWindowMinutes: 120, livemode: true });
   });
 
   it('when a field is out of its rules, then invalid-request names it', () => {

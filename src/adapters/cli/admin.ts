@@ -15,6 +15,7 @@ import type { ListAgentKeys } from '../../application/identity/list-agent-keys.j
 import type { KeyView } from '../../domain/identity/api-key.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import type { SeedDemo } from '../../application/admin/seed-demo.js';
+import type { CreateSandbox } from '../../application/admin/create-sandbox.js';
 import type { CreateTenant } from '../../application/admin/create-tenant.js';
 import type { CreateTenantUser } from '../../application/admin/create-tenant-user.js';
 import type { ListTenants } from '../../application/admin/list-tenants.js';
@@ -82,6 +83,7 @@ export interface AdminUseCases {
   readonly setLowBalanceAlert: SetLowBalanceAlert;
   readonly statements: GetStatement;
   readonly maintenance: DatabaseMaintenance;
+  readonly createSandbox: CreateSandbox;
 }
 
 /** An admin command of this service. */

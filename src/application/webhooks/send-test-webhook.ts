@@ -33,7 +33,13 @@ export class SendTestWebhook {
     }
     const at = this.clock.now();
     const eventType = type as EventType;
-    const body = JSON.stringify({ type, timestamp: at.toISOString(), data: await this.sample(eventType, at), test: true });
+    const sample = await this.sample(eventType, at);
+    // A sandbox agent's sample order is a sandbox one, as every order it gets is.
+    const data =
+      caller.kind === 'agent' && typeof sample === 'object' && sample !== null && 'livemode' in sample
+        ? { ...sample, livemode: caller.livemode }
+        : sample;
+    const body = JSON.stringify({ type, timestamp: at.toISOString(), data, test: true });
     const delivery = await this.store.queueTestDelivery(owner, endpointId, {
       id: this.ids.next('evt'),
       type: eventType,
