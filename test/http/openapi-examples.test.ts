@@ -90,6 +90,7 @@ const PLAN = [
   'listAuthorizations',
   'captureAuthorization',
   'voidAuthorization',
+  'expireTestAuthorization',
   'getMyStatement',
   'getUserStatement',
   'listTransactions',
@@ -421,9 +422,10 @@ describe('the examples of the published files, sent to a running service on the 
     // agent cancelled before (409 order-not-pending, order-already-cancelled); the void of the
     // example authorization, which its capture resolved before (409 authorization-not-pending); and
     // the redeem of the example's code, which this service never signed (400 invalid-voucher); and
-    // the sandbox's test helper, which the live demo tenant does not have (404 not-found).
+    // the sandbox's test helpers, which the live demo tenant does not have (404 not-found).
     const expected = new Set([
       'fundTestUser 404',
+      'expireTestAuthorization 404',
       'voidAuthorization 409',
       'createWalletUser 409',
       'confirmHold 409',

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { listenAs } from 'partner-booking-wallet/testing';
+import { json, startTestApp, type TestApp } from '../support/app.js';
 import { unique } from '../support/builders.js';
-import { bearer, buildPasswordUser, buildTenant, machineToken } from '../support/wallet-builders.js';
+import { bearer, buildPasswordUser, buildTenant, delegatedToken, machineToken, type TestTenant } from '../support/wallet-builders.js';
+
+type Body = Record<string, any>;
 
 const fund = (app: TestApp, token: string, userId: string, amount: unknown): Promise<Response> =>
   app.request(`/test-helpers/users/${userId}/fund`, {
@@ -9,6 +12,28 @@ const fund = (app: TestApp, token: string, userId: string, amount: unknown): Pro
     headers: { ...bearer(token), 'content-type': 'application/json', 'idempotency-key': `fund-${unique()}` },
     body: JSON.stringify({ amount }),
   });
+
+const call = async (app: TestApp, path: string, init: RequestInit = {}): Promise<{ status: number; body: Body }> => {
+  const res = await app.request(path, init);
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Body) };
+};
+const post = (app: TestApp, path: string, token: string, body: unknown = {}) =>
+  call(app, path, json('POST', body, { ...bearer(token), 'idempotency-key': `k-${unique()}` }));
+const get = (app: TestApp, path: string, token: string) => call(app, path, { headers: bearer(token) });
+const expire = (app: TestApp, token: string, authorizationId: string) =>
+  post(app, `/test-helpers/authorizations/${authorizationId}/expire`, token);
+
+/** A tenant's machine token and one of its users, topped up with `amount`, holding `held` in a PENDING authorization. */
+async function withAuthorization(app: TestApp, tenant: TestTenant, amount: number, held: number) {
+  const machine = await machineToken(app, tenant);
+  const user = await delegatedToken(app, machine);
+  const top = await post(app, `/users/${user.userId}/top-ups`, machine, { amount, reference: `top-${unique()}` });
+  expect(top.status, JSON.stringify(top.body)).to.equal(201);
+  const auth = await post(app, '/me/authorizations', user.token, { amount: held, reference: `ride-${unique()}` });
+  expect(auth.status, JSON.stringify(auth.body)).to.equal(201);
+  return { machine, user, top: top.body, auth: auth.body };
+}
 
 describe('the wallet sandbox: a test tenant’s test helpers', function () {
   this.timeout(60_000);
@@ -59,5 +84,86 @@ describe('the wallet sandbox: a test tenant’s test helpers', function () {
     for (const amount of [0, -5, 1.5, 'ten']) expect((await fund(app, otherMachine, userId, amount)).status).to.equal(400);
     const balance = await app.request(`/users/${userId}/balance`, { headers: bearer(otherMachine) });
     expect(((await balance.json()) as { available: { amount: number } }).available.amount).to.equal(0);
+  });
+
+  describe('POST /test-helpers/authorizations/{id}/expire', () => {
+    it('when a test tenant expires a pending authorization, then it reads EXPIRED, nothing is held, the event is recorded once, and a second expire is 409', async () => {
+      const tenant = await buildTenant(app.service, { test: true });
+      const seen = await listenAs(
+        { webhooks: app.service.ports.webhooks, log: app.service.ports.webhooks as never },
+        { kind: 'tenant', id: tenant.tenantId },
+        ['authorization.expired'],
+      );
+      const { machine, user, auth } = await withAuthorization(app, tenant, 5_000, 1_200);
+      const before = await get(app, `/users/${user.userId}/balance`, machine);
+      expect(before.body.held.amount).to.equal(1_200);
+      const r = await expire(app, machine, auth.id);
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect(r.body).to.include({ id: auth.id, status: 'EXPIRED' });
+      expect(r.body.remaining.amount).to.equal(0);
+      expect(r.body.resolvedAt).to.equal(r.body.expiresAt);
+      expect(Date.parse(r.body.expiresAt)).to.be.below(Date.parse(auth.expiresAt));
+      const got = await get(app, `/authorizations/${auth.id}`, machine);
+      expect(got.status).to.equal(200);
+      expect(got.body).to.deep.equal(r.body);
+      const after = await get(app, `/users/${user.userId}/balance`, machine);
+      expect([after.body.ledger.amount, after.body.held.amount, after.body.available.amount]).to.deep.equal([5_000, 0, 5_000]);
+      expect((await seen()).filter((e) => e.id === auth.id)).to.deep.equal([{ type: 'authorization.expired', id: auth.id }]);
+      const again = await expire(app, machine, auth.id);
+      expect(again.status).to.equal(409);
+      expect(again.body.reason).to.equal('authorization-not-pending');
+      const capture = await post(app, `/authorizations/${auth.id}/capture`, machine, {});
+      expect(capture.status).to.equal(409);
+      expect(capture.body.reason).to.equal('authorization-not-pending');
+      // The expiry job finds nothing more to record for it.
+      await app.service.core.wallet.expireAuthorizations.execute();
+      expect((await seen()).filter((e) => e.id === auth.id)).to.have.length(1);
+    });
+
+    it('when the authorization was captured or voided, then 409 authorization-not-pending and it stays as it was', async () => {
+      const tenant = await buildTenant(app.service, { test: true });
+      const { machine, user, auth } = await withAuthorization(app, tenant, 5_000, 1_000);
+      expect((await post(app, `/authorizations/${auth.id}/void`, machine)).status).to.equal(200);
+      const voided = await expire(app, machine, auth.id);
+      expect(voided.status).to.equal(409);
+      expect(voided.body.reason).to.equal('authorization-not-pending');
+      expect((await get(app, `/authorizations/${auth.id}`, machine)).body.status).to.equal('VOIDED');
+      const other = await post(app, '/me/authorizations', user.token, { amount: 500, reference: `ride-${unique()}` });
+      expect((await post(app, `/authorizations/${other.body.id}/capture`, machine, {})).status).to.equal(200);
+      const captured = await expire(app, machine, other.body.id);
+      expect(captured.status).to.equal(409);
+      expect(captured.body.reason).to.equal('authorization-not-pending');
+    });
+
+    it('when a test tenant names an unknown or another tenant’s authorization, then 404 authorization-not-found and it stays pending', async () => {
+      const owner = await buildTenant(app.service, { test: true });
+      const { machine: ownerMachine, auth } = await withAuthorization(app, owner, 2_000, 1_000);
+      const stranger = await machineToken(app, await buildTenant(app.service, { test: true }));
+      const theirs = await expire(app, stranger, auth.id);
+      expect(theirs.status).to.equal(404);
+      expect(theirs.body.reason).to.equal('authorization-not-found');
+      const unknown = await expire(app, stranger, `auth_${unique()}`);
+      expect(unknown.status).to.equal(404);
+      expect(unknown.body.reason).to.equal('authorization-not-found');
+      expect((await get(app, `/authorizations/${auth.id}`, ownerMachine)).body.status).to.equal('PENDING');
+    });
+
+    it('when a live tenant calls it, then 404 not-found and the authorization stays pending and held', async () => {
+      const tenant = await buildTenant(app.service);
+      const { machine, user, auth } = await withAuthorization(app, tenant, 2_000, 1_000);
+      const r = await expire(app, machine, auth.id);
+      expect(r.status).to.equal(404);
+      expect(r.body.reason).to.equal('not-found');
+      expect((await get(app, `/authorizations/${auth.id}`, machine)).body.status).to.equal('PENDING');
+      expect((await get(app, `/users/${user.userId}/balance`, machine)).body.held.amount).to.equal(1_000);
+    });
+
+    it('when a user token calls it, then 403 machine-token-required', async () => {
+      const tenant = await buildTenant(app.service, { test: true });
+      const { user, auth } = await withAuthorization(app, tenant, 2_000, 1_000);
+      const r = await expire(app, user.token, auth.id);
+      expect(r.status).to.equal(403);
+      expect(r.body.reason).to.equal('machine-token-required');
+    });
   });
 });

@@ -4,6 +4,7 @@ import type { AuthorizationAt } from '../../../application/wallet/authorizations
 import type { Statement } from '../../../application/wallet/get-statement.js';
 import { authorizationJson } from '../../json-views.js';
 import { NO_STORE, operation, StreamedBody, type Answer, type Operation } from '../operation.js';
+import { HttpProblem } from '../problem.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import {
   authorizationListQuery,
@@ -235,6 +236,41 @@ export const authorizationOperations: readonly Operation[] = [
     idempotency: { scope: 'wallet' },
     handler: async ({ params, caller, core }) =>
       authorizationAnswer(200, await core.wallet.voidAuthorization.execute(caller.wallet(), params.authorizationId)),
+  }),
+  operation({
+    surface: 'wallet',
+    method: 'post',
+    path: `/test-helpers${AUTHORIZATION_PATH}/expire`,
+    operationId: 'expireTestAuthorization',
+    summary: 'Sandbox: an authorization reaches its deadline now',
+    description:
+      'For a sandbox tenant (`tenant create --test`, client id `cli_test_…`) only: a PENDING authorization lapses now, exactly as at its deadline: `EXPIRED`, `expiresAt` and `resolvedAt` now, the held amount available again at once, and one `authorization.expired` event. A live tenant’s token gets 404 `not-found`.',
+    tags: ['test-helpers'],
+    token: 'machine',
+    request: { params: authorizationParams, headers: idempotencyHeaders },
+    examples: (demo) => {
+      const at = demo.createdAt.replace('T03:00', 'T03:50');
+      return {
+        params: { authorizationId: EXAMPLE_IDS.authorization },
+        headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.expireTestAuthorization },
+        response: { ...authorizationExample(demo), status: 'EXPIRED', remaining: thb(0), expiresAt: at, resolvedAt: at },
+      };
+    },
+    responses: {
+      200: { description: 'The authorization, EXPIRED, as `GET /authorizations/{authorizationId}` shows it', schema: authorizationSchema },
+      404: {
+        description: 'A live tenant (test helpers are for sandbox tenants only), or an authorization unknown or another tenant’s',
+        reasons: ['not-found', 'authorization-not-found'],
+      },
+      409: notPending,
+      422: { description: 'A reused key', reasons: ['idempotency-key-reused'] },
+    },
+    idempotency: { scope: 'wallet' },
+    handler: async ({ params, caller, core }) => {
+      const expired = await core.wallet.expireTestAuthorization.execute(caller.machine(), params.authorizationId);
+      if (expired === null) throw new HttpProblem(404, 'not-found', 'No such resource.');
+      return authorizationAnswer(200, expired);
+    },
   }),
   operation({
     surface: 'wallet',
