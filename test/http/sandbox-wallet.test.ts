@@ -166,4 +166,70 @@ describe('the wallet sandbox: a test tenant’s test helpers', function () {
       expect(r.body.reason).to.equal('machine-token-required');
     });
   });
+
+  describe('livemode on the wallet objects a tenant is answered', () => {
+    for (const [kind, test, livemode] of [
+      ['test', true, false],
+      ['live', false, true],
+    ] as const) {
+      it(`when a ${kind} tenant reads and writes its users, transactions, authorizations and balances, then each says livemode ${livemode}`, async () => {
+        const tenant = await buildTenant(app.service, { test });
+        const { machine, user, top, auth } = await withAuthorization(app, tenant, 5_000, 1_000);
+        const seen: Array<[string, unknown]> = [];
+        const see = (what: string, body: Body) => seen.push([what, body.livemode]);
+        see('POST /users/{id}/top-ups', top);
+        see('POST /me/authorizations', auth);
+        see('GET /transactions/{id}', (await get(app, `/transactions/${top.id}`, machine)).body);
+        see('GET /transactions/{id} (user)', (await get(app, `/transactions/${top.id}`, user.token)).body);
+        for (const t of (await get(app, `/transactions?userId=${user.userId}`, machine)).body.data) see('GET /transactions', t);
+        see('GET /authorizations/{id}', (await get(app, `/authorizations/${auth.id}`, machine)).body);
+        for (const a of (await get(app, '/authorizations', user.token)).body.data) see('GET /authorizations', a);
+        const paid = await post(app, '/me/payments', user.token, { amount: 500, reference: `p-${unique()}` });
+        expect(paid.status, JSON.stringify(paid.body)).to.equal(201);
+        see('POST /me/payments', paid.body);
+        const captured = await post(app, `/authorizations/${auth.id}/capture`, machine, { amount: 400 });
+        expect(captured.status, JSON.stringify(captured.body)).to.equal(200);
+        see('POST /authorizations/{id}/capture', captured.body);
+        see('POST /authorizations/{id}/capture: its payment', captured.body.capture);
+        see('GET /users/{id}', (await get(app, `/users/${user.userId}`, machine)).body);
+        for (const u of (await get(app, '/users', machine)).body.data) see('GET /users', u);
+        see('GET /users/{id}/balance', (await get(app, `/users/${user.userId}/balance`, machine)).body);
+        see('GET /me/balance', (await get(app, '/me/balance', user.token)).body);
+        see('GET /me', (await get(app, '/me', user.token)).body);
+        const made = await post(app, '/users', machine, { externalUserRef: `ref-${unique()}` });
+        expect(made.status, JSON.stringify(made.body)).to.equal(201);
+        see('POST /users', made.body);
+        expect(seen.filter(([, mode]) => mode !== livemode)).to.deep.equal([]);
+        expect(seen.length).to.be.at.least(16);
+      });
+    }
+  });
+});
+
+describe('the wallet sandbox: livemode on a tenant’s webhook endpoints', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_ALLOW_PRIVATE: 'on' } });
+  });
+  after(async () => {
+    await app?.stop();
+  });
+
+  for (const [kind, test, livemode] of [
+    ['test', true, false],
+    ['live', false, true],
+  ] as const) {
+    it(`when a ${kind} tenant registers, reads and lists an endpoint, then each answer says livemode ${livemode}`, async () => {
+      const machine = await machineToken(app, await buildTenant(app.service, { test }));
+      const made = await post(app, '/webhook-endpoints', machine, { url: 'http://127.0.0.1:9/hook', events: ['transaction.created'] });
+      expect(made.status, JSON.stringify(made.body)).to.equal(201);
+      expect(made.body.livemode).to.equal(livemode);
+      expect(made.body.secret).to.match(/^whsec_/);
+      const got = await get(app, `/webhook-endpoints/${made.body.id}`, machine);
+      expect(got.body).to.include({ id: made.body.id, livemode });
+      const listed = await get(app, '/webhook-endpoints', machine);
+      expect(listed.body.data.map((e: Body) => [e.id, e.livemode])).to.deep.equal([[made.body.id, livemode]]);
+    });
+  }
 });
