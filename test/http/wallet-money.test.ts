@@ -503,6 +503,7 @@ describe('wallet money with in-memory persistence', () => {
       available: { amount: 350, currency: 'THB' },
       held: { amount: 0, currency: 'THB' },
       ledger: { amount: 350, currency: 'THB' },
+      livemode: true,
     });
     expect((await app.request(`/transactions/${payment.id}`, { headers: bearer(b.token) })).status).to.equal(404);
     const bList = await body<{ data: unknown[] }>(await app.request(`/transactions?userId=${a.userId}`, { headers: bearer(b.token) }));

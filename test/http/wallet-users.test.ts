@@ -23,7 +23,7 @@ describe('wallet users (/users, /me)', () => {
     });
     expect(res.status).to.equal(201);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).to.deep.equal(['createdAt', 'email', 'externalUserRef', 'id']);
+    expect(Object.keys(body).sort()).to.deep.equal(['createdAt', 'email', 'externalUserRef', 'id', 'livemode']);
     expect(body).to.include({ externalUserRef: ref, email: `A.${ref}@Example.com` });
     expect(body.id).to.match(/^usr_/);
     expect(new Date(body.createdAt as string).toISOString()).to.equal(body.createdAt);
@@ -166,7 +166,7 @@ describe('wallet users (/users, /me)', () => {
       expect(res.status).to.equal(200);
       const me = (await res.json()) as Record<string, unknown>;
       expect(me).to.include({ id: a.userId, externalUserRef: a.externalUserRef });
-      expect(Object.keys(me).sort()).to.deep.equal(['createdAt', 'email', 'externalUserRef', 'id']);
+      expect(Object.keys(me).sort()).to.deep.equal(['createdAt', 'email', 'externalUserRef', 'id', 'livemode']);
     });
 
     it('when a machine token calls it, then 401 not-a-wallet-user with the exact message', async () => {

@@ -132,6 +132,56 @@ export function pendingTransfersContract(name: string, make: () => Promise<{ led
       expect((await transfers.find(t.tenantId, h.id))?.status).to.equal('EXPIRED');
     });
 
+    it('expireNow brings an authorization to its deadline at once: EXPIRED, nothing held, recorded once; then nothing else resolves it', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 3_000);
+      await new Promise((r) => setTimeout(r, 5));
+      const at = new Date();
+      const expired = await transfers.expireNow(t.tenantId, h.id, at);
+      expect(expired).to.include({ id: h.id, status: 'EXPIRED', captured: 0 });
+      expect(expired.expiresAt.getTime()).to.equal(at.getTime());
+      expect(expired.resolvedAt?.getTime()).to.equal(at.getTime());
+      expect((await transfers.find(t.tenantId, h.id))?.status).to.equal('EXPIRED');
+      expect(await transfers.heldOn(t.tenantId, { kind: 'USER', userId: u }, new Date())).to.equal(0);
+      expect(await transfers.heldThen(t.tenantId, { kind: 'USER', userId: u }, new Date(at.getTime() - 1))).to.equal(3_000);
+      expect(await reasonOf(transfers.expireNow(t.tenantId, h.id, new Date()))).to.equal('authorization-not-pending');
+      expect(await reasonOf(captureOf(h.id, null))).to.equal('authorization-not-pending');
+      expect(await reasonOf(transfers.void(t.tenantId, h.id, new Date()))).to.equal('authorization-not-pending');
+      expect((await transfers.expireDue(new Date(), 100)).map((x) => x.id)).not.to.include(h.id);
+      expect(await ledger.balanceOf(t.tenantId, u)).to.equal(5_000);
+    });
+
+    it('expireNow: of concurrent calls exactly one expires; another tenant’s, an unknown or an order’s transfer is not found', async () => {
+      const u = t.newUser();
+      await topUpOf(ledger, t, u, 5_000);
+      const h = await holdOf(u, 1_000);
+      const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => transfers.expireNow(t.tenantId, h.id, new Date())));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(new Set(refused.map((o) => (o.reason as DomainError).reason))).to.deep.equal(new Set(['authorization-not-pending']));
+      const captured = await holdOf(u, 1_000);
+      await captureOf(captured.id, null, true);
+      expect(await reasonOf(transfers.expireNow(t.tenantId, captured.id, new Date()))).to.equal('authorization-not-pending');
+      const other = ledgerTenant();
+      const pending = await holdOf(u, 1_000);
+      expect(await reasonOf(transfers.expireNow(other.tenantId, pending.id, new Date()))).to.equal('authorization-not-found');
+      expect(await reasonOf(transfers.expireNow(t.tenantId, 'auth_unknown', new Date()))).to.equal('authorization-not-found');
+      const order = await transfers.hold({
+        id: testId('txn').replace('txn_', 'auth_'),
+        tenantId: t.tenantId,
+        account: { kind: 'USER', userId: u },
+        owner: { kind: 'order', id: testId('txn').replace('txn_', 'ord_') },
+        reference: 'order',
+        amount: { amount: 1_000, currency: 'THB' },
+        expiresAt: new Date(Date.now() + 60_000),
+        createdAt: new Date(),
+      });
+      expect(await reasonOf(transfers.expireNow(t.tenantId, order.id, new Date()))).to.equal('authorization-not-found');
+      expect((await transfers.find(t.tenantId, pending.id))?.status).to.equal('PENDING');
+      expect((await transfers.find(t.tenantId, order.id))?.status).to.equal('PENDING');
+    });
+
     it('the authorizations’ lapse records only authorizations: an order’s lapsed hold is left to its order', async () => {
       const u = t.newUser();
       await topUpOf(ledger, t, u, 5_000);

@@ -38,12 +38,14 @@ export const walletAuth =
       }
       throw err;
     }
-    const { principal, user, token } = caller;
+    const { principal, user, token, livemode } = caller;
     res.locals.wallet = requireTokenKind(principal, rule);
     // The person as read by this check, for `/me`-style routes (null for a machine token).
     res.locals.walletUser = user;
     // The token itself (jti, iat, exp, cnf), for sign-out.
     res.locals.walletToken = token;
+    // The tenant's mode, which every wallet object answered to this caller carries.
+    res.locals.walletLivemode = livemode;
     next();
   };
 
@@ -59,6 +61,12 @@ export const machineOf = (locals: { wallet?: WalletPrincipal }): MachinePrincipa
 export const tokenOf = (locals: { walletToken?: VerifiedToken }): VerifiedToken => {
   if (locals.walletToken === undefined) throw new Error('wallet route reached without bearer authentication');
   return locals.walletToken;
+};
+
+/** Whether the wallet caller's tenant is live (false: a sandbox tenant), as the bearer check read it. */
+export const livemodeOf = (locals: { walletLivemode?: boolean }): boolean => {
+  if (locals.walletLivemode === undefined) throw new Error('wallet route reached without bearer authentication');
+  return locals.walletLivemode;
 };
 
 /** The wallet holder a `user` route acts for. */

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { BOOKING_BASE_PATH, OPERATOR_BASE_PATH } from './app.js';
 import type { IdempotentWrites } from '../../application/idempotent-writes.js';
-import { machineOf, tokenOf, userOf } from './bearer.middleware.js';
+import { livemodeOf, machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import {
@@ -191,6 +191,10 @@ class LocalsCaller implements Caller {
 
   token(): VerifiedToken {
     return tokenOf(this.locals);
+  }
+
+  livemode(): boolean {
+    return livemodeOf(this.locals);
   }
 
   get walletUser(): unknown {

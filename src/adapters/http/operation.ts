@@ -159,6 +159,8 @@ export interface Caller {
   wallet(): WalletPrincipal;
   /** The verified bearer token itself (jti, iat, exp). */
   token(): VerifiedToken;
+  /** Whether the wallet caller's tenant is live: false for a sandbox tenant (`livemode` of what it is answered). */
+  livemode(): boolean;
   /** The person as read by the token check (null for a machine token). */
   readonly walletUser: unknown;
 }

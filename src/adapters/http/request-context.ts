@@ -18,6 +18,8 @@ declare module 'express-serve-static-core' {
     walletUser?: WalletUser | null;
     /** The verified bearer token of a wallet request (its jti, iat and exp). */
     walletToken?: VerifiedToken;
+    /** Whether the wallet caller's tenant is live (false for a sandbox tenant). */
+    walletLivemode?: boolean;
     /** When the request began (performance.now()) and its path, for the access log line. */
     accessLogStart?: number;
     accessLogPath?: string;

@@ -33,6 +33,7 @@ import type {
   GetAuthorization,
   ListAuthorizations,
   VoidAuthorization,
+  ExpireTestAuthorization,
 } from '../../application/wallet/authorizations.js';
 import type { GetTransaction } from '../../application/wallet/get-transaction.js';
 import type { GetUserBalances } from '../../application/wallet/get-user-balances.js';
@@ -124,6 +125,7 @@ export interface HttpUseCases {
     readonly authorize: AuthorizePayment;
     readonly captureAuthorization: CaptureAuthorization;
     readonly voidAuthorization: VoidAuthorization;
+    readonly expireTestAuthorization: ExpireTestAuthorization;
     readonly getAuthorization: GetAuthorization;
     readonly listAuthorizations: ListAuthorizations;
     readonly listTransactions: ListTransactions;

@@ -3,6 +3,7 @@ import { accountId, insufficientFunds, requireAccountCurrency, type AccountRef }
 import {
   afterCapture,
   captureAmount,
+  lapsedNow,
   pendingTransferNotFound,
   voidOf,
   type PendingTransfer,
@@ -154,24 +155,46 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
 
   /** One bounded batch: the lapsed transfers no other caller holds, each recorded EXPIRED once. */
   async expireDue(at: Date, limit: number): Promise<PendingTransfer[]> {
-    return this.inRetriedTransaction(async (trx) => {
-      const found = (
-        await rows<Row>(
-          trx,
-          `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
-       WHERE id IN (SELECT id FROM pending_transfers WHERE owner_kind = $3 AND status = 'PENDING' AND expires_at <= $1
-                    ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-         AND status = 'PENDING'
-       RETURNING *`,
-          [at, limit, AUTHORIZATION_OWNER],
-        )
-      ).map(toTransfer);
-      await recordEvents(
+    return this.inRetriedTransaction((trx) =>
+      this.recordLapses(
         trx,
-        found.flatMap((t) => authorizationChanged('authorization.expired', t, t.expiresAt)),
-      );
-      return found;
+        `SELECT id FROM pending_transfers WHERE owner_kind = $3 AND status = 'PENDING' AND expires_at <= $1
+         ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [at, limit, AUTHORIZATION_OWNER],
+      ),
+    );
+  }
+
+  /** Under the transfer's lock: its deadline moved to `at`, then its lapse recorded by the one statement `expireDue` uses. */
+  async expireNow(tenantId: string, id: string, at: Date): Promise<PendingTransfer> {
+    return this.inRetriedTransaction(async (trx) => {
+      const due = lapsedNow(await this.locked(trx, tenantId, id), at);
+      await rows(trx, 'UPDATE pending_transfers SET expires_at = $2 WHERE id = $1', [id, due.expiresAt]);
+      const [expired] = await this.recordLapses(trx, 'SELECT id FROM pending_transfers WHERE id = $1 AND expires_at <= $2', [id, at]);
+      if (expired === undefined) throw new Error(`the lapse of ${id} was not recorded`);
+      return expired;
     });
+  }
+
+  /**
+   * Records EXPIRED (resolved at the deadline) on the still PENDING transfers whose ids `due`
+   * selects, with their `authorization.expired` events, in `trx`; answers those it recorded.
+   */
+  private async recordLapses(trx: Knex.Transaction, due: string, bindings: readonly unknown[]): Promise<PendingTransfer[]> {
+    const found = (
+      await rows<Row>(
+        trx,
+        `UPDATE pending_transfers SET status = 'EXPIRED', resolved_at = expires_at
+       WHERE id IN (${due}) AND status = 'PENDING'
+       RETURNING *`,
+        [...bindings],
+      )
+    ).map(toTransfer);
+    await recordEvents(
+      trx,
+      found.flatMap((t) => authorizationChanged('authorization.expired', t, t.expiresAt)),
+    );
+    return found;
   }
 
   async heldThen(tenantId: string, account: AccountRef, at: Date): Promise<number> {

@@ -3,6 +3,8 @@ import {
   afterCapture,
   captureAmount,
   heldAt,
+  lapsed,
+  lapsedNow,
   pendingTransferNotFound,
   statusAt,
   voidOf,
@@ -87,12 +89,11 @@ export class MemoryPendingTransfers implements PendingTransfers {
     const due = [...this.transfers.values()]
       .filter((t) => t.owner.kind === AUTHORIZATION_OWNER && t.status === 'PENDING' && statusAt(t, at) === 'EXPIRED')
       .slice(0, limit);
-    return due.map((t) => {
-      const expired: PendingTransfer = { ...t, status: 'EXPIRED', resolvedAt: t.expiresAt };
-      this.transfers.set(t.id, expired);
-      this.outbox?.record(authorizationChanged('authorization.expired', expired, expired.expiresAt));
-      return expired;
-    });
+    return due.map((t) => this.recordLapse(lapsed(t)));
+  }
+
+  async expireNow(tenantId: string, id: string, at: Date): Promise<PendingTransfer> {
+    return this.recordLapse(lapsedNow(this.mine(tenantId, id), at));
   }
 
   async heldThen(tenantId: string, account: AccountRef, at: Date): Promise<number> {
@@ -130,6 +131,13 @@ export class MemoryPendingTransfers implements PendingTransfers {
       )
       .sort(newerFirst)
       .slice(0, limit);
+  }
+
+  /** Stores a lapse and records its `authorization.expired` event, as the database does in one transaction. */
+  private recordLapse(expired: PendingTransfer): PendingTransfer {
+    this.transfers.set(expired.id, expired);
+    this.outbox?.record(authorizationChanged('authorization.expired', expired, expired.expiresAt));
+    return expired;
   }
 
   private held(tenantId: string, account: AccountRef, at: Date): number {

@@ -1,4 +1,6 @@
 import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
+import { livemodeOf } from '../../domain/identity/tenant.js';
+import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import type { IdGenerator } from '../../domain/shared/ids.port.js';
 import { pageOf, pageRequest, type Page, type PageQuery } from '../../domain/shared/page.js';
@@ -186,6 +188,31 @@ export class ExpireAuthorizations {
       recorded += found.length;
       if (found.length < this.batch) return recorded;
     }
+  }
+}
+
+/**
+ * A sandbox tenant's test helper: one of its PENDING authorizations reaches its deadline now and
+ * lapses exactly as the expiry records a lapse (EXPIRED, the held amount free at once, one
+ * `authorization.expired` event in the same transaction). Outside the tenant →
+ * `authorization-not-found`; resolved or lapsed already → `authorization-not-pending`. A live
+ * tenant has no test helpers: the answer is null, and nothing is read or written.
+ */
+export class ExpireTestAuthorization {
+  constructor(
+    private readonly tenants: TenantDirectory,
+    private readonly transfers: PendingTransfers,
+    private readonly clock: Clock,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  async execute(principal: MachinePrincipal, authorizationId: string): Promise<AuthorizationAt | null> {
+    const tenant = await this.tenants.findTenant(principal.tenantId);
+    if (tenant === null || livemodeOf(tenant)) return null;
+    await requireAuthorization(this.transfers, transactionScope(principal), authorizationId);
+    const now = this.clock.now();
+    const authorization = await this.unitOfWork.run(() => this.transfers.expireNow(principal.tenantId, authorizationId, now));
+    return { authorization, now };
   }
 }
 

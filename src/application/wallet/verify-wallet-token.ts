@@ -1,5 +1,5 @@
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
-import { userTokenCounts, type WalletUser } from '../../domain/identity/tenant.js';
+import { livemodeOf, userTokenCounts, type WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
 import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
@@ -13,6 +13,8 @@ export interface AuthenticatedWalletCaller {
   /** The wallet user of a user token (null for a machine token). */
   readonly user: WalletUser | null;
   readonly token: VerifiedToken;
+  /** The tenant's mode: false for a sandbox tenant, whose answers all say so. */
+  readonly livemode: boolean;
 }
 
 /**
@@ -69,13 +71,16 @@ export class VerifyWalletToken {
     if (revoked === true || (revoked !== false && (await revoked))) throw invalidToken();
     const { principal } = verified;
     if (principal.kind === 'user') {
-      const user = await this.tenants.findUser(principal.tenantId, principal.userId);
-      if (user === null || !userTokenCounts(user, verified.iat)) throw invalidToken();
-      return { principal, user, token: verified };
+      const [user, tenant] = await Promise.all([
+        this.tenants.findUser(principal.tenantId, principal.userId),
+        this.tenants.findTenant(principal.tenantId),
+      ]);
+      if (user === null || tenant === null || !userTokenCounts(user, verified.iat)) throw invalidToken();
+      return { principal, user, token: verified, livemode: livemodeOf(tenant) };
     }
     const tenant = await this.tenants.findTenant(principal.tenantId);
     if (tenant === null || tenant.clientId !== principal.clientId) throw invalidToken();
-    return { principal, user: null, token: verified };
+    return { principal, user: null, token: verified, livemode: livemodeOf(tenant) };
   }
 }
 

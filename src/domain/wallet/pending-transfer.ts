@@ -46,6 +46,21 @@ export const heldAt = (t: PendingTransfer, now: Date): number => (statusAt(t, no
 /** What remains to capture, whatever the status. */
 export const remainingOf = (t: PendingTransfer): number => t.amount.amount - t.captured;
 
+/** `t` as the lapse is recorded: EXPIRED, resolved at its deadline. */
+export const lapsed = (t: PendingTransfer): PendingTransfer => ({ ...t, status: 'EXPIRED', resolvedAt: t.expiresAt });
+
+/**
+ * A wallet authorization's transfer `t` made to reach its deadline at `now` (a sandbox's test
+ * helper): its deadline becomes `now` and it lapses there, as the lapse of any other is recorded.
+ * Not a wallet authorization's → `authorization-not-found`; resolved or lapsed already →
+ * `authorization-not-pending`, so it lapses at most once.
+ */
+export const lapsedNow = (t: PendingTransfer, now: Date): PendingTransfer => {
+  if (t.owner.kind !== AUTHORIZATION_OWNER) throw pendingTransferNotFound();
+  if (statusAt(t, now) !== 'PENDING') throw notPending();
+  return lapsed({ ...t, expiresAt: now });
+};
+
 export const pendingTransferNotFound = (): DomainError => new DomainError('authorization-not-found');
 export const notPending = (): DomainError => new DomainError('authorization-not-pending');
 

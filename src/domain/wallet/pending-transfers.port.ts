@@ -43,7 +43,8 @@ export interface NewCapture {
  *   `authorization-not-pending`; more than remains → `exceeds-authorization`.
  * - `void` resolves a pending transfer; a repeated void answers the voided transfer, unchanged.
  * - `expireDue` records the EXPIRED transition of lapsed transfers, at most `limit` of them, each
- *   once across callers; reads never wait for it.
+ *   once across callers; reads never wait for it. `expireNow` brings one authorization's deadline
+ *   to now and records the same transition.
  * - A wallet authorization's transfer (owner kind `wallet-authorization`) records its tenant's
  *   `authorization.*` event with each change, in the change's transaction.
  */
@@ -64,6 +65,14 @@ export interface PendingTransfers {
    * this call recorded. An order's transfer lapses with its order (the booking's lapse job).
    */
   expireDue(at: Date, limit: number): Promise<PendingTransfer[]>;
+  /**
+   * Makes one wallet authorization's transfer reach its deadline at `at` and records its lapse as
+   * `expireDue` does (EXPIRED, resolved at that deadline, its `authorization.expired` event in the
+   * same transaction), under the transfer's lock; answers it expired. Unknown, another tenant's or
+   * not an authorization → `authorization-not-found`; captured, voided or lapsed already at `at`
+   * → `authorization-not-pending`: of concurrent calls exactly one expires it.
+   */
+  expireNow(tenantId: string, id: string, at: Date): Promise<PendingTransfer>;
   /**
    * A wallet's authorizations within `scope` (the tenant's, or one person's), newest first
    * (then id descending), strictly after `after`, at most `limit`; `status` as true at `now`.

@@ -67,6 +67,7 @@ export const EXAMPLE_IDEMPOTENCY_KEYS = {
   authorizePayment: 'e3d1c7a2-6b54-4f08-9c1e-2a7d5b9f0c34',
   captureAuthorization: '0a9f8e7d-6c5b-4a39-8271-6f5e4d3c2b1a',
   voidAuthorization: '5d4c3b2a-1908-4f7e-a6d5-c4b3a2918f7e',
+  expireTestAuthorization: 'a7e2c4f1-3b6d-4e90-8c5a-1f2d3e4b5c6a',
 } as const;
 
 /** The demo credentials' shape: the real ones are printed by the first `npm start` (or `demo seed --reset`). */

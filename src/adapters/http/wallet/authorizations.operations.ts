@@ -4,6 +4,7 @@ import type { AuthorizationAt } from '../../../application/wallet/authorizations
 import type { Statement } from '../../../application/wallet/get-statement.js';
 import { authorizationJson } from '../../json-views.js';
 import { NO_STORE, operation, StreamedBody, type Answer, type Operation } from '../operation.js';
+import { HttpProblem } from '../problem.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import {
   authorizationListQuery,
@@ -17,8 +18,8 @@ import {
   statementQuery,
   statementSchema,
 } from './authorizations.schemas.js';
-import { balanceSchema, idempotencyHeaders, transactionJson, userIdParams } from './transactions.schemas.js';
-import { AUTHORIZATION_AMOUNTS, authorizationExample, captureExample, thb, WALLET_AMOUNTS } from './wallet-examples.js';
+import { balanceSchema, idempotencyHeaders, transactionJson, userIdParams, withLivemode } from './transactions.schemas.js';
+import { AUTHORIZATION_AMOUNTS, authorizationExample, captureAnswerExample, live, thb, WALLET_AMOUNTS } from './wallet-examples.js';
 
 /** Where one authorization is read, relative to `WALLET_BASE_PATH`. */
 export const AUTHORIZATION_PATH = '/authorizations/{authorizationId}';
@@ -42,10 +43,10 @@ const notPending = {
 const scopeNote =
   'A machine token reads the whole tenant (`userId` narrows it to one user); a user token reads only the person’s own authorizations, whatever the parameters say.';
 
-const authorizationAnswer = (status: number, at: AuthorizationAt, headers: Record<string, string> = {}): Answer => ({
+const authorizationAnswer = (status: number, at: AuthorizationAt, livemode: boolean, headers: Record<string, string> = {}): Answer => ({
   status,
   headers: { ...NO_STORE, ...headers },
-  body: authorizationJson(at.authorization, at.now),
+  body: withLivemode(authorizationJson(at.authorization, at.now), livemode),
 });
 
 const located = (req: Request, id: string): Record<string, string> => ({
@@ -141,7 +142,7 @@ export const authorizationOperations: readonly Operation[] = [
     examples: (demo) => ({
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.authorizePayment },
       body: { amount: thb(AUTHORIZATION_AMOUNTS.held), reference: 'RIDE-20417', expiresInSeconds: 86_400 },
-      response: authorizationExample(demo),
+      response: live(authorizationExample(demo)),
     }),
     responses: {
       201: { description: 'The authorization, PENDING', schema: authorizationSchema, headers: { Location: AUTHORIZATION_PATH } },
@@ -160,7 +161,7 @@ export const authorizationOperations: readonly Operation[] = [
         reference: body.reference,
         ...(body.expiresInSeconds === undefined ? {} : { expiresInSeconds: body.expiresInSeconds }),
       });
-      return authorizationAnswer(201, made, located(req, made.authorization.id));
+      return authorizationAnswer(201, made, caller.livemode(), located(req, made.authorization.id));
     },
   }),
   operation({
@@ -178,7 +179,7 @@ export const authorizationOperations: readonly Operation[] = [
       params: { authorizationId: EXAMPLE_IDS.authorization },
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.captureAuthorization },
       body: { amount: thb(AUTHORIZATION_AMOUNTS.captured), final: true },
-      response: captureExample(demo),
+      response: captureAnswerExample(demo),
     }),
     responses: {
       200: { description: 'The authorization after the capture, with the PAYMENT it recorded', schema: captureAnswerSchema },
@@ -201,7 +202,10 @@ export const authorizationOperations: readonly Operation[] = [
       return {
         status: 200,
         headers: NO_STORE,
-        body: { ...authorizationJson(done.authorization, done.now), capture: transactionJson(done.capture) },
+        body: withLivemode(
+          { ...authorizationJson(done.authorization, done.now), capture: withLivemode(transactionJson(done.capture), caller.livemode()) },
+          caller.livemode(),
+        ),
       };
     },
   }),
@@ -219,12 +223,12 @@ export const authorizationOperations: readonly Operation[] = [
     examples: (demo) => ({
       params: { authorizationId: EXAMPLE_IDS.authorization },
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.voidAuthorization },
-      response: {
+      response: live({
         ...authorizationExample(demo),
         status: 'VOIDED',
         remaining: thb(0),
         resolvedAt: demo.createdAt.replace('T03:00', 'T03:50'),
-      },
+      }),
     }),
     responses: {
       200: { description: 'The authorization, VOIDED', schema: authorizationSchema },
@@ -234,7 +238,42 @@ export const authorizationOperations: readonly Operation[] = [
     },
     idempotency: { scope: 'wallet' },
     handler: async ({ params, caller, core }) =>
-      authorizationAnswer(200, await core.wallet.voidAuthorization.execute(caller.wallet(), params.authorizationId)),
+      authorizationAnswer(200, await core.wallet.voidAuthorization.execute(caller.wallet(), params.authorizationId), caller.livemode()),
+  }),
+  operation({
+    surface: 'wallet',
+    method: 'post',
+    path: `/test-helpers${AUTHORIZATION_PATH}/expire`,
+    operationId: 'expireTestAuthorization',
+    summary: 'Sandbox: an authorization reaches its deadline now',
+    description:
+      'For a sandbox tenant (`tenant create --test`, client id `cli_test_…`) only: a PENDING authorization lapses now, exactly as at its deadline: `EXPIRED`, `expiresAt` and `resolvedAt` now, the held amount available again at once, and one `authorization.expired` event. A live tenant’s token gets 404 `not-found`.',
+    tags: ['test-helpers'],
+    token: 'machine',
+    request: { params: authorizationParams, headers: idempotencyHeaders },
+    examples: (demo) => {
+      const at = demo.createdAt.replace('T03:00', 'T03:50');
+      return {
+        params: { authorizationId: EXAMPLE_IDS.authorization },
+        headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.expireTestAuthorization },
+        response: live({ ...authorizationExample(demo), status: 'EXPIRED', remaining: thb(0), expiresAt: at, resolvedAt: at }),
+      };
+    },
+    responses: {
+      200: { description: 'The authorization, EXPIRED, as `GET /authorizations/{authorizationId}` shows it', schema: authorizationSchema },
+      404: {
+        description: 'A live tenant (test helpers are for sandbox tenants only), or an authorization unknown or another tenant’s',
+        reasons: ['not-found', 'authorization-not-found'],
+      },
+      409: notPending,
+      422: { description: 'A reused key', reasons: ['idempotency-key-reused'] },
+    },
+    idempotency: { scope: 'wallet' },
+    handler: async ({ params, caller, core }) => {
+      const expired = await core.wallet.expireTestAuthorization.execute(caller.machine(), params.authorizationId);
+      if (expired === null) throw new HttpProblem(404, 'not-found', 'No such resource.');
+      return authorizationAnswer(200, expired, caller.livemode());
+    },
   }),
   operation({
     surface: 'wallet',
@@ -248,7 +287,7 @@ export const authorizationOperations: readonly Operation[] = [
     request: { query: authorizationListQuery },
     examples: (demo) => ({
       query: { userId: EXAMPLE_IDS.demoUser, status: 'PENDING', limit: 20 },
-      response: { data: [authorizationExample(demo)], nextCursor: null },
+      response: { data: [live(authorizationExample(demo))], nextCursor: null },
     }),
     responses: {
       200: { description: 'A keyset page', schema: authorizationPageSchema },
@@ -264,7 +303,7 @@ export const authorizationOperations: readonly Operation[] = [
       return {
         status: 200,
         headers: NO_STORE,
-        body: { data: page.data.map((a) => authorizationJson(a, page.now)), nextCursor: page.nextCursor },
+        body: { data: page.data.map((a) => withLivemode(authorizationJson(a, page.now), caller.livemode())), nextCursor: page.nextCursor },
       };
     },
   }),
@@ -278,13 +317,13 @@ export const authorizationOperations: readonly Operation[] = [
     tags: ['authorizations'],
     token: 'either',
     request: { params: authorizationParams },
-    examples: (demo) => ({ params: { authorizationId: EXAMPLE_IDS.authorization }, response: authorizationExample(demo) }),
+    examples: (demo) => ({ params: { authorizationId: EXAMPLE_IDS.authorization }, response: live(authorizationExample(demo)) }),
     responses: {
       200: { description: 'The authorization, as true now', schema: authorizationSchema },
       404: notFound,
     },
     handler: async ({ params, caller, core }) =>
-      authorizationAnswer(200, await core.wallet.getAuthorization.execute(caller.wallet(), params.authorizationId)),
+      authorizationAnswer(200, await core.wallet.getAuthorization.execute(caller.wallet(), params.authorizationId), caller.livemode()),
   }),
   operation({
     surface: 'wallet',
@@ -298,7 +337,7 @@ export const authorizationOperations: readonly Operation[] = [
     examples: (demo) => ({
       params: { userId: EXAMPLE_IDS.demoUser },
       query: { at: demo.to },
-      response: { available: thb(WALLET_AMOUNTS.topUp), held: thb(0), ledger: thb(WALLET_AMOUNTS.topUp) },
+      response: live({ available: thb(WALLET_AMOUNTS.topUp), held: thb(0), ledger: thb(WALLET_AMOUNTS.topUp) }),
     }),
     responses: {
       200: { description: 'The balance', schema: balanceSchema },
@@ -308,7 +347,7 @@ export const authorizationOperations: readonly Operation[] = [
     handler: async ({ params, query, caller, core }) => ({
       status: 200,
       headers: NO_STORE,
-      body: await core.wallet.getUserBalance.execute(caller.machine(), params.userId, query.at ?? null),
+      body: withLivemode(await core.wallet.getUserBalance.execute(caller.machine(), params.userId, query.at ?? null), caller.livemode()),
     }),
   }),
   operation({

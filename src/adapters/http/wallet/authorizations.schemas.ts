@@ -3,7 +3,7 @@ import { AUTHORIZATION_MAX_SECONDS } from '../../../domain/wallet/authorization.
 import { PENDING_TRANSFER_STATUSES } from '../../../domain/wallet/pending-transfer.js';
 import { TRANSACTION_TYPES } from '../../../domain/wallet/transaction.js';
 import { pageQueryFields } from '../page.schemas.js';
-import { amountInputSchema, instant, moneySchema, reference, transactionSchema, walletId } from './transactions.schemas.js';
+import { amountInputSchema, instant, livemodeField, moneySchema, reference, transactionSchema, walletId } from './transactions.schemas.js';
 
 export const authorizeBody = z
   .object({
@@ -36,19 +36,22 @@ export const authorizationListQuery = z.object({
   ...pageQueryFields,
 });
 
-export const authorizationSchema = z
-  .object({
-    id: z.string(),
-    status: z.enum(PENDING_TRANSFER_STATUSES).meta({ description: 'As true at the moment of the answer: a lapsed one is EXPIRED' }),
-    userId: z.string().nullable().meta({ description: 'The person whose money is held' }),
-    amount: moneySchema.meta({ description: 'What was authorized' }),
-    captured: moneySchema.meta({ description: 'What captures have taken so far' }),
-    remaining: moneySchema.meta({ description: 'What a capture may still take (0 once resolved)' }),
-    reference: z.string(),
-    expiresAt: z.iso.datetime(),
-    createdAt: z.iso.datetime(),
-    resolvedAt: z.iso.datetime().nullable().meta({ description: 'When it was captured in full, voided or lapsed' }),
-  })
+/** What an authorization shows, as the answers and the events' `data` (with its `capture`) both carry it. */
+export const authorizationFields = z.object({
+  id: z.string(),
+  status: z.enum(PENDING_TRANSFER_STATUSES).meta({ description: 'As true at the moment of the answer: a lapsed one is EXPIRED' }),
+  userId: z.string().nullable().meta({ description: 'The person whose money is held' }),
+  amount: moneySchema.meta({ description: 'What was authorized' }),
+  captured: moneySchema.meta({ description: 'What captures have taken so far' }),
+  remaining: moneySchema.meta({ description: 'What a capture may still take (0 once resolved)' }),
+  reference: z.string(),
+  expiresAt: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+  resolvedAt: z.iso.datetime().nullable().meta({ description: 'When it was captured in full, voided or lapsed' }),
+});
+
+export const authorizationSchema = authorizationFields
+  .extend({ livemode: livemodeField })
   .meta({ id: 'Authorization', description: 'Money held from a wallet holder’s balance until it is captured, voided or lapses' });
 
 export const captureAnswerSchema = z

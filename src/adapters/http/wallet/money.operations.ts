@@ -4,7 +4,7 @@ import { HttpProblem } from '../problem.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { TRANSACTION_PATH } from './transactions.operations.js';
 import { balanceQuery } from './authorizations.schemas.js';
-import { paymentExample, refundExample, thb, topUpExample, transferExample, WALLET_AMOUNTS } from './wallet-examples.js';
+import { live, paymentExample, refundExample, thb, topUpExample, transferExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
   balanceSchema,
   idempotencyHeaders,
@@ -16,6 +16,7 @@ import {
   transactionParams,
   transactionSchema,
   transferBody,
+  withLivemode,
   userIdParams,
 } from './transactions.schemas.js';
 
@@ -46,7 +47,7 @@ const created = {
 };
 
 /** A transaction just made: 201 with its address under the wallet's base path. */
-const transactionCreated = (req: Request, body: ReturnType<typeof transactionJson>): Answer => ({
+const transactionCreated = (req: Request, body: ReturnType<typeof transactionJson> & { livemode: boolean }): Answer => ({
   status: 201,
   headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}${TRANSACTION_PATH.replace('{transactionId}', body.id)}` },
   body,
@@ -68,7 +69,7 @@ export const moneyOperations: readonly Operation[] = [
       params: { userId: EXAMPLE_IDS.demoUser },
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.topUpWalletUser },
       body: { amount: thb(WALLET_AMOUNTS.topUp), reference: 'topup-2026-0001' },
-      response: topUpExample(demo),
+      response: live(topUpExample(demo)),
     }),
     responses: {
       201: created,
@@ -92,7 +93,7 @@ export const moneyOperations: readonly Operation[] = [
         amount,
         reference,
       });
-      return transactionCreated(ctx.req, transactionJson(txn));
+      return transactionCreated(ctx.req, withLivemode(transactionJson(txn), ctx.caller.livemode()));
     },
   }),
   operation({
@@ -110,7 +111,7 @@ export const moneyOperations: readonly Operation[] = [
       params: { userId: EXAMPLE_IDS.demoUser },
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.fundTestUser },
       body: { amount: thb(WALLET_AMOUNTS.topUp) },
-      response: topUpExample(demo),
+      response: live(topUpExample(demo)),
     }),
     responses: {
       201: created,
@@ -135,7 +136,7 @@ export const moneyOperations: readonly Operation[] = [
         amount: ctx.body.amount,
       });
       if (txn === null) throw new HttpProblem(404, 'not-found', 'No such resource.');
-      return transactionCreated(ctx.req, transactionJson(txn));
+      return transactionCreated(ctx.req, withLivemode(transactionJson(txn), ctx.caller.livemode()));
     },
   }),
   operation({
@@ -153,7 +154,7 @@ export const moneyOperations: readonly Operation[] = [
       params: { transactionId: EXAMPLE_IDS.payment },
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.refundPayment },
       body: { amount: thb(WALLET_AMOUNTS.refund) },
-      response: refundExample(demo),
+      response: live(refundExample(demo)),
     }),
     responses: {
       201: created,
@@ -176,7 +177,7 @@ export const moneyOperations: readonly Operation[] = [
         transactionId,
         amount: amount ?? null,
       });
-      return transactionCreated(ctx.req, transactionJson(txn));
+      return transactionCreated(ctx.req, withLivemode(transactionJson(txn), ctx.caller.livemode()));
     },
   }),
   operation({
@@ -192,7 +193,7 @@ export const moneyOperations: readonly Operation[] = [
     examples: (demo) => ({
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.makePayment },
       body: { amount: thb(WALLET_AMOUNTS.payment), reference: 'ORDER-10042', description: 'Airport transfer, Suvarnabhumi to Sukhumvit' },
-      response: paymentExample(demo),
+      response: live(paymentExample(demo)),
     }),
     responses: {
       201: created,
@@ -213,7 +214,7 @@ export const moneyOperations: readonly Operation[] = [
         reference: body.reference,
         description: body.description ?? null,
       });
-      return transactionCreated(req, transactionJson(txn));
+      return transactionCreated(req, withLivemode(transactionJson(txn), caller.livemode()));
     },
   }),
   operation({
@@ -229,7 +230,7 @@ export const moneyOperations: readonly Operation[] = [
     examples: (demo) => ({
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.makeTransfer },
       body: { toUserId: EXAMPLE_IDS.otherUser, amount: thb(WALLET_AMOUNTS.transfer), note: 'Dinner in Silom' },
-      response: transferExample(demo),
+      response: live(transferExample(demo)),
     }),
     responses: {
       201: created,
@@ -251,7 +252,7 @@ export const moneyOperations: readonly Operation[] = [
         amount: body.amount,
         note: body.note ?? null,
       });
-      return transactionCreated(req, transactionJson(txn));
+      return transactionCreated(req, withLivemode(transactionJson(txn), caller.livemode()));
     },
   }),
   operation({
@@ -267,11 +268,11 @@ export const moneyOperations: readonly Operation[] = [
     request: { query: balanceQuery },
     examples: (demo) => ({
       query: { at: demo.to },
-      response: {
+      response: live({
         available: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer),
         held: thb(0),
         ledger: thb(WALLET_AMOUNTS.topUp - WALLET_AMOUNTS.payment + WALLET_AMOUNTS.refund - WALLET_AMOUNTS.transfer),
-      },
+      }),
     }),
     responses: {
       200: { description: 'The balance', schema: balanceSchema },
@@ -281,7 +282,7 @@ export const moneyOperations: readonly Operation[] = [
     handler: async ({ caller, core, query }) => ({
       status: 200,
       headers: NO_STORE,
-      body: await core.wallet.getMyBalance.execute(caller.user(), query.at ?? null),
+      body: withLivemode(await core.wallet.getMyBalance.execute(caller.user(), query.at ?? null), caller.livemode()),
     }),
   }),
 ];

@@ -1,6 +1,6 @@
 import { NO_STORE, operation, type Operation } from '../operation.js';
 import { EXAMPLE_IDS } from '../openapi/examples.js';
-import { paymentExample, topUpExample, WALLET_AMOUNTS } from './wallet-examples.js';
+import { live, paymentExample, topUpExample, WALLET_AMOUNTS } from './wallet-examples.js';
 import {
   listQuery,
   summaryQuery,
@@ -9,6 +9,7 @@ import {
   transactionJson,
   transactionParams,
   transactionSchema,
+  withLivemode,
 } from './transactions.schemas.js';
 
 const eitherToken = { 401: { description: 'No valid token', reasons: ['invalid-token'] } } as const;
@@ -35,7 +36,7 @@ export const transactionOperations: readonly Operation[] = [
     request: { query: listQuery },
     examples: (demo) => ({
       query: { type: 'TOP_UP,PAYMENT', userId: EXAMPLE_IDS.demoUser, from: demo.from, to: demo.to, limit: 20 },
-      response: { data: [paymentExample(demo), topUpExample(demo)], nextCursor: null },
+      response: { data: [live(paymentExample(demo)), live(topUpExample(demo))], nextCursor: null },
     }),
     responses: {
       200: { description: 'A keyset page', schema: transactionPageSchema },
@@ -51,7 +52,14 @@ export const transactionOperations: readonly Operation[] = [
         ...(q.from === undefined ? {} : { from: q.from }),
         ...(q.to === undefined ? {} : { to: q.to }),
       });
-      return { status: 200, headers: NO_STORE, body: { data: page.data.map(transactionJson), nextCursor: page.nextCursor } };
+      return {
+        status: 200,
+        headers: NO_STORE,
+        body: {
+          data: page.data.map((t) => withLivemode(transactionJson(t), caller.livemode())),
+          nextCursor: page.nextCursor,
+        },
+      };
     },
   }),
   operation({
@@ -103,7 +111,7 @@ export const transactionOperations: readonly Operation[] = [
     tags: ['transactions'],
     token: 'either',
     request: { params: transactionParams },
-    examples: (demo) => ({ params: { transactionId: EXAMPLE_IDS.payment }, response: paymentExample(demo) }),
+    examples: (demo) => ({ params: { transactionId: EXAMPLE_IDS.payment }, response: live(paymentExample(demo)) }),
     responses: {
       200: { description: 'The transaction', schema: transactionSchema },
       ...eitherToken,
@@ -111,7 +119,7 @@ export const transactionOperations: readonly Operation[] = [
     },
     handler: async ({ params: { transactionId }, caller, core }) => {
       const txn = await core.wallet.getTransaction.execute(caller.wallet(), transactionId);
-      return { status: 200, headers: NO_STORE, body: transactionJson(txn) };
+      return { status: 200, headers: NO_STORE, body: withLivemode(transactionJson(txn), caller.livemode()) };
     },
   }),
 ];

@@ -108,21 +108,40 @@ export const initiatorSchema = z
   })
   .meta({ id: 'Initiator', description: 'Who initiated a transaction, as its token said' });
 
-export const transactionSchema = z
-  .object({
-    id: z.string(),
-    type: z.enum(TRANSACTION_TYPES),
-    amount: moneySchema,
-    userId: z.string().meta({ description: 'Credited by a top-up or refund; the payer of a payment; the sender of a transfer' }),
-    counterpartyUserId: z.string().nullable().meta({ description: 'The recipient of a transfer' }),
-    reference: z.string().nullable(),
-    description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
-    refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
-    refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
-    authorizationId: z.string().nullable().meta({ description: 'For a payment that captures an authorization: the authorization' }),
-    createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
-    initiatedBy: initiatorSchema,
-  })
+/**
+ * Whether an object belongs to a live tenant (true) or a sandbox one (false, `tenant create
+ * --test`): every wallet object the tenant API answers carries it, from the calling tenant.
+ */
+export const livemodeField = z
+  .boolean()
+  .meta({ description: 'False for a sandbox tenant’s object (`tenant create --test`, client id `cli_test_…`), true for a live tenant’s' });
+
+/** Adds the calling tenant's `livemode` to an object the tenant API answers. */
+export const withLivemode = <T extends object>(body: T, livemode: boolean): T & { livemode: boolean } => ({ ...body, livemode });
+
+const transactionFields = z.object({
+  id: z.string(),
+  type: z.enum(TRANSACTION_TYPES),
+  amount: moneySchema,
+  userId: z.string().meta({ description: 'Credited by a top-up or refund; the payer of a payment; the sender of a transfer' }),
+  counterpartyUserId: z.string().nullable().meta({ description: 'The recipient of a transfer' }),
+  reference: z.string().nullable(),
+  description: z.string().nullable().meta({ description: 'A payment’s description or a transfer’s note' }),
+  refundOf: z.string().nullable().meta({ description: 'The payment a refund is for' }),
+  refunded: moneySchema.nullable().meta({ description: 'For a payment: how much of it has been refunded' }),
+  authorizationId: z.string().nullable().meta({ description: 'For a payment that captures an authorization: the authorization' }),
+  createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
+  initiatedBy: initiatorSchema,
+});
+
+/** A transaction as a webhook event's `data` carries it. */
+export const transactionDataSchema = transactionFields.meta({
+  id: 'TransactionData',
+  description: 'A top-up, payment, transfer or refund, as an event carries it',
+});
+
+export const transactionSchema = transactionFields
+  .extend({ livemode: livemodeField })
   .meta({ id: 'Transaction', description: 'A top-up, payment, transfer or refund' });
 
 export const transactionPageSchema = z
@@ -142,6 +161,7 @@ export const balanceSchema = z
     available: moneySchema.describe('What the holder can spend: `ledger − held`'),
     held: moneySchema.describe('What the holder’s pending authorizations hold now'),
     ledger: moneySchema.describe('What the ledger records for the holder'),
+    livemode: livemodeField,
   })
   .meta({ id: 'Balance', description: 'What the holder has, holds and can spend' });
 

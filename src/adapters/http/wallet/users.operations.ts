@@ -10,6 +10,8 @@ import {
   userWithBalanceSchema,
   walletUserSchema,
 } from './users.schemas.js';
+import { withLivemode } from './transactions.schemas.js';
+import { live } from './wallet-examples.js';
 
 const machineErrors = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
@@ -43,7 +45,7 @@ export const userOperations: readonly Operation[] = [
     request: { body: createUserSchema },
     examples: (demo) => ({
       body: { ...newUser, password: 'mango sticky rice at noon' },
-      response: { id: EXAMPLE_IDS.otherUser, ...newUser, createdAt: demo.createdAt },
+      response: live({ id: EXAMPLE_IDS.otherUser, ...newUser, createdAt: demo.createdAt }),
     }),
     responses: {
       201: { description: 'The new user', schema: walletUserSchema, headers: { Location: '/users/{userId}' } },
@@ -65,7 +67,11 @@ export const userOperations: readonly Operation[] = [
         },
         requestOrigin(req),
       );
-      return { status: 201, headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/users/${user.id}` }, body: user };
+      return {
+        status: 201,
+        headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/users/${user.id}` },
+        body: withLivemode(user, caller.livemode()),
+      };
     },
   }),
   operation({
@@ -77,7 +83,10 @@ export const userOperations: readonly Operation[] = [
     tags: ['users'],
     token: 'machine',
     request: { query: listUsersQuery },
-    examples: (demo) => ({ query: { limit: 20 }, response: { data: [{ ...demoUser(demo), balance: thb(35_000) }], nextCursor: null } }),
+    examples: (demo) => ({
+      query: { limit: 20 },
+      response: { data: [live({ ...demoUser(demo), balance: thb(35_000) })], nextCursor: null },
+    }),
     responses: {
       200: { description: 'A keyset page, each user with its balance', schema: userWithBalancePageSchema },
       400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
@@ -89,7 +98,11 @@ export const userOperations: readonly Operation[] = [
         caller.machine(),
         page.data.map((u) => u.id),
       );
-      return { status: 200, headers: NO_STORE, body: { ...page, data: page.data.map((u) => ({ ...u, balance: balances.get(u.id) })) } };
+      return {
+        status: 200,
+        headers: NO_STORE,
+        body: { ...page, data: page.data.map((u) => withLivemode({ ...u, balance: balances.get(u.id) }, caller.livemode())) },
+      };
     },
   }),
   operation({
@@ -101,7 +114,7 @@ export const userOperations: readonly Operation[] = [
     tags: ['users'],
     token: 'machine',
     request: { params: userParams },
-    examples: (demo) => ({ params: { userId: EXAMPLE_IDS.demoUser }, response: { ...demoUser(demo), balance: thb(35_000) } }),
+    examples: (demo) => ({ params: { userId: EXAMPLE_IDS.demoUser }, response: live({ ...demoUser(demo), balance: thb(35_000) }) }),
     responses: {
       200: { description: 'The user with its balance', schema: userWithBalanceSchema },
       ...machineErrors,
@@ -110,7 +123,7 @@ export const userOperations: readonly Operation[] = [
     handler: async ({ params: { userId }, caller, core }) => {
       const user = await core.identity.getWalletUser.execute(caller.machine(), userId);
       const balances = await core.wallet.getUserBalances.execute(caller.machine(), [user.id]);
-      return { status: 200, headers: NO_STORE, body: { ...user, balance: balances.get(user.id) } };
+      return { status: 200, headers: NO_STORE, body: withLivemode({ ...user, balance: balances.get(user.id) }, caller.livemode()) };
     },
   }),
   operation({
@@ -122,7 +135,7 @@ export const userOperations: readonly Operation[] = [
     description: 'No parameter selects another user. Password-login and delegated tokens give the same access.',
     tags: ['me'],
     token: 'user',
-    examples: (demo) => ({ response: demoUser(demo) }),
+    examples: (demo) => ({ response: live(demoUser(demo)) }),
     responses: {
       200: { description: 'The wallet holder', schema: walletUserSchema },
       401: {
@@ -132,7 +145,7 @@ export const userOperations: readonly Operation[] = [
     },
     handler: async ({ caller, core }) => {
       const me = await core.identity.getCurrentWalletUser.execute(caller.user(), caller.walletUser as never);
-      return { status: 200, headers: NO_STORE, body: me };
+      return { status: 200, headers: NO_STORE, body: withLivemode(me, caller.livemode()) };
     },
   }),
 ];

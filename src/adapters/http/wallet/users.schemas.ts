@@ -3,7 +3,7 @@ import { EMAIL_MAX_LENGTH } from '../../../domain/identity/email-address.js';
 import { PASSWORD_LENGTH } from '../../../domain/identity/password-policy.js';
 import { pageQueryFields } from '../page.schemas.js';
 import { externalUserRefSchema } from './auth.schemas.js';
-import { moneySchema } from './transactions.schemas.js';
+import { livemodeField, moneySchema } from './transactions.schemas.js';
 
 export const createUserSchema = z
   .object({
@@ -41,11 +41,19 @@ const walletUser = z.object({
   createdAt: z.iso.datetime().meta({ description: 'RFC 3339 UTC' }),
 });
 
-export const walletUserSchema = walletUser.meta({ id: 'WalletUser', description: 'A wallet holder of the tenant' });
+/** A wallet user as the `wallet_user.created` event's `data` carries it. */
+export const walletUserDataSchema = walletUser.meta({
+  id: 'WalletUserData',
+  description: 'A wallet holder of the tenant, as an event carries it',
+});
+
+export const walletUserSchema = walletUser
+  .extend({ livemode: livemodeField })
+  .meta({ id: 'WalletUser', description: 'A wallet holder of the tenant' });
 
 /** What the tenant's own reads of its users show: the user and its available balance. */
 export const userWithBalanceSchema = walletUser
-  .extend({ balance: moneySchema })
+  .extend({ balance: moneySchema, livemode: livemodeField })
   .meta({ id: 'WalletUserWithBalance', description: 'A wallet holder of the tenant and its available balance' });
 export const userWithBalancePageSchema = z
   .object({ data: z.array(userWithBalanceSchema), nextCursor: z.string().nullable() })

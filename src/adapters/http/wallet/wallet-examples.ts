@@ -8,6 +8,15 @@ export const WALLET_AMOUNTS = { topUp: 50_000, payment: 12_500, refund: 2_500, t
 
 export const thb = (amount: number) => ({ amount, currency: 'THB' });
 
+/** An example object as the tenant API answers it to the demo tenant, which is live (events' `data` carry no `livemode`). */
+export const live = <T extends object>(example: T): T & { livemode: true } => ({ ...example, livemode: true });
+
+/** The final capture's answer: the authorization and its PAYMENT, each as the tenant API shows them. */
+export const captureAnswerExample = (demo: DemoExamples) => {
+  const example = captureExample(demo);
+  return live({ ...example, capture: live(example.capture) });
+};
+
 const machine = { kind: 'machine', tenantId: EXAMPLE_IDS.tenant, clientId: EXAMPLE_IDS.client, userId: null, amr: null, act: null };
 const user = {
   kind: 'user',

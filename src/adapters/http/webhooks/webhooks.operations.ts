@@ -20,13 +20,18 @@ import {
   webhookEndpointSchema,
   deliveryJson,
   endpointJson,
+  createdTenantEndpointSchema,
+  tenantEndpointPageSchema,
+  tenantEndpointSchema,
 } from './webhooks.schemas.js';
+import { withLivemode } from '../wallet/transactions.schemas.js';
+import type { WebhookEndpoint } from '../../../domain/webhooks/endpoint.js';
 import { orderSchema } from '../booking/booking.schemas.js';
 import { securityEventSchema } from '../security-events/security-events.operations.js';
 import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES, VOUCHER_REDEEMED } from '../../../domain/webhooks/events.js';
-import { transactionSchema } from '../wallet/transactions.schemas.js';
-import { walletUserSchema } from '../wallet/users.schemas.js';
-import { authorizationSchema } from '../wallet/authorizations.schemas.js';
+import { transactionDataSchema } from '../wallet/transactions.schemas.js';
+import { walletUserDataSchema } from '../wallet/users.schemas.js';
+import { authorizationFields } from '../wallet/authorizations.schemas.js';
 import type { AuthorizationEventType } from '../../../domain/webhooks/events.js';
 
 const MACHINE_ERRORS: Readonly<Record<number, ResponseSpec>> = {
@@ -66,7 +71,19 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
         description: 'Bookings for our back office',
       }
     : { url: 'https://hooks.example.com/pbw/wallet', events: ['transaction.created'], description: 'Ledger sync' };
-  const endpoint = (demo: DemoExamples) => ({ id: endpointId, ...request, status: 'active', createdAt: demo.createdAt });
+  // A tenant's endpoints carry the tenant's `livemode`, as every wallet object does (the demo tenant is live).
+  const endpoint = (demo: DemoExamples) => ({
+    id: endpointId,
+    ...request,
+    status: 'active',
+    createdAt: demo.createdAt,
+    ...(booking ? {} : { livemode: true }),
+  });
+  const endpointView = (e: WebhookEndpoint, caller: Caller) =>
+    booking ? endpointJson(e) : withLivemode(endpointJson(e), caller.livemode());
+  const schemas = booking
+    ? { one: webhookEndpointSchema, created: createdEndpointSchema, page: endpointPageSchema }
+    : { one: tenantEndpointSchema, created: createdTenantEndpointSchema, page: tenantEndpointPageSchema };
   const delivery = (demo: DemoExamples) => ({
     id: EXAMPLE_IDS.delivery,
     eventId: EXAMPLE_IDS.event,
@@ -96,7 +113,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       responses: {
         201: {
           description: 'The endpoint, with its secret (shown once)',
-          schema: createdEndpointSchema,
+          schema: schemas.created,
           headers: { Location: 'The endpoint' },
         },
         400: { description: 'Bad body, or a URL that is refused', reasons: ['invalid-request', 'malformed-json', 'invalid-webhook-url'] },
@@ -108,7 +125,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
         return {
           status: 201,
           headers: { 'Cache-Control': 'no-store', Location: `${req.baseUrl}/webhook-endpoints/${created.id}` },
-          body: { ...endpointJson(created), secret: created.secret },
+          body: { ...endpointView(created, caller), secret: created.secret },
         };
       },
     }),
@@ -121,13 +138,17 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       request: { query: pageQuery },
       examples: (demo) => ({ query: page, response: { data: [endpoint(demo)], nextCursor: null } }),
       responses: {
-        200: { description: 'One keyset page', schema: endpointPageSchema },
+        200: { description: 'One keyset page', schema: schemas.page },
         400: { description: 'Bad limit or cursor', reasons: ['invalid-request'] },
         ...auth,
       },
       handler: async ({ query, caller, core }) => {
         const page = await core.webhooks.list.execute(callerOf(caller), query);
-        return { status: 200, headers: NO_STORE, body: { data: page.data.map(endpointJson), nextCursor: page.nextCursor } };
+        return {
+          status: 200,
+          headers: NO_STORE,
+          body: { data: page.data.map((e) => endpointView(e, caller)), nextCursor: page.nextCursor },
+        };
       },
     }),
     operation({
@@ -139,7 +160,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       request: { params: endpointParams },
       examples: (demo) => ({ params, response: endpoint(demo) }),
       responses: {
-        200: { description: 'The endpoint', schema: webhookEndpointSchema },
+        200: { description: 'The endpoint', schema: schemas.one },
         400: { description: 'Bad id', reasons: ['invalid-request'] },
         ...auth,
         404: notFound,
@@ -147,7 +168,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       handler: async ({ params: { endpointId }, caller, core }) => ({
         status: 200,
         headers: NO_STORE,
-        body: endpointJson(await core.webhooks.get.execute(callerOf(caller), endpointId)),
+        body: endpointView(await core.webhooks.get.execute(callerOf(caller), endpointId), caller),
       }),
     }),
     operation({
@@ -302,7 +323,7 @@ const AUTHORIZATION_EVENTS: ReadonlyArray<readonly [AuthorizationEventType, stri
   ['authorization.expired', 'An authorization lapsed at its `expiresAt` uncaptured'],
 ];
 const authorizationEventSchema = z
-  .intersection(authorizationSchema, z.object({ capture: transactionSchema.nullable() }))
+  .intersection(authorizationFields, z.object({ capture: transactionDataSchema.nullable() }))
   .meta({ id: 'AuthorizationEventData', description: 'The authorization after this change, and the PAYMENT of a capture (else null)' });
 
 /** Every event, published as OpenAPI 3.1 `webhooks` in the file of the surface that registers it. */
@@ -324,13 +345,13 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     surface: 'wallet',
     type: 'transaction.created',
     summary: 'A top-up, payment, transfer or refund was recorded in the tenant',
-    data: transactionSchema,
+    data: transactionDataSchema,
   },
   {
     surface: 'wallet',
     type: 'wallet_user.created',
     summary: 'A wallet user of the tenant was created (POST /users, the operator, or a delegated token’s first use)',
-    data: walletUserSchema,
+    data: walletUserDataSchema,
   },
   ...AUTHORIZATION_EVENTS.map(([type, summary]) => ({ surface: 'wallet' as const, type, summary, data: authorizationEventSchema })),
   ...AGENT_SECURITY_EVENT_TYPES.map((type) => ({

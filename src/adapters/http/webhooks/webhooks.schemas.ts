@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageQueryFields } from '../page.schemas.js';
 import { AGENT_EVENT_TYPES, TENANT_EVENT_TYPES } from '../../../domain/webhooks/events.js';
 import { WEBHOOK_LIMITS, type WebhookDelivery, type WebhookEndpoint } from '../../../domain/webhooks/endpoint.js';
+import { livemodeField } from '../wallet/transactions.schemas.js';
 
 const endpointBody = <T extends readonly [string, ...string[]]>(types: T) =>
   z.object({
@@ -43,9 +44,15 @@ export const webhookEndpointSchema = z
   })
   .meta({ id: 'WebhookEndpoint' });
 
-export const createdEndpointSchema = webhookEndpointSchema
-  .extend({ secret: z.string().describe('`whsec_` + base64 of 32 random bytes: the signing secret, shown only in this response') })
-  .meta({ id: 'CreatedWebhookEndpoint' });
+const secretField = z.string().describe('`whsec_` + base64 of 32 random bytes: the signing secret, shown only in this response');
+
+export const createdEndpointSchema = webhookEndpointSchema.extend({ secret: secretField }).meta({ id: 'CreatedWebhookEndpoint' });
+
+/** A tenant's endpoint, as the wallet answers it: with the tenant's `livemode`, as every wallet object. */
+export const tenantEndpointSchema = webhookEndpointSchema.extend({ livemode: livemodeField }).meta({ id: 'WalletWebhookEndpoint' });
+export const createdTenantEndpointSchema = tenantEndpointSchema
+  .extend({ secret: secretField })
+  .meta({ id: 'CreatedWalletWebhookEndpoint' });
 
 export const webhookDeliverySchema = z
   .object({
@@ -64,6 +71,9 @@ export const webhookDeliverySchema = z
 export const endpointPageSchema = z
   .object({ data: z.array(webhookEndpointSchema), nextCursor: z.string().nullable() })
   .meta({ id: 'WebhookEndpointPage' });
+export const tenantEndpointPageSchema = z
+  .object({ data: z.array(tenantEndpointSchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'WalletWebhookEndpointPage' });
 export const deliveryPageSchema = z
   .object({ data: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() })
   .meta({ id: 'WebhookDeliveryPage' });
