@@ -348,6 +348,7 @@ describe('real responses match the published schemas', () => {
         spendable: { amount: 0, currency: 'THB' },
         lowBalanceAlert: null,
       },
+      livemode: true,
     };
     expect(() => expectMatchesSpec('getAgentAccount', 200, account)).not.to.throw();
     expect(() => expectMatchesSpec('getAgentAccount', 200, { ...account, channel: { ...account.channel, secret: 'x' } })).to.throw(
