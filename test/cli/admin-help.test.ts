@@ -63,7 +63,8 @@ describe('admin command line help (separate processes, no database)', function (
       const verb = c.name.split(' ').at(-1)!;
       if (verb === 'list') expect(c.output, c.name).to.have.property('table').that.is.not.empty;
       // A statement prints a document (its lines, or CSV), as the demo and a sandbox print their credentials.
-      else if (!['demo seed', 'sandbox create', 'agent statement', 'operator statement'].includes(c.name)) expect(c.output, c.name).to.equal('fields');
+      else if (!['demo seed', 'sandbox create', 'agent statement', 'operator statement'].includes(c.name))
+        expect(c.output, c.name).to.equal('fields');
     }
   });
 
