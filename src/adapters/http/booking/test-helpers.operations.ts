@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OPERATOR_REJECTION_REASONS } from '../../../domain/booking/order.js';
-import { NO_STORE, operation, type Operation } from '../operation.js';
+import type { ProblemReason } from '../../../domain/shared/errors.js';
+import { NO_STORE, operation, type Operation, type ResponseSpec } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { HttpProblem } from '../problem.js';
 import { agentBillingSchema } from './account.operations.js';
@@ -29,6 +30,34 @@ const noHelper = (): HttpProblem => new HttpProblem(404, 'not-found', 'No such r
 const KEY_REUSED = { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused' as const] };
 const orderId = { orderId: EXAMPLE_IDS.order };
 
+/** What every helper shares: the booking surface, a sandbox key with `orders:write`, an `Idempotency-Key`. */
+const HELPER = {
+  surface: 'booking',
+  method: 'post',
+  tags: ['test-helpers'],
+  token: 'api-key',
+  scope: 'orders:write',
+  idempotency: { scope: 'agent' },
+} as const;
+
+/** The answers of a helper: the changed order (or `ok`), and what refuses it (`conflict`: its 409). */
+const answers = (
+  ok: ResponseSpec,
+  conflict: { description: string; reasons: readonly ProblemReason[] },
+  missing: ResponseSpec = LIVE_OR_MISSING,
+) => ({
+  200: ok,
+  400: INVALID_BODY,
+  ...KEY_ERRORS,
+  404: missing,
+  409: {
+    description: `${conflict.description}, or a request with this Idempotency-Key is still running`,
+    reasons: [...conflict.reasons, 'idempotency-key-in-use' as const],
+  },
+  ...BODY_LIMITS,
+  422: KEY_REUSED,
+});
+
 /**
  * The booking sandbox's test helpers (CONTRACT §6.7): for a sandbox agent's key only, each the real
  * transition of one of its orders (the operator's answer, or the clock reaching a deadline) with
@@ -36,16 +65,12 @@ const orderId = { orderId: EXAMPLE_IDS.order };
  */
 export const bookingTestHelperOperations: readonly Operation[] = [
   operation({
-    surface: 'booking',
-    method: 'post',
+    ...HELPER,
     path: `${ORDER_HELPERS}/operator-confirm`,
     operationId: 'testOperatorConfirm',
     summary: 'Sandbox: confirm a PENDING order as its operator',
     description:
       'What the operator’s `POST /operator/v1/orders/{orderId}/confirm` does, for one of a sandbox agent’s own orders: CONFIRMED, its price captured, event `order.confirmed`.',
-    tags: ['test-helpers'],
-    token: 'api-key',
-    scope: 'orders:write',
     request: { params: orderParams, body: confirmBody, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: orderId,
@@ -53,19 +78,10 @@ export const bookingTestHelperOperations: readonly Operation[] = [
       body: { operatorReference: 'SAT-TEST-1' },
       response: { ...orderExample(demo), operatorReference: 'SAT-TEST-1', livemode: false },
     }),
-    responses: {
-      200: { description: 'The order, CONFIRMED', schema: orderSchema },
-      400: INVALID_BODY,
-      ...KEY_ERRORS,
-      404: LIVE_OR_MISSING,
-      409: {
-        description: 'The order is not PENDING, or a request with this key is still running',
-        reasons: ['order-not-pending', 'idempotency-key-in-use'],
-      },
-      ...BODY_LIMITS,
-      422: KEY_REUSED,
-    },
-    idempotency: { scope: 'agent' },
+    responses: answers(
+      { description: 'The order, CONFIRMED', schema: orderSchema },
+      { description: 'The order is not PENDING', reasons: ['order-not-pending'] },
+    ),
     handler: async ({ params: { orderId: id }, body, caller, core }) => {
       const order = await core.booking.sandboxOrders.operatorConfirm(caller.agent(), id, body.operatorReference ?? `TEST-${id}`);
       if (order === null) throw noHelper();
@@ -73,16 +89,12 @@ export const bookingTestHelperOperations: readonly Operation[] = [
     },
   }),
   operation({
-    surface: 'booking',
-    method: 'post',
+    ...HELPER,
     path: `${ORDER_HELPERS}/operator-reject`,
     operationId: 'testOperatorReject',
     summary: 'Sandbox: reject a PENDING order as its operator',
     description:
       'What the operator’s `POST /operator/v1/orders/{orderId}/reject` does, for one of a sandbox agent’s own orders: REJECTED with the reason, its stock and held price free at once, event `order.rejected`.',
-    tags: ['test-helpers'],
-    token: 'api-key',
-    scope: 'orders:write',
     request: { params: orderParams, body: rejectBody, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: orderId,
@@ -90,19 +102,10 @@ export const bookingTestHelperOperations: readonly Operation[] = [
       body: { reason: 'sold-out' },
       response: { ...orderExample(demo), status: 'REJECTED', rejectionReason: 'sold-out', confirmedAt: null, livemode: false },
     }),
-    responses: {
-      200: { description: 'The order, REJECTED', schema: orderSchema },
-      400: INVALID_BODY,
-      ...KEY_ERRORS,
-      404: LIVE_OR_MISSING,
-      409: {
-        description: 'The order is not PENDING, or a request with this key is still running',
-        reasons: ['order-not-pending', 'idempotency-key-in-use'],
-      },
-      ...BODY_LIMITS,
-      422: KEY_REUSED,
-    },
-    idempotency: { scope: 'agent' },
+    responses: answers(
+      { description: 'The order, REJECTED', schema: orderSchema },
+      { description: 'The order is not PENDING', reasons: ['order-not-pending'] },
+    ),
     handler: async ({ params: { orderId: id }, body, caller, core }) => {
       const order = await core.booking.sandboxOrders.operatorReject(caller.agent(), id, body.reason);
       if (order === null) throw noHelper();
@@ -110,36 +113,23 @@ export const bookingTestHelperOperations: readonly Operation[] = [
     },
   }),
   operation({
-    surface: 'booking',
-    method: 'post',
+    ...HELPER,
     path: `${ORDER_HELPERS}/operator-cancel`,
     operationId: 'testOperatorCancel',
     summary: 'Sandbox: cancel a CONFIRMED order as its operator',
     description:
       'What the operator’s `POST /operator/v1/orders/{orderId}/cancel` does, for one of a sandbox agent’s own orders: CANCELLED by the operator with a full refund and no fee, event `order.cancelled` with `cancelledBy: "operator"`.',
-    tags: ['test-helpers'],
-    token: 'api-key',
-    scope: 'orders:write',
     request: { params: orderParams, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: orderId,
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testOperatorCancel },
       response: { ...orderExample(demo, true), cancelledBy: 'operator', livemode: false },
     }),
-    responses: {
-      200: { description: 'The order, CANCELLED by the operator', schema: orderSchema },
-      400: INVALID_BODY,
-      ...KEY_ERRORS,
-      404: LIVE_OR_MISSING,
-      409: {
-        description: 'The order is not CONFIRMED, or a request with this key is still running',
-        reasons: ['order-not-cancellable', 'order-already-cancelled', 'idempotency-key-in-use'],
-      },
-      ...BODY_LIMITS,
-      422: KEY_REUSED,
-    },
+    responses: answers(
+      { description: 'The order, CANCELLED by the operator', schema: orderSchema },
+      { description: 'The order is not CONFIRMED', reasons: ['order-not-cancellable', 'order-already-cancelled'] },
+    ),
     jsonBody: true,
-    idempotency: { scope: 'agent' },
     handler: async ({ params: { orderId: id }, caller, core }) => {
       const order = await core.booking.sandboxOrders.operatorCancel(caller.agent(), id);
       if (order === null) throw noHelper();
@@ -147,36 +137,23 @@ export const bookingTestHelperOperations: readonly Operation[] = [
     },
   }),
   operation({
-    surface: 'booking',
-    method: 'post',
+    ...HELPER,
     path: `${ORDER_HELPERS}/expire`,
     operationId: 'testExpireOrder',
     summary: 'Sandbox: a hold or a pending order reaches its deadline now',
     description:
       'The clock, for one of a sandbox agent’s own orders: a hold becomes EXPIRED (event `order.expired`), a PENDING order REJECTED with `operator-timeout` (event `order.rejected`), as at their deadline; the stock and the held price are free at once.',
-    tags: ['test-helpers'],
-    token: 'api-key',
-    scope: 'orders:write',
     request: { params: orderParams, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: orderId,
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testExpireOrder },
       response: { ...orderExample(demo), status: 'EXPIRED', confirmedAt: null, holdExpiresAt: demo.createdAt, livemode: false },
     }),
-    responses: {
-      200: { description: 'The order, EXPIRED or REJECTED', schema: orderSchema },
-      400: INVALID_BODY,
-      ...KEY_ERRORS,
-      404: LIVE_OR_MISSING,
-      409: {
-        description: 'The order is neither on hold nor PENDING, or a request with this key is still running',
-        reasons: ['order-has-no-deadline', 'idempotency-key-in-use'],
-      },
-      ...BODY_LIMITS,
-      422: KEY_REUSED,
-    },
+    responses: answers(
+      { description: 'The order, EXPIRED or REJECTED', schema: orderSchema },
+      { description: 'The order is neither on hold nor PENDING', reasons: ['order-has-no-deadline'] },
+    ),
     jsonBody: true,
-    idempotency: { scope: 'agent' },
     handler: async ({ params: { orderId: id }, caller, core }) => {
       const order = await core.booking.sandboxOrders.expire(caller.agent(), id);
       if (order === null) throw noHelper();
@@ -184,16 +161,12 @@ export const bookingTestHelperOperations: readonly Operation[] = [
     },
   }),
   operation({
-    surface: 'booking',
-    method: 'post',
+    ...HELPER,
     path: '/api/v1/test-helpers/account/fund',
     operationId: 'testFundAccount',
     summary: 'Sandbox: pay money into the caller’s own account',
     description:
       'What `agent fund` records, for a sandbox agent’s own account, in its channel’s currency: a FUNDING line of its statement. Sandbox money never meets live money.',
-    tags: ['test-helpers'],
-    token: 'api-key',
-    scope: 'orders:write',
     request: { body: fundBody, headers: idempotencyHeaders },
     examples: () => ({
       headers: { 'Idempotency-Key': EXAMPLE_IDEMPOTENCY_KEYS.testFundAccount },
@@ -222,7 +195,6 @@ export const bookingTestHelperOperations: readonly Operation[] = [
       ...BODY_LIMITS,
       422: KEY_REUSED,
     },
-    idempotency: { scope: 'agent' },
     handler: async ({ body, caller, core }) => {
       const funded = await core.booking.sandboxOrders.fund(caller.agent(), body.amount);
       if (funded === null) throw noHelper();
