@@ -46,6 +46,12 @@ const created = {
   headers: { Location: TRANSACTION_PATH },
 };
 
+/** What refuses a credit of a user (a top-up, the sandbox's funding) once it is well formed. */
+const creditRefused = {
+  description: 'Another currency than the tenant’s, or a key reused for another request',
+  reasons: ['currency-mismatch', 'idempotency-key-reused'],
+} as const;
+
 /** A transaction just made: 201 with its address under the wallet's base path. */
 const transactionCreated = (req: Request, body: ReturnType<typeof transactionJson> & { livemode: boolean }): Answer => ({
   status: 201,
@@ -78,10 +84,7 @@ export const moneyOperations: readonly Operation[] = [
       404: { description: 'No such user in this tenant (another tenant’s user included)', reasons: ['user-not-found'] },
       409: keyInUse,
       415: notJson,
-      422: {
-        description: 'Another currency than the tenant’s, or a key reused for another request',
-        reasons: ['currency-mismatch', 'idempotency-key-reused'],
-      },
+      422: creditRefused,
     },
     idempotency: { scope: 'wallet' },
     handler: async (ctx) => {
@@ -123,10 +126,7 @@ export const moneyOperations: readonly Operation[] = [
       },
       409: keyInUse,
       415: notJson,
-      422: {
-        description: 'Another currency than the tenant’s, or a key reused for another request',
-        reasons: ['currency-mismatch', 'idempotency-key-reused'],
-      },
+      422: creditRefused,
     },
     idempotency: { scope: 'wallet' },
     handler: async (ctx) => {
