@@ -318,8 +318,8 @@ function commonParts(options: PortOptions, clock: Clock, steps: Lifecycle, store
     dpopProofs: new JoseDpopProofVerifier(),
     // Drawn from the published examples, loaded on the first test delivery: the admin command
     // line composes these ports and loads no HTTP code.
-    webhookSamples: async (type: EventType, at: Date) =>
-      (await import('../adapters/http/webhooks/sample-events.js')).sampleEventData(type, at),
+    webhookSamples: async (type: EventType, at: Date, livemode: boolean) =>
+      (await import('../adapters/http/webhooks/sample-events.js')).sampleEventData(type, at, livemode),
     webhookUrlGuard: new DnsWebhookUrlGuard({
       allowInsecure: options.webhooks?.allowInsecure ?? false,
       allowPrivate: options.webhooks?.allowPrivate ?? false,

@@ -19,7 +19,13 @@ import {
   type BookingTransaction,
   type BookingTransactionType,
 } from '../../domain/billing/agent-account.js';
-import type { AgentAccounts, StatementLine, StatementQuery, StatementStream } from '../../domain/billing/agent-accounts.port.js';
+import type {
+  AgentAccounts,
+  FundingEntry,
+  StatementLine,
+  StatementQuery,
+  StatementStream,
+} from '../../domain/billing/agent-accounts.port.js';
 import type { Order, OrderStatus } from '../../domain/booking/order.js';
 import type { Money } from '../../domain/shared/money.js';
 import { currencyMismatch } from '../../domain/wallet/ledger.js';
@@ -152,14 +158,7 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     });
   }
 
-  async fund(e: {
-    id: string;
-    agentId: string;
-    amount: Money;
-    reference: string | null;
-    at: Date;
-    livemode: boolean;
-  }): Promise<AgentBilling> {
+  async fund(e: FundingEntry): Promise<AgentBilling> {
     return this.inRetriedTransaction(async (trx) => {
       await this.write(trx, fundingOf(e));
       const [row] = await rows<AccountRow>(trx, ACCOUNT(false), [bookingAccountId(agentAccount(e.agentId)), e.at]);

@@ -14,7 +14,13 @@ import {
   type BookingAccountRef,
   type BookingTransaction,
 } from '../../domain/billing/agent-account.js';
-import type { AgentAccounts, StatementLine, StatementQuery, StatementStream } from '../../domain/billing/agent-accounts.port.js';
+import type {
+  AgentAccounts,
+  FundingEntry,
+  StatementLine,
+  StatementQuery,
+  StatementStream,
+} from '../../domain/billing/agent-accounts.port.js';
 import type { Order, OrderStatus } from '../../domain/booking/order.js';
 import type { Money } from '../../domain/shared/money.js';
 import { currencyMismatch } from '../../domain/wallet/ledger.js';
@@ -81,14 +87,7 @@ export class MemoryAgentAccounts implements AgentAccounts {
     return this.billing(agentId, currency, at);
   }
 
-  async fund(e: {
-    id: string;
-    agentId: string;
-    amount: Money;
-    reference: string | null;
-    at: Date;
-    livemode: boolean;
-  }): Promise<AgentBilling> {
+  async fund(e: FundingEntry): Promise<AgentBilling> {
     this.requireCurrency(e.agentId, e.amount.currency);
     this.write(fundingOf(e));
     return this.billing(e.agentId, e.amount.currency, e.at);

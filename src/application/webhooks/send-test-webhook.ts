@@ -33,12 +33,8 @@ export class SendTestWebhook {
     }
     const at = this.clock.now();
     const eventType = type as EventType;
-    const sample = await this.sample(eventType, at);
     // A sandbox agent's sample order is a sandbox one, as every order it gets is.
-    const data =
-      caller.kind === 'agent' && typeof sample === 'object' && sample !== null && 'livemode' in sample
-        ? { ...sample, livemode: caller.livemode }
-        : sample;
+    const data = await this.sample(eventType, at, caller.kind === 'agent' ? caller.livemode : true);
     const body = JSON.stringify({ type, timestamp: at.toISOString(), data, test: true });
     const delivery = await this.store.queueTestDelivery(owner, endpointId, {
       id: this.ids.next('evt'),

@@ -1,5 +1,6 @@
 import type { Order, OrderStatus } from '../booking/order.js';
 import { DomainError } from '../shared/errors.js';
+import type { FundingEntry } from './agent-accounts.port.js';
 import type { Money } from '../shared/money.js';
 import { MAX_TRANSACTION_AMOUNT, shardOf, TENANT_ACCOUNT_SHARDS } from '../wallet/ledger.js';
 
@@ -211,14 +212,7 @@ export const refundOf = (
 };
 
 /** Money an agent paid in, credited to its account (from the funding of its agent's mode). */
-export const fundingOf = (e: {
-  id: string;
-  agentId: string;
-  amount: Money;
-  reference: string | null;
-  at: Date;
-  livemode: boolean;
-}): BookingTransaction => ({
+export const fundingOf = (e: FundingEntry): BookingTransaction => ({
   id: e.id,
   type: 'FUNDING',
   agentId: e.agentId,

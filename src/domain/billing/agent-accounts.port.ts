@@ -15,6 +15,16 @@ export interface StatementLine {
   readonly transactionId: string;
 }
 
+/** Money an agent paid in: a FUNDING transaction `id` of its account, from the funding of its mode. */
+export interface FundingEntry {
+  readonly id: string;
+  readonly agentId: string;
+  readonly amount: Money;
+  readonly reference: string | null;
+  readonly at: Date;
+  readonly livemode: boolean;
+}
+
 /** Which account a statement is of, and the period `[from, to)`. */
 export interface StatementQuery {
   /** An agent's account, or an operator's payable (live or sandbox, as the operator is). */
@@ -52,7 +62,7 @@ export interface AgentAccounts {
   /** Sets (or clears, with null) the spendable below which the agent is told `agent_account.low_balance`. */
   setLowBalanceAlert(agentId: string, currency: string, amount: number | null, at: Date): Promise<AgentBilling>;
   /** Records money the agent paid in (a FUNDING transaction `id`); `currency-mismatch` when the account holds another. */
-  fund(entry: { id: string; agentId: string; amount: Money; reference: string | null; at: Date; livemode: boolean }): Promise<AgentBilling>;
+  fund(entry: FundingEntry): Promise<AgentBilling>;
   /**
    * Refuses early (`insufficient-funds` with `spendable`) an order a prepaid agent could not
    * pay, for storage that cannot undo a refused `follow`; storage that can (a database

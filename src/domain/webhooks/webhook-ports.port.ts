@@ -27,4 +27,4 @@ export interface WebhookUrlGuard {
 }
 
 /** The `data` of a sample event of a type (a test delivery's), shaped as a real event of that type carries it. */
-export type SampleEventData = (type: EventType, at: Date) => Promise<unknown>;
+export type SampleEventData = (type: EventType, at: Date, livemode: boolean) => Promise<unknown>;

@@ -10,9 +10,9 @@ import { authorizationExample, captureExample, paymentExample, thb } from '../wa
  * airport transfer, the demo tenant's payment and user, the trail's example event), shaped as a
  * real event of that type carries them, dated on the day the test is sent.
  */
-export function sampleEventData(type: EventType, at: Date): unknown {
+export function sampleEventData(type: EventType, at: Date, livemode = true): unknown {
   const demo = demoExamples(exampleDayOf(at));
-  if (type.startsWith('order.')) return orderData(type, demo);
+  if (type.startsWith('order.')) return orderData(type, demo, livemode);
   if (type.startsWith('authorization.')) return authorizationData(type, demo);
   switch (type) {
     case 'api_key.revoked':
@@ -33,7 +33,7 @@ export function sampleEventData(type: EventType, at: Date): unknown {
 }
 
 /** The example order in the status the event reports, with the status it had before. */
-function orderData(type: string, demo: DemoExamples) {
+function orderData(type: string, demo: DemoExamples, livemode: boolean) {
   const quote = transferQuoteExample(demo);
   const later = (hhmm: string) => demo.createdAt.replace('T03:00', `T${hhmm}`);
   const base = {
@@ -60,7 +60,7 @@ function orderData(type: string, demo: DemoExamples) {
     cancellationTerms: { freeCancellationHours: 24, lateCancellationFeeBps: 5000 },
     refund: null as typeof quote.price | null,
     fee: null as typeof quote.price | null,
-    livemode: true,
+    livemode,
   };
   const held = { ...base, status: 'ON_HOLD', confirmedAt: null, holdExpiresAt: later('03:30') };
   const pending = {
