@@ -12,12 +12,13 @@ export const statementLineJson = (l: StatementLine): Record<string, unknown> => 
 });
 
 /**
- * A statement as JSON text, written a line at a time (`{ from, to, currency, opening, lines,
+ * A statement as JSON text, written a line at a time (`{ from, to, currency, livemode, opening, lines,
  * closing }`): the closing balance comes after the lines it sums, so nothing is held back.
  */
-export async function* statementJsonChunks(s: StatementStream, from: Date, to: Date): AsyncGenerator<string> {
+export async function* statementJsonChunks(s: StatementStream, from: Date, to: Date, livemode?: boolean): AsyncGenerator<string> {
   yield (
     `{"from":${JSON.stringify(from.toISOString())},"to":${JSON.stringify(to.toISOString())},"currency":${JSON.stringify(s.currency)},` +
+    (livemode === undefined ? '' : `"livemode":${livemode},`) +
     `"opening":${JSON.stringify(s.opening)},"lines":[`
   );
   let closing = s.opening.amount;

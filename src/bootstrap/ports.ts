@@ -348,6 +348,8 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
   securityEvents.forwardTo((events) => webhooks.record(events));
   const signal = new ChangeSignal();
   const identity = new MemoryIdentityStore(signal, webhooks, securityEvents);
+  const tenants = new MemoryTenantDirectory(webhooks, securityEvents);
+  webhooks.modesFrom((owner) => (owner.kind === 'agent' ? identity.livemodeOf(owner.id) : tenants.livemodeOf(owner.id)));
   // The resolver caches like the PostgreSQL one, cleared by the store's own change signal.
   const agentResolver = new CachedAgentResolver(identity, { trusted: true }, options.cache ?? DEFAULT_KEY_CACHE);
   signal.subscribe(() => agentResolver.clear());
@@ -395,7 +397,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     agentDirectory: identity,
     agentResolver,
     keyUsage,
-    tenants: new MemoryTenantDirectory(webhooks, securityEvents),
+    tenants,
     loginThrottle,
     tokenRevocations,
     replayGuard: new MemoryReplayGuard(clock),

@@ -14,6 +14,7 @@ const KEY_FIELDS = [
   'expiresAt',
   'id',
   'lastUsedAt',
+  'livemode',
   'name',
   'prefix',
   'revokedAt',

@@ -81,6 +81,7 @@ for (const mode of ['database', 'memory'] as const) {
         type: 'order.confirmed',
         timestamp: events[0]!.timestamp,
         data: { ...placed, previousStatus: null },
+        livemode: true,
       });
       expect(events[1]!.data).to.deep.equal({ ...cancelled.body, previousStatus: 'CONFIRMED' });
       for (const e of events) expect(e.id).to.match(/^evt_/);

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { json, startTestApp, type TestApp } from '../support/app.js';
-import { buildAgent, unique, type TestAgent } from '../support/builders.js';
+import { buildAgent, eventually, unique, type TestAgent } from '../support/builders.js';
 import { dateAhead } from '../support/booking-builders.js';
 import { buildTransferRoute, type TestTransferRoute } from '../../src/testing/fixtures.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 type Body = Record<string, any>;
 
@@ -47,7 +48,10 @@ for (const mode of ['database', 'memory'] as const) {
     let live: TestAgent;
     let sandbox: TestAgent;
     before(async () => {
-      app = await startTestApp({ memory: mode === 'memory' });
+      app = await startTestApp({
+        memory: mode === 'memory',
+        env: { WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_ALLOW_PRIVATE: 'on', WEBHOOK_POLL_MS: '100' },
+      });
       await app.service.core.catalogue.seed.execute();
       live = await buildAgent(app.service);
       sandbox = await buildAgent(app.service, { test: true });
@@ -75,6 +79,49 @@ for (const mode of ['database', 'memory'] as const) {
       // A sandbox key on a live object's id, and the other way round: 404 as for any other agent's.
       expect((await order(sandbox, liveOrder.body.id)).status).to.equal(404);
       expect((await order(live, placed.body.id)).status).to.equal(404);
+    });
+
+    it('when each agent reads its keys, endpoints, deliveries, events, statement and voucher, and gets a delivery, then each carries its mode', async () => {
+      const receiver = await startReceiver();
+      try {
+        const route = await buildTransferRoute(app.service.ports.catalogue, { vehicles: 2 });
+        const pickupAt = nextPickup();
+        for (const [agent, livemode] of [
+          [sandbox, false],
+          [live, true],
+        ] as const) {
+          const read = (path: string, accept = 'application/json') =>
+            call(path, { headers: { 'X-API-KEY': agent.apiKey, Accept: accept } });
+          const reg = await call(
+            '/api/v1/webhook-endpoints',
+            json('POST', { url: receiver.url, events: ['order.confirmed'] }, asKey(agent.apiKey)),
+          );
+          expect([reg.status, reg.body.livemode]).to.deep.equal([201, livemode]);
+          const placed = await book(agent, route, pickupAt);
+          expect(placed.status, JSON.stringify(placed.body)).to.equal(201);
+          await eventually(
+            async () => receiver.received.some((r) => JSON.parse(r.body).data.id === placed.body.id),
+            10_000,
+            'the delivery',
+          );
+          const delivered = JSON.parse(receiver.received.find((r) => JSON.parse(r.body).data.id === placed.body.id)!.body) as Body;
+          expect([delivered.type, delivered.livemode, delivered.data.livemode]).to.deep.equal(['order.confirmed', livemode, livemode]);
+          const modes = (items: Body[]) => [...new Set(items.map((i) => i.livemode))];
+          expect(modes((await read('/api/v1/keys')).body.data)).to.deep.equal([livemode]);
+          expect(modes((await read('/api/v1/webhook-endpoints')).body.data)).to.deep.equal([livemode]);
+          expect(modes((await read(`/api/v1/webhook-endpoints/${reg.body.id}/deliveries`)).body.data)).to.deep.equal([livemode]);
+          const feed = (await read('/api/v1/events?type=order.confirmed')).body.data as Body[];
+          expect(feed.find((e) => e.data.id === placed.body.id)?.livemode).to.equal(livemode);
+          const from = new Date(Date.now() - 3_600_000).toISOString();
+          const to = new Date(Date.now() + 3_600_000).toISOString();
+          const statement = await read(`/api/v1/agent/statement?from=${from}&to=${to}`);
+          expect([statement.status, statement.body.livemode]).to.deep.equal([200, livemode]);
+          const voucher = await read(`/api/v1/orders/${placed.body.id}/voucher`);
+          expect([voucher.status, voucher.body.livemode]).to.deep.equal([200, livemode]);
+        }
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('when the sandbox sells the last vehicle, then live stock is untouched, and the other way round', async () => {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { listenAs } from 'partner-booking-wallet/testing';
 import { json, startTestApp, type TestApp } from '../support/app.js';
-import { unique } from '../support/builders.js';
+import { eventually, unique } from '../support/builders.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 import { bearer, buildPasswordUser, buildTenant, delegatedToken, machineToken, type TestTenant } from '../support/wallet-builders.js';
 
 type Body = Record<string, any>;
@@ -218,11 +219,14 @@ for (const mode of ['database', 'memory'] as const) {
           see('GET /users/{id}/balance', (await get(app, `/users/${user.userId}/balance`, machine)).body);
           see('GET /me/balance', (await get(app, '/me/balance', user.token)).body);
           see('GET /me', (await get(app, '/me', user.token)).body);
+          const period = `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 3_600_000).toISOString()}`;
+          see('GET /me/statement', (await get(app, `/me/statement?${period}`, user.token)).body);
+          see('GET /users/{id}/statement', (await get(app, `/users/${user.userId}/statement?${period}`, machine)).body);
           const made = await post(app, '/users', machine, { externalUserRef: `ref-${unique()}` });
           expect(made.status, JSON.stringify(made.body)).to.equal(201);
           see('POST /users', made.body);
           expect(seen.filter(([, mode]) => mode !== livemode)).to.deep.equal([]);
-          expect(seen.length).to.be.at.least(16);
+          expect(seen.length).to.be.at.least(18);
         });
       }
     });
@@ -233,7 +237,7 @@ describe('the wallet sandbox: livemode on a tenant’s webhook endpoints', funct
   this.timeout(60_000);
   let app: TestApp;
   before(async () => {
-    app = await startTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_ALLOW_PRIVATE: 'on' } });
+    app = await startTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_ALLOW_PRIVATE: 'on', WEBHOOK_POLL_MS: '100' } });
   });
   after(async () => {
     await app?.stop();
@@ -253,6 +257,27 @@ describe('the wallet sandbox: livemode on a tenant’s webhook endpoints', funct
       expect(got.body).to.include({ id: made.body.id, livemode });
       const listed = await get(app, '/webhook-endpoints', machine);
       expect(listed.body.data.map((e: Body) => [e.id, e.livemode])).to.deep.equal([[made.body.id, livemode]]);
+    });
+
+    it(`when a ${kind} tenant’s endpoint gets an event, then its body, its delivery and the feed say livemode ${livemode}`, async () => {
+      const receiver = await startReceiver();
+      try {
+        const machine = await machineToken(app, await buildTenant(app.service, { test }));
+        const made = await post(app, '/webhook-endpoints', machine, { url: receiver.url, events: ['transaction.created'] });
+        expect(made.status, JSON.stringify(made.body)).to.equal(201);
+        const user = await delegatedToken(app, machine);
+        const top = await post(app, `/users/${user.userId}/top-ups`, machine, { amount: 700, reference: `top-${unique()}` });
+        expect(top.status, JSON.stringify(top.body)).to.equal(201);
+        await eventually(async () => receiver.received.length >= 1, 10_000, 'the delivery');
+        const body = JSON.parse(receiver.received[0]!.body) as Body;
+        expect([body.type, body.data.id, body.livemode]).to.deep.equal(['transaction.created', top.body.id, livemode]);
+        const deliveries = await get(app, `/webhook-endpoints/${made.body.id}/deliveries`, machine);
+        expect(deliveries.body.data.map((d: Body) => d.livemode)).to.deep.equal([livemode]);
+        const feed = await get(app, '/events?type=transaction.created', machine);
+        expect(feed.body.data.map((e: Body) => [e.data.id, e.livemode])).to.deep.equal([[top.body.id, livemode]]);
+      } finally {
+        await receiver.close();
+      }
     });
   }
 });

@@ -155,7 +155,7 @@ for (const mode of ['database', 'memory'] as const) {
       );
       const data = await voucherJson(order.id);
       expect(data.status, JSON.stringify(data.body)).to.equal(200);
-      expect(Object.keys(data.body).sort()).to.deep.equal(['code', 'format', 'orderId', 'qr', 'validFrom', 'validUntil']);
+      expect(Object.keys(data.body).sort()).to.deep.equal(['code', 'format', 'livemode', 'orderId', 'qr', 'validFrom', 'validUntil']);
       expect(data.body).to.include({ orderId: order.id, format: 'QR' });
       expect(data.body.code.split('.')).to.have.length(3);
       expect(Date.parse(data.body.validUntil)).to.be.greaterThan(Date.parse(pickupAt));
@@ -192,7 +192,7 @@ for (const mode of ['database', 'memory'] as const) {
       expect([other.status, other.body.reason]).to.deep.equal([404, 'order-not-found']);
       const first = await redeem(code);
       expect(first.status, JSON.stringify(first.body)).to.equal(200);
-      expect(first.body).to.deep.equal({ orderId: order.id, redeemedAt: first.body.redeemedAt, passengers });
+      expect(first.body).to.deep.equal({ orderId: order.id, redeemedAt: first.body.redeemedAt, passengers, livemode: true });
       expect(Date.parse(first.body.redeemedAt)).to.be.closeTo(Date.now(), 10_000);
       const again = await redeem(code);
       expect([again.status, again.body.reason]).to.deep.equal([409, 'voucher-already-redeemed']);

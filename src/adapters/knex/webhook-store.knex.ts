@@ -235,6 +235,7 @@ export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLo
       url: string;
       owner_kind: EventOwner['kind'];
       owner_id: string;
+      livemode: boolean;
       sealed_secret: string;
       attempts: number;
     }>(
@@ -246,7 +247,9 @@ export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLo
              ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED) due,
             webhook_endpoints w, webhook_events e
        WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
-       RETURNING d.id, d.event_id, e.type, e.body, w.url, w.owner_kind, w.owner_id, w.sealed_secret, d.attempts`,
+       RETURNING d.id, d.event_id, e.type, e.body, w.url, w.owner_kind, w.owner_id, w.sealed_secret, d.attempts,
+         COALESCE((SELECT a.livemode FROM agents a WHERE w.owner_kind = 'agent' AND a.id = w.owner_id),
+                  (SELECT t.livemode FROM tenants t WHERE w.owner_kind = 'tenant' AND t.id = w.owner_id), true) AS livemode`,
       [limit, leaseSeconds, lease],
       'webhooks.claim',
     );
@@ -257,6 +260,7 @@ export class KnexWebhookStore extends KnexStore implements WebhookStore, EventLo
       body: r.body,
       url: r.url,
       owner: { kind: r.owner_kind, id: r.owner_id },
+      livemode: r.livemode,
       sealedSecret: r.sealed_secret,
       attempt: r.attempts,
       lease,

@@ -28,6 +28,11 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
   private readonly noticed = new Set<string>();
   private leakListener: ((keyIds: readonly string[], at: Date) => void) | null = null;
 
+  /** Whether the agent is live (false: a sandbox agent); an unknown one is live. */
+  livemodeOf(agentId: string): boolean {
+    return this.agents.get(agentId)?.livemode ?? true;
+  }
+
   /**
    * What else a leak report changes in the same step: the memory order store releases the holds
    * the leaked keys made (`MemoryOrderRepo.releaseHoldsOf`), as PostgreSQL does in the report's

@@ -33,6 +33,11 @@ export class MemoryTenantDirectory implements TenantDirectory {
   private readonly tenants = new Map<string, Tenant>();
   private readonly users = new Map<string, WalletUser>();
 
+  /** Whether the tenant is live (false: a sandbox tenant); an unknown one is live. */
+  livemodeOf(tenantId: string): boolean {
+    return this.tenants.get(tenantId)?.livemode ?? true;
+  }
+
   async createTenant(tenant: Tenant): Promise<void> {
     if (this.tenants.has(tenant.id) || [...this.tenants.values()].some((t) => t.clientId === tenant.clientId)) {
       throw new Error('createTenant: duplicate tenant id or client id');

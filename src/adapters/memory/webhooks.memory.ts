@@ -54,11 +54,19 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
   /** Every recorded event but test ones, in the order recorded: the feed (one process, so no commit can overtake). */
   private readonly feedEvents = new Map<string, OutboxRecord>();
 
+  /** Whether an owner is live, as the stores of agents and tenants say (`modesFrom`); everyone is live until told. */
+  private livemodeOf: (owner: EventOwner) => boolean = () => true;
+
   /** `trail`: the security trail endpoint changes are recorded in (when given a context). */
   constructor(
     private readonly clock: Clock,
     private readonly trail?: MemorySecurityEvents,
   ) {}
+
+  /** Where the owners' modes are read (the stores of agents and tenants are made after this one). */
+  modesFrom(livemodeOf: (owner: EventOwner) => boolean): void {
+    this.livemodeOf = livemodeOf;
+  }
 
   record(events: readonly DomainEvent[]): void {
     const now = this.clock.now();
@@ -197,6 +205,7 @@ export class MemoryWebhookStore implements WebhookStore, MemoryOutbox, EventLog 
         body: d.event.body,
         url: ep.url,
         owner: ep.owner,
+        livemode: this.livemodeOf(ep.owner),
         sealedSecret: ep.sealedSecret,
         attempt: d.attempts,
         lease: d.lease,

@@ -4,6 +4,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { retryDelayAfter } from '../../domain/webhooks/endpoint.js';
 import type { SecretSealer, WebhookUrlGuard } from '../../domain/webhooks/webhook-ports.port.js';
 import type { ClaimedDelivery, WebhookStore } from '../../domain/webhooks/webhook-store.port.js';
+import { bodyWithLivemode } from './payloads.js';
 import { postSigned } from './sender.js';
 
 // Attempts are traced by hand: no instrumentation knows them. Without a tracer provider (tracing
@@ -129,7 +130,7 @@ export class WebhookDeliveryWorker {
         address,
         id: claim.eventId,
         timestamp: Math.floor(Date.now() / 1000),
-        body: claim.body,
+        body: bodyWithLivemode(claim.body, claim.livemode),
         secret,
         timeoutMs: left,
       });

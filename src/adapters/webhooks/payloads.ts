@@ -1,10 +1,10 @@
 import { toWalletUserView } from '../../application/wallet/wallet-user-view.js';
-import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
+import { keyLivemode, type ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { DomainEvent } from '../../domain/webhooks/events.js';
 import { TimeSortableIds } from '../crypto/node-crypto.js';
 import { authorizationJson, orderView, securityEventView, transactionJson } from '../json-views.js';
 
-/** An event as the outbox stores it: the exact body every attempt sends. */
+/** An event as the outbox stores it: the body every attempt sends (with its owner’s mode, `bodyWithLivemode`). */
 export interface OutboxRecord {
   readonly id: string;
   readonly owner_kind: 'agent' | 'tenant';
@@ -23,6 +23,7 @@ export const keyView = (k: ApiKeyRecord) => ({
   expiresAt: k.expiresAt?.toISOString() ?? null,
   revokedAt: k.revokedAt?.toISOString() ?? null,
   revokedReason: k.revokedReason,
+  livemode: keyLivemode(k.prefix),
 });
 
 /** The resource an event carries, as the API returns it. */
@@ -58,6 +59,13 @@ export function eventData(e: DomainEvent): unknown {
       return securityEventView(e.securityEvent);
   }
 }
+
+/**
+ * An event's body as it is sent and served: the stored body (`{ type, timestamp, data }`, made by
+ * `outboxRecords`) with its owner's `livemode` last. The owner's mode is read when the body goes
+ * out, so the stores of events need not know it when they record them.
+ */
+export const bodyWithLivemode = (body: string, livemode: boolean): string => `${body.slice(0, -1)},"livemode":${livemode}}`;
 
 const ids = new TimeSortableIds();
 

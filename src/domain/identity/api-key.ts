@@ -17,6 +17,10 @@ export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LEN
 /** The prefix of a key of this family (`pbk_`, `pbo_`) for a live or a sandbox owner. */
 export const keyPrefixFor = (family: string, livemode: boolean): string => (livemode ? family : `${family}${TEST_KEY_INFIX}`);
 
+/** Whether a key is live, read from its display prefix: a sandbox key's is `pbk_test_…` or `pbo_test_…`. */
+export const keyLivemode = (displayPrefix: string): boolean =>
+  !displayPrefix.slice(displayPrefix.indexOf('_') + 1).startsWith(TEST_KEY_INFIX);
+
 /** What may be shown of a key to identify it: its prefix (with `test_` for a sandbox key) and four characters. */
 export const keyDisplayPrefix = (apiKey: string, prefix: string): string => apiKey.slice(0, prefix.length + 4);
 

@@ -13,6 +13,8 @@ export interface ClaimedDelivery {
   readonly url: string;
   /** The endpoint's owner (its lookups are bounded per owner). */
   readonly owner: EventOwner;
+  /** Whether the owner is live (false: a sandbox agent or tenant), told in the body as it is sent. */
+  readonly livemode: boolean;
   readonly sealedSecret: string;
   /** This attempt's number (1 for the first). */
   readonly attempt: number;
@@ -24,7 +26,7 @@ export interface ClaimedDelivery {
 export interface FeedEvent {
   readonly id: string;
   readonly type: EventType;
-  /** The exact JSON body of every delivery: `{ type, timestamp, data }`. */
+  /** The body as recorded (`{ type, timestamp, data }`): the feed and every delivery add the owner’s `livemode` to it. */
   readonly body: string;
 }
 

@@ -280,5 +280,6 @@ export const keySchema = z
     scopes: z.array(z.string()).describe('What the key may call; `*` holds every scope'),
     allowedIps: z.array(z.string()).describe('The IPv4 and IPv6 CIDRs the key may be used from; empty: any address'),
     createdByKeyId: z.string().nullable().describe('The key that created this one with `POST /api/v1/keys`, or null'),
+    livemode: z.boolean().describe('False for a sandbox agent’s key (`pbk_test_…`, CONTRACT §6.7)'),
   })
   .meta({ id: 'ApiKey', description: 'An API key of the agent, without the key itself' });

@@ -1,6 +1,6 @@
 import type { TripOffer } from '../../../application/booking/list-trips.js';
 import type { CancellationDecision } from '../../../domain/booking/cancellation.js';
-import type { KeyView } from '../../../domain/identity/api-key.js';
+import { keyLivemode, type KeyView } from '../../../domain/identity/api-key.js';
 import type { Quote } from '../../../domain/booking/quote.js';
 
 /** What the API shows of a trip. */
@@ -57,6 +57,7 @@ export const keyView = (k: KeyView) => ({
   scopes: [...k.scopes],
   allowedIps: [...k.allowedIps],
   createdByKeyId: k.createdByKeyId,
+  livemode: keyLivemode(k.prefix),
 });
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());

@@ -21,6 +21,7 @@ const keyExample = (demo: DemoExamples) => ({
   scopes: ['*'],
   allowedIps: [],
   createdByKeyId: null,
+  livemode: true,
 });
 
 /** A read-only key the demo key made for a reporting job. */

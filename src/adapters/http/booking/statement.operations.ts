@@ -15,6 +15,7 @@ const statementSchema = z
     from: timestamp(),
     to: timestamp(),
     currency: z.string(),
+    livemode: z.boolean().describe('False for a sandbox agent’s account (CONTRACT §6.7)'),
     opening: moneySchema.describe('The balance at from'),
     closing: moneySchema.describe('The balance at to: opening plus every line'),
     lines: z.array(
@@ -48,6 +49,7 @@ export const statementOperations: readonly Operation[] = [
         from: '2027-01-01T00:00:00.000Z',
         to: '2027-02-01T00:00:00.000Z',
         currency: 'THB',
+        livemode: true,
         opening: { amount: 0, currency: 'THB' },
         closing: { amount: 4_912_000, currency: 'THB' },
         lines: [
@@ -77,7 +79,7 @@ export const statementOperations: readonly Operation[] = [
         headers: NO_STORE,
         body: csv
           ? new StreamedBody('text/csv; charset=utf-8', statementCsv(statement, from, to) as AsyncIterable<Buffer>)
-          : new StreamedBody('application/json; charset=utf-8', statementJsonChunks(statement, from, to)),
+          : new StreamedBody('application/json; charset=utf-8', statementJsonChunks(statement, from, to, caller.agent().livemode)),
       };
     },
   }),

@@ -20,17 +20,19 @@ const voucherSchema = z
     format: z.literal('QR'),
     validFrom: timestamp().describe('When the order was confirmed'),
     validUntil: timestamp().describe('12 hours after the pickup or departure'),
+    livemode: z.boolean().describe('False for a sandbox order’s voucher (CONTRACT §6.7)'),
   })
   .meta({ id: 'Voucher', description: 'The voucher of a CONFIRMED order' });
 
 /** The voucher's data as the API shows it: the QR image inline as a data URL. */
-const voucherView = (v: Voucher) => ({
+const voucherView = (v: Voucher, livemode: boolean) => ({
   orderId: v.orderId,
   code: v.code,
   qr: `data:image/png;base64,${Buffer.from(v.qrPng.buffer, v.qrPng.byteOffset, v.qrPng.byteLength).toString('base64')}`,
   format: 'QR' as const,
   validFrom: v.validFrom.toISOString(),
   validUntil: v.validUntil.toISOString(),
+  livemode,
 });
 
 /** An order's voucher (CONTRACT §6.5): the printable page, or its data by `Accept: application/json`. */
@@ -56,6 +58,7 @@ export const voucherOperations: readonly Operation[] = [
         format: 'QR',
         validFrom: demo.createdAt,
         validUntil: demo.createdAt,
+        livemode: true,
       },
     }),
     responses: {
@@ -75,7 +78,7 @@ export const voucherOperations: readonly Operation[] = [
       const format = req.accepts(['application/pdf', 'application/json']) === 'application/json' ? 'json' : 'pdf';
       const answer = await core.booking.getVoucher.execute(caller.agent(), orderId, format);
       const headers = { 'Cache-Control': 'no-store', Vary: 'Accept' };
-      if (answer.format === 'json') return { status: 200, headers, body: voucherView(answer.voucher) };
+      if (answer.format === 'json') return { status: 200, headers, body: voucherView(answer.voucher, caller.agent().livemode) };
       return {
         status: 200,
         headers: { ...headers, 'Content-Disposition': `inline; filename="voucher-${orderId}.pdf"` },

@@ -12,6 +12,7 @@ const redemptionSchema = z
     orderId: z.string(),
     redeemedAt: timestamp(),
     passengers: z.array(z.object({ name: z.string() })).describe('Who travels on it'),
+    livemode: z.boolean().describe('False for a sandbox operator’s redemption (CONTRACT §6.7)'),
   })
   .meta({ id: 'VoucherRedemption' });
 
@@ -38,6 +39,7 @@ export const operatorVoucherOperations: readonly Operation[] = [
         orderId: EXAMPLE_IDS.order,
         redeemedAt: demo.createdAt,
         passengers: [{ name: 'Malee Srisuk' }, { name: 'Anan Srisuk' }],
+        livemode: true,
       },
     }),
     responses: {
@@ -56,7 +58,12 @@ export const operatorVoucherOperations: readonly Operation[] = [
       return {
         status: 200,
         headers: NO_STORE,
-        body: { orderId: r.orderId, redeemedAt: r.redeemedAt.toISOString(), passengers: r.passengers.map((p) => ({ name: p.name })) },
+        body: {
+          orderId: r.orderId,
+          redeemedAt: r.redeemedAt.toISOString(),
+          passengers: r.passengers.map((p) => ({ name: p.name })),
+          livemode: caller.operator().livemode,
+        },
       };
     },
   }),

@@ -61,7 +61,7 @@ const STATEMENT_COLUMNS = ['at', 'type', 'transactionId', 'reference', 'amount',
  * has gone), or with `Accept: text/csv` a CSV with a header row. Either way the lines are read
  * from storage page by page as the connection drains, never held whole.
  */
-function statementAnswer(req: Request, s: Statement): Answer {
+function statementAnswer(req: Request, s: Statement, livemode: boolean): Answer {
   if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
     const csv = stringify({ header: true, columns: [...STATEMENT_COLUMNS] });
     async function* rows(): AsyncIterable<string> {
@@ -77,7 +77,7 @@ function statementAnswer(req: Request, s: Statement): Answer {
     return { status: 200, headers: NO_STORE, body: new StreamedBody('text/csv; charset=utf-8', rows()) };
   }
   async function* json(): AsyncIterable<string> {
-    yield `{"from":${JSON.stringify(s.from.toISOString())},"to":${JSON.stringify(s.to.toISOString())},"currency":${JSON.stringify(s.currency)},"opening":${s.opening},"lines":[`;
+    yield `{"from":${JSON.stringify(s.from.toISOString())},"to":${JSON.stringify(s.to.toISOString())},"currency":${JSON.stringify(s.currency)},"livemode":${livemode},"opening":${s.opening},"lines":[`;
     let balance = s.opening;
     let first = true;
     for await (const l of s.lines) {
@@ -111,6 +111,7 @@ const statementExample = (demo: { from: string; to: string; createdAt: string })
   from: demo.from.replace('Z', '.000Z'),
   to: demo.to.replace('Z', '.000Z'),
   currency: 'THB',
+  livemode: true,
   opening: 0,
   lines: [
     {
@@ -363,7 +364,7 @@ export const authorizationOperations: readonly Operation[] = [
     examples: (demo) => ({ query: { from: demo.from, to: demo.to }, response: statementExample(demo) }),
     responses: statementResponses,
     handler: async ({ query, caller, core, req }) =>
-      statementAnswer(req, await core.wallet.getMyStatement.execute(caller.user(), query.from, query.to)),
+      statementAnswer(req, await core.wallet.getMyStatement.execute(caller.user(), query.from, query.to), caller.livemode()),
   }),
   operation({
     surface: 'wallet',
@@ -382,6 +383,10 @@ export const authorizationOperations: readonly Operation[] = [
     }),
     responses: { ...statementResponses, 404: { description: 'No such user in this tenant', reasons: ['user-not-found'] } },
     handler: async ({ params, query, caller, core, req }) =>
-      statementAnswer(req, await core.wallet.getUserStatement.execute(caller.machine(), params.userId, query.from, query.to)),
+      statementAnswer(
+        req,
+        await core.wallet.getUserStatement.execute(caller.machine(), params.userId, query.from, query.to),
+        caller.livemode(),
+      ),
   }),
 ];

@@ -76,6 +76,7 @@ export const statementSchema = z
     from: z.iso.datetime(),
     to: z.iso.datetime(),
     currency: z.string(),
+    livemode: livemodeField,
     opening: z.number().int().meta({ description: 'The balance just before `from`, minor units' }),
     lines: z.array(
       z.object({

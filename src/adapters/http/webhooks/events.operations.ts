@@ -6,6 +6,7 @@ import { EXAMPLE_IDS } from '../openapi/examples.js';
 import { NO_STORE, operation, type Operation, type ResponseSpec } from '../operation.js';
 import { pageQueryFields } from '../page.schemas.js';
 import { sampleEventData } from './sample-events.js';
+import { bodyWithLivemode } from '../../webhooks/payloads.js';
 
 const feedQuery = z.object({
   after: z
@@ -24,8 +25,9 @@ export const feedEventSchema = z
     type: z.string(),
     timestamp: z.string().datetime().describe('When the change happened (RFC 3339)'),
     data: z.record(z.string(), z.unknown()).describe('The resource, exactly as the webhook body of this type carries it'),
+    livemode: z.boolean().describe('False for a sandbox owner’s event (CONTRACT §6.7): the mode of the caller, whose events these are'),
   })
-  .meta({ id: 'FeedEvent', description: 'One event: the webhook body of its deliveries, with its id' });
+  .meta({ id: 'FeedEvent', description: 'One event: the webhook body of its deliveries, with its id and its owner’s mode' });
 
 const feedPageSchema = z
   .object({
@@ -37,8 +39,11 @@ const feedPageSchema = z
   })
   .meta({ id: 'EventFeedPage' });
 
-/** A feed event as the API shows it: the id, then the delivery body as it was sent. */
-const feedEventJson = (e: FeedEvent) => ({ id: e.id, ...(JSON.parse(e.body) as Record<string, unknown>) });
+/** A feed event as the API shows it: the id, then the delivery body as it was sent, and its owner's mode. */
+const feedEventJson = (e: FeedEvent, livemode: boolean) => ({
+  id: e.id,
+  ...(JSON.parse(bodyWithLivemode(e.body, livemode)) as Record<string, unknown>),
+});
 
 const DESCRIPTION =
   'The caller’s webhook events, oldest first, after the event `after`: every event its endpoints get or would get (with no endpoint, or one ' +
@@ -50,13 +55,13 @@ const DESCRIPTION =
 
 type Query = z.infer<typeof feedQuery>;
 
-const read = async (caller: WebhookCaller, query: Query, core: Parameters<Operation['handler']>[0]['core']) => {
+const read = async (caller: WebhookCaller, livemode: boolean, query: Query, core: Parameters<Operation['handler']>[0]['core']) => {
   const page = await core.webhooks.feed.execute(caller, {
     after: query.after,
     types: query.type === undefined ? undefined : query.type.split(','),
     limit: query.limit,
   });
-  return { status: 200, headers: NO_STORE, body: { data: page.data.map(feedEventJson), nextCursor: page.nextCursor } };
+  return { status: 200, headers: NO_STORE, body: { data: page.data.map((e) => feedEventJson(e, livemode)), nextCursor: page.nextCursor } };
 };
 
 const QUERY_ERRORS: ResponseSpec = {
@@ -66,7 +71,7 @@ const QUERY_ERRORS: ResponseSpec = {
 
 const example = (type: 'order.confirmed' | 'transaction.created', createdAt: string) => {
   const at = new Date(createdAt);
-  return { id: EXAMPLE_IDS.laterEvent, type, timestamp: createdAt, data: sampleEventData(type, at) };
+  return { id: EXAMPLE_IDS.laterEvent, type, timestamp: createdAt, data: sampleEventData(type, at), livemode: true };
 };
 
 /** The agent's event feed (a key with `events:read`). */
@@ -91,7 +96,7 @@ export const agentEventFeedOperations: readonly Operation[] = [
       400: QUERY_ERRORS,
       ...KEY_ERRORS,
     },
-    handler: async ({ query, caller, core }) => read(caller.agent(), query, core),
+    handler: async ({ query, caller, core }) => read(caller.agent(), caller.agent().livemode, query, core),
   }),
 ];
 
@@ -117,6 +122,6 @@ export const tenantEventFeedOperations: readonly Operation[] = [
       401: { description: 'No valid machine token', reasons: ['invalid-token'] },
       403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
     },
-    handler: async ({ query, caller, core }) => read(caller.machine(), query, core),
+    handler: async ({ query, caller, core }) => read(caller.machine(), caller.livemode(), query, core),
   }),
 ];

@@ -17,7 +17,7 @@ export function sampleEventData(type: EventType, at: Date, livemode = true): unk
   switch (type) {
     case 'api_key.revoked':
     case 'api_key.expiring':
-      return keyData(type, demo);
+      return keyData(type, demo, livemode);
     case 'transaction.created':
       return paymentExample(demo);
     case 'wallet_user.created':
@@ -114,16 +114,18 @@ function authorizationData(type: string, demo: DemoExamples) {
 }
 
 /** The demo agent's key as the key events carry it (metadata only). */
-function keyData(type: 'api_key.revoked' | 'api_key.expiring', demo: DemoExamples) {
+function keyData(type: 'api_key.revoked' | 'api_key.expiring', demo: DemoExamples, livemode: boolean) {
   const revoked = type === 'api_key.revoked';
+  const prefix = EXAMPLE_SECRETS.apiKey.slice(0, 8);
   return {
     id: EXAMPLE_IDS.apiKey,
-    prefix: EXAMPLE_SECRETS.apiKey.slice(0, 8),
+    prefix: livemode ? prefix : prefix.replace('pbk_', 'pbk_test_'),
     status: revoked ? 'REVOKED' : 'ACTIVE',
     createdAt: demo.createdAt,
     expiresAt: revoked ? null : `${demo.travelDate}T00:00:00.000Z`,
     revokedAt: revoked ? demo.createdAt.replace('T03:00', 'T04:00') : null,
     revokedReason: revoked ? 'operator' : null,
+    livemode,
   };
 }
 

@@ -24,7 +24,6 @@ import {
   tenantEndpointPageSchema,
   tenantEndpointSchema,
 } from './webhooks.schemas.js';
-import { withLivemode } from '../wallet/transactions.schemas.js';
 import type { WebhookEndpoint } from '../../../domain/webhooks/endpoint.js';
 import { orderSchema } from '../booking/booking.schemas.js';
 import { securityEventSchema } from '../security-events/security-events.operations.js';
@@ -40,7 +39,7 @@ const MACHINE_ERRORS: Readonly<Record<number, ResponseSpec>> = {
 };
 
 const SIGNING =
-  'Each delivery is `POST <url>` with `Content-Type: application/json`, the body `{ type, timestamp, data }` and the Standard Webhooks headers ' +
+  'Each delivery is `POST <url>` with `Content-Type: application/json`, the body `{ type, timestamp, data, livemode }` (`livemode` false for a sandbox owner) and the Standard Webhooks headers ' +
   '`webhook-id` (the event id, the same on every attempt), `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` ' +
   '(`v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`). A 2xx within 10 s is a success; ' +
   'anything else is retried on `WEBHOOK_RETRY_SCHEDULE` (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then the delivery is `failed`.';
@@ -71,16 +70,16 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
         description: 'Bookings for our back office',
       }
     : { url: 'https://hooks.example.com/pbw/wallet', events: ['transaction.created'], description: 'Ledger sync' };
-  // A tenant's endpoints carry the tenant's `livemode`, as every wallet object does (the demo tenant is live).
+  // Endpoints and deliveries carry their owner's `livemode`, as every object does (the demo agent and tenant are live).
   const endpoint = (demo: DemoExamples) => ({
     id: endpointId,
     ...request,
     status: 'active',
     createdAt: demo.createdAt,
-    ...(booking ? {} : { livemode: true }),
+    livemode: true,
   });
-  const endpointView = (e: WebhookEndpoint, caller: Caller) =>
-    booking ? endpointJson(e) : withLivemode(endpointJson(e), caller.livemode());
+  const livemodeOf = (caller: Caller): boolean => (booking ? caller.agent().livemode : caller.livemode());
+  const endpointView = (e: WebhookEndpoint, caller: Caller) => endpointJson(e, livemodeOf(caller));
   const schemas = booking
     ? { one: webhookEndpointSchema, created: createdEndpointSchema, page: endpointPageSchema }
     : { one: tenantEndpointSchema, created: createdTenantEndpointSchema, page: tenantEndpointPageSchema };
@@ -94,6 +93,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
     lastAttemptAt: demo.createdAt.replace('T03:00:00', 'T03:00:01'),
     nextAttemptAt: null,
     createdAt: demo.createdAt,
+    livemode: true,
   });
   const params = { endpointId };
   const page = { limit: 20 };
@@ -201,7 +201,11 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       },
       handler: async ({ params: { endpointId }, query, caller, core }) => {
         const page = await core.webhooks.deliveries.execute(callerOf(caller), endpointId, query);
-        return { status: 200, headers: NO_STORE, body: { data: page.data.map(deliveryJson), nextCursor: page.nextCursor } };
+        return {
+          status: 200,
+          headers: NO_STORE,
+          body: { data: page.data.map((d) => deliveryJson(d, livemodeOf(caller))), nextCursor: page.nextCursor },
+        };
       },
     }),
     operation({
@@ -228,7 +232,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       },
       handler: async ({ params: { endpointId, deliveryId }, caller, core }) => {
         const delivery = await core.webhooks.retry.execute(callerOf(caller), endpointId, deliveryId);
-        return { status: 202, headers: NO_STORE, body: deliveryJson(delivery) };
+        return { status: 202, headers: NO_STORE, body: deliveryJson(delivery, livemodeOf(caller)) };
       },
     }),
     operation({
@@ -239,7 +243,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       summary: 'Send the endpoint a signed sample event',
       description:
         'A sample event of `type` (any of the caller’s event types, subscribed or not), its `data` shaped as a real event of that type carries it, ' +
-        'with `"test": true` in the body: `{ type, timestamp, data, test }`. It goes through the normal delivery path: a delivery of its own ' +
+        'with `"test": true` in the body: `{ type, timestamp, data, test, livemode }`. It goes through the normal delivery path: a delivery of its own ' +
         '(listed with the endpoint’s deliveries, retried like any other), signed with the endpoint’s secret, its `webhook-id` the answer’s `eventId`. ' +
         'A test event is never in the event feed.',
       request: { params: endpointParams, body: booking ? agentTestBody : tenantTestBody },
@@ -263,7 +267,7 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
       },
       handler: async ({ params: { endpointId }, body, caller, core }) => {
         const delivery = await core.webhooks.sendTest.execute(callerOf(caller), endpointId, body.type);
-        return { status: 202, headers: NO_STORE, body: deliveryJson(delivery) };
+        return { status: 202, headers: NO_STORE, body: deliveryJson(delivery, livemodeOf(caller)) };
       },
     }),
   ];
@@ -295,6 +299,7 @@ const keySchema = z
     expiresAt: z.string().datetime().nullable(),
     revokedAt: z.string().datetime().nullable(),
     revokedReason: z.enum(['rotated', 'leaked', 'operator', 'revoked']).nullable(),
+    livemode: z.boolean().describe('False for a sandbox agent’s key (`pbk_test_…`)'),
   })
   .meta({ id: 'ApiKeyMetadata' });
 
@@ -375,6 +380,7 @@ export const eventBodySchema = (e: WebhookEventSpec) =>
       type: z.literal(e.type),
       timestamp: z.string().datetime().describe('When the change happened (RFC 3339)'),
       data: e.data,
+      livemode: z.boolean().describe('False for a sandbox owner’s event (CONTRACT §6.7)'),
     })
     .meta({ id: `${e.type.replace(/(^|[._])([a-z])/g, (_, __, c: string) => c.toUpperCase())}Event` });
 

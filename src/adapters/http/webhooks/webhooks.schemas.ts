@@ -41,6 +41,7 @@ export const webhookEndpointSchema = z
     description: z.string().nullable(),
     status: z.enum(['active']),
     createdAt: z.string().datetime(),
+    livemode: livemodeField,
   })
   .meta({ id: 'WebhookEndpoint' });
 
@@ -48,8 +49,8 @@ const secretField = z.string().describe('`whsec_` + base64 of 32 random bytes: t
 
 export const createdEndpointSchema = webhookEndpointSchema.extend({ secret: secretField }).meta({ id: 'CreatedWebhookEndpoint' });
 
-/** A tenant's endpoint, as the wallet answers it: with the tenant's `livemode`, as every wallet object. */
-export const tenantEndpointSchema = webhookEndpointSchema.extend({ livemode: livemodeField }).meta({ id: 'WalletWebhookEndpoint' });
+/** A tenant's endpoint, as the wallet answers it (the same fields, under the wallet's name). */
+export const tenantEndpointSchema = webhookEndpointSchema.meta({ id: 'WalletWebhookEndpoint' });
 export const createdTenantEndpointSchema = tenantEndpointSchema
   .extend({ secret: secretField })
   .meta({ id: 'CreatedWalletWebhookEndpoint' });
@@ -65,6 +66,7 @@ export const webhookDeliverySchema = z
     lastAttemptAt: z.string().datetime().nullable(),
     nextAttemptAt: z.string().datetime().nullable(),
     createdAt: z.string().datetime(),
+    livemode: livemodeField,
   })
   .meta({ id: 'WebhookDelivery' });
 
@@ -78,17 +80,22 @@ export const deliveryPageSchema = z
   .object({ data: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() })
   .meta({ id: 'WebhookDeliveryPage' });
 
-/** What the API shows of an endpoint: never its secret (only the registration answer has it). */
-export const endpointJson = (e: WebhookEndpoint) => ({
+/**
+ * What the API shows of an endpoint: never its secret (only the registration answer has it).
+ * `livemode` is its owner's: the caller's, as only the owner reads its endpoints.
+ */
+export const endpointJson = (e: WebhookEndpoint, livemode: boolean) => ({
   id: e.id,
   url: e.url,
   events: e.events,
   description: e.description,
   status: e.status,
   createdAt: e.createdAt.toISOString(),
+  livemode,
 });
 
-export const deliveryJson = (d: WebhookDelivery) => ({
+/** What the API shows of a delivery; `livemode` is its owner's, the caller's. */
+export const deliveryJson = (d: WebhookDelivery, livemode: boolean) => ({
   id: d.id,
   eventId: d.eventId,
   type: d.type,
@@ -98,4 +105,5 @@ export const deliveryJson = (d: WebhookDelivery) => ({
   lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
   nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
   createdAt: d.createdAt.toISOString(),
+  livemode,
 });
