@@ -6,8 +6,8 @@ import { KnexStore } from './knex-store.js';
 
 /** Every column of a quote, in the order `insert` passes them. */
 const INSERT = `INSERT INTO quotes (id, agent_id, channel_code, key_id, product, amount, currency, details, seats, starts_at, expires_at, created_at,
-    vehicle, operator, confirmation, base_fare_amount)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
+    vehicle, operator, confirmation, base_fare_amount, livemode)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
 
 /** Quotes on PostgreSQL; every read is filtered by the owning agent in SQL. */
 export class KnexQuoteRepo extends KnexStore implements QuoteRepo {
@@ -34,6 +34,7 @@ export class KnexQuoteRepo extends KnexStore implements QuoteRepo {
         r.operator,
         r.confirmation,
         r.base_fare_amount,
+        r.livemode,
       ],
       'quotes.insert',
     );

@@ -107,7 +107,9 @@ export function bookingContract(
     };
 
     /** A channel, an agent on it and a key, stored; returned as the principal the key resolves to. */
-    const agent = async (over: { markupBps?: number; discountBps?: number; channelCode?: string } = {}): Promise<AgentPrincipal> => {
+    const agent = async (
+      over: { markupBps?: number; discountBps?: number; channelCode?: string; livemode?: boolean } = {},
+    ): Promise<AgentPrincipal> => {
       const code = over.channelCode ?? `C-${unique()}`;
       let channel = await s.directory.findChannel(code);
       if (channel === null) {
@@ -129,6 +131,7 @@ export function bookingContract(
         entitlements: ['airport-transfer', 'express-bus'],
         discountBps: over.discountBps ?? 0,
         createdAt: new Date(),
+        ...(over.livemode === undefined ? {} : { livemode: over.livemode }),
       });
       const keyId = await newKey(a.id);
       return {
@@ -393,6 +396,16 @@ export function bookingContract(
         const quote = await busQuote(who, await buildSchedule(s.catalogue));
         const moved = { ...who, channel: { ...who.channel, code: `C-${unique()}` } };
         expect(await reasonOf(uc.place.execute(moved, { quoteId: quote.id, contact }))).to.equal('quote-channel-mismatch');
+      });
+
+      it('when a sandbox agent’s quote is stored, then it reads back livemode false, and a live agent’s true', async () => {
+        const schedule = await buildSchedule(s.catalogue);
+        for (const livemode of [false, true]) {
+          const who = await agent({ livemode });
+          const quote = await busQuote(who, schedule);
+          expect((await s.quotes.findForAgent(who.agentId, quote.id))?.livemode).to.equal(livemode);
+          expect((await uc.getQuote.execute(who, quote.id)).livemode).to.equal(livemode);
+        }
       });
 
       it('when another agent reads or books a quote, or reads or cancels an order, then quote-not-found and order-not-found', async () => {
