@@ -205,11 +205,43 @@ for (const mode of ['database', 'memory'] as const) {
         const r = await helper(live, path, body);
         expect([r.status, r.body.reason], path).to.deep.equal([404, 'not-found']);
       }
+      // A live caller learns nothing of a helper: a bad body or a key without the scopes is 404 as well.
+      const narrowLive = await app.service.core.admin.issueApiKey.execute({ agentId: live.agentId, scopes: ['trips:read'] });
+      for (const [key, path, body] of [
+        [live.apiKey, `orders/${pending.body.id}/operator-reject`, { reason: 'bogus' }],
+        [live.apiKey, 'account/fund', { amount: 0 }],
+        [live.apiKey, 'account/fund', { amount: 'ten' }],
+        [narrowLive.apiKey, 'account/fund', { amount: 1_000 }],
+      ] as const) {
+        const r = await call(`/api/v1/test-helpers/${path}`, json('POST', body, asKey(key)));
+        expect([r.status, r.body.reason], `${path} ${JSON.stringify(body)}`).to.deep.equal([404, 'not-found']);
+      }
       expect((await order(live, pending.body.id)).body.status).to.equal('PENDING');
       const missing = await helper(sandbox, 'orders/ord_nope/expire');
       expect([missing.status, missing.body.reason]).to.deep.equal([404, 'order-not-found']);
       const otherAgents = await helper(sandbox, `orders/${pending.body.id}/expire`);
       expect([otherAgents.status, otherAgents.body.reason]).to.deep.equal([404, 'order-not-found']);
+    });
+
+    it('when a sandbox key without orders:write calls the helpers, then they work: any key of a test agent may', async () => {
+      const narrow = await app.service.core.admin.issueApiKey.execute({ agentId: sandbox.agentId, scopes: ['trips:read'] });
+      const funded = await call('/api/v1/test-helpers/account/fund', json('POST', { amount: 1_000 }, asKey(narrow.apiKey)));
+      expect([funded.status, funded.body.livemode], JSON.stringify(funded.body)).to.deep.equal([200, false]);
+      const asMoney = await call(
+        '/api/v1/test-helpers/account/fund',
+        json('POST', { amount: { amount: 500, currency: 'THB' } }, asKey(narrow.apiKey)),
+      );
+      expect(asMoney.status, JSON.stringify(asMoney.body)).to.equal(200);
+      expect(asMoney.body.billing.balance.amount - funded.body.billing.balance.amount).to.equal(500);
+      const otherCurrency = await call(
+        '/api/v1/test-helpers/account/fund',
+        json('POST', { amount: { amount: 500, currency: 'USD' } }, asKey(narrow.apiKey)),
+      );
+      expect([otherCurrency.status, otherCurrency.body.reason]).to.deep.equal([400, 'invalid-request']);
+      const route = await buildTransferRoute(app.service.ports.catalogue, { vehicles: 2, operator: { confirmation: 'on-request' } });
+      const pending = await book(sandbox, route, nextPickup());
+      const expired = await call(`/api/v1/test-helpers/orders/${pending.body.id}/expire`, json('POST', {}, asKey(narrow.apiKey)));
+      expect([expired.status, expired.body.status]).to.deep.equal([200, 'REJECTED']);
     });
 
     it('when a prepaid sandbox agent funds itself and books, then its money moves and no live account sees any of it', async () => {

@@ -70,6 +70,14 @@ for (const mode of ['database', 'memory'] as const) {
       const res = await fund(app, machine, userId, 1_000);
       expect(res.status).to.equal(404);
       expect(((await res.json()) as { reason: string }).reason).to.equal('not-found');
+      // Nothing of the helper shows to a live caller: a bad amount, or a user token, is 404 as well.
+      for (const amount of ['x', 0]) {
+        const bad = await fund(app, machine, userId, amount);
+        expect([bad.status, ((await bad.json()) as { reason: string }).reason], String(amount)).to.deep.equal([404, 'not-found']);
+      }
+      const person = await delegatedToken(app, machine);
+      const asUser = await fund(app, person.token, person.userId, 1_000);
+      expect([asUser.status, ((await asUser.json()) as { reason: string }).reason]).to.deep.equal([404, 'not-found']);
       const balance = await app.request(`/users/${userId}/balance`, { headers: bearer(machine) });
       expect(((await balance.json()) as { available: { amount: number } }).available.amount).to.equal(0);
     });

@@ -5,6 +5,7 @@ import { BOOKING_BASE_PATH, OPERATOR_BASE_PATH } from './app.js';
 import type { IdempotentWrites } from '../../application/idempotent-writes.js';
 import { livemodeOf, machineOf, tokenOf, userOf } from './bearer.middleware.js';
 import { formBody, jsonBody } from './body.js';
+import { HttpProblem } from './problem.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import {
   DocumentBody,
@@ -83,6 +84,15 @@ function credentialOf(token: TokenRule, auth: WalletAuth, operationId: string, b
       return [];
   }
 }
+
+/** A live caller of a test helper: 404 `not-found`, as for a path that does not exist. */
+const sandboxGate =
+  (token: TokenRule): RequestHandler =>
+  (_req, res, next) => {
+    const livemode = token === 'api-key' ? agentOf(res.locals).livemode : livemodeOf(res.locals);
+    if (livemode) next(new HttpProblem(404, 'not-found', 'No such resource.'));
+    else next();
+  };
 
 /**
  * The calling key's policy for an `api-key` operation: its allowlist, then the scope the
@@ -308,9 +318,15 @@ export function operationRouter(
     const form = op.request?.bodyContentType === 'application/x-www-form-urlencoded';
     const body: RequestHandler[] = form ? [formBody] : op.request?.body !== undefined || op.jsonBody === true ? [jsonBody] : [];
     const limiter: RequestHandler[] = op.rateLimit === undefined ? surfaceLimiter : [...surfaceLimiter, deps.limits[op.rateLimit]];
+    if (op.sandboxOnly === true && !((op.token === 'api-key' && op.scope === null) || op.token === 'machine')) {
+      throw new Error(`${op.operationId}: a test helper takes any key of a sandbox agent (scope null) or a machine token`);
+    }
     const chain: RequestHandler[] = [
       ...(op.oauthErrors === true ? [oauthAnswers] : []),
-      ...credentialOf(op.token, deps.auth, op.operationId, behindKey),
+      // A test helper learns only who calls (any wallet token; the handler asks for a machine one) before it answers a live caller.
+      ...(op.sandboxOnly === true
+        ? [...credentialOf(op.token === 'machine' ? 'either' : op.token, deps.auth, op.operationId, behindKey), sandboxGate(op.token)]
+        : credentialOf(op.token, deps.auth, op.operationId, behindKey)),
       ...(op.token === 'api-key' ? [keyPolicyOf(op.scope ?? null, deps.core)] : []),
       ...(form ? [...body, ...limiter] : [...limiter, ...body]),
     ];

@@ -237,6 +237,12 @@ export interface Operation<R extends RequestSchemas = RequestSchemas> extends Om
   readonly alsoAt?: (server: ServerIdentity) => readonly string[];
   /** Headers set as the handler starts, so that its error answers carry them too. */
   readonly presetHeaders?: Readonly<Record<string, string>>;
+  /**
+   * A test helper (CONTRACT §6.7): it exists for sandbox callers only. Every live caller gets 404
+   * `not-found` as soon as its credential says who it is, before anything else of the request is
+   * read (its key's scopes, the token's kind, the body); a sandbox caller's key needs no scope.
+   */
+  readonly sandboxOnly?: boolean;
   readonly idempotency?: IdempotencyRule;
   /** Answers the request: at once when it has nothing to wait for (sent in the same turn), else in a promise. */
   readonly handler: (ctx: OperationContext<R>) => Answer | Promise<Answer>;

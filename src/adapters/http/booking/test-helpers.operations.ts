@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OPERATOR_REJECTION_REASONS } from '../../../domain/booking/order.js';
-import type { ProblemReason } from '../../../domain/shared/errors.js';
+import { DomainError, type ProblemReason } from '../../../domain/shared/errors.js';
 import { NO_STORE, operation, type Operation, type ResponseSpec } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { HttpProblem } from '../problem.js';
@@ -17,8 +17,13 @@ const confirmBody = z
   .object({ operatorReference: z.string().trim().min(1).max(100).optional().describe('Default `TEST-` and the order’s id') })
   .meta({ id: 'TestOperatorConfirmRequest' });
 const rejectBody = z.object({ reason: z.enum(OPERATOR_REJECTION_REASONS) }).meta({ id: 'TestOperatorRejectRequest' });
+const minorUnits = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const fundBody = z
-  .object({ amount: z.number().int().min(1).describe('Minor units of the channel’s currency, a positive whole number') })
+  .object({
+    amount: z
+      .union([z.object({ amount: minorUnits, currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code') }), minorUnits])
+      .describe('Money `{ amount, currency }` in the channel’s currency, or a positive whole number of its minor units'),
+  })
   .meta({ id: 'TestFundAccountRequest', description: 'What the sandbox agent’s own account is credited with' });
 
 /** What a live key gets from every helper: test helpers do not exist for it. */
@@ -30,13 +35,14 @@ const noHelper = (): HttpProblem => new HttpProblem(404, 'not-found', 'No such r
 const KEY_REUSED = { description: 'The Idempotency-Key was used with another request', reasons: ['idempotency-key-reused' as const] };
 const orderId = { orderId: EXAMPLE_IDS.order };
 
-/** What every helper shares: the booking surface, a sandbox key with `orders:write`, an `Idempotency-Key`. */
+/** What every helper shares: the booking surface, any key of a sandbox agent (a live one: 404 first), an `Idempotency-Key`. */
 const HELPER = {
   surface: 'booking',
   method: 'post',
   tags: ['test-helpers'],
   token: 'api-key',
-  scope: 'orders:write',
+  scope: null,
+  sandboxOnly: true,
   idempotency: { scope: 'agent' },
 } as const;
 
@@ -181,12 +187,19 @@ export const bookingTestHelperOperations: readonly Operation[] = [
           spendable: { amount: 500_000, currency: 'THB' },
           lowBalanceAlert: null,
         },
+        livemode: false,
       },
     }),
     responses: {
       200: {
         description: 'The funding transaction and the account after it',
-        schema: z.object({ transactionId: z.string(), billing: agentBillingSchema }).meta({ id: 'TestFundAccountResult' }),
+        schema: z
+          .object({
+            transactionId: z.string(),
+            billing: agentBillingSchema,
+            livemode: z.boolean().describe('Always false: a sandbox account'),
+          })
+          .meta({ id: 'TestFundAccountResult' }),
       },
       400: INVALID_BODY,
       ...KEY_ERRORS,
@@ -196,9 +209,17 @@ export const bookingTestHelperOperations: readonly Operation[] = [
       422: KEY_REUSED,
     },
     handler: async ({ body, caller, core }) => {
-      const funded = await core.booking.sandboxOrders.fund(caller.agent(), body.amount);
+      const agent = caller.agent();
+      const amount = typeof body.amount === 'number' ? body.amount : body.amount.amount;
+      if (typeof body.amount !== 'number' && body.amount.currency !== agent.channel.currency) {
+        throw new DomainError('invalid-request', {
+          message: `The account is in ${agent.channel.currency}.`,
+          details: { errors: [{ path: 'amount.currency', message: `must be ${agent.channel.currency}` }] },
+        });
+      }
+      const funded = await core.booking.sandboxOrders.fund(agent, amount);
       if (funded === null) throw noHelper();
-      return { status: 200, headers: NO_STORE, body: funded };
+      return { status: 200, headers: NO_STORE, body: { ...funded, livemode: agent.livemode } };
     },
   }),
 ];

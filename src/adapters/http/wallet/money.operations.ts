@@ -109,6 +109,7 @@ export const moneyOperations: readonly Operation[] = [
       'For a sandbox tenant (`tenant create --test`, client id `cli_test_…`) only: credits the user as a top-up does, with the same transaction, entries and events. A live tenant’s token gets 404 `not-found`.',
     tags: ['test-helpers'],
     token: 'machine',
+    sandboxOnly: true,
     request: { params: userIdParams, body: fundTestUserBody, headers: idempotencyHeaders },
     examples: (demo) => ({
       params: { userId: EXAMPLE_IDS.demoUser },
