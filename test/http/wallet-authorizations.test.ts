@@ -255,20 +255,22 @@ for (const mode of ['database', 'memory'] as const) {
       const q = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
       const s = await get(`/me/statement?${q}`, user.token);
       expect(s.status, JSON.stringify(s.body)).to.equal(200);
-      expect(s.body).to.include({ currency: 'THB', opening: 4_000, closing: 2_400 });
+      // Money as everywhere: { amount, currency }.
+      const thb = (amount: number) => ({ amount, currency: 'THB' });
+      expect(s.body).to.deep.include({ currency: 'THB', opening: thb(4_000), closing: thb(2_400) });
       expect(s.body.lines.map((l: Body) => [l.type, l.amount, l.balance])).to.deep.equal([
-        ['PAYMENT', -700, 3_300],
-        ['PAYMENT', -900, 2_400],
+        ['PAYMENT', thb(-700), thb(3_300)],
+        ['PAYMENT', thb(-900), thb(2_400)],
       ]);
-      expect(s.body.opening + s.body.lines.reduce((t: number, l: Body) => t + l.amount, 0)).to.equal(s.body.closing);
+      expect(s.body.opening.amount + s.body.lines.reduce((t: number, l: Body) => t + l.amount.amount, 0)).to.equal(s.body.closing.amount);
       const csv = await app.request(`/users/${user.userId}/statement?${q}`, { headers: { ...bearer(machine), accept: 'text/csv' } });
       expect(csv.status).to.equal(200);
       expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
       const rows = (await csv.text()).trim().split('\n');
-      expect(rows[0]).to.equal('at,type,transactionId,reference,amount,balance');
+      expect(rows[0]).to.equal('at,type,transactionId,reference,amount,balance,currency');
       expect(rows.slice(1).map((r) => r.split(',').slice(1, 2).concat(r.split(',').slice(3)))).to.deep.equal([
-        ['PAYMENT', 'coffee', '-700', '3300'],
-        ['PAYMENT', auth.reference, '-900', '2400'],
+        ['PAYMENT', 'coffee', '-700', '3300', 'THB'],
+        ['PAYMENT', auth.reference, '-900', '2400', 'THB'],
       ]);
       const wide = await get(`/me/statement?from=2025-01-01T00:00:00Z&to=2026-12-31T00:00:00Z`, user.token);
       expect(wide.status).to.equal(400);

@@ -54,7 +54,7 @@ const located = (req: Request, id: string): Record<string, string> => ({
 });
 
 /** The columns of a statement's CSV, in order, with its header row. */
-const STATEMENT_COLUMNS = ['at', 'type', 'transactionId', 'reference', 'amount', 'balance'] as const;
+const STATEMENT_COLUMNS = ['at', 'type', 'transactionId', 'reference', 'amount', 'balance', 'currency'] as const;
 
 /**
  * A statement as it leaves: JSON written line by line (the closing balance last, once every line
@@ -67,7 +67,8 @@ function statementAnswer(req: Request, s: Statement, livemode: boolean): Answer 
     async function* rows(): AsyncIterable<string> {
       const feed = (async () => {
         for await (const l of s.lines)
-          if (!csv.write({ ...l, at: l.at.toISOString(), reference: l.reference ?? '' })) await new Promise((r) => csv.once('drain', r));
+          if (!csv.write({ ...l, at: l.at.toISOString(), reference: l.reference ?? '', currency: s.currency }))
+            await new Promise((r) => csv.once('drain', r));
         csv.end();
       })();
       feed.catch((err: unknown) => csv.destroy(err instanceof Error ? err : new Error(String(err))));
@@ -77,7 +78,8 @@ function statementAnswer(req: Request, s: Statement, livemode: boolean): Answer 
     return { status: 200, headers: NO_STORE, body: new StreamedBody('text/csv; charset=utf-8', rows()) };
   }
   async function* json(): AsyncIterable<string> {
-    yield `{"from":${JSON.stringify(s.from.toISOString())},"to":${JSON.stringify(s.to.toISOString())},"currency":${JSON.stringify(s.currency)},"livemode":${livemode},"opening":${s.opening},"lines":[`;
+    const money = (amount: number) => ({ amount, currency: s.currency });
+    yield `{"from":${JSON.stringify(s.from.toISOString())},"to":${JSON.stringify(s.to.toISOString())},"currency":${JSON.stringify(s.currency)},"livemode":${livemode},"opening":${JSON.stringify(money(s.opening))},"lines":[`;
     let balance = s.opening;
     let first = true;
     for await (const l of s.lines) {
@@ -87,13 +89,13 @@ function statementAnswer(req: Request, s: Statement, livemode: boolean): Answer 
         type: l.type,
         transactionId: l.transactionId,
         reference: l.reference,
-        amount: l.amount,
-        balance: l.balance,
+        amount: money(l.amount),
+        balance: money(l.balance),
       };
       yield `${first ? '' : ','}${JSON.stringify(line)}`;
       first = false;
     }
-    yield `],"closing":${balance}}`;
+    yield `],"closing":${JSON.stringify(money(balance))}}`;
   }
   return { status: 200, headers: NO_STORE, body: new StreamedBody('application/json', json()) };
 }
@@ -101,7 +103,7 @@ function statementAnswer(req: Request, s: Statement, livemode: boolean): Answer 
 const statementResponses = {
   200: {
     description:
-      'The statement: JSON, or with `Accept: text/csv` a CSV (`at,type,transactionId,reference,amount,balance`) with a header row',
+      'The statement: JSON, or with `Accept: text/csv` a CSV (`at,type,transactionId,reference,amount,balance,currency`, amounts in minor units) with a header row',
     schema: statementSchema,
   },
   400: { description: 'Bad time, `from` after `to`, or more than 366 days', reasons: ['invalid-request'] },
@@ -112,18 +114,18 @@ const statementExample = (demo: { from: string; to: string; createdAt: string })
   to: demo.to.replace('Z', '.000Z'),
   currency: 'THB',
   livemode: true,
-  opening: 0,
+  opening: thb(0),
   lines: [
     {
       at: demo.createdAt,
       type: 'TOP_UP',
       transactionId: EXAMPLE_IDS.topUp,
       reference: 'topup-2026-0001',
-      amount: WALLET_AMOUNTS.topUp,
-      balance: WALLET_AMOUNTS.topUp,
+      amount: thb(WALLET_AMOUNTS.topUp),
+      balance: thb(WALLET_AMOUNTS.topUp),
     },
   ],
-  closing: WALLET_AMOUNTS.topUp,
+  closing: thb(WALLET_AMOUNTS.topUp),
 });
 
 /** Wallet authorizations (hold, capture, void), balances at an instant and statements (CONTRACT §6.6). */
@@ -251,6 +253,7 @@ export const authorizationOperations: readonly Operation[] = [
       'For a sandbox tenant (`tenant create --test`, client id `cli_test_…`) only: a PENDING authorization lapses now, exactly as at its deadline: `EXPIRED`, `expiresAt` and `resolvedAt` now, the held amount available again at once, and one `authorization.expired` event. A live tenant’s token gets 404 `not-found`.',
     tags: ['test-helpers'],
     token: 'machine',
+    sandboxOnly: true,
     request: { params: authorizationParams, headers: idempotencyHeaders },
     examples: (demo) => {
       const at = demo.createdAt.replace('T03:00', 'T03:50');

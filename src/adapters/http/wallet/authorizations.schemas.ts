@@ -77,17 +77,17 @@ export const statementSchema = z
     to: z.iso.datetime(),
     currency: z.string(),
     livemode: livemodeField,
-    opening: z.number().int().meta({ description: 'The balance just before `from`, minor units' }),
+    opening: moneySchema.meta({ description: 'The balance just before `from`' }),
     lines: z.array(
       z.object({
         at: z.iso.datetime(),
         type: z.enum(TRANSACTION_TYPES),
         transactionId: z.string(),
         reference: z.string().nullable(),
-        amount: z.number().int().meta({ description: 'Signed minor units: a credit positive, a debit negative' }),
-        balance: z.number().int().meta({ description: 'The balance just after this line' }),
+        amount: moneySchema.meta({ description: 'Signed: a credit positive, a debit negative' }),
+        balance: moneySchema.meta({ description: 'The balance just after this line' }),
       }),
     ),
-    closing: z.number().int().meta({ description: 'The balance at the end of the period: opening plus the lines' }),
+    closing: moneySchema.meta({ description: 'The balance at the end of the period: opening plus the lines' }),
   })
   .meta({ id: 'Statement', description: 'The entries of a wallet holder’s account over a period, in the order they were applied' });
