@@ -25,8 +25,11 @@ describe('billing admin commands', () => {
   });
 
   it('when agent fund is given a non-positive or fractional amount, then a clear error, exit 1, and nothing is recorded', async () => {
-    for (const amount of ['0', '-500', '10.5', '1e3', 'ten']) {
-      const out = await admin('agent', 'fund', '--agent', agent.agentId, `--amount=${amount}`);
+    // Written as one argument and as two: a negative number after the flag is its value, not an option.
+    const forms = ['0', '-500', '10.5', '1e3', 'ten'].flatMap((amount) => [[`--amount=${amount}`], ['--amount', amount]]);
+    for (const form of forms) {
+      const amount = form.join(' ');
+      const out = await admin('agent', 'fund', '--agent', agent.agentId, ...form);
       expect(out.exitCode, `${amount}: ${out.stderr}`).to.equal(1);
       const error = (JSON.parse(out.stderr) as Body).error as Body;
       expect(error.reason).to.equal('invalid-request');
@@ -64,7 +67,7 @@ describe('billing admin commands', () => {
     } as never);
     expect(shown.mode).to.equal('prepaid');
     const invoiced = parsed(await admin('agent', 'create', '--name', 'Invoiced Agency', '--channel', channel));
-    expect(Object.keys(invoiced)).to.deep.equal(['agentId']);
+    expect(Object.keys(invoiced)).to.deep.equal(['agentId', 'livemode']);
   });
 
   it('when a statement is asked for, then JSON with opening, lines and closing, or CSV with a header row', async () => {

@@ -184,9 +184,11 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
         ...given({ products, discountBps }),
         livemode: v.test !== true,
       });
-      if (billing === undefined || (billing === 'invoice' && creditLimit === undefined)) return { agentId: agent.id };
+      if (billing === undefined || (billing === 'invoice' && creditLimit === undefined)) {
+        return { agentId: agent.id, livemode: agent.livemode };
+      }
       const set = await u.setAgentBilling.execute({ agentId: agent.id, mode: billing, creditLimit });
-      return { agentId: agent.id, billing: set.mode, creditLimit: set.creditLimit.amount };
+      return { agentId: agent.id, livemode: agent.livemode, billing: set.mode, creditLimit: set.creditLimit.amount };
     },
     output: 'fields',
   },
@@ -195,7 +197,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
     summary: 'list the agents, oldest first (never a key)',
     flags: { channel: { value: 'C', description: 'only the agents of this channel' } },
     run: async (v, u) => ({ data: await u.listAgents.execute({ channelCode: optional(v, 'channel') }) }),
-    output: { table: ['agentId', 'status', 'channel', 'discountBps', 'entitlements', 'createdAt', 'name'] },
+    output: { table: ['agentId', 'status', 'channel', 'discountBps', 'entitlements', 'livemode', 'createdAt', 'name'] },
   },
   {
     name: 'agent show',
@@ -473,7 +475,7 @@ function parseFlags<U>(
   const usage = `usage: ${usageOf(command)}\nits flags: ${PROGRAM} ${command.name} --help`;
   try {
     const { values } = parseArgs({
-      args: [...args],
+      args: negativeValuesJoined(command, args),
       options: Object.fromEntries(
         Object.entries(command.flags).map(([name, flag]) => [name, { type: flag.value === undefined ? 'boolean' : 'string' } as const]),
       ),
@@ -487,6 +489,27 @@ function parseFlags<U>(
   } catch (err) {
     return refuse(2, 'usage', `${(err as Error).message}\n${usage}`);
   }
+}
+
+/**
+ * The arguments with a negative number after a flag that takes a value joined to it
+ * (`--amount -5` as `--amount=-5`): parseArgs would read `-5` as an option, and the value is
+ * then refused for what it is (a non-positive amount), not as a usage error.
+ */
+function negativeValuesJoined<U>(command: AdminCommand<U>, args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const flag = arg.startsWith('--') ? command.flags[arg.slice(2)] : undefined;
+    if (flag?.value !== undefined && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /**
