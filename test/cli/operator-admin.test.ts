@@ -51,6 +51,7 @@ describe('operator commands (separate processes on PostgreSQL)', function () {
       timezone: 'Asia/Bangkok',
       confirmation: 'on-request',
       confirmationWindowMinutes: 45,
+      livemode: true,
     };
     expect(JSON.parse(created.stdout)).to.deep.equal(operator);
     const listed = await adminProcess(url!, 'operator', 'list', '--json');

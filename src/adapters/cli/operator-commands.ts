@@ -9,6 +9,7 @@ const operatorJson = (o: Operator): Record<string, unknown> => ({
   timezone: o.timezone,
   confirmation: o.confirmation,
   confirmationWindowMinutes: o.confirmationWindowMinutes,
+  livemode: o.livemode,
 });
 
 /** The operators of the catalogue (CONTRACT §6.1): who runs each product, and their transfer fleets. */
@@ -49,7 +50,7 @@ export const OPERATOR_COMMANDS: readonly ServiceCommand[] = [
     summary: 'list the operators by code, with how each confirms',
     flags: {},
     run: async (_v, u) => ({ data: (await u.listOperators.execute()).map(operatorJson) }),
-    output: { table: ['code', 'confirmation', 'confirmationWindowMinutes', 'timezone', 'name'] },
+    output: { table: ['code', 'confirmation', 'confirmationWindowMinutes', 'timezone', 'livemode', 'name'] },
   },
   {
     name: 'operator show',

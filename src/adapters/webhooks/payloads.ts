@@ -62,10 +62,16 @@ export function eventData(e: DomainEvent): unknown {
 
 /**
  * An event's body as it is sent and served: the stored body (`{ type, timestamp, data }`, made by
- * `outboxRecords`) with its owner's `livemode` last. The owner's mode is read when the body goes
- * out, so the stores of events need not know it when they record them.
+ * `outboxRecords`) with its owner's `livemode`, last and in `data` (the resource as the API
+ * answers it, which carries it). The owner's mode is read when the body goes out, so the stores
+ * that record events need not know it.
  */
-export const bodyWithLivemode = (body: string, livemode: boolean): string => `${body.slice(0, -1)},"livemode":${livemode}}`;
+export function bodyWithLivemode(body: string, livemode: boolean): string {
+  const event = JSON.parse(body) as { data?: unknown };
+  const data = event.data;
+  const resource = typeof data === 'object' && data !== null && !Array.isArray(data) ? { ...data, livemode } : data;
+  return JSON.stringify({ ...event, data: resource, livemode });
+}
 
 const ids = new TimeSortableIds();
 

@@ -11,6 +11,8 @@ export interface AgentSummary {
   readonly entitlements: readonly string[];
   readonly discountBps: number;
   readonly createdAt: Date;
+  /** False for a sandbox agent (`agent create --test`). */
+  readonly livemode: boolean;
 }
 
 export const agentSummary = (a: Agent): AgentSummary => ({
@@ -21,6 +23,7 @@ export const agentSummary = (a: Agent): AgentSummary => ({
   entitlements: [...a.entitlements],
   discountBps: a.discountBps,
   createdAt: a.createdAt,
+  livemode: a.livemode,
 });
 
 /** Every agent, oldest first, or only those of one channel (`channel-not-found` for an unknown one). */

@@ -123,7 +123,11 @@ export const deadlineReached = (order: Order, at: Date): Order => {
 /** The operator cancels a confirmed order: a full refund, no fee. */
 export const operatorCancel = (order: Order, at: Date): Order => {
   if (order.status === 'CANCELLED') throw new DomainError('order-already-cancelled');
-  if (order.status !== 'CONFIRMED') throw new DomainError('order-not-cancellable');
+  if (order.status !== 'CONFIRMED') {
+    throw new DomainError('order-not-cancellable', {
+      message: 'An operator cancels a confirmed order only; a pending one is rejected instead, and a hold is the agent’s to release.',
+    });
+  }
   return cancelled(order, at, 'operator', order.price.amount);
 };
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { OPERATOR_REJECTION_REASONS, ORDER_STATUSES } from '../../../domain/booking/order.js';
-import { MAX_HOLD_MINUTES_RANGE } from '../../../domain/booking/order-transitions.js';
 import { CONFIRMATION_MODES } from '../../../domain/catalogue/operator.js';
 import { pageQueryFields } from '../page.schemas.js';
 import { VEHICLE_CLASS_CODES } from '../../catalogue/thailand.js';
@@ -143,9 +142,11 @@ export const orderBody = z
           .number()
           .int()
           .min(1)
-          .max(MAX_HOLD_MINUTES_RANGE.max * 60)
+          .max(Number.MAX_SAFE_INTEGER)
           .optional()
-          .describe('How long to hold (default 900); the channel’s `maxHoldMinutes` is the most granted, and never past the start'),
+          .describe(
+            'How long to hold (default 900); longer than the channel’s `maxHoldMinutes` is granted that most, and never past the start (`holdExpiresAt` says what was granted)',
+          ),
       })
       .optional()
       .describe('Hold the seats or vehicle and the price, to confirm or release later'),
@@ -220,6 +221,7 @@ export const cancellationSchema = z
     refund: moneySchema.nullable().describe('What a cancel now would refund; null when it would be refused'),
     fee: moneySchema.nullable().describe('What a cancel now would charge; null when it would be refused'),
     freeUntil: timestamp().describe('Until this moment (inclusive) a cancel is free of charge'),
+    livemode: z.boolean().describe('False for a sandbox order (CONTRACT §6.7)'),
   })
   .meta({ id: 'CancellationPreview' });
 

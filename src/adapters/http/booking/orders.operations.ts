@@ -248,6 +248,7 @@ export const orderOperations: readonly Operation[] = [
         refund: { amount: demo.transferPrice, currency: 'THB' },
         fee: { amount: 0, currency: 'THB' },
         freeUntil: demo.freeUntil,
+        livemode: true,
       },
     }),
     responses: {
@@ -258,7 +259,7 @@ export const orderOperations: readonly Operation[] = [
     },
     handler: async ({ params: { orderId }, caller, core }) => {
       const decision = await core.booking.previewCancellation.execute(caller.agent(), orderId);
-      return { status: 200, headers: NO_STORE, body: cancellationView(decision) };
+      return { status: 200, headers: NO_STORE, body: { ...cancellationView(decision), livemode: caller.agent().livemode } };
     },
   }),
   operation({

@@ -31,6 +31,7 @@ export const securityEventSchema = z
     ip: z.string().nullable().describe('The client address of the request; null outside a request'),
     requestId: z.string().nullable().describe('The `X-Request-Id` of the request; null outside a request'),
     details: z.record(z.string(), z.unknown()).describe('What the type says more; never a secret, password, token or key'),
+    livemode: z.boolean().describe('False for a sandbox agent’s or tenant’s trail (CONTRACT §6.7)'),
   })
   .meta({ id: 'SecurityEvent', description: 'One entry of the security trail: append-only' });
 
@@ -60,6 +61,7 @@ export const eventExample = (demo: DemoExamples) => ({
     expiresAt: null,
     createdByKeyId: EXAMPLE_IDS.apiKey,
   },
+  livemode: true,
 });
 
 const QUERY_ERRORS: ResponseSpec = { description: 'An unknown `type`, a bad time, limit or cursor', reasons: ['invalid-request'] };
@@ -72,6 +74,7 @@ type Query = z.infer<typeof securityEventQuery>;
 
 const list = async (
   caller: ReturnType<Caller['agent']> | ReturnType<Caller['machine']>,
+  livemode: boolean,
   query: Query,
   core: Parameters<Operation['handler']>[0]['core'],
 ) => {
@@ -82,7 +85,11 @@ const list = async (
     limit: query.limit,
     cursor: query.cursor,
   });
-  return { status: 200, headers: NO_STORE, body: { data: page.data.map(securityEventView), nextCursor: page.nextCursor } };
+  return {
+    status: 200,
+    headers: NO_STORE,
+    body: { data: page.data.map((e) => ({ ...securityEventView(e), livemode })), nextCursor: page.nextCursor },
+  };
 };
 
 /** The calling agent's security trail (a key with `events:read`). */
@@ -107,7 +114,7 @@ export const agentSecurityEventOperations: readonly Operation[] = [
       400: QUERY_ERRORS,
       ...KEY_ERRORS,
     },
-    handler: async ({ query, caller, core }) => list(caller.agent(), query, core),
+    handler: async ({ query, caller, core }) => list(caller.agent(), caller.agent().livemode, query, core),
   }),
 ];
 
@@ -142,6 +149,6 @@ export const tenantSecurityEventOperations: readonly Operation[] = [
       200: { description: 'One keyset page', schema: securityEventPageSchema },
       400: QUERY_ERRORS,
     },
-    handler: async ({ query, caller, core }) => list(caller.machine(), query, core),
+    handler: async ({ query, caller, core }) => list(caller.machine(), caller.livemode(), query, core),
   }),
 ];

@@ -81,6 +81,7 @@ export const transactionOperations: readonly Operation[] = [
           { type: 'TOP_UP', count: 1, total: WALLET_AMOUNTS.topUp },
           { type: 'PAYMENT', count: 1, total: WALLET_AMOUNTS.payment },
         ],
+        livemode: true,
       },
     }),
     responses: {
@@ -98,7 +99,12 @@ export const transactionOperations: readonly Operation[] = [
       return {
         status: 200,
         headers: NO_STORE,
-        body: { from: summary.from?.toISOString() ?? null, to: summary.to?.toISOString() ?? null, byType: summary.byType },
+        body: {
+          from: summary.from?.toISOString() ?? null,
+          to: summary.to?.toISOString() ?? null,
+          byType: summary.byType,
+          livemode: caller.livemode(),
+        },
       };
     },
   }),

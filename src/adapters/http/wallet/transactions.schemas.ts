@@ -153,6 +153,7 @@ export const summarySchema = z
     from: z.iso.datetime().nullable(),
     to: z.iso.datetime().nullable(),
     byType: z.array(z.object({ type: z.enum(TRANSACTION_TYPES), count: z.number().int(), total: z.number().int() })),
+    livemode: livemodeField,
   })
   .meta({ id: 'TransactionSummary' });
 

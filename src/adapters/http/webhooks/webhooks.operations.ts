@@ -379,7 +379,7 @@ export const eventBodySchema = (e: WebhookEventSpec) =>
     .object({
       type: z.literal(e.type),
       timestamp: z.string().datetime().describe('When the change happened (RFC 3339)'),
-      data: e.data,
+      data: z.intersection(e.data, z.object({ livemode: z.boolean().describe('The owner’s mode, as the resource carries it') })),
       livemode: z.boolean().describe('False for a sandbox owner’s event (CONTRACT §6.7)'),
     })
     .meta({ id: `${e.type.replace(/(^|[._])([a-z])/g, (_, __, c: string) => c.toUpperCase())}Event` });
