@@ -1,5 +1,6 @@
 import { shownSecurityEvent, type SecurityEvent } from '../domain/security-events/security-event.js';
 import type { Order } from '../domain/booking/order.js';
+import { keyLivemode, type KeyView } from '../domain/identity/api-key.js';
 import type { Transaction } from '../domain/wallet/transaction.js';
 import { remainingOf, statusAt, type PendingTransfer } from '../domain/wallet/pending-transfer.js';
 
@@ -93,4 +94,22 @@ const eventJson = (e: SecurityEvent) => ({
   ip: e.ip,
   requestId: e.requestId,
   details: e.details,
+});
+
+/** What the API and the admin's `key list` show of a key: metadata only, never the key or its hash. */
+export const keyView = (k: KeyView) => ({
+  id: k.id,
+  prefix: k.prefix,
+  status: k.status,
+  createdAt: k.createdAt.toISOString(),
+  expiresAt: iso(k.expiresAt),
+  lastUsedAt: iso(k.lastUsedAt),
+  revokedAt: iso(k.revokedAt),
+  revokedReason: k.revokedReason,
+  rolledFromKeyId: k.rolledFromKeyId,
+  name: k.name,
+  scopes: [...k.scopes],
+  allowedIps: [...k.allowedIps],
+  createdByKeyId: k.createdByKeyId,
+  livemode: keyLivemode(k.prefix),
 });

@@ -284,6 +284,7 @@ for (const mode of ['database', 'memory'] as const) {
           refund: order.price,
           fee: { amount: 0, currency: 'THB' },
           freeUntil: deadline.toISOString(),
+          livemode: true,
         });
         expect(cancel.status).to.equal(200);
         expect(cancel.body).to.deep.include({ status: 'CANCELLED', refund: preview.body.refund, fee: preview.body.fee });

@@ -12,7 +12,7 @@ import type { ListAgents } from '../../application/admin/list-agents.js';
 import type { ShowAgent } from '../../application/admin/show-agent.js';
 import type { SetAgentChannel } from '../../application/admin/set-agent-channel.js';
 import type { ListAgentKeys } from '../../application/identity/list-agent-keys.js';
-import type { KeyView } from '../../domain/identity/api-key.js';
+import { keyView } from '../json-views.js';
 import type { SeedCatalogue } from '../../application/catalogue/seed-catalogue.js';
 import type { SeedDemo } from '../../application/admin/seed-demo.js';
 import type { CreateSandbox } from '../../application/admin/create-sandbox.js';
@@ -278,7 +278,7 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
     name: 'key list',
     summary: "list an agent's keys, oldest first (metadata only, never the key)",
     flags: { agent: { value: 'ID', required: true, description: 'the agent (agt_…)' } },
-    run: async (v, u) => ({ data: (await u.listAgentKeys.execute(required(v, 'agent'))).map(keyJson) }),
+    run: async (v, u) => ({ data: (await u.listAgentKeys.execute(required(v, 'agent'))).map(keyView) }),
     output: {
       table: [
         'id',
@@ -361,21 +361,6 @@ export function demoText(r: Record<string, unknown>): string {
 }
 
 /** A key's metadata as JSON (RFC 3339 times). */
-export const keyJson = (k: KeyView): Record<string, unknown> => ({
-  id: k.id,
-  prefix: k.prefix,
-  status: k.status,
-  createdAt: k.createdAt.toISOString(),
-  expiresAt: k.expiresAt?.toISOString() ?? null,
-  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-  revokedAt: k.revokedAt?.toISOString() ?? null,
-  revokedReason: k.revokedReason,
-  rolledFromKeyId: k.rolledFromKeyId,
-  name: k.name,
-  scopes: k.scopes,
-  allowedIps: k.allowedIps,
-  createdByKeyId: k.createdByKeyId,
-});
 
 /** A security event as the API returns it (RFC 3339 time, no storage fields). */
 export const securityEventJson = (recorded: SecurityEvent): Record<string, unknown> => eventJson(shownSecurityEvent(recorded));

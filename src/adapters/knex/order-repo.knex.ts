@@ -4,15 +4,40 @@ import type { SeatClaim, VehicleClaim } from '../../domain/booking/quote.js';
 import type { OrderDecision, OrderQuery, OrderRepo, OrderScope } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pageAt, pageOf, type Page } from '../../domain/shared/page.js';
-import { orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { rows } from './sql.js';
 import { orderChanged } from '../../domain/webhooks/events.js';
-import { recordEvents } from './outbox.knex.js';
+import { eventsJson, recordEvents } from './outbox.knex.js';
 import { KnexStore } from './knex-store.js';
 
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
+
+/**
+ * A new order in one statement: the row (every column of `ORDER_COLUMNS`, unless a unique key
+ * holds another order: then nothing), its event, and the lock of the stock it takes (`lock`: the
+ * pickup hour's row or the trip's, after the row went in and only then). The stock is counted by
+ * the next statement, which sees every order of the turns before it.
+ */
+const placeStatement = (lock: 'hour' | 'trip' | null): string => {
+  const event = `$${ORDER_COLUMNS.length + 1}`;
+  const locked =
+    lock === 'hour'
+      ? `, locked AS (INSERT INTO transfer_stock_hours (operator_code, vehicle_class, pickup_hour)
+           SELECT operator_code, vehicle_class, pickup_hour FROM placed
+           ON CONFLICT (operator_code, vehicle_class, pickup_hour) DO UPDATE SET pickup_hour = EXCLUDED.pickup_hour RETURNING 1)`
+      : lock === 'trip'
+        ? `, locked AS (INSERT INTO trip_inventory (trip_id, schedule_id, departs_at, capacity)
+             SELECT trip_id, $${ORDER_COLUMNS.length + 2}::text, $${ORDER_COLUMNS.length + 3}::timestamptz, $${ORDER_COLUMNS.length + 4}::int FROM placed
+             ON CONFLICT (trip_id) DO UPDATE SET trip_id = EXCLUDED.trip_id RETURNING 1)`
+        : '';
+  return `WITH placed AS (
+      INSERT INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+      ON CONFLICT DO NOTHING RETURNING id, operator_code, vehicle_class, pickup_hour, trip_id)${locked}
+    SELECT id, pbw_webhook_record(${event}::jsonb) AS queued${lock === null ? '' : ', (SELECT count(*) FROM locked) AS locked'} FROM placed`;
+};
+const PLACE = { plain: placeStatement(null), hour: placeStatement('hour'), trip: placeStatement('trip') } as const;
 
 /**
  * The orders that hold their stock at the moment `at` (a placeholder, `$4` or `?`): the
@@ -49,13 +74,6 @@ const statusAt = (status: OrderStatus, at: string): string => {
 };
 
 /**
- * Locks the pickup hour's stock row (made on first use; the upsert takes the row lock either
- * way), so bookings of one operator, class and hour take turns here and nowhere else.
- */
-const LOCK_HOUR = `INSERT INTO transfer_stock_hours (operator_code, vehicle_class, pickup_hour) VALUES ($1, $2, $3)
-  ON CONFLICT (operator_code, vehicle_class, pickup_hour) DO UPDATE SET pickup_hour = EXCLUDED.pickup_hour`;
-
-/**
  * The fleet of the class and the orders of mode `$5` holding one of its vehicles in the hour at `$4`.
  *
  * This count and `SEATS_HELD` are sent unprepared, so PostgreSQL plans each one for its values
@@ -69,28 +87,25 @@ export const COUNT_HOUR = `SELECT
     (SELECT count(*) FROM orders WHERE operator_code = $1 AND vehicle_class = $2 AND pickup_hour = $3
        AND livemode = $5 AND ${holdsStockAt('$4')}) AS held`;
 
-/** Locks the trip's row (made at its capacity on first use), so bookings of one trip take turns here. */
-const LOCK_TRIP = `INSERT INTO trip_inventory (trip_id, schedule_id, departs_at, capacity) VALUES ($1, $2, $3, $4)
-  ON CONFLICT (trip_id) DO UPDATE SET trip_id = EXCLUDED.trip_id`;
-
 /** The seats the orders of mode `$3` hold on each trip of `$1` at `$2`. */
 export const SEATS_HELD = `SELECT trip_id, coalesce(sum((seats->>'seats')::int), 0) AS held FROM orders
   WHERE trip_id = ANY($1::text[]) AND livemode = $3 AND ${holdsStockAt('$2')} GROUP BY trip_id`;
 
-/** Takes one vehicle of the claim's hour for the order just inserted in `trx`, or `sold-out` (rolling it back). */
-async function takeVehicle(trx: Knex.Transaction, claim: VehicleClaim, at: Date, livemode: boolean): Promise<void> {
+/**
+ * Counts the claim's hour for the order just inserted in `trx` with its hour's lock, or
+ * `sold-out` (rolling it back). A statement of its own after the lock: under READ COMMITTED it
+ * sees every order the turns before it committed.
+ */
+async function countVehicle(trx: Knex.Transaction, claim: VehicleClaim, at: Date, livemode: boolean): Promise<void> {
   const args = [claim.operatorCode, claim.vehicleClass, claim.pickupHour];
-  await rows(trx, LOCK_HOUR, args, 'orders.lock-hour');
-  // A statement of its own after the lock: under READ COMMITTED it sees every order the turns before it committed.
   const [count] = await rows<{ fleet: number | null; held: number | string }>(trx, COUNT_HOUR, [...args, at, livemode]);
   if (Number(count?.held ?? 0) > Number(count?.fleet ?? 0)) {
     throw new DomainError('sold-out', { message: `No ${claim.vehicleClass} is left for this pickup hour.` });
   }
 }
 
-/** Takes the claim's seats for the order just inserted in `trx`, or `sold-out` (rolling it back). */
-async function takeSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date, livemode: boolean): Promise<void> {
-  await rows(trx, LOCK_TRIP, [seats.tripId, seats.scheduleId, seats.departsAt, seats.capacity], 'orders.lock-trip');
+/** Counts the claim's trip for the order just inserted in `trx` with the trip's lock, or `sold-out` (rolling it back). */
+async function countSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date, livemode: boolean): Promise<void> {
   const [count] = await rows<{ held: number | string }>(trx, SEATS_HELD, [[seats.tripId], at, livemode]);
   if (Number(count?.held ?? 0) > seats.capacity) {
     throw new DomainError('sold-out', {
@@ -130,14 +145,18 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
     try {
       const placed = await this.inTransaction(async (trx) => {
         // The order first: a second booking of the quote waits here on the unique index, and
-        // inserts nothing once the first commits, before it could count any stock.
-        const inserted = (await trx('orders').insert(orderToRow(order)).onConflict().ignore().returning('id')) as unknown[];
+        // inserts nothing once the first commits, before it could count any stock. Its event
+        // goes in with it, before the stock is counted: when the stock is gone both are rolled
+        // back, never sent for a booking that did not happen.
+        const row = orderToRow(order);
+        const values = [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderChanged(order, null, order.createdAt)])];
+        const { seats, vehicle } = order;
+        const lock = seats !== null ? 'trip' : vehicle !== null ? 'hour' : 'plain';
+        if (seats !== null) values.push(seats.scheduleId, seats.departsAt, seats.capacity);
+        const inserted = await rows<{ id: string }>(trx, PLACE[lock], values, `orders.place-${lock}`);
         if (inserted.length === 0) return false;
-        // The event is written before the stock is counted: when it is gone it is rolled back
-        // with the order, never sent for a booking that did not happen.
-        await recordEvents(trx, [orderChanged(order, null, order.createdAt)]);
-        if (order.seats !== null) await takeSeats(trx, order.seats, order.createdAt, order.livemode);
-        if (order.vehicle !== null) await takeVehicle(trx, order.vehicle, order.createdAt, order.livemode);
+        if (seats !== null) await countSeats(trx, seats, order.createdAt, order.livemode);
+        if (vehicle !== null) await countVehicle(trx, vehicle, order.createdAt, order.livemode);
         return true;
       });
       return placed ? order : await this.earlierOrBooked(order);
@@ -168,7 +187,13 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
   }
 
   async findByIdempotencyKey(agentId: string, idempotencyKey: string): Promise<Order | null> {
-    const row = (await this.knex('orders').where({ agent_id: agentId, idempotency_key: idempotencyKey }).first()) as OrderRow | undefined;
+    // Prepared: every order with an Idempotency-Key asks this first.
+    const [row] = await rows<OrderRow>(
+      this.knex,
+      'SELECT * FROM orders WHERE agent_id = $1 AND idempotency_key = $2',
+      [agentId, idempotencyKey],
+      'orders.by-idempotency-key',
+    );
     return row === undefined ? null : orderOf(row);
   }
 

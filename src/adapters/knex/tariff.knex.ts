@@ -3,6 +3,7 @@ import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { Operator } from '../../domain/catalogue/operator.js';
 import { operatorOf, type OperatorRow } from './operator-directory.knex.js';
 import { KnexStore } from './knex-store.js';
+import { rows } from './sql.js';
 
 interface ScheduleRow {
   id: string;
@@ -71,7 +72,10 @@ export class KnexTariffReader extends KnexStore implements TariffReader {
 
   async findOperators(codes: readonly string[]): Promise<Operator[]> {
     if (codes.length === 0) return [];
-    return ((await this.knex('operators').whereIn('code', [...codes])) as OperatorRow[]).map(operatorOf);
+    // Prepared: every order reads its operator's terms.
+    return (
+      await rows<OperatorRow>(this.knex, 'SELECT * FROM operators WHERE code = ANY ($1::text[])', [[...codes]], 'operators.find')
+    ).map(operatorOf);
   }
 
   async findSchedule(scheduleId: string): Promise<BusSchedule | null> {

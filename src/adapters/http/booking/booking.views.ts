@@ -1,6 +1,5 @@
 import type { TripOffer } from '../../../application/booking/list-trips.js';
 import type { CancellationDecision } from '../../../domain/booking/cancellation.js';
-import { keyLivemode, type KeyView } from '../../../domain/identity/api-key.js';
 import type { Quote } from '../../../domain/booking/quote.js';
 
 /** What the API shows of a trip. */
@@ -42,22 +41,4 @@ export const cancellationView = (d: CancellationDecision) => ({
   freeUntil: d.freeUntil.toISOString(),
 });
 
-/** What the API shows of a key: metadata only, never the key or its hash. */
-export const keyView = (k: KeyView) => ({
-  id: k.id,
-  prefix: k.prefix,
-  status: k.status,
-  createdAt: k.createdAt.toISOString(),
-  expiresAt: iso(k.expiresAt),
-  lastUsedAt: iso(k.lastUsedAt),
-  revokedAt: iso(k.revokedAt),
-  revokedReason: k.revokedReason,
-  rolledFromKeyId: k.rolledFromKeyId,
-  name: k.name,
-  scopes: [...k.scopes],
-  allowedIps: [...k.allowedIps],
-  createdByKeyId: k.createdByKeyId,
-  livemode: keyLivemode(k.prefix),
-});
-
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+export { keyView } from '../../json-views.js';
