@@ -40,6 +40,19 @@ const placeStatement = (lock: 'hour' | 'trip' | null): string => {
 const PLACE = { plain: placeStatement(null), hour: placeStatement('hour'), trip: placeStatement('trip') } as const;
 
 /**
+ * An order of the scope under its row lock, with its booking key FOR SHARE (every order has its
+ * key: `key_id` references it), the key's columns named `key_…`. A revocation in flight (it locks
+ * the key's row FOR UPDATE) is waited for and its result read; one that starts later waits for
+ * this change to commit.
+ */
+const lockForChange = (scope: 'agent' | 'operator'): string =>
+  `SELECT o.*, ${KEY_COLUMNS.map((c) => `k.${c} AS key_${c}`).join(', ')}
+   FROM orders o JOIN api_keys k ON k.id = o.key_id
+   WHERE o.id = $1 AND ${scope === 'agent' ? 'o.agent_id = $2' : 'o.operator_code = $2 AND o.livemode = $3'}
+   FOR UPDATE OF o FOR SHARE OF k`;
+const LOCK_FOR_CHANGE = { agent: lockForChange('agent'), operator: lockForChange('operator') } as const;
+
+/**
  * The orders that hold their stock at the moment `at` (a placeholder, `$4` or `?`): the
  * domain's `STOCK_HOLDING_STATUSES`, a hold only before its expiry and a pending order only before
  * its deadline. The one place this predicate is written in SQL.
@@ -118,7 +131,7 @@ const scopeWhere = (scope: OrderScope): Record<string, string | boolean> =>
   'agentId' in scope ? { agent_id: scope.agentId } : { operator_code: scope.operatorCode, livemode: scope.livemode };
 
 /** The columns a change may write (everything but the order's identity and what it booked). */
-const CHANGEABLE = [
+const CHANGEABLE_COLUMNS = [
   'status',
   'contact',
   'passengers',
@@ -133,6 +146,11 @@ const CHANGEABLE = [
   'refund_amount',
   'fee_amount',
 ] as const;
+
+/** A change of an order's changeable columns and its event, in one statement. */
+const CHANGE = `WITH changed AS (
+    UPDATE orders SET ${CHANGEABLE_COLUMNS.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1 RETURNING id)
+  SELECT pbw_webhook_record($${CHANGEABLE_COLUMNS.length + 2}::jsonb) AS queued FROM changed`;
 
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
@@ -221,26 +239,27 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
 
   async change(scope: OrderScope, orderId: string, decide: OrderDecision, at: Date): Promise<{ order: Order; changed: boolean } | null> {
     return this.inTransaction(async (trx) => {
-      const row = (await trx('orders')
-        .where({ id: orderId, ...scopeWhere(scope) })
-        .forUpdate()
-        .first()) as OrderRow | undefined;
+      const [row] =
+        'agentId' in scope
+          ? await rows<OrderRow & Record<string, unknown>>(trx, LOCK_FOR_CHANGE.agent, [orderId, scope.agentId], 'orders.lock-for-agent')
+          : await rows<OrderRow & Record<string, unknown>>(
+              trx,
+              LOCK_FOR_CHANGE.operator,
+              [orderId, scope.operatorCode, scope.livemode],
+              'orders.lock-for-operator',
+            );
       if (row === undefined) return null;
-      // The booking key under the order's lock, FOR SHARE: a revocation in flight (it locks the
-      // key's row FOR UPDATE) is waited for and its result read; one that starts now waits for
-      // this change to commit. Read before the lock, a leak report could commit in between.
-      const key = (await trx('api_keys')
-        .where({ id: row.key_id })
-        .forShare()
-        .first(...KEY_COLUMNS)) as KeyRow | undefined;
+      const key = Object.fromEntries(KEY_COLUMNS.map((c) => [c, row[`key_${c}`]])) as unknown as KeyRow;
       const before = orderAt(orderOf(row), at);
-      const after = decide(before, key === undefined ? null : toKey(key));
+      const after = decide(before, toKey(key));
       if (after === null) return { order: before, changed: false };
       const stored = orderToRow(after);
-      await trx('orders')
-        .where({ id: orderId })
-        .update(Object.fromEntries(CHANGEABLE.map((c) => [c, stored[c]])));
-      await recordEvents(trx, [orderChanged(after, before.status, at)]);
+      await rows(
+        trx,
+        CHANGE,
+        [orderId, ...CHANGEABLE_COLUMNS.map((c) => stored[c]), eventsJson([orderChanged(after, before.status, at)])],
+        'orders.change',
+      );
       return { order: after, changed: true };
     });
   }
