@@ -90,10 +90,10 @@ describe('agent admin commands on the embedded database while the service runs',
     ]);
     expect(listed.code, listed.stderr).to.equal(0);
     const [head, ...rows] = listed.stdout.trimEnd().split('\n');
-    expect(head).to.match(/^AGENT ID +STATUS +CHANNEL +DISCOUNT BPS +ENTITLEMENTS +CREATED AT +NAME$/);
+    expect(head).to.match(/^AGENT ID +STATUS +CHANNEL +DISCOUNT BPS +ENTITLEMENTS +LIVEMODE +CREATED AT +NAME$/);
     expect(rows).to.have.length(1);
     expect(rows[0]).to.match(
-      new RegExp(`^${demo.agentId} +ACTIVE +${code} +500 +airport-transfer,express-bus +\\S+Z +Demo Travel Agency$`),
+      new RegExp(`^${demo.agentId} +ACTIVE +${code} +500 +airport-transfer,express-bus +true +\\S+Z +Demo Travel Agency$`),
     );
     expect(JSON.parse(shown.stdout)).to.include({ agentId: demo.agentId, channel: code, markupBps: 3000, usableKeys: 1 });
   });

@@ -217,7 +217,7 @@ describe('README: the five-minute tour, run as written', function () {
     expect(output).to.match(/^3000$/m);
     expect(output).to.match(/^auth_\w+$/m);
     expect(output).to.match(/^CAPTURED$/m);
-    expect(output).to.match(/^at,type,transactionId,reference,amount,balance$/m);
+    expect(output).to.match(/^at,type,transactionId,reference,amount,balance,currency$/m);
     // The user the wallet guide creates signs in with the password it was given.
     expect(output).to.match(/^Bearer$/m);
   });

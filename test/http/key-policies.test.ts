@@ -7,6 +7,7 @@ import type { BusSchedule } from '../../src/domain/catalogue/catalogue.js';
 import { BOOKING_OPERATIONS } from '../../src/adapters/http/operations.js';
 import type { Scope } from '../../src/domain/identity/key-policy.js';
 import { BOOKING_SECURITY_EVENT_TYPES } from '../../src/domain/security-events/security-event.js';
+import { bodyWithLivemode } from '../../src/adapters/webhooks/payloads.js';
 
 type Body = Record<string, any>;
 
@@ -373,7 +374,17 @@ describe('key policies and the agent security trail over HTTP', () => {
       const types = new Set(trail.map((e) => e.type));
       for (const type of BOOKING_SECURITY_EVENT_TYPES) expect(types.has(type), type).to.equal(true);
       for (const e of trail) {
-        expect(Object.keys(e).sort()).to.deep.equal(['actor', 'details', 'id', 'ip', 'occurredAt', 'requestId', 'subject', 'type']);
+        expect(Object.keys(e).sort()).to.deep.equal([
+          'actor',
+          'details',
+          'id',
+          'ip',
+          'livemode',
+          'occurredAt',
+          'requestId',
+          'subject',
+          'type',
+        ]);
         expect(['api-key', 'operator', 'system']).to.include(e.actor.kind);
       }
       const roll = trail.find((e) => e.type === 'api_key.rolled')!;
@@ -420,7 +431,8 @@ describe('key policies and the agent security trail over HTTP', () => {
         `SELECT e.body FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.endpoint_id = ?`,
         [endpoint.body.id],
       );
-      const sent = bodies.rows.map((r) => JSON.parse(r.body) as Body);
+      // As every delivery sends it: with the owner's mode, in data too.
+      const sent = bodies.rows.map((r) => JSON.parse(bodyWithLivemode(r.body, true)) as Body);
       const createdEvent = trail.find((e) => e.type === 'api_key.created' && e.subject.id === narrow.keyId)!;
       expect(sent.find((b) => b.type === 'api_key.created')!.data).to.deep.equal(createdEvent);
       expect(sent.find((b) => b.type === 'api_key.refused')!.data).to.deep.equal(trail.find((e) => e.type === 'api_key.refused'));

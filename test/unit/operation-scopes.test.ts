@@ -70,13 +70,22 @@ describe('the scope each booking operation declares', () => {
     }
   }
 
-  it('when an api-key operation is declared, then it states its scope (null only for a key rolling or reporting itself)', () => {
+  it('when an api-key operation is declared, then it states its scope (null only for a key rolling or reporting itself, and the test helpers)', () => {
     for (const op of BOOKING_OPERATIONS) {
       expect(op.token, op.operationId).to.equal('api-key');
       expect(op.scope, `${op.operationId} states its scope`).not.to.equal(undefined);
     }
     const unscoped = BOOKING_OPERATIONS.filter((op) => op.scope === null).map((op) => op.operationId);
-    expect(unscoped.sort()).to.deep.equal(['reportCurrentKeyLeaked', 'rollCurrentKey']);
+    // Test helpers accept any key of a test agent (CONTRACT 6.2), and only such keys.
+    const helpers = BOOKING_OPERATIONS.filter((op) => op.sandboxOnly === true).map((op) => op.operationId);
+    expect(helpers.sort()).to.deep.equal([
+      'testExpireOrder',
+      'testFundAccount',
+      'testOperatorCancel',
+      'testOperatorConfirm',
+      'testOperatorReject',
+    ]);
+    expect(unscoped.sort()).to.deep.equal(['reportCurrentKeyLeaked', 'rollCurrentKey', ...helpers].sort());
     for (const op of BOOKING_PUBLIC_OPERATIONS) expect(op.scope, op.operationId).to.equal(undefined);
   });
 
