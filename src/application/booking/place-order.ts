@@ -52,14 +52,33 @@ export class PlaceOrder {
 
   private async place(principal: AgentPrincipal, input: PlaceOrderRequest): Promise<Order> {
     const { agentId } = principal;
-    if (input.idempotencyKey !== undefined) {
-      // A retry whose first attempt placed the order (even if that instance died before answering).
-      const earlier = await this.orders.findByIdempotencyKey(agentId, input.idempotencyKey);
-      if (earlier !== null) return sameQuote(earlier, input.quoteId);
+    const now = this.clock.now();
+    let order: Order;
+    try {
+      order = await this.prepare(principal, input, now);
+    } catch (err) {
+      // A retry whose first attempt placed the order (even if that instance died before
+      // answering) may meet refusals the first did not (its quote expired or booked since, its
+      // price no longer covered): the order it placed is its answer. Looked for only then: a
+      // retry that passes the checks finds it when its insert meets the key.
+      const key = input.idempotencyKey;
+      if (!(err instanceof DomainError) || key === undefined) throw err;
+      const earlier = await this.orders.findByIdempotencyKey(agentId, key);
+      if (earlier === null) throw err;
+      return sameQuote(earlier, input.quoteId);
     }
+    const placed = await this.orders.place(order);
+    // The price is held or paid in the same unit of work: refused, nothing is booked. A replayed
+    // idempotency key answers the order it placed, whose money moved with it.
+    if (placed.id === order.id) await this.accounts.follow(null, placed, now, `agent:${agentId}`);
+    return sameQuote(placed, input.quoteId);
+  }
+
+  /** The order the request would place, checked in the contract's order, its price covered; nothing written. */
+  private async prepare(principal: AgentPrincipal, input: PlaceOrderRequest, now: Date): Promise<Order> {
+    const { agentId } = principal;
     const quote = requireOwned(await this.quotes.findForAgent(agentId, input.quoteId), agentId, 'quote-not-found');
     requireEntitlement(principal, quote.product);
-    const now = this.clock.now();
     checkQuoteBookable(quote, principal, now);
     const passengers = input.passengers ?? [];
     const expected = quote.details.passengers;
@@ -113,11 +132,7 @@ export class PlaceOrder {
         ? { ...base, holdExpiresAt: grantedHoldExpiry(input.hold.seconds, principal.channel.maxHoldMinutes, now, quote.startsAt) }
         : confirmedOrPending(requireContact(base), now);
     await this.accounts.precheck(order, now);
-    const placed = await this.orders.place(order);
-    // The price is held or paid in the same unit of work: refused, nothing is booked. A replayed
-    // idempotency key answers the order it placed, whose money moved with it.
-    if (placed.id === order.id) await this.accounts.follow(null, placed, now, `agent:${agentId}`);
-    return sameQuote(placed, input.quoteId);
+    return order;
   }
 }
 

@@ -370,6 +370,17 @@ export function bookingContract(
         );
       });
 
+      it('when a retry comes after its quote expired, then the order its first attempt placed comes back, not quote-expired', async () => {
+        const who = await agent();
+        const quote = await busQuote(who, await buildSchedule(s.catalogue));
+        const first = await uc.place.execute(who, { quoteId: quote.id, contact, idempotencyKey: 'late-retry' });
+        clock.advance(900_000);
+        const again = await uc.place.execute(who, { quoteId: quote.id, contact, idempotencyKey: 'late-retry' });
+        expect(again.id).to.equal(first.id);
+        // Without the key, the same request is the refusal it now is.
+        expect(await reasonOf(uc.place.execute(who, { quoteId: quote.id, contact }))).to.equal('quote-expired');
+      });
+
       it('when the seats are gone, then sold-out and no order is stored', async () => {
         const schedule = await buildSchedule(s.catalogue, { seatCapacity: 3 });
         const who = await agent();
