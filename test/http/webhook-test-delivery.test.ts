@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { json, startTestApp, type TestApp } from '../support/app.js';
-import { buildAgent, eventually, type TestAgent } from '../support/builders.js';
+import { buildAgent, eventually, unique, type TestAgent } from '../support/builders.js';
 import { bearer, buildTenant, machineToken } from '../support/wallet-builders.js';
 import { startReceiver, verified, type Receiver } from '../support/webhook-receiver.js';
 import { ORDER_EVENT_OF_STATUS, type OrderStatus } from '../../src/domain/booking/order.js';
@@ -43,6 +43,21 @@ for (const mode of ['database', 'memory'] as const) {
     });
     after(async () => {
       await app.stop();
+    });
+
+    it('when a test event is sent again with its Idempotency-Key, then the first delivery answers and nothing more is sent', async () => {
+      const agent = await buildAgent(app.service);
+      const ep = await registered(agent);
+      const headers = { ...asAgent(agent), 'Idempotency-Key': `test-${unique()}` };
+      const path = `/api/v1/webhook-endpoints/${ep.id}/test`;
+      const first = await call(path, json('POST', { type: 'order.held' }, headers));
+      const again = await call(path, json('POST', { type: 'order.held' }, headers));
+      expect([first.status, again.status], JSON.stringify(again.body)).to.deep.equal([202, 202]);
+      expect(again.body.id).to.equal(first.body.id);
+      const other = await call(path, json('POST', { type: 'order.released' }, headers));
+      expect([other.status, other.body.reason]).to.deep.equal([422, 'idempotency-key-reused']);
+      const deliveries = await call(`/api/v1/webhook-endpoints/${ep.id}/deliveries`, { headers: asAgent(agent) });
+      expect((deliveries.body.data as Body[]).map((d) => d.id)).to.deep.equal([first.body.id]);
     });
 
     it('when a sandbox agent sends a test order event, then its sample order says livemode false', async () => {

@@ -68,6 +68,8 @@ export const EXAMPLE_IDEMPOTENCY_KEYS = {
   captureAuthorization: '0a9f8e7d-6c5b-4a39-8271-6f5e4d3c2b1a',
   voidAuthorization: '5d4c3b2a-1908-4f7e-a6d5-c4b3a2918f7e',
   expireTestAuthorization: 'a7e2c4f1-3b6d-4e90-8c5a-1f2d3e4b5c6a',
+  sendTestWebhook: '3c9e1f7a-2d4b-4c6e-8a0f-5b7d9e1c3a52',
+  sendTestWebhookForTenant: '7e5a3c1f-9b2d-4f8e-a6c4-2d0b8f6e4a19',
 } as const;
 
 /** The demo credentials' shape: the real ones are printed by the first `npm start` (or `demo seed --reset`). */

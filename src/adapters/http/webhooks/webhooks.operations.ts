@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requestOrigin } from '../client-address.js';
 import { NO_STORE, operation, type Caller, type Operation, type ResponseSpec } from '../operation.js';
 import type { WebhookCaller } from '../../../domain/webhooks/owner.js';
-import { EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
+import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS, type DemoExamples } from '../openapi/examples.js';
 import { KEY_ERRORS } from '../booking/booking.openapi-common.js';
 import {
   agentEndpointBody,
@@ -25,7 +25,7 @@ import {
   tenantEndpointSchema,
 } from './webhooks.schemas.js';
 import type { WebhookEndpoint } from '../../../domain/webhooks/endpoint.js';
-import { orderSchema } from '../booking/booking.schemas.js';
+import { idempotencyHeaders, orderSchema } from '../booking/booking.schemas.js';
 import { securityEventSchema } from '../security-events/security-events.operations.js';
 import { AGENT_SECURITY_EVENT_TYPES, TENANT_SECURITY_EVENT_TYPES, VOUCHER_REDEEMED } from '../../../domain/webhooks/events.js';
 import { transactionDataSchema } from '../wallet/transactions.schemas.js';
@@ -245,10 +245,14 @@ function operationsFor(surface: 'agent' | 'tenant'): Operation[] {
         'A sample event of `type` (any of the caller’s event types, subscribed or not), its `data` shaped as a real event of that type carries it, ' +
         'with `"test": true` in the body: `{ type, timestamp, data, test, livemode }`. It goes through the normal delivery path: a delivery of its own ' +
         '(listed with the endpoint’s deliveries, retried like any other), signed with the endpoint’s secret, its `webhook-id` the answer’s `eventId`. ' +
-        'A test event is never in the event feed.',
-      request: { params: endpointParams, body: booking ? agentTestBody : tenantTestBody },
+        'A test event is never in the event feed. A retry with the same `Idempotency-Key` answers the first delivery and sends nothing more.',
+      request: { params: endpointParams, body: booking ? agentTestBody : tenantTestBody, headers: idempotencyHeaders },
+      idempotency: { scope: booking ? 'agent' : 'wallet' },
       examples: (demo) => ({
         params,
+        headers: {
+          'Idempotency-Key': booking ? EXAMPLE_IDEMPOTENCY_KEYS.sendTestWebhook : EXAMPLE_IDEMPOTENCY_KEYS.sendTestWebhookForTenant,
+        },
         body: { type: request.events[0] },
         response: {
           ...delivery(demo),
