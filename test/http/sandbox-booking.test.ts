@@ -237,7 +237,7 @@ for (const mode of ['database', 'memory'] as const) {
         '/api/v1/test-helpers/account/fund',
         json('POST', { amount: { amount: 500, currency: 'USD' } }, asKey(narrow.apiKey)),
       );
-      expect([otherCurrency.status, otherCurrency.body.reason]).to.deep.equal([400, 'invalid-request']);
+      expect([otherCurrency.status, otherCurrency.body.reason]).to.deep.equal([422, 'currency-mismatch']);
       const route = await buildTransferRoute(app.service.ports.catalogue, { vehicles: 2, operator: { confirmation: 'on-request' } });
       const pending = await book(sandbox, route, nextPickup());
       const expired = await call(`/api/v1/test-helpers/orders/${pending.body.id}/expire`, json('POST', {}, asKey(narrow.apiKey)));

@@ -9,6 +9,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
 import type { FundAgent } from '../billing/agent-billing.js';
 import { changeOrderWithMoney } from './order-money.js';
+import { amountIn, type AmountInput } from '../../domain/wallet/ledger.js';
 
 /**
  * The booking sandbox's test helpers (CONTRACT §6.7): what a sandbox agent may do to its own
@@ -46,9 +47,11 @@ export class SandboxOrders {
   }
 
   /** Money paid into the caller's own account, as `agent fund` records it. */
-  async fund(principal: AgentPrincipal, amount: number): Promise<{ transactionId: string; billing: AgentBilling } | null> {
+  /** `amount` in minor units or as money, in the channel's currency (else `currency-mismatch`). */
+  async fund(principal: AgentPrincipal, amount: AmountInput): Promise<{ transactionId: string; billing: AgentBilling } | null> {
     if (principal.livemode) return null;
-    return this.fundAgent.execute({ agentId: principal.agentId, amount, reference: 'test-helper-fund' });
+    const money = amountIn(amount, principal.channel.currency);
+    return this.fundAgent.execute({ agentId: principal.agentId, amount: money.amount, reference: 'test-helper-fund' });
   }
 
   private async change(principal: AgentPrincipal, orderId: string, decide: (order: Order, at: Date) => Order): Promise<Order | null> {

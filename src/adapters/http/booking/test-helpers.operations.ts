@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OPERATOR_REJECTION_REASONS } from '../../../domain/booking/order.js';
-import { DomainError, type ProblemReason } from '../../../domain/shared/errors.js';
+import type { ProblemReason } from '../../../domain/shared/errors.js';
 import { NO_STORE, operation, type Operation, type ResponseSpec } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { HttpProblem } from '../problem.js';
@@ -9,6 +9,7 @@ import { BODY_LIMITS, INVALID_BODY, KEY_ERRORS } from './booking.openapi-common.
 import { idempotencyHeaders, orderParams, orderSchema } from './booking.schemas.js';
 import { orderView } from './booking.views.js';
 import { orderExample } from './orders.operations.js';
+import { amountInputSchema } from '../wallet/transactions.schemas.js';
 
 /** Where the booking sandbox's helpers for one order live. */
 const ORDER_HELPERS = '/api/v1/test-helpers/orders/{orderId}';
@@ -17,12 +18,9 @@ const confirmBody = z
   .object({ operatorReference: z.string().trim().min(1).max(100).optional().describe('Default `TEST-` and the order’s id') })
   .meta({ id: 'TestOperatorConfirmRequest' });
 const rejectBody = z.object({ reason: z.enum(OPERATOR_REJECTION_REASONS) }).meta({ id: 'TestOperatorRejectRequest' });
-const minorUnits = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const fundBody = z
   .object({
-    amount: z
-      .union([z.object({ amount: minorUnits, currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code') }), minorUnits])
-      .describe('Money `{ amount, currency }` in the channel’s currency, or a positive whole number of its minor units'),
+    amount: amountInputSchema.describe('Money `{ amount, currency }` in the channel’s currency, or an integer of its minor units'),
   })
   .meta({ id: 'TestFundAccountRequest', description: 'What the sandbox agent’s own account is credited with' });
 
@@ -206,18 +204,14 @@ export const bookingTestHelperOperations: readonly Operation[] = [
       404: { description: 'A live key (test helpers are for sandbox agents only)', reasons: ['not-found'] },
       409: { description: 'A request with this Idempotency-Key is still running', reasons: ['idempotency-key-in-use'] },
       ...BODY_LIMITS,
-      422: KEY_REUSED,
+      422: {
+        description: 'Money in another currency than the channel’s, or a reused Idempotency-Key',
+        reasons: ['currency-mismatch', 'idempotency-key-reused'],
+      },
     },
     handler: async ({ body, caller, core }) => {
       const agent = caller.agent();
-      const amount = typeof body.amount === 'number' ? body.amount : body.amount.amount;
-      if (typeof body.amount !== 'number' && body.amount.currency !== agent.channel.currency) {
-        throw new DomainError('invalid-request', {
-          message: `The account is in ${agent.channel.currency}.`,
-          details: { errors: [{ path: 'amount.currency', message: `must be ${agent.channel.currency}` }] },
-        });
-      }
-      const funded = await core.booking.sandboxOrders.fund(agent, amount);
+      const funded = await core.booking.sandboxOrders.fund(agent, body.amount);
       if (funded === null) throw noHelper();
       return { status: 200, headers: NO_STORE, body: { ...funded, livemode: agent.livemode } };
     },
