@@ -224,13 +224,13 @@ export const identityUseCases = (ports: Ports, options: CoreOptions = {}) => {
 export const walletUseCases = (ports: Ports) => {
   const { ledger, transactions, ids, clock, unitOfWork } = ports;
   const holders = new DirectoryWalletHolders(ports.tenants);
-  const topUp = new TopUp(ledger, holders, ids, clock, unitOfWork);
+  const topUp = new TopUp(ledger, holders, ids, clock);
   return {
     topUp,
     fundTestUser: new FundTestUser(ports.tenants, topUp),
-    makePayment: new MakePayment(ledger, holders, ids, clock, unitOfWork),
-    makeTransfer: new MakeTransfer(ledger, holders, ids, clock, unitOfWork),
-    refundPayment: new RefundPayment(ledger, holders, ids, clock, unitOfWork),
+    makePayment: new MakePayment(ledger, holders, ids, clock),
+    makeTransfer: new MakeTransfer(ledger, holders, ids, clock),
+    refundPayment: new RefundPayment(ledger, holders, ids, clock),
     getMyBalance: new GetMyBalance(ledger, ports.pendingTransfers, holders, clock),
     getUserBalance: new GetUserBalance(ledger, ports.pendingTransfers, holders, clock),
     getUserBalances: new GetUserBalances(ledger, holders),
@@ -391,4 +391,4 @@ export interface Core {
 
 /** The one idempotency mechanism on these ports. */
 export const idempotentWritesOf = (ports: Ports): IdempotentWrites =>
-  new IdempotentWrites(ports.unitOfWork, ports.idempotency, ports.clock);
+  new IdempotentWrites(ports.unitOfWork, ports.idempotency, ports.clock, ports.oneStatementWrites);

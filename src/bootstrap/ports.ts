@@ -47,7 +47,8 @@ import { KnexIdempotencyStore } from '../adapters/knex/idempotency.knex.js';
 import { KnexUnitOfWork } from '../adapters/knex/unit-of-work.knex.js';
 import { IdentityChangeFeed } from '../adapters/knex/identity-change-feed.js';
 import { KnexKeyUsageStore } from '../adapters/knex/key-usage.knex.js';
-import { KnexLedger, ledgerWriteBatch } from '../adapters/knex/ledger.knex.js';
+import { KnexLedger } from '../adapters/knex/ledger.knex.js';
+import { GroupCommitLedger } from '../adapters/knex/ledger-group-commit.knex.js';
 import { KnexLoginThrottle } from '../adapters/knex/login-throttle.knex.js';
 import { REVOKED_TOKENS_TABLE } from '../adapters/knex/migrations/0011-oauth-revocation.js';
 import { KnexOrderRepo } from '../adapters/knex/order-repo.knex.js';
@@ -115,6 +116,7 @@ import type { TokenVerifier } from '../domain/identity/token-verifier.port.js';
 import type { Clock } from '../domain/shared/clock.port.js';
 import type { IdempotencyStore } from '../domain/shared/idempotency.port.js';
 import type { UnitOfWork } from '../application/unit-of-work.port.js';
+import type { OneStatementWrites } from '../application/one-statement-writes.port.js';
 import type { IdGenerator } from '../domain/shared/ids.port.js';
 import type { RandomSource, SecretHasher } from '../domain/shared/secrets.port.js';
 import type { Ledger } from '../domain/wallet/ledger.port.js';
@@ -197,6 +199,11 @@ export interface Ports {
   /** Signature checks of DPoP proofs (RFC 9449). */
   readonly dpopProofs: DpopProofVerifier;
   readonly ledger: Ledger;
+  /**
+   * Keyed ledger writes sent with their key's answer as one statement (the group-commit ledger,
+   * ADR 0010), or null: every keyed write then runs in a unit of work.
+   */
+  readonly oneStatementWrites: OneStatementWrites | null;
   /** Money held on ledger accounts (authorizations), counted against their available balance. */
   readonly pendingTransfers: PendingTransfers;
   /** The agents' accounts in the ledger's booking book: the money of every order follows it (CONTRACT §6.4). */
@@ -239,6 +246,11 @@ export interface PortOptions {
   readonly cache?: { readonly maxEntries: number; readonly ttlMs: number };
   /** How often key uses are written (default 30 s). */
   readonly keyUsageFlushMs?: number;
+  /**
+   * Whether the ledger's top-ups, payments and transfers share statements and commits with other
+   * requests' (the group-commit ledger, ADR 0010; PostgreSQL and PGlite). On unless false.
+   */
+  readonly ledgerGroupCommit?: boolean;
   readonly webhooks?: {
     readonly allowInsecure?: boolean;
     readonly allowPrivate?: boolean;
@@ -402,6 +414,7 @@ export function createMemoryPorts(options: PortOptions = {}): PortSet {
     tokenRevocations,
     replayGuard: new MemoryReplayGuard(clock),
     ledger,
+    oneStatementWrites: null,
     pendingTransfers: new MemoryPendingTransfers(ledger, webhooks),
     agentAccounts,
     transactions: ledger,
@@ -479,13 +492,17 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
   // (one connection) they run on it like everything else: nothing inside one asks the pool.
   const units = db?.target.kind === 'postgres' ? postgresKnex({ ...db.target, poolMax: UNIT_POOL_MAX }) : null;
   if (units !== null) steps.add(null, () => units.destroy());
-  const unitOfWork = new KnexUnitOfWork(units ?? knex, { batch: ledgerWriteBatch });
+  const unitOfWork = new KnexUnitOfWork(units ?? knex);
   const idempotency = new KnexIdempotencyStore(knex);
   const loginThrottle = new KnexLoginThrottle(knex);
   purges(steps, { loginThrottle, clock, log });
   const catalogue = new KnexCatalogue(knex);
   const orders = new KnexOrderRepo(knex);
-  const ledger = new KnexLedger(knex);
+  const knexLedger = new KnexLedger(knex);
+  // The service opts in to group commit: top-ups, payments and transfers of concurrent requests
+  // share statements and commits, on a connection no unit of work holds (ADR 0010).
+  const groupCommit = options.ledgerGroupCommit === false ? null : new GroupCommitLedger(knexLedger, units ?? knex);
+  const ledger: Ledger = groupCommit ?? knexLedger;
   // Loaded before the signing keys (a later step), which it opens.
   const sealer = new DeferredSecretSealer();
   steps.add(async () => {
@@ -527,9 +544,10 @@ export function postgresPorts(knex: Knex, db: Database | null, options: PortOpti
     tokenRevocations,
     replayGuard: replayGuardOf(options, knex, clock, steps),
     ledger,
+    oneStatementWrites: groupCommit?.oneStatementWrites() ?? null,
     pendingTransfers: new KnexPendingTransfers(knex),
     agentAccounts: new KnexAgentAccounts(knex),
-    transactions: ledger,
+    transactions: knexLedger,
     webhooks: new KnexWebhookStore(knex),
     webhookSealer: sealer,
     securityEvents: new KnexSecurityEvents(knex),

@@ -26,12 +26,17 @@ import { KnexVoucherRedemptions } from '../../src/adapters/knex/voucher-redempti
 import { KnexWebhookStore } from '../../src/adapters/knex/webhook-store.knex.js';
 import { KnexAgentAccounts } from '../../src/adapters/knex/agent-accounts.knex.js';
 import type { Knex } from 'knex';
+import { GroupCommitLedger } from '../../src/adapters/knex/ledger-group-commit.knex.js';
+import { ledgerTenant, topUpOf } from '../support/ledger-builders.js';
 
 /**
- * Store classes of src/adapters/knex that do not extend KnexStore (yet): the unit of work itself,
- * and the key stores that run only at startup and from the command line, outside any unit.
+ * Classes of src/adapters/knex that do not extend KnexStore: the unit of work itself; the key
+ * stores that run only at startup and from the command line, outside any unit; and the
+ * group-commit ledger with its batches, which reach the pool only when no unit is open (inside
+ * one, its writes are the inner ledger's: called below).
  */
-const NOT_STORES = new Set(['KnexUnitOfWork', 'KnexSigningKeyStore', 'KnexWebhookSecretKey']);
+const NOT_STORES = new Set(['KnexUnitOfWork', 'KnexSigningKeyStore', 'KnexWebhookSecretKey', 'GroupCommitLedger', 'LedgerWriteBatches']);
+const groupCommitTenant = ledgerTenant();
 
 /** One call of each Knex store that reaches the database (what it finds does not matter). */
 const calls = (knex: Knex): ReadonlyArray<readonly [string, () => Promise<unknown>]> => [
@@ -47,6 +52,10 @@ const calls = (knex: Knex): ReadonlyArray<readonly [string, () => Promise<unknow
   ['KnexOperatorKeyStore', () => new KnexOperatorKeyStore(knex).findByKeyHash('none')],
   ['KnexWebhookStore', () => new KnexWebhookStore(knex).findEndpoint({ kind: 'tenant', id: 'tnt_none' }, 'whe_none')],
   ['KnexLedger', () => new KnexLedger(knex).balanceOf('tnt_none', 'usr_none')],
+  [
+    'GroupCommitLedger',
+    () => topUpOf(new GroupCommitLedger(new KnexLedger(knex), knex), groupCommitTenant, groupCommitTenant.newUser(), 1),
+  ],
   ['KnexPendingTransfers', () => new KnexPendingTransfers(knex).find('tnt_none', 'auth_none')],
   ['KnexIdempotencyStore', () => new KnexIdempotencyStore(knex).countBefore(new Date())],
   ['KnexKeyExpiryNotices', () => new KnexKeyExpiryNotices(knex).sendDue(new Date(), 1000, 1)],
@@ -90,7 +99,7 @@ describe('every Knex store inside a unit of work, on embedded PGlite (one connec
     it(`when ${name} is called inside unitOfWork.run, then it answers in the unit's transaction`, async function () {
       this.timeout(10_000);
       const call = calls(db.knex).find(([n]) => n === name)![1];
-      const units = new KnexUnitOfWork(db.knex, { holdWrites: false });
+      const units = new KnexUnitOfWork(db.knex);
       await units.run(call);
     });
   }

@@ -5,7 +5,8 @@ import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { IdempotentWrites } from '../../src/application/idempotent-writes.js';
 import type { DomainError } from '../../src/domain/shared/errors.js';
 import { ledgerTenant, machineInitiator, testId, topUpOf } from '../support/ledger-builders.js';
-import { KnexLedger, ledgerWriteBatch } from '../../src/adapters/knex/ledger.knex.js';
+import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
+import { GroupCommitLedger } from '../../src/adapters/knex/ledger-group-commit.knex.js';
 import { KnexPendingTransfers } from '../../src/adapters/knex/pending-transfers.knex.js';
 import { pendingTransfersContract } from '../support/pending-transfers-contract.js';
 import { testDatabase } from '../support/database.js';
@@ -18,12 +19,13 @@ pendingTransfersContract('PostgreSQL (Knex)', async () => {
 describe('held money in keyed payments written together (set-wise batch, 0023)', () => {
   it('when keyed payments of several users end at once, then those whose money is held are refused and the others paid', async () => {
     const { knex } = await testDatabase();
-    const ledger = new KnexLedger(knex);
+    const ledger = new GroupCommitLedger(new KnexLedger(knex), knex);
     const transfers = new KnexPendingTransfers(knex);
     const writes = new IdempotentWrites(
-      new KnexUnitOfWork(knex, { batch: ledgerWriteBatch }),
+      new KnexUnitOfWork(knex),
       new KnexIdempotencyStore(knex),
       new SystemClock(),
+      ledger.oneStatementWrites(),
     );
     const t = ledgerTenant();
     const users = Array.from({ length: 8 }, () => t.newUser());
@@ -42,19 +44,23 @@ describe('held money in keyed payments written together (set-wise batch, 0023)',
       });
     const outcomes = await Promise.allSettled(
       users.map((u) =>
-        writes.execute({ scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' }, async () => {
-          const paid = await ledger.pay({
-            id: testId('txn'),
-            tenantId: t.tenantId,
-            userId: u,
-            amount: { amount: 500, currency: 'THB' },
-            reference: 'shop-1',
-            description: null,
-            initiatedBy: machineInitiator(t),
-            createdAt: new Date(),
-          });
-          return { status: 201, contentType: 'application/json', body: JSON.stringify({ id: paid.id }) };
-        }),
+        writes.execute(
+          { scope: `test:${t.tenantId}`, key: testId('txn'), fingerprint: 'f' },
+          async () => {
+            const paid = await ledger.pay({
+              id: testId('txn'),
+              tenantId: t.tenantId,
+              userId: u,
+              amount: { amount: 500, currency: 'THB' },
+              reference: 'shop-1',
+              description: null,
+              initiatedBy: machineInitiator(t),
+              createdAt: new Date(),
+            });
+            return { status: 201, contentType: 'application/json', body: JSON.stringify({ id: paid.id }) };
+          },
+          { oneLedgerWrite: true },
+        ),
       ),
     );
     const refusals = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as DomainError).reason : 'paid'));

@@ -23,13 +23,8 @@ describe('Idempotency-Key on writes', () => {
 
   before(async () => {
     const db = await testDatabase();
-    // Claimed when the request arrives, so that the route's count of its runs is its count of effects (a
-    // unit that holds its writes may run a duplicate's work without effect: the ledger's tests count balances).
-    const writes = new IdempotentWrites(
-      new KnexUnitOfWork(db.knex, { holdWrites: false }),
-      new KnexIdempotencyStore(db.knex),
-      new SystemClock(),
-    );
+    // Claimed when the request arrives, in a unit of work, so that the route's count of its runs is its count of effects.
+    const writes = new IdempotentWrites(new KnexUnitOfWork(db.knex), new KnexIdempotencyStore(db.knex), new SystemClock());
     const app = express();
     app.use(requestId);
     app.post(

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { KnexLedger } from '../../src/adapters/knex/ledger.knex.js';
-import { ambient } from '../../src/adapters/knex/unit-of-work.knex.js';
+import { ambient, KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import { openService, type Service } from '../../src/bootstrap/service.js';
 import { accountId } from '../../src/domain/wallet/ledger.js';
 import type { NewPayment, NewRefund, NewTopUp, NewTransfer } from '../../src/domain/wallet/ledger.port.js';
@@ -15,37 +15,47 @@ import { bearer, buildTenant, delegatedToken, machineToken } from '../support/wa
 
 /**
  * A ledger that writes past the domain's checks, straight into the tables, so that the
- * database's constraints are what refuses: each write breaks one kind of constraint.
+ * database's constraints are what refuses: each write breaks one kind of constraint. Each write
+ * is still one transaction, as the ledger port promises: a unit of work of its own.
  */
 class LedgerPastTheRules extends KnexLedger {
+  private readonly units: KnexUnitOfWork;
+
   constructor(private readonly base: Knex) {
     super(base);
+    this.units = new KnexUnitOfWork(base);
   }
 
-  /** Writes in the running unit of work, as every store does (the use case runs one). */
+  /** Writes in the running unit of work, as every store does. */
   private get db(): Knex {
     return ambient(this.base);
   }
 
   /** A top-up referenced `duplicate-…` whose transaction id is already taken: the primary key refuses it (23505). */
-  override async topUp(e: NewTopUp): Promise<Transaction> {
-    const first = await super.topUp(e);
-    if (e.reference.startsWith('duplicate-')) await this.insertTransaction(e.id, e.tenantId, e.userId, e.amount.amount);
-    return first;
+  override topUp(e: NewTopUp): Promise<Transaction> {
+    return this.units.run(async () => {
+      const first = await super.topUp(e);
+      if (e.reference.startsWith('duplicate-')) await this.insertTransaction(e.id, e.tenantId, e.userId, e.amount.amount);
+      return first;
+    });
   }
 
   /** A payment that skips the checked debit: the CHECK on the balance refuses it (23514). */
-  override async pay(e: NewPayment): Promise<Transaction> {
-    await this.db('ledger_accounts')
-      .where({ id: accountId(e.tenantId, { kind: 'USER', userId: e.userId }) })
-      .update({ balance: this.db.raw('balance - ?', [e.amount.amount]) });
-    throw new Error('the balance CHECK let an overdraft through');
+  override pay(e: NewPayment): Promise<Transaction> {
+    return this.units.run(async () => {
+      await this.db('ledger_accounts')
+        .where({ id: accountId(e.tenantId, { kind: 'USER', userId: e.userId }) })
+        .update({ balance: this.db.raw('balance - ?', [e.amount.amount]) });
+      throw new Error('the balance CHECK let an overdraft through');
+    });
   }
 
   /** A transfer of nothing: the transaction's CHECK refuses it (23514). */
-  override async transfer(e: NewTransfer): Promise<Transaction> {
-    await this.insertTransaction(e.id, e.tenantId, e.userId, 0);
-    throw new Error('the transaction CHECK let an amount of 0 through');
+  override transfer(e: NewTransfer): Promise<Transaction> {
+    return this.units.run(async () => {
+      await this.insertTransaction(e.id, e.tenantId, e.userId, 0);
+      throw new Error('the transaction CHECK let an amount of 0 through');
+    });
   }
 
   /** A refund entry on an account that does not exist: the foreign key refuses it (23503). */

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { MemoryLedger } from '../../src/adapters/memory/ledger.memory.js';
 import { MemoryPendingTransfers } from '../../src/adapters/memory/pending-transfers.memory.js';
-import { MemoryUnitOfWork } from '../../src/adapters/memory/unit-of-work.memory.js';
 import { GetTransaction } from '../../src/application/wallet/get-transaction.js';
 import { ListTransactions } from '../../src/application/wallet/list-transactions.js';
 import { SummarizeTransactions } from '../../src/application/wallet/summarize-transactions.js';
@@ -52,10 +51,10 @@ describe('wallet use cases (in memory)', () => {
   let refund: RefundPayment;
   beforeEach(() => {
     ledger = new MemoryLedger();
-    topUp = new TopUp(ledger, holders, ids, clock, new MemoryUnitOfWork());
-    pay = new MakePayment(ledger, holders, ids, clock, new MemoryUnitOfWork());
-    transfer = new MakeTransfer(ledger, holders, ids, clock, new MemoryUnitOfWork());
-    refund = new RefundPayment(ledger, holders, ids, clock, new MemoryUnitOfWork());
+    topUp = new TopUp(ledger, holders, ids, clock);
+    pay = new MakePayment(ledger, holders, ids, clock);
+    transfer = new MakeTransfer(ledger, holders, ids, clock);
+    refund = new RefundPayment(ledger, holders, ids, clock);
   });
   afterEach(() => assertMemoryLedgerBalanced(ledger));
 

@@ -89,23 +89,27 @@ export async function runIdempotent(
   let answer: SerialisedAnswer | null = null;
   let outcome: Awaited<ReturnType<IdempotentWrites['execute']>>;
   try {
-    outcome = await writes.execute(request, async () => {
-      answer = await produce();
-      const headers: Record<string, string> = {};
-      for (const name of REPLAYED_HEADERS) {
-        const value = res.getHeader(name);
-        if (value !== undefined) headers[name] = String(value);
-      }
-      if (Buffer.isBuffer(answer.body)) throw new Error('a document answer is never stored for an Idempotency-Key');
-      const body = answer.body ?? '';
-      const ok = answer.status >= 200 && answer.status < 300;
-      return {
-        status: answer.status,
-        contentType: answer.contentType,
-        body: ok ? withoutSecrets(body, rule.secretFields ?? []) : body,
-        headers,
-      };
-    });
+    outcome = await writes.execute(
+      request,
+      async () => {
+        answer = await produce();
+        const headers: Record<string, string> = {};
+        for (const name of REPLAYED_HEADERS) {
+          const value = res.getHeader(name);
+          if (value !== undefined) headers[name] = String(value);
+        }
+        if (Buffer.isBuffer(answer.body)) throw new Error('a document answer is never stored for an Idempotency-Key');
+        const body = answer.body ?? '';
+        const ok = answer.status >= 200 && answer.status < 300;
+        return {
+          status: answer.status,
+          contentType: answer.contentType,
+          body: ok ? withoutSecrets(body, rule.secretFields ?? []) : body,
+          headers,
+        };
+      },
+      { oneLedgerWrite: rule.oneLedgerWrite === true },
+    );
   } catch (err) {
     // The answer's write did not commit: the headers that describe what it made go with it.
     for (const name of REPLAYED_HEADERS) res.removeHeader(name);

@@ -215,6 +215,11 @@ export interface IdempotencyRule {
    * the caller, never stored, so a replay answers without them.
    */
   readonly secretFields?: readonly string[];
+  /**
+   * The handler's one write is a ledger top-up, payment or transfer, and nothing else: with a
+   * key, it may go with the key's answer as one statement (`IdempotentWrites`).
+   */
+  readonly oneLedgerWrite?: true;
 }
 
 /**

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import { SESSION_TIMEOUTS } from './database.js';
 import { jsonParam, rows } from './sql.js';
-import { sqlState } from './pg-errors.js';
-import { ambientTransaction, hold, mustRunInTransaction, type HeldCall } from './unit-of-work.knex.js';
+import { ambientTransaction } from './unit-of-work.knex.js';
 import {
   IDEMPOTENCY_WAIT_MS,
   type IdempotencyClaim,
@@ -29,26 +28,25 @@ const replayOf = (row: Row): StoredResponse => ({
   ...(row.headers === null ? {} : { headers: row.headers }),
 });
 
-/** A key to be stored done with its answer, in one call of `pbw_idempotency_record` (schema/functions). */
-interface KeyRecord {
+/** A key stored done with its answer in the same statement as its write (`pbw_ledger_write_attempt`, schema/functions). */
+export interface KeyRecord {
   readonly request: IdempotencyRequest;
   readonly claimedAt: Date;
-  /** Filled in by `complete`: the unit's answer. */
-  answer: { readonly response: StoredResponse; readonly completedAt: Date } | null;
+  readonly answer: { readonly response: StoredResponse; readonly completedAt: Date };
 }
 
-/** The record `pbw_idempotency_record` takes (JSON, by name; an unanswered one has nulls for its answer). */
+/** The record `pbw_idempotency_record` takes (JSON, by name). */
 export const keyRecord = ({ request: r, claimedAt, answer }: KeyRecord): string =>
   jsonParam({
     scope: r.scope,
     key: r.key,
     fingerprint: r.fingerprint,
-    status: answer?.response.status ?? null,
-    content_type: answer?.response.contentType ?? null,
-    body: answer?.response.body ?? null,
-    headers: answer?.response.headers ?? null,
+    status: answer.response.status,
+    content_type: answer.response.contentType,
+    body: answer.response.body,
+    headers: answer.response.headers ?? null,
     claimed_at: claimedAt,
-    completed_at: answer?.completedAt ?? null,
+    completed_at: answer.completedAt,
   });
 
 const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, content_type = $5, body = $6, headers = $7, completed_at = $8
@@ -56,19 +54,6 @@ const COMPLETE = `UPDATE idempotency_keys SET state = 'DONE', status = $4, conte
 
 /** Nothing to do when a claim's unit of work ends: its transaction's end is the claim's. */
 const ENDS_WITH_TRANSACTION = (): void => undefined;
-
-/**
- * A held claim's failure that means "claim it the waiting way": the key is stored or held by
- * another request (the unique violation, after waiting for that request's transaction), or that
- * wait outlasted the lock timeout. The unit then starts over in a transaction, where the claim
- * waits, replays, or refuses a reused key as it always did.
- */
-const claimLost = (err: unknown): unknown => {
-  const state = sqlState(err);
-  if (state === '23505' && (err as { constraint?: string }).constraint === 'idempotency_keys_pkey') return mustRunInTransaction();
-  if (state === '55P03') return mustRunInTransaction();
-  return null;
-};
 
 /**
  * Idempotency keys in PostgreSQL (and embedded PGlite, alike). Only completed keys are ever
@@ -80,8 +65,6 @@ const claimLost = (err: unknown): unknown => {
  */
 export class KnexIdempotencyStore extends KnexStore implements IdempotencyStore {
   private readonly waitMs: number;
-  /** Claims held by their unit of work until it ends, by request: `complete` fills in their answer. */
-  private readonly held = new WeakMap<IdempotencyRequest, KeyRecord>();
 
   constructor(pool: Knex, options: { waitMs?: number } = {}) {
     super(pool);
@@ -89,25 +72,6 @@ export class KnexIdempotencyStore extends KnexStore implements IdempotencyStore 
   }
 
   async claim(r: IdempotencyRequest, now: Date): Promise<IdempotencyClaim> {
-    // In a unit that holds its writes, the claim goes with them, as the key stored done with its
-    // answer (filled in by `complete`), first of the unit's statement: should another request
-    // have the key, nothing of this one is written and the unit claims again, in a transaction.
-    const record: KeyRecord = { request: r, claimedAt: now, answer: null };
-    const call: HeldCall = {
-      fn: 'pbw_idempotency_record',
-      get args() {
-        return [keyRecord(record)];
-      },
-      types: ['jsonb'],
-      refusal: claimLost,
-      // Never completed: what the claim would have said is known only in a transaction.
-      ready: () => record.answer !== null,
-    };
-    if (hold(call)) {
-      this.held.set(r, record);
-      return { state: 'claimed', end: ENDS_WITH_TRANSACTION };
-    }
-    this.held.delete(r); // a unit that started over claims here, in its transaction
     const trx = this.transaction('claim');
     try {
       for (;;) {
@@ -149,12 +113,6 @@ export class KnexIdempotencyStore extends KnexStore implements IdempotencyStore 
   }
 
   async complete(r: IdempotencyRequest, response: StoredResponse, now: Date): Promise<void> {
-    const held = this.held.get(r);
-    if (held !== undefined) {
-      this.held.delete(r);
-      held.answer = { response, completedAt: now };
-      return;
-    }
     const done = await rows(
       this.transaction('complete'),
       COMPLETE,

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { jsonParam, rows } from './sql.js';
-import { ambientTransaction, hold, type BatchForm } from './unit-of-work.knex.js';
+import { ambientTransaction } from './unit-of-work.knex.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
 import {
@@ -132,34 +132,6 @@ export const ledgerRefusal = (err: unknown, currency: string): unknown => {
 };
 
 const WRITE = 'SELECT pbw_ledger_write($1::jsonb) AS outcome';
-
-/**
- * A batchable ledger write: `pbw_ledger_write_attempt(w, k)` (schema/functions), many at once by
- * `pbw_ledger_write_batch`, each call there one `{write, key}` record of its array.
- */
-const attempt = (write: string, key: string | null) =>
-  ({
-    fn: 'pbw_ledger_write_attempt',
-    args: [write, key],
-    types: ['jsonb', 'jsonb'],
-    many: 'pbw_ledger_write_batch',
-    record: `{"write":${write},"key":${key ?? 'null'}}`,
-  }) as const;
-
-/**
- * The units of work whose held writes can share a statement and a commit with other units': a
- * ledger write, alone or after its idempotency key's record, as one call of
- * `pbw_ledger_write_attempt`, a subtransaction that answers its failure. A batch of nothing else
- * goes as one call of `pbw_ledger_write_batch`, which writes the calls set-wise when they cannot
- * affect one another.
- */
-export const ledgerWriteBatch: BatchForm = (held) => {
-  const [first, second] = held;
-  if (held.length === 1 && first!.fn === 'pbw_ledger_write') return attempt(first!.args[0] as string, null);
-  if (held.length === 2 && first!.fn === 'pbw_idempotency_record' && second!.fn === 'pbw_ledger_write')
-    return attempt(second!.args[0] as string, first!.args[0] as string);
-  return null;
-};
 
 /**
  * The record `pbw_ledger_write` takes for `t` (JSON, by name): the transaction, its postings in
@@ -377,15 +349,10 @@ export class KnexLedger extends KnexStore implements Ledger, TransactionReader {
   }
 
   /**
-   * Records a top-up, payment or transfer: one call of `pbw_ledger_write`. In a unit of work that
-   * holds its writes it is held, and sent with the unit's other held writes (an idempotency key's
-   * claim and answer) in one statement when the unit ends; a refusal then fails the unit with the
-   * same domain error. Otherwise it runs now, in the unit's transaction or as a statement of its own.
+   * Records a top-up, payment or transfer: one call of `pbw_ledger_write`, in the running unit of
+   * work's transaction, or else as a statement of its own (one round trip, one commit).
    */
   private record(t: Transaction): Promise<Transaction> {
-    const currency = t.amount.currency;
-    if (hold({ fn: 'pbw_ledger_write', args: [writeRecord(t)], types: ['jsonb'], refusal: (err) => ledgerRefusal(err, currency) }))
-      return Promise.resolve(t);
     return this.retried(() => this.write(this.knex, t));
   }
 

@@ -6,7 +6,6 @@ import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Initiator, Transaction } from '../../domain/wallet/transaction.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
 import { tenantCurrency } from './wallet-context.js';
-import type { UnitOfWork } from '../unit-of-work.port.js';
 
 /** What every money movement records besides its own fields: a new id, who started it and when. */
 export interface MovementStamp {
@@ -17,8 +16,10 @@ export interface MovementStamp {
 
 /**
  * The steps the four money use cases (top-up, payment, transfer, refund) share, written once:
- * the tenant's currency, then one ledger write in one unit of work, stamped with a new `txn_…`
- * id, the initiator and the time. Each use case keeps only its own checks and its ledger call.
+ * the tenant's currency, then one ledger write, stamped with a new `txn_…` id, the initiator and
+ * the time. Each use case keeps only its own checks and its ledger call. A ledger write is atomic
+ * on its own (the `Ledger` port's promise), so it needs no unit of work of its own: under an
+ * Idempotency-Key it joins the key's.
  */
 export abstract class MoneyMovement {
   constructor(
@@ -26,7 +27,6 @@ export abstract class MoneyMovement {
     protected readonly holders: WalletHolders,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
-    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /** The tenant's currency, in which an amount is read; `tenant-not-found` when the tenant is gone. */
@@ -34,9 +34,8 @@ export abstract class MoneyMovement {
     return tenantCurrency(this.holders, tenantId);
   }
 
-  /** Runs one ledger write in one unit, stamped for `principal`. */
+  /** Makes one ledger write, stamped for `principal`. */
   protected record(principal: WalletPrincipal, write: (stamp: MovementStamp) => Promise<Transaction>): Promise<Transaction> {
-    const initiatedBy = initiatorOf(principal);
-    return this.unitOfWork.run(() => write({ id: this.ids.next('txn'), initiatedBy, createdAt: this.clock.now() }));
+    return write({ id: this.ids.next('txn'), initiatedBy: initiatorOf(principal), createdAt: this.clock.now() });
   }
 }

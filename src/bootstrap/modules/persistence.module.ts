@@ -49,7 +49,10 @@ export const persistenceModule = (
         const set = given ?? (db === null ? createMemoryPorts(options) : postgresPorts(db.knex, db, options));
         lifecycle.onStart(() => set.start());
         lifecycle.onStop(() => set.stop());
-        return Object.keys(overrides).length === 0 ? set : { ...set, ...overrides };
+        if (Object.keys(overrides).length === 0) return set;
+        // One-statement writes belong to the ledger they were made with: a ledger given in its place goes without them.
+        const ownLedger = overrides.ledger === undefined || overrides.oneStatementWrites !== undefined;
+        return { ...set, ...(ownLedger ? {} : { oneStatementWrites: null }), ...overrides };
       },
       [TOKENS.Lifecycle, TOKENS.Logger],
     );

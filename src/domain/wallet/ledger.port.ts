@@ -53,9 +53,11 @@ export interface NewRefund extends Omit<NewEntryCommon, 'amount'> {
  * Each recorded transaction records `transaction.created` (`transactionCreated`) in the same
  * database transaction; a refused or replayed write records nothing.
  *
- * Writes made inside a unit of work (`UnitOfWork`, of the application) take part in it. Retries
- * are made once-only above the ledger, by an idempotency key claimed in the same unit of work
- * (`IdempotentWrites`): the ledger itself records every write it is given.
+ * Each write is atomic on its own; made inside a unit of work (`UnitOfWork`, of the
+ * application) it takes part in it. Retries are made once-only above the ledger, by an
+ * idempotency key stored with the write (`IdempotentWrites`: in the same unit of work, or in the
+ * same statement where an adapter offers `OneStatementWrites`): the ledger itself records every
+ * write it is given.
  */
 export interface Ledger {
   /** Credits the user from the tenant's funding account. */

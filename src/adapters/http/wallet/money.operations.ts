@@ -86,7 +86,7 @@ export const moneyOperations: readonly Operation[] = [
       415: notJson,
       422: creditRefused,
     },
-    idempotency: { scope: 'wallet' },
+    idempotency: { scope: 'wallet', oneLedgerWrite: true },
     handler: async (ctx) => {
       const { userId } = ctx.params;
       const { amount, reference } = ctx.body;
@@ -129,7 +129,7 @@ export const moneyOperations: readonly Operation[] = [
       415: notJson,
       422: creditRefused,
     },
-    idempotency: { scope: 'wallet' },
+    idempotency: { scope: 'wallet', oneLedgerWrite: true },
     handler: async (ctx) => {
       const txn = await ctx.core.wallet.fundTestUser.execute({
         principal: ctx.caller.machine(),
@@ -207,7 +207,7 @@ export const moneyOperations: readonly Operation[] = [
         reasons: ['insufficient-funds', 'currency-mismatch', 'idempotency-key-reused'],
       },
     },
-    idempotency: { scope: 'wallet' },
+    idempotency: { scope: 'wallet', oneLedgerWrite: true },
     handler: async ({ body, caller, core, req }) => {
       const txn = await core.wallet.makePayment.execute({
         principal: caller.user(),
@@ -245,7 +245,7 @@ export const moneyOperations: readonly Operation[] = [
         reasons: ['insufficient-funds', 'same-user-transfer', 'currency-mismatch', 'idempotency-key-reused'],
       },
     },
-    idempotency: { scope: 'wallet' },
+    idempotency: { scope: 'wallet', oneLedgerWrite: true },
     handler: async ({ body, caller, core, req }) => {
       const txn = await core.wallet.makeTransfer.execute({
         principal: caller.user(),
