@@ -10,7 +10,11 @@ import { freePort } from '../../scripts/private-postgres.js';
 /** What one request got: an HTTP answer, or the error its client saw. */
 interface Outcome {
   readonly kind: 'stream' | 'idle' | 'fresh';
-  /** When the request was made, and when its answer or error came, in ms after the SIGTERM (negative: before it). */
+  /**
+   * When the request was written to its socket (flushed to the kernel; a loaded client may call
+   * for a request well before it leaves), and when its answer or error came, in ms after the
+   * SIGTERM (negative: before it).
+   */
   sentAt: number;
   doneAt: number;
   /** Sent on a keep-alive connection that had already carried a request. */
@@ -49,6 +53,7 @@ function get(
       });
     });
     req.on('socket', () => (outcome.reused = req.reusedSocket));
+    req.on('finish', () => (outcome.sentAt = Date.now()));
     req.on('error', fail);
     req.end();
   });
