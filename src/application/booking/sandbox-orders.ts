@@ -5,10 +5,9 @@ import type { OrderRepo } from '../../domain/booking/order-repo.port.js';
 import { deadlineReached, operatorCancel, operatorConfirm, operatorReject } from '../../domain/booking/order-transitions.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { DomainError } from '../../domain/shared/errors.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
 import type { FundAgent } from '../billing/agent-billing.js';
-import { changeOrderWithMoney } from './order-money.js';
+import { changeOrder } from './order-money.js';
 import { amountIn, type AmountInput } from '../../domain/wallet/ledger.js';
 
 /**
@@ -57,17 +56,16 @@ export class SandboxOrders {
   private async change(principal: AgentPrincipal, orderId: string, decide: (order: Order, at: Date) => Order): Promise<Order | null> {
     if (principal.livemode) return null;
     const now = this.clock.now();
-    const changed = await this.unitOfWork.run(() =>
-      changeOrderWithMoney(this.orders, this.accounts, {
+    return changeOrder(
+      { orders: this.orders, accounts: this.accounts, unitOfWork: this.unitOfWork },
+      {
         scope: { agentId: principal.agentId },
         orderId,
         decide: (order) => decide(order, now),
         at: now,
         // The ledger names the helper as who changed it: the operator and the clock it stands in for did not.
         by: `test-helper:${principal.agentId}`,
-      }),
+      },
     );
-    if (changed === null) throw new DomainError('order-not-found');
-    return changed.order;
   }
 }

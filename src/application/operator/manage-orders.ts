@@ -8,7 +8,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { pageRequest, type Page, type PageQuery } from '../../domain/shared/page.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
 import type { AgentAccounts } from '../../domain/billing/agent-accounts.port.js';
-import { changeOrderWithMoney } from '../booking/order-money.js';
+import { changeOrder } from '../booking/order-money.js';
 
 /**
  * What an operator does with the orders of its own products (CONTRACT §6.3). Another operator's
@@ -68,16 +68,15 @@ export class OperatorOrders {
 
   private async change(operator: Operator, orderId: string, decide: (order: Order, at: Date) => Order): Promise<Order> {
     const now = this.clock.now();
-    const changed = await this.unitOfWork.run(() =>
-      changeOrderWithMoney(this.orders, this.accounts, {
+    return changeOrder(
+      { orders: this.orders, accounts: this.accounts, unitOfWork: this.unitOfWork },
+      {
         scope: { operatorCode: operator.code, livemode: operator.livemode },
         orderId,
         decide: (order) => decide(order, now),
         at: now,
         by: `operator:${operator.code}`,
-      }),
+      },
     );
-    if (changed === null) throw new DomainError('order-not-found');
-    return changed.order;
   }
 }
