@@ -8,6 +8,7 @@ import {
   transactionPageSchema,
   transactionJson,
   transactionParams,
+  transactionQueryOf,
   transactionSchema,
   withLivemode,
 } from './transactions.schemas.js';
@@ -47,10 +48,7 @@ export const transactionOperations: readonly Operation[] = [
       const page = await core.wallet.listTransactions.execute(caller.wallet(), {
         limit: q.limit,
         ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
-        ...(q.userId === undefined ? {} : { userId: q.userId }),
-        ...(q.type === undefined ? {} : { types: q.type }),
-        ...(q.from === undefined ? {} : { from: q.from }),
-        ...(q.to === undefined ? {} : { to: q.to }),
+        ...transactionQueryOf(q),
       });
       return {
         status: 200,
@@ -90,12 +88,7 @@ export const transactionOperations: readonly Operation[] = [
       ...eitherToken,
     },
     handler: async ({ query: q, caller, core }) => {
-      const summary = await core.wallet.summarizeTransactions.execute(caller.wallet(), {
-        ...(q.userId === undefined ? {} : { userId: q.userId }),
-        ...(q.type === undefined ? {} : { types: q.type }),
-        ...(q.from === undefined ? {} : { from: q.from }),
-        ...(q.to === undefined ? {} : { to: q.to }),
-      });
+      const summary = await core.wallet.summarizeTransactions.execute(caller.wallet(), transactionQueryOf(q));
       return {
         status: 200,
         headers: NO_STORE,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TransactionQuery } from '../../../application/wallet/transaction-query.js';
 import { pageQueryFields } from '../page.schemas.js';
 import { MAX_TRANSACTION_AMOUNT } from '../../../domain/wallet/ledger.js';
 import { TRANSACTION_TYPES } from '../../../domain/wallet/transaction.js';
@@ -93,6 +94,14 @@ export const listQuery = z.object({
 });
 
 export const summaryQuery = z.object(readFilters);
+
+/** The read filters as the listing and the summary take them alike: the `type` parameter is their `types`. */
+export const transactionQueryOf = (q: z.infer<typeof summaryQuery>): TransactionQuery => ({
+  ...(q.userId === undefined ? {} : { userId: q.userId }),
+  ...(q.type === undefined ? {} : { types: q.type }),
+  ...(q.from === undefined ? {} : { from: q.from }),
+  ...(q.to === undefined ? {} : { to: q.to }),
+});
 
 export const initiatorSchema = z
   .object({
