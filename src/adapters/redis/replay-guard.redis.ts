@@ -1,24 +1,16 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { ReplayGuard } from '../../domain/identity/replay-guard.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { failFastRedis } from './fail-fast.redis.js';
 
 /**
- * A Redis connection for the replay guard, failing fast like the rate limiters' (no offline
- * queue, a command timeout): while Redis is down a check is refused at once rather than queued.
+ * A Redis connection for the replay guard, failing fast like the rate limiters' (`failFastRedis`):
+ * while Redis is down a check is refused at once rather than queued.
  */
 export function createReplayGuardRedis(url: string, commandTimeoutMs = 1_000): Redis {
-  return new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    enableAutoPipelining: true,
-    maxRetriesPerRequest: 0,
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: 1_000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    connectionName: 'pbw-replay-guard',
-  });
+  return failFastRedis(url, 'pbw-replay-guard', commandTimeoutMs);
 }
 
 /**
