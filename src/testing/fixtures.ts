@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Order } from '../domain/booking/order.js';
 import type { ApiKeyRecord } from '../domain/identity/api-key.js';
-import type { BusSchedule, Location } from '../domain/catalogue/catalogue.js';
+import { catalogueOf, type BusSchedule, type Location } from '../domain/catalogue/catalogue.js';
 import type { CatalogueWriter } from '../domain/catalogue/catalogue.port.js';
 import type { Operator } from '../domain/catalogue/operator.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -106,15 +106,7 @@ export async function buildSchedule(
     seatCapacity: overrides.seatCapacity ?? 40,
     baseFare: { amount: overrides.baseAmount ?? 18_000, currency: 'THB' },
   };
-  await writer.load({
-    operators: [operator],
-    fleets: [],
-    locations: [],
-    cities: [],
-    vehicleClasses: [],
-    transferFares: [],
-    schedules: [schedule],
-  });
+  await writer.load(catalogueOf({ operators: [operator], schedules: [schedule] }));
   createdSchedules.add(schedule.id);
   return { ...schedule, operator };
 }
@@ -153,22 +145,21 @@ export async function buildTransferRoute(
     ['suv', 65_000],
     ['van', 80_000],
   ] as const;
-  await writer.load({
-    operators: [operator],
-    fleets: classes.map(([vehicleClass]) => ({ operatorCode: operator.code, vehicleClass, vehicles: options.vehicles ?? 4 })),
-    locations: [location('A'), location('B')],
-    cities: [],
-    vehicleClasses: [],
-    transferFares: classes.map(([vehicleClass, amount]) => ({
-      operatorCode: operator.code,
-      fromZone: zone('A'),
-      toZone: zone('B'),
-      vehicleClass,
-      baseFare: { amount, currency: 'THB' },
-      durationMinutes: 30,
-    })),
-    schedules: [],
-  });
+  await writer.load(
+    catalogueOf({
+      operators: [operator],
+      fleets: classes.map(([vehicleClass]) => ({ operatorCode: operator.code, vehicleClass, vehicles: options.vehicles ?? 4 })),
+      locations: [location('A'), location('B')],
+      transferFares: classes.map(([vehicleClass, amount]) => ({
+        operatorCode: operator.code,
+        fromZone: zone('A'),
+        toZone: zone('B'),
+        vehicleClass,
+        baseFare: { amount, currency: 'THB' },
+        durationMinutes: 30,
+      })),
+    }),
+  );
   return { operator, fromLocationId: location('A').id, toLocationId: location('B').id };
 }
 

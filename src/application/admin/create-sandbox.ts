@@ -1,5 +1,5 @@
 import type { CatalogueWriter } from '../../domain/catalogue/catalogue.port.js';
-import type { BusSchedule } from '../../domain/catalogue/catalogue.js';
+import { catalogueOf, type BusSchedule } from '../../domain/catalogue/catalogue.js';
 import type { Operator } from '../../domain/catalogue/operator.js';
 import type { TariffReader } from '../../domain/catalogue/tariff.port.js';
 import type { AgentDirectory } from '../../domain/identity/agent-directory.port.js';
@@ -125,15 +125,7 @@ export class CreateSandbox {
       seatCapacity: 40,
       baseFare: { amount: 20_000, currency: SANDBOX_CHANNEL.currency },
     };
-    await this.catalogue.writer.load({
-      operators: [operator],
-      fleets: [],
-      locations: [],
-      cities: [],
-      vehicleClasses: [],
-      transferFares: [],
-      schedules: [schedule],
-    });
+    await this.catalogue.writer.load(catalogueOf({ operators: [operator], schedules: [schedule] }));
     return schedule.id;
   }
 

@@ -70,5 +70,17 @@ export interface Catalogue {
   readonly schedules: readonly BusSchedule[];
 }
 
+/** A catalogue of only what is given, empty of everything else: a part of one to load. */
+export const catalogueOf = (part: Partial<Catalogue>): Catalogue => ({
+  operators: [],
+  fleets: [],
+  locations: [],
+  cities: [],
+  vehicleClasses: [],
+  transferFares: [],
+  schedules: [],
+  ...part,
+});
+
 /** The smallest and largest search text, and the largest page of suggestions. */
 export const SEARCH_LIMITS = { minQuery: 1, maxQuery: 64, defaultLimit: 10, maxLimit: 50 } as const;
