@@ -82,15 +82,13 @@ export class MemoryTenantDirectory implements TenantDirectory {
     change: ClientSettingsChange,
     context: SecurityContext = SYSTEM_CONTEXT,
   ): Promise<Tenant | null> {
-    const t = this.tenants.get(tenantId);
-    if (t === undefined) return null;
-    const updated: Tenant = {
+    const updated = this.update(tenantId, (t) => ({
       ...t,
       ...(change.jwks === undefined ? {} : { clientJwks: change.jwks }),
       ...(change.authMethod === undefined ? {} : { authMethod: change.authMethod }),
       ...(change.dpopRequired === undefined ? {} : { dpopRequired: change.dpopRequired }),
-    };
-    this.tenants.set(tenantId, updated);
+    }));
+    if (updated === null) return null;
     if (change.jwks !== undefined) {
       this.trail?.record([clientJwksUpdated(updated, change.jwks, context)]);
     }
@@ -103,15 +101,13 @@ export class MemoryTenantDirectory implements TenantDirectory {
     previousValidUntil: Date | null,
     context: SecurityContext = SYSTEM_CONTEXT,
   ): Promise<Tenant | null> {
-    const t = this.tenants.get(tenantId);
-    if (t === undefined) return null;
-    const updated: Tenant = {
+    const updated = this.update(tenantId, (t) => ({
       ...t,
       clientSecretHash,
       previousClientSecretHash: previousValidUntil === null ? null : t.clientSecretHash,
       previousSecretValidUntil: previousValidUntil,
-    };
-    this.tenants.set(tenantId, updated);
+    }));
+    if (updated === null) return null;
     this.trail?.record([clientSecretRotated(updated, previousValidUntil, context)]);
     return { ...updated };
   }
@@ -171,6 +167,15 @@ export class MemoryTenantDirectory implements TenantDirectory {
       .sort(byCreation)
       .filter((u) => after === null || byCreation(u, after) > 0)
       .slice(0, limit);
+  }
+
+  /** Stores what `change` makes of the tenant and answers it; null, and nothing stored, for an unknown tenant. */
+  private update(tenantId: string, change: (t: Tenant) => Tenant): Tenant | null {
+    const t = this.tenants.get(tenantId);
+    if (t === undefined) return null;
+    const updated = change(t);
+    this.tenants.set(tenantId, updated);
+    return updated;
   }
 
   private ofTenant(tenantId: string): WalletUser[] {
