@@ -1,21 +1,14 @@
-import type { Money } from '../shared/money.js';
 import type { AccountRef } from './ledger.js';
 import type { Initiator, Transaction } from './transaction.js';
 import type { Cursor } from '../shared/page.js';
-import type { PendingTransfer, PendingTransferOwner, PendingTransferStatus } from './pending-transfer.js';
+import type { PendingTransfer, PendingTransferStatus } from './pending-transfer.js';
 import type { TransactionScope } from './scope.js';
 
-export interface NewPendingTransfer {
-  /** A new id for the pending transfer (an authorization's `auth_…`). */
-  readonly id: string;
-  readonly tenantId: string;
-  readonly account: AccountRef;
-  readonly owner: PendingTransferOwner;
-  readonly reference: string;
-  readonly amount: Money;
-  readonly expiresAt: Date;
-  readonly createdAt: Date;
-}
+/**
+ * A pending transfer to hold: all of one but what holding, capturing and resolving it set
+ * (`captured`, `status`, `resolvedAt`). Its `id` is a new one (an authorization's `auth_…`).
+ */
+export type NewPendingTransfer = Omit<PendingTransfer, 'captured' | 'status' | 'resolvedAt'>;
 
 export interface NewCapture {
   readonly tenantId: string;
