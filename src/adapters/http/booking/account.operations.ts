@@ -17,6 +17,16 @@ export const agentBillingSchema = z
   })
   .meta({ id: 'AgentBilling', description: "The agent's account in the ledger (CONTRACT §6.4)" });
 
+/** The example of a prepaid account in THB holding `amount`, nothing held and no credit: all of it spendable. */
+export const prepaidBillingExample = (amount: number) => ({
+  mode: 'prepaid',
+  balance: { amount, currency: 'THB' },
+  held: { amount: 0, currency: 'THB' },
+  creditLimit: { amount: 0, currency: 'THB' },
+  spendable: { amount, currency: 'THB' },
+  lowBalanceAlert: null,
+});
+
 export const agentAccountSchema = z
   .object({
     agentId: z.string(),
@@ -92,14 +102,7 @@ export const accountOperations: readonly Operation[] = [
         entitlements: ['airport-transfer', 'express-bus'],
         pricing: { currency: 'THB', channelMarkupBps: 1000, agentDiscountBps: 500 },
         apiKey: { id: EXAMPLE_IDS.apiKey, prefix: 'pbk_3yQb', createdAt: demo.createdAt, expiresAt: null },
-        billing: {
-          mode: 'prepaid',
-          balance: { amount: 5_000_000, currency: 'THB' },
-          held: { amount: 0, currency: 'THB' },
-          creditLimit: { amount: 0, currency: 'THB' },
-          spendable: { amount: 5_000_000, currency: 'THB' },
-          lowBalanceAlert: null,
-        },
+        billing: prepaidBillingExample(5_000_000),
         livemode: true,
       },
     }),

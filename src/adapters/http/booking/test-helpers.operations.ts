@@ -4,7 +4,7 @@ import type { ProblemReason } from '../../../domain/shared/errors.js';
 import { NO_STORE, operation, type Operation, type ResponseSpec } from '../operation.js';
 import { EXAMPLE_IDEMPOTENCY_KEYS, EXAMPLE_IDS } from '../openapi/examples.js';
 import { HttpProblem } from '../problem.js';
-import { agentBillingSchema } from './account.operations.js';
+import { agentBillingSchema, prepaidBillingExample } from './account.operations.js';
 import { BODY_LIMITS, INVALID_BODY, KEY_ERRORS } from './booking.openapi-common.js';
 import { idempotencyHeaders, orderParams, orderSchema } from './booking.schemas.js';
 import { orderView } from './booking.views.js';
@@ -177,14 +177,7 @@ export const bookingTestHelperOperations: readonly Operation[] = [
       body: { amount: 500_000 },
       response: {
         transactionId: EXAMPLE_IDS.fundingTransaction,
-        billing: {
-          mode: 'prepaid',
-          balance: { amount: 500_000, currency: 'THB' },
-          held: { amount: 0, currency: 'THB' },
-          creditLimit: { amount: 0, currency: 'THB' },
-          spendable: { amount: 500_000, currency: 'THB' },
-          lowBalanceAlert: null,
-        },
+        billing: prepaidBillingExample(500_000),
         livemode: false,
       },
     }),
