@@ -3,7 +3,14 @@ import { orderOf, type OrderRow } from './booking-rows.js';
 import { orderChanged } from '../../domain/webhooks/events.js';
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
-import { checkKeyLimit, requireLineageWriter, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import {
+  checkKeyLimit,
+  requireLineageWriter,
+  revokedKey,
+  rolledKey,
+  type ApiKeyRecord,
+  type RevokedReason,
+} from '../../domain/identity/api-key.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
 import { recordEvents } from './outbox.knex.js';
@@ -183,14 +190,7 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
         .returning([...KEY_COLUMNS])) as KeyRow[];
       if (movedRow === undefined) return null;
       const rotated = toKey(movedRow);
-      // The new key keeps the policy of the one it replaces: a roll never widens a key.
-      const made: ApiKeyRecord = {
-        ...next,
-        rolledFromKeyId: fromKeyId,
-        name: rotated.name,
-        scopes: rotated.scopes,
-        allowedIps: rotated.allowedIps,
-      };
+      const made = rolledKey(next, rotated);
       const after = live.map((k) => (k.id === fromKeyId ? rotated : k));
       checkKeyLimit([...after, made], next.createdAt);
       await trx('api_keys').insert(keyToRow(made));

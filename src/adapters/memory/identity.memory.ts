@@ -1,7 +1,14 @@
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
-import { checkKeyLimit, requireLineageWriter, revokedKey, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import {
+  checkKeyLimit,
+  requireLineageWriter,
+  revokedKey,
+  rolledKey,
+  type ApiKeyRecord,
+  type RevokedReason,
+} from '../../domain/identity/api-key.js';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
@@ -167,14 +174,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     if (from.status !== 'ACTIVE') return null;
     if (this.keyIdByHash.has(next.hash)) throw new Error('rollKey: duplicate key hash');
     const rotated: ApiKeyRecord = { ...from, status: 'REVOKED', revokedReason: 'rotated', revokedAt: until };
-    // The new key keeps the policy of the one it replaces: a roll never widens a key.
-    const rolled: ApiKeyRecord = {
-      ...next,
-      rolledFromKeyId: fromKeyId,
-      name: from.name,
-      scopes: from.scopes,
-      allowedIps: from.allowedIps,
-    };
+    const rolled = rolledKey(next, from);
     checkKeyLimit([...this.keysOf(next.agentId).map((k) => (k.id === fromKeyId ? rotated : k)), rolled], next.createdAt);
     this.keys.set(fromKeyId, rotated);
     this.keys.set(next.id, rolled);

@@ -165,6 +165,18 @@ export const revokedKey = (key: ApiKeyRecord, reason: RevokedReason, at: Date): 
   return reason === 'leaked' ? { ...key, revokedReason: 'leaked' } : key;
 };
 
+/**
+ * The key a roll of `from` makes of `next`: it keeps the name and the policy (scopes, allowed IPs)
+ * of the key it replaces, so a roll never widens a key. Both stores apply this same rule.
+ */
+export const rolledKey = (next: ApiKeyRecord, from: ApiKeyRecord): ApiKeyRecord => ({
+  ...next,
+  rolledFromKeyId: from.id,
+  name: from.name,
+  scopes: from.scopes,
+  allowedIps: from.allowedIps,
+});
+
 /** What an agent or operator is shown of a key at `now`: metadata only, never the hash. */
 export interface KeyView {
   readonly id: string;
