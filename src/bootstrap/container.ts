@@ -1,4 +1,5 @@
 import type { Container, ContainerModule } from 'inversify';
+import { databaseRefusal } from '../adapters/knex/pg-errors.js';
 import type { Express } from 'express';
 import { createApp } from '../adapters/http/app.js';
 import { requireApiKey, requireOperatorKey } from '../adapters/http/api-key.middleware.js';
@@ -48,6 +49,7 @@ export function buildApp(container: Container): Express {
       operator: all(container, TOKENS.OperatorRouters),
       wallet: all(container, TOKENS.WalletRouters),
       walletBasePath: config.walletBasePath,
+      translateError: databaseRefusal,
       bookingAuthenticated: all(container, TOKENS.BookingAuthenticatedMiddleware),
     },
     container.get(TOKENS.Logger),

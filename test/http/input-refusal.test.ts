@@ -1,3 +1,4 @@
+import { databaseRefusal } from '../../src/adapters/knex/pg-errors.js';
 import { expect } from 'chai';
 import express from 'express';
 import http from 'node:http';
@@ -182,7 +183,7 @@ describe('PostgreSQL refusing a value (the backstop behind the input checks)', (
       };
       res.json(rows.rows);
     });
-    app.use(errorHandler(silentLog));
+    app.use(errorHandler(silentLog, databaseRefusal));
     server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

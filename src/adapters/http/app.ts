@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
-import { errorHandler, notFoundHandler } from './errors.js';
+import { errorHandler, notFoundHandler, type ErrorTranslator } from './errors.js';
 import type { ResponseObserver } from './metrics.js';
 import { requestContext } from './request-context.js';
 
@@ -31,6 +31,8 @@ export interface HttpSurfaces {
   readonly operatorAuth?: RequestHandler;
   /** Operator routes behind the operator key. */
   readonly operator?: readonly Router[];
+  /** The persistence adapter's own failures as the domain's errors (the database unreachable, a write it refused). */
+  readonly translateError?: ErrorTranslator;
 }
 
 /**
@@ -84,7 +86,7 @@ export function createApp(surfaces: HttpSurfaces, log: Logger): Express {
   for (const router of surfaces.root) app.use(router);
 
   app.use(notFoundHandler);
-  app.use(errorHandler(log));
+  app.use(errorHandler(log, surfaces.translateError));
   return app;
 }
 

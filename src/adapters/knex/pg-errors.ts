@@ -1,3 +1,5 @@
+import { DomainError } from '../../domain/shared/errors.js';
+
 /** PostgreSQL error classification by SQLSTATE, identical on the server and on PGlite. */
 export const sqlState = (err: unknown): string | undefined =>
   typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
@@ -18,4 +20,62 @@ export const TRANSACTION_ATTEMPTS = 3;
 export const isRetryableTransactionError = (err: unknown): boolean => {
   const c = code(err);
   return c === '40001' || c === '40P01';
+};
+
+/** Codes of a database that cannot be reached, has gone away or has no room for another connection. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08006',
+  '08001',
+  '08003',
+]);
+/**
+ * A statement or lock wait over its timeout, or a serialization failure or deadlock that its
+ * retries did not resolve: the database is overloaded or contended, and a retry may succeed.
+ */
+const CONTENDED_CODES = new Set(['57014', '55P03', '40001', '40P01']);
+
+/** Is this a database that cannot be reached, a pool with no free connection, or a database too busy to answer in time? */
+const isUnavailable = (e: { name?: string; code?: string; message?: string }): boolean =>
+  e.name === 'KnexTimeoutError' ||
+  (e.code !== undefined && (UNAVAILABLE_CODES.has(e.code) || CONTENDED_CODES.has(e.code))) ||
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+
+/**
+ * A failure of PostgreSQL (or PGlite, or the driver and pool before them) that no store turned
+ * into a domain error, as the domain error the request meets; null for anything else.
+ * - the database unreachable, gone, out of connections or too busy in time: `service-unavailable`;
+ * - a value it refused (SQLSTATE class 22, "data exception": a NUL or other character the
+ *   encoding cannot hold, text that is not a valid number or date, a value out of range):
+ *   `invalid-request`. Input checks should have refused it first; this keeps one that slipped
+ *   through a refusal rather than a fault;
+ * - a write a constraint refused (23514 check, 23502 not null, 23505 unique, 23503 foreign key).
+ *   The domain checks every rule before writing and the stores handle the unique keys they
+ *   expect, so this is a rule the checks missed, or a race the constraint decided: a balance
+ *   that would go below zero (`ledger_accounts_never_negative`) is `insufficient-funds`, any
+ *   other CHECK or NOT NULL `invalid-request`, a unique key or a missing reference `conflict`
+ *   (the stored data changed underneath the request, which may succeed if sent again).
+ * The failure is the domain error's `cause` (its code and constraint are for the log); its SQL
+ * and values never reach the message.
+ */
+export const databaseRefusal = (err: unknown): DomainError | null => {
+  if (typeof err !== 'object' || err === null || err instanceof DomainError) return null;
+  const e = err as { name?: string; code?: string; message?: string; constraint?: unknown };
+  if (isUnavailable(e)) return new DomainError('service-unavailable', { cause: err });
+  const c = e.code;
+  if (typeof c === 'string' && /^22[0-9A-Z]{3}$/.test(c))
+    return new DomainError('invalid-request', { message: 'A value in the request cannot be stored or compared.', cause: err });
+  if (c === '23514' || c === '23502')
+    return e.constraint === 'ledger_accounts_never_negative'
+      ? new DomainError('insufficient-funds', { message: 'The balance is too low for this amount.', cause: err })
+      : new DomainError('invalid-request', { message: 'The request breaks a rule of the stored data.', cause: err });
+  if (c === '23505' || c === '23503') return new DomainError('conflict', { cause: err });
+  return null;
 };

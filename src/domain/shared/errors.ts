@@ -93,6 +93,8 @@ export const REASONS = {
   // operations
   'rate-limited': { kind: 'too-many', message: 'Too many requests. Retry later.' },
   'service-unavailable': { kind: 'unavailable', message: 'The service is temporarily unavailable. Retry shortly.' },
+  /** A write the stored data refused as conflicting with one made meanwhile (a unique key, a missing reference). */
+  conflict: { kind: 'conflict', message: 'The request conflicts with data stored meanwhile. Retry it.' },
   // administration
   'agent-not-found': { kind: 'not-found', message: 'No such agent.' },
   'channel-not-found': { kind: 'not-found', message: 'No such channel.' },
@@ -120,8 +122,7 @@ export type Reason = keyof typeof REASONS;
 /**
  * The reasons of the transport, given before or around a use case rather than by one (no
  * `DomainError` carries them): a body that is not JSON, too large or of another type, an
- * unknown path, a write the database refused as conflicting with one made meanwhile, a fault,
- * and a service leaving. With `REASONS`, the whole catalogue of the
+ * unknown path, a fault, and a service leaving. With `REASONS`, the whole catalogue of the
  * `reason` an answer can carry.
  */
 export const TRANSPORT_REASONS = [
@@ -129,7 +130,6 @@ export const TRANSPORT_REASONS = [
   'payload-too-large',
   'unsupported-media-type',
   'not-found',
-  'conflict',
   'internal-error',
   'shutting-down',
 ] as const;
