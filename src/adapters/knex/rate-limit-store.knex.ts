@@ -66,5 +66,7 @@ export class KnexRateLimitStore extends KnexStore implements Store {
 
 /** Deletes the rows of windows that ended more than a minute ago; returns how many. */
 export async function purgeExpiredRateLimits(knex: Knex): Promise<number> {
-  return knex('rate_limit_hits').where('reset_at', '<', knex.raw("now() - interval '1 minute'")).delete();
+  // RETURNING rather than the affected-row count, which PGlite's Knex dialect does not report.
+  const gone = await knex('rate_limit_hits').where('reset_at', '<', knex.raw("now() - interval '1 minute'")).delete().returning('key');
+  return gone.length;
 }

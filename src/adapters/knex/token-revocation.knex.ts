@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { RevokedToken } from '../../domain/identity/token-revocation.port.js';
 import { REVOKED_TOKENS_TABLE } from './migrations/0011-oauth-revocation.js';
 import { KnexStore } from './knex-store.js';
+import { rows } from './sql.js';
 
 interface RevokedRow {
   jti: string;
@@ -48,7 +49,14 @@ export class KnexRevokedTokenStore extends KnexStore {
   }
 
   /** Forgets revocations of tokens that expired before `before`; returns how many. */
-  purge(before: Date): Promise<number> {
-    return this.knex(REVOKED_TOKENS_TABLE).where('expires_at', '<', before).delete();
+  /** RETURNING rather than the affected-row count, which PGlite's Knex dialect does not report. */
+  async purge(before: Date): Promise<number> {
+    const gone = await rows<{ jti: string }>(
+      this.knex,
+      `DELETE FROM ${REVOKED_TOKENS_TABLE} WHERE expires_at < $1 RETURNING jti`,
+      [before],
+      'revoked-tokens.purge',
+    );
+    return gone.length;
   }
 }
