@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { KnexAgentAccounts } from '../../src/adapters/knex/agent-accounts.knex.js';
 import { MemoryAgentAccounts } from '../../src/adapters/memory/agent-accounts.memory.js';
+import { KnexUnitOfWork } from '../../src/adapters/knex/unit-of-work.knex.js';
 import type { AgentAccounts } from '../../src/domain/billing/agent-accounts.port.js';
 import { cancelled } from '../../src/domain/booking/order-transitions.js';
 import type { Order } from '../../src/domain/booking/order.js';
@@ -264,5 +265,71 @@ describe('a long statement read in batches (PostgreSQL, and embedded PGlite alik
     }
     expect([count, ids.size]).to.deep.equal([4500, 4500]);
     expect(last).to.equal((4500 * 4501) / 2);
+  });
+});
+
+describe("an agent's money decided at the commit (PostgreSQL)", () => {
+  it('when one order of a prepaid agent is still in its transaction, then another of its orders books and commits meanwhile; refused, the commit says insufficient-funds', async function () {
+    if ((await databaseKind()) !== 'postgres') this.skip(); // PGlite runs one transaction at a time.
+    const { knex } = await testDatabase();
+    const accounts = new KnexAgentAccounts(knex);
+    const unit = new KnexUnitOfWork(knex);
+    const agentId = `agt_${unique()}`;
+    const at = new Date();
+    const order = (over: Partial<Order> = {}): Order => ({
+      ...orderRecord(agentId),
+      operatorCode: `OP-${unique()}`,
+      price: { amount: 1_000, currency: 'THB' },
+      baseFare: { amount: 800, currency: 'THB' },
+      ...over,
+    });
+    await accounts.setBilling(agentId, 'THB', 'prepaid', 0, at);
+    await accounts.fund({
+      id: `txn_${unique()}`,
+      agentId,
+      amount: { amount: 2_500, currency: 'THB' },
+      reference: null,
+      at,
+      livemode: true,
+    });
+
+    // A hold's unit of work that stays open: the account's lock is not taken until it commits.
+    let finish: () => void = () => undefined;
+    const open = new Promise<void>((resolve) => (finish = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const first = unit.run(async () => {
+      await accounts.follow(
+        null,
+        order({ status: 'ON_HOLD', confirmedAt: null, holdExpiresAt: new Date(Date.now() + 60_000) }),
+        at,
+        'test',
+      );
+      held();
+      await open;
+    });
+    await holding;
+    const second = await Promise.race([
+      unit.run(() => accounts.follow(null, order(), at, 'test')).then(() => 'committed'),
+      new Promise((resolve) => setTimeout(() => resolve('waited'), 2_000)),
+    ]);
+    expect(second, 'the other order did not wait for the open one').to.equal('committed');
+    finish();
+    await first;
+    expect((await accounts.billingOf(agentId, 'THB', new Date())).spendable.amount).to.equal(500);
+
+    // Short now: the refusal comes with the unit's commit, as the domain's error, and nothing is kept.
+    const refused = await unit
+      .run(() => accounts.follow(null, order(), at, 'test'))
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(refused).to.be.instanceOf(DomainError);
+    expect([(refused as DomainError).reason, (refused as DomainError).details?.spendable]).to.deep.equal([
+      'insufficient-funds',
+      { amount: 500, currency: 'THB' },
+    ]);
+    expect(await accounts.billingOf(agentId, 'THB', new Date())).to.deep.include({ balance: { amount: 1_500, currency: 'THB' } });
   });
 });

@@ -28,11 +28,10 @@ import type {
 } from '../../domain/billing/agent-accounts.port.js';
 import type { Order, OrderStatus } from '../../domain/booking/order.js';
 import type { Money } from '../../domain/shared/money.js';
-import { currencyMismatch } from '../../domain/wallet/ledger.js';
 import { fallsBelow, lowBalance } from '../../domain/webhooks/events.js';
 import { KnexStore } from './knex-store.js';
 import { recordEvents } from './outbox.knex.js';
-import { detailOf, sqlState } from './pg-errors.js';
+import { moneyRefusal } from './pg-errors.js';
 import { jsonParam, rows } from './sql.js';
 
 interface AccountRow {
@@ -44,12 +43,16 @@ interface AccountRow {
   held: number | string;
 }
 
-/** The account's row with what its pending transfers hold at $2 (`FOR UPDATE` when asked). */
+/**
+ * The account's row with what its pending transfers hold at $2, locked when asked: `FOR NO KEY
+ * UPDATE`, the lock its writes take, which waits for them and they for it, but not for the key
+ * share a hold's reference to the account takes (a stronger lock would deadlock two holds).
+ */
 const ACCOUNT = (lock: boolean) =>
   `SELECT a.balance, a.currency, a.billing_mode, a.credit_limit, a.low_balance_alert,
      (SELECT COALESCE(SUM(p.amount - p.captured), 0) FROM pending_transfers p
        WHERE p.account_id = a.id AND p.status = 'PENDING' AND p.expires_at > $2) AS held
-   FROM ledger_accounts a WHERE a.id = $1${lock ? ' FOR UPDATE OF a' : ''}`;
+   FROM ledger_accounts a WHERE a.id = $1${lock ? ' FOR NO KEY UPDATE OF a' : ''}`;
 
 const billingOfRow = (r: AccountRow | undefined, currency: string): AgentBilling =>
   billingOf(
@@ -64,12 +67,7 @@ const billingOfRow = (r: AccountRow | undefined, currency: string): AgentBilling
   );
 
 /** The refusals the ledger's write and the agent triggers raise, as the domain's errors; anything else unchanged. */
-const refusal = (err: unknown, currency: string): unknown => {
-  const state = sqlState(err);
-  if (state === 'PB012') return spendableShort({ amount: Number(detailOf(err)), currency });
-  if (state === 'PB020') return currencyMismatch(detailOf(err).trim(), currency);
-  return err;
-};
+const refusal = (err: unknown, currency: string): unknown => moneyRefusal(err, currency) ?? err;
 
 /** The record `pbw_ledger_write` takes for a transaction of the booking book (no wallet event). */
 const writeRecord = (t: BookingTransaction): string =>
@@ -126,7 +124,10 @@ interface LineRow {
  * write (`pbw_ledger_write`); holds are pending transfers owned by their order. The database
  * decides every refusal under the account's row lock: `pbw_agent_hold_covered` for a hold,
  * `pbw_agent_account_spendable` for a debit (PB012, the spendable in DETAIL), the row's CHECKs
- * behind them. Inside a unit of work everything runs in its transaction.
+ * behind them. An order's hold and its sale are decided at the commit of the transaction they
+ * run in (0042, ADR 0015): the lock of a busy agent's account is then held only while one of its
+ * orders commits, not across the statements and round trips of the rest of its transaction.
+ * Inside a unit of work everything runs in its transaction, and the unit's commit answers the refusal.
  */
 export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
   async billingOf(agentId: string, currency: string, at: Date): Promise<AgentBilling> {
@@ -174,53 +175,55 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     if (move === null) return;
     const db = this.knex;
     switch (move.kind) {
-      case 'hold': {
-        const [inserted] = await this.guarded(order.price.currency, () =>
-          rows<{ alert: number | string | null }>(
-            db,
-            // The alert as the statement began: an account this hold created has none.
-            `INSERT INTO pending_transfers (id, tenant_id, account_id, account_kind, user_id, shard, owner_kind, owner_id,
-               reference, amount, currency, captured, status, expires_at, created_at, resolved_at)
-             VALUES ($1, $2, $3, 'AGENT', $4, NULL, 'order', $5, $5, $6, $7, 0, 'PENDING', $8, $9, NULL)
-             RETURNING (SELECT low_balance_alert FROM ledger_accounts WHERE id = account_id) AS alert`,
-            [
-              `hld_${order.id}`,
-              BOOKING_BOOK,
-              bookingAccountId(agentAccount(order.agentId)),
-              order.agentId,
-              order.id,
-              order.price.amount,
-              order.price.currency,
-              move.expiresAt,
-              at,
-            ],
-            'agent-accounts.hold',
-          ),
-        );
-        if (inserted?.alert !== null && inserted?.alert !== undefined) await this.tellIfFell(db, order.agentId, order.price, at);
-        return;
-      }
+      case 'hold':
+        // A transaction of its own outside a unit of work: the alert's figures are read before its commit decides.
+        return this.decidedAtCommit(order.price.currency, async (trx) => {
+          const [inserted] = await this.guarded(order.price.currency, () =>
+            rows<{ alert: number | string | null }>(
+              trx,
+              // The alert as the statement began: an account this hold created has none.
+              `INSERT INTO pending_transfers (id, tenant_id, account_id, account_kind, user_id, shard, owner_kind, owner_id,
+                 reference, amount, currency, captured, status, expires_at, created_at, resolved_at)
+               VALUES ($1, $2, $3, 'AGENT', $4, NULL, 'order', $5, $5, $6, $7, 0, 'PENDING', $8, $9, NULL)
+               RETURNING (SELECT low_balance_alert FROM ledger_accounts WHERE id = account_id) AS alert`,
+              [
+                `hld_${order.id}`,
+                BOOKING_BOOK,
+                bookingAccountId(agentAccount(order.agentId)),
+                order.agentId,
+                order.id,
+                order.price.amount,
+                order.price.currency,
+                move.expiresAt,
+                at,
+              ],
+              'agent-accounts.hold',
+            ),
+          );
+          if (inserted?.alert !== null && inserted?.alert !== undefined) await this.tellIfFell(trx, order.agentId, order.price, 0, at);
+        });
+      case 'charge':
+        return this.decidedAtCommit(order.price.currency, async (trx) => {
+          const alert = await this.writeAtCommit(trx, saleOf(order, by, at));
+          // The sale is written at the commit: the figures after it are those before, less its price.
+          if (alert !== null) await this.tellIfFell(trx, order.agentId, order.price, order.price.amount, at);
+        });
+      case 'capture':
+        return this.decidedAtCommit(order.price.currency, async (trx) => {
+          // What the hold held stops counting as it is captured: the debit then takes held money.
+          await rows(
+            trx,
+            `UPDATE pending_transfers SET captured = amount, status = 'CAPTURED', resolved_at = $2
+             WHERE owner_kind = 'order' AND owner_id = $1 AND status IN ('PENDING', 'EXPIRED')`,
+            [order.id, at],
+          );
+          await this.writeAtCommit(trx, saleOf(order, by, at));
+        });
       case 'extend':
         await rows(db, `UPDATE pending_transfers SET expires_at = $2 WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`, [
           order.id,
           move.expiresAt,
         ]);
-        return;
-      case 'charge': {
-        const after = await this.spend(db, saleOf(order, by, at), at);
-        if (fallsBelow(after.lowBalanceAlert?.amount ?? null, after.spendable.amount + order.price.amount, after.spendable.amount))
-          await recordEvents(db, [lowBalance(order.agentId, after, at)]);
-        return;
-      }
-      case 'capture':
-        // What the hold held stops counting as it is captured: the debit then takes held money.
-        await rows(
-          db,
-          `UPDATE pending_transfers SET captured = amount, status = 'CAPTURED', resolved_at = $2
-           WHERE owner_kind = 'order' AND owner_id = $1 AND status IN ('PENDING', 'EXPIRED')`,
-          [order.id, at],
-        );
-        await this.write(db, saleOf(order, by, at));
         return;
       case 'void':
         await rows(
@@ -341,13 +344,18 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
     return row!;
   }
 
-  /** Tells the agent when this spend of `spent` took its spendable below its alert. */
-  private async tellIfFell(db: Knex, agentId: string, spent: Money, at: Date): Promise<void> {
-    const [row] = await rows<AccountRow>(db, ACCOUNT(false), [bookingAccountId(agentAccount(agentId)), at]);
+  /**
+   * Tells the agent when this spend of `spent` takes its spendable below its alert. The account is
+   * locked here, so that the figures are exact: an agent with an alert waits for its account from
+   * this statement on, not only at the commit. `unapplied` is what of the spend its figures do not
+   * show yet (a sale written at the commit).
+   */
+  private async tellIfFell(trx: Knex.Transaction, agentId: string, spent: Money, unapplied: number, at: Date): Promise<void> {
+    const [row] = await rows<AccountRow>(trx, ACCOUNT(true), [bookingAccountId(agentAccount(agentId)), at]);
     if (row === undefined || row.low_balance_alert === null) return;
-    const after = billingOfRow(row, spent.currency);
+    const after = billingOfRow({ ...row, balance: Number(row.balance) - unapplied }, spent.currency);
     if (fallsBelow(Number(row.low_balance_alert), after.spendable.amount + spent.amount, after.spendable.amount))
-      await recordEvents(db, [lowBalance(agentId, after, at)]);
+      await recordEvents(trx, [lowBalance(agentId, after, at)]);
   }
 
   private async tellIfLow(
@@ -361,36 +369,30 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
       await recordEvents(db, [lowBalance(agentId, after, at)]);
   }
 
-  /** Writes a transaction that debits the agent's account, answering the account's billing after it (one round trip). */
-  private async spend(db: Knex | Knex.Transaction, t: BookingTransaction, at: Date): Promise<AgentBilling> {
-    const [row] = await this.guarded(t.amount.currency, () =>
-      rows<{
-        figures: {
-          balance: number;
-          credit_limit: number;
-          held: number;
-          low_balance_alert: number | null;
-          billing_mode: BillingMode | null;
-        };
-      }>(
+  /**
+   * Queues `t` to be written at the commit of the transaction it runs in (`ledger_writes_at_commit`,
+   * 0042), so that the accounts it moves are locked only while that transaction commits; answers
+   * the agent's low-balance alert as it stands (null: none).
+   */
+  private async writeAtCommit(db: Knex | Knex.Transaction, t: BookingTransaction): Promise<number | null> {
+    const [queued] = await this.guarded(t.amount.currency, () =>
+      rows<{ alert: number | string | null }>(
         db,
-        'SELECT pbw_agent_account_write($1::jsonb, $2, $3) AS figures',
-        [writeRecord(t), bookingAccountId(agentAccount(t.agentId)), at],
-        'agent-accounts.spend',
+        `INSERT INTO ledger_writes_at_commit (id, record) VALUES ($1, $2::jsonb)
+         RETURNING (SELECT low_balance_alert FROM ledger_accounts WHERE id = $3) AS alert`,
+        [t.id, writeRecord(t), bookingAccountId(agentAccount(t.agentId))],
+        'agent-accounts.write-at-commit',
       ),
     );
-    const f = row!.figures;
-    return billingOfRow(
-      {
-        balance: f.balance,
-        currency: t.amount.currency,
-        billing_mode: f.billing_mode,
-        credit_limit: f.credit_limit,
-        low_balance_alert: f.low_balance_alert,
-        held: f.held,
-      },
-      t.amount.currency,
-    );
+    return queued?.alert === null || queued?.alert === undefined ? null : Number(queued.alert);
+  }
+
+  /**
+   * Runs `work` in the unit of work's transaction, or in one of its own whose commit's refusal
+   * (what the database decides at the commit: the cover of a hold, a sale) is the domain's error.
+   */
+  private decidedAtCommit(currency: string, work: (trx: Knex.Transaction) => Promise<void>): Promise<void> {
+    return this.guarded(currency, () => this.inTransaction(work));
   }
 
   private async write(db: Knex | Knex.Transaction, t: BookingTransaction): Promise<void> {

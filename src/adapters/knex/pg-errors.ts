@@ -1,4 +1,6 @@
+import { spendableShort } from '../../domain/billing/agent-account.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { currencyMismatch } from '../../domain/wallet/ledger.js';
 
 /** PostgreSQL error classification by SQLSTATE, identical on the server and on PGlite. */
 export const sqlState = (err: unknown): string | undefined =>
@@ -10,6 +12,21 @@ export const detailOf = (err: unknown): string =>
   typeof err === 'object' && err !== null && 'detail' in err && typeof (err as { detail: unknown }).detail === 'string'
     ? (err as { detail: string }).detail
     : '';
+
+/**
+ * The refusals of an agent's money that the database may raise at a commit (its triggers
+ * deferred to it, 0042), as the domain's errors: PB012, the spendable and its currency in
+ * DETAIL (`500 THB`), is `insufficient-funds`; PB020, the account's currency and the amount's
+ * (`EUR THB`), `currency-mismatch`. `currency` stands in for a currency DETAIL does not name.
+ * Null for anything else.
+ */
+export const moneyRefusal = (err: unknown, currency?: string): DomainError | null => {
+  const state = code(err);
+  if (state !== 'PB012' && state !== 'PB020') return null;
+  const [value = '', named] = detailOf(err).trim().split(/\s+/);
+  const other = named ?? currency ?? 'another currency';
+  return state === 'PB012' ? spendableShort({ amount: Number(value), currency: other }) : currencyMismatch(value, other);
+};
 
 export const isUniqueViolation = (err: unknown): boolean => code(err) === '23505';
 export const isForeignKeyViolation = (err: unknown): boolean => code(err) === '23503';
@@ -52,6 +69,7 @@ const isUnavailable = (e: { name?: string; code?: string; message?: string }): b
  * A failure of PostgreSQL (or PGlite, or the driver and pool before them) that no store turned
  * into a domain error, as the domain error the request meets; null for anything else.
  * - the database unreachable, gone, out of connections or too busy in time: `service-unavailable`;
+ * - an agent's money refused at a commit (`moneyRefusal`): `insufficient-funds`, `currency-mismatch`;
  * - a value it refused (SQLSTATE class 22, "data exception": a NUL or other character the
  *   encoding cannot hold, text that is not a valid number or date, a value out of range):
  *   `invalid-request`. Input checks should have refused it first; this keeps one that slipped
@@ -69,6 +87,8 @@ export const databaseRefusal = (err: unknown): DomainError | null => {
   if (typeof err !== 'object' || err === null || err instanceof DomainError) return null;
   const e = err as { name?: string; code?: string; message?: string; constraint?: unknown };
   if (isUnavailable(e)) return new DomainError('service-unavailable', { cause: err });
+  const money = moneyRefusal(err);
+  if (money !== null) return money;
   const c = e.code;
   if (typeof c === 'string' && /^22[0-9A-Z]{3}$/.test(c))
     return new DomainError('invalid-request', { message: 'A value in the request cannot be stored or compared.', cause: err });

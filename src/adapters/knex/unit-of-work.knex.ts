@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import type { UnitOfWork } from '../../application/unit-of-work.port.js';
+import { moneyRefusal } from './pg-errors.js';
 
 /**
  * The unit of work running in the current async context: its transaction. On Node.js 20 an
@@ -33,7 +34,8 @@ export const ambient = (pool: Knex): Knex => ambientTransaction() ?? pool;
  * when it resolves and rolls back when it throws. The transaction is carried in the async
  * context, so the stores write through it without being given it. A nested `run` joins the
  * outer unit. Nothing is retried here: a deadlock or serialization failure fails the unit, and
- * the caller (the client, under its Idempotency-Key) decides.
+ * the caller (the client, under its Idempotency-Key) decides. What the database decides at the
+ * commit (an agent's money, 0042) fails the unit as the domain's refusal (`moneyRefusal`).
  */
 export class KnexUnitOfWork implements UnitOfWork {
   constructor(private readonly pool: Knex) {}
@@ -43,6 +45,8 @@ export class KnexUnitOfWork implements UnitOfWork {
     running += 1;
     try {
       return await this.pool.transaction((trx) => current.run(trx, work));
+    } catch (err) {
+      throw moneyRefusal(err) ?? err;
     } finally {
       running -= 1;
       if (running === 0) current.disable();

@@ -73,7 +73,9 @@ export interface AgentAccounts {
    * Moves the money of `order`'s change from `previous` (its status as it was true; null for a
    * new order) to its status (`orderMoneyOf`): holds, extends, charges, captures, voids, lapses or
    * refunds. A hold or a charge a prepaid agent cannot cover → `insufficient-funds` with
-   * `spendable` (the caller's unit of work then stores nothing). Each order's sale, refund and
+   * `spendable`, and nothing is stored: from `follow`, or, inside a unit of work, from the unit's
+   * commit (storage may decide last, at the commit, so that a busy account is locked only while
+   * an order commits). Each order's sale, refund and
    * fee are recorded at most once. `by` names who made the change (`agent:agt_…`, `operator:C`, `system`).
    */
   follow(previous: OrderStatus | null, order: Order, at: Date, by: string): Promise<void>;

@@ -35,6 +35,7 @@ import * as m0037 from './0037-authorizations.js';
 import * as m0039 from './0039-tenant-livemode.js';
 import * as m0040 from './0040-one-ledger-entry-index.js';
 import * as m0041 from './0041-sandbox-owners.js';
+import * as m0042 from './0042-money-at-commit.js';
 
 /** A migration: forward and back. */
 export interface Migration {
@@ -83,6 +84,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0039-tenant-livemode', m0039],
   ['0040-one-ledger-entry-index', m0040],
   ['0041-sandbox-owners', m0041],
+  ['0042-money-at-commit', m0042],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

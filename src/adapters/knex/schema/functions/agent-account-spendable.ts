@@ -6,7 +6,7 @@ import type { SqlFunction } from './sql-function.js';
  * the trigger runs under the row lock the debit takes, so concurrent bookings never overspend,
  * whichever write made the debit. A capture lowers what its transfer holds before it debits the
  * account, so a covered hold is always captured. Refused with PB012, the spendable before the
- * debit in DETAIL.
+ * debit and the currency in DETAIL (`500 THB`).
  */
 export const agentAccountSpendable: SqlFunction = {
   signature: 'pbw_agent_account_spendable()',
@@ -21,7 +21,7 @@ export const agentAccountSpendable: SqlFunction = {
         WHERE account_id = NEW.id AND status = 'PENDING' AND expires_at > now();
       IF NEW.balance + NEW.credit_limit - held < 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'PB012', MESSAGE = 'ledger: agent spendable short',
-          DETAIL = (OLD.balance + OLD.credit_limit - held)::text;
+          DETAIL = (OLD.balance + OLD.credit_limit - held)::text || ' ' || rtrim(NEW.currency);
       END IF;
       RETURN NEW;
     END `,

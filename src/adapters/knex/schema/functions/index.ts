@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { agentAccountSpendable } from './agent-account-spendable.js';
-import { agentAccountWrite } from './agent-account-write.js';
+import { agentAccountOpen } from './agent-account-open.js';
 import { agentHoldCovered } from './agent-hold-covered.js';
 import { idempotencyRecord } from './idempotency-record.js';
 import { ledgerAccountHolds } from './ledger-account-holds.js';
@@ -8,6 +8,7 @@ import { ledgerEntryBalanceAfter } from './ledger-entry-balance-after.js';
 import { ledgerEntriesInsertedBalance, ledgerEntriesUpdatedBalance } from './ledger-entries-balance.js';
 import { ledgerWrite } from './ledger-write.js';
 import { ledgerWriteAttempt } from './ledger-write-attempt.js';
+import { ledgerWriteAtCommit } from './ledger-write-at-commit.js';
 import { ledgerWriteBatch } from './ledger-write-batch.js';
 import { notifyIdentity } from './notify-identity.js';
 import { notifyTokenRevoked } from './notify-token-revoked.js';
@@ -29,9 +30,10 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   ledgerWriteBatch,
   ledgerAccountHolds,
   ledgerEntryBalanceAfter,
+  agentAccountOpen,
   agentHoldCovered,
   agentAccountSpendable,
-  agentAccountWrite,
+  ledgerWriteAtCommit,
 ];
 
 /**
@@ -41,6 +43,7 @@ export const FUNCTIONS: readonly SqlFunction[] = [
 export const OBSOLETE: readonly string[] = [
   'pbw_ledger_entries_balanced()',
   'pbw_ledger_calls(jsonb)',
+  'pbw_agent_account_write(jsonb, text, timestamptz)',
   'pbw_ledger_write_attempt(boolean, text, text, text, integer, text, text, jsonb, timestamptz, timestamptz, text, text, text, bigint, text, text, text, text, text, text, text, text, text, text[], text, text, text, timestamptz, text[], text[], text[], bigint[], boolean[], jsonb)',
   'pbw_ledger_write(text, text, text, bigint, text, text, text, text, text, text, text, text, text, text[], text, text, text, timestamptz, text[], text[], text[], bigint[], boolean[], jsonb)',
   'pbw_idempotency_record(text, text, text, integer, text, text, jsonb, timestamptz, timestamptz)',
