@@ -209,16 +209,10 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
           if (alert !== null) await this.tellIfFell(trx, order.agentId, order.price, order.price.amount, at);
         });
       case 'capture':
-        return this.decidedAtCommit(order.price.currency, async (trx) => {
-          // What the hold held stops counting as it is captured: the debit then takes held money.
-          await rows(
-            trx,
-            `UPDATE pending_transfers SET captured = amount, status = 'CAPTURED', resolved_at = $2
-             WHERE owner_kind = 'order' AND owner_id = $1 AND status IN ('PENDING', 'EXPIRED')`,
-            [order.id, at],
-          );
-          await this.writeAtCommit(trx, saleOf(order, by, at));
-        });
+        // What the hold held stops counting as it is captured, in the statement that queues the
+        // sale: the debit at the commit then takes held money.
+        await this.writeAtCommit(db, saleOf(order, by, at), { orderId: order.id, at });
+        return;
       case 'extend':
         await rows(db, `UPDATE pending_transfers SET expires_at = $2 WHERE owner_kind = 'order' AND owner_id = $1 AND status = 'PENDING'`, [
           order.id,
@@ -371,17 +365,33 @@ export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
 
   /**
    * Queues `t` to be written at the commit of the transaction it runs in (`ledger_writes_at_commit`,
-   * 0042), so that the accounts it moves are locked only while that transaction commits; answers
-   * the agent's low-balance alert as it stands (null: none).
+   * 0042), so that the accounts it moves are locked only while that transaction commits; with
+   * `captures`, the order's hold is captured in the same statement. Answers the agent's
+   * low-balance alert as it stands (null: none).
    */
-  private async writeAtCommit(db: Knex | Knex.Transaction, t: BookingTransaction): Promise<number | null> {
+  private async writeAtCommit(
+    db: Knex | Knex.Transaction,
+    t: BookingTransaction,
+    captures?: { readonly orderId: string; readonly at: Date },
+  ): Promise<number | null> {
+    const capture =
+      captures === undefined
+        ? ''
+        : `WITH captured AS (UPDATE pending_transfers SET captured = amount, status = 'CAPTURED', resolved_at = $5
+             WHERE owner_kind = 'order' AND owner_id = $4 AND status IN ('PENDING', 'EXPIRED'))
+           `;
     const [queued] = await this.guarded(t.amount.currency, () =>
       rows<{ alert: number | string | null }>(
         db,
-        `INSERT INTO ledger_writes_at_commit (id, record) VALUES ($1, $2::jsonb)
+        `${capture}INSERT INTO ledger_writes_at_commit (id, record) VALUES ($1, $2::jsonb)
          RETURNING (SELECT low_balance_alert FROM ledger_accounts WHERE id = $3) AS alert`,
-        [t.id, writeRecord(t), bookingAccountId(agentAccount(t.agentId))],
-        'agent-accounts.write-at-commit',
+        [
+          t.id,
+          writeRecord(t),
+          bookingAccountId(agentAccount(t.agentId)),
+          ...(captures === undefined ? [] : [captures.orderId, captures.at]),
+        ],
+        captures === undefined ? 'agent-accounts.write-at-commit' : 'agent-accounts.capture-at-commit',
       ),
     );
     return queued?.alert === null || queued?.alert === undefined ? null : Number(queued.alert);
