@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OperationSpec } from './operation.js';
 import { OPENAPI_FILES } from './openapi/documents.js';
-import { DOCS_INIT_SCRIPT, SWAGGER_ASSETS } from './docs.routes.js';
+import { DOCS_INIT_SCRIPT, DOCS_PATH, SWAGGER_ASSETS } from './docs.routes.js';
 
 /** The published description of the OpenAPI files and the reference page. */
 export const docsOperations: readonly OperationSpec[] = [
@@ -13,7 +13,7 @@ export const docsOperations: readonly OperationSpec[] = [
     summary: 'The address the server prints: redirects to the API reference',
     tags: ['platform'],
     token: 'none',
-    responses: { 302: { description: 'Found: the reference page is at `/docs`', headers: { Location: '`/docs`' } } },
+    responses: { 302: { description: `Found: the reference page is at \`${DOCS_PATH}\``, headers: { Location: `\`${DOCS_PATH}\`` } } },
   },
   {
     surface: 'platform',
@@ -32,7 +32,7 @@ export const docsOperations: readonly OperationSpec[] = [
   {
     surface: 'platform',
     method: 'get',
-    path: '/docs',
+    path: DOCS_PATH,
     operationId: 'getDocsPage',
     summary: 'Interactive API reference over the four OpenAPI files',
     tags: ['platform'],
@@ -42,7 +42,7 @@ export const docsOperations: readonly OperationSpec[] = [
   {
     surface: 'platform',
     method: 'get',
-    path: '/docs/{asset}',
+    path: `${DOCS_PATH}/{asset}`,
     operationId: 'getDocsAsset',
     summary: 'A script, style sheet or icon of the reference page',
     tags: ['platform'],

@@ -3,7 +3,10 @@ import { Router } from 'express';
 import { documentSecurityHeaders } from './security-headers.js';
 import { OPENAPI_FILES, type OpenApiFile } from './openapi/documents.js';
 
-/** The Swagger UI files served under `/docs/`, and their content types. */
+/** Where the interactive reference is served; its assets are below it. */
+export const DOCS_PATH = '/docs';
+
+/** The Swagger UI files served under `DOCS_PATH`, and their content types. */
 export const SWAGGER_ASSETS: Readonly<Record<string, string>> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
@@ -86,13 +89,13 @@ export function docsRoutes(deps: { files: () => Readonly<Record<OpenApiFile, str
   // The address the server prints: a person who opens it lands on the reference.
   router.get('/', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
-    res.status(302).location('/docs').end();
+    res.status(302).location(DOCS_PATH).end();
   });
-  router.get('/docs', documentSecurityHeaders, (_req, res) => {
+  router.get(DOCS_PATH, documentSecurityHeaders, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('text/html; charset=utf-8').send(html);
   });
-  router.get('/docs/:asset', documentSecurityHeaders, (req, res, next) => {
+  router.get(`${DOCS_PATH}/:asset`, documentSecurityHeaders, (req, res, next) => {
     const asset = req.params.asset as string;
     if (asset === DOCS_INIT_SCRIPT) {
       res.setHeader('Cache-Control', 'no-cache');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HEALTH_PATH, READINESS_PATH } from './health.routes.js';
 import type { OperationSpec } from './operation.js';
 
 /** The published description of the health routes (for load balancers and orchestrators). */
@@ -6,7 +7,7 @@ export const healthOperations: readonly OperationSpec[] = [
   {
     surface: 'platform',
     method: 'get',
-    path: '/healthz',
+    path: HEALTH_PATH,
     operationId: 'getHealth',
     summary: 'The process is up',
     tags: ['platform'],
@@ -16,7 +17,7 @@ export const healthOperations: readonly OperationSpec[] = [
   {
     surface: 'platform',
     method: 'get',
-    path: '/readyz',
+    path: READINESS_PATH,
     operationId: 'getReadiness',
     summary: 'The database answers and the service is not shutting down',
     tags: ['platform'],

@@ -9,14 +9,19 @@ export interface Readiness {
   pingDatabase(): Promise<void>;
 }
 
-/** `/healthz`: the process is up. `/readyz`: the database answers and we are not shutting down. */
+/** Where the process answers that it is up. */
+export const HEALTH_PATH = '/healthz';
+/** Where it answers that the database answers and it is not shutting down. */
+export const READINESS_PATH = '/readyz';
+
+/** `HEALTH_PATH`: the process is up. `READINESS_PATH`: the database answers and we are not shutting down. */
 export function healthRoutes(readiness: Readiness): Router {
   const router = Router();
-  router.get('/healthz', (_req, res) => {
+  router.get(HEALTH_PATH, (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
+  router.get(READINESS_PATH, async (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     if (!readiness.accepting()) {
       sendProblem(res, 503, 'shutting-down', 'The service is shutting down.');

@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
+import { BOOKING_BASE_PATH } from '../../adapters/http/app.js';
 import { createMetrics, serveMetrics, type CountedCache } from '../../adapters/http/metrics.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Config } from '../config.js';
@@ -17,7 +18,7 @@ const counted = (x: unknown): x is CountedCache => typeof x === 'object' && x !=
  */
 export const metricsModule = (config: Config, settings: { readonly port: number; readonly host: string }): ContainerModule =>
   new ContainerModule(({ bind, onActivation }) => {
-    const metrics = createMetrics(['/api/v1', config.walletBasePath]);
+    const metrics = createMetrics([BOOKING_BASE_PATH, config.walletBasePath]);
     bind(TOKENS.Metrics).toConstantValue(metrics);
     bind(TOKENS.BeforeMiddleware).toConstantValue(metrics.requests);
     // Ledger writes are counted on the one ledger of the port set.
