@@ -2,7 +2,7 @@ import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../
 import { livemodeOf } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import type { IdGenerator } from '../../domain/shared/ids.port.js';
+import type { IdGenerator, IdPrefix } from '../../domain/shared/ids.port.js';
 import { pageOf, pageRequest, type Page, type PageQuery } from '../../domain/shared/page.js';
 import { authorizationExpiry, authorizationInScope } from '../../domain/wallet/authorization.js';
 import { amountIn, initiatorOf, type AmountInput } from '../../domain/wallet/ledger.js';
@@ -36,34 +36,45 @@ export interface AuthorizationAt {
 }
 
 /**
- * The person in the token authorizes a later charge: the amount is held from their available
- * balance at once (`insufficient-funds` when short) until it is captured, voided or lapses.
+ * The step authorizing and capturing share, written once: one write of the pending transfers in
+ * a unit of work, with a new id and the instant it is made at (returned too: the answer shows what
+ * is true at that instant). Both read their amount in the tenant's currency, hence the holders.
  */
-export class AuthorizePayment {
+abstract class PendingTransferWrite {
   constructor(
-    private readonly transfers: PendingTransfers,
-    private readonly holders: WalletHolders,
+    protected readonly transfers: PendingTransfers,
+    protected readonly holders: WalletHolders,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
+  /** Makes `work` at the current instant, in one unit of work, with a new id prefixed `idPrefix`. */
+  protected async write<T>(idPrefix: IdPrefix, work: (id: string, at: Date) => Promise<T>): Promise<{ written: T; now: Date }> {
+    const now = this.clock.now();
+    const written = await this.unitOfWork.run(() => work(this.ids.next(idPrefix), now));
+    return { written, now };
+  }
+}
+
+/**
+ * The person in the token authorizes a later charge: the amount is held from their available
+ * balance at once (`insufficient-funds` when short) until it is captured, voided or lapses.
+ */
+export class AuthorizePayment extends PendingTransferWrite {
   async execute(c: AuthorizeCommand): Promise<AuthorizationAt> {
     const { tenantId, userId } = c.principal;
-    const currency = await tenantCurrency(this.holders, tenantId);
-    const amount = amountIn(c.amount, currency);
-    const now = this.clock.now();
-    const expiresAt = authorizationExpiry(now, c.expiresInSeconds);
-    const authorization = await this.unitOfWork.run(() =>
+    const amount = amountIn(c.amount, await tenantCurrency(this.holders, tenantId));
+    const { written: authorization, now } = await this.write('auth', (id, at) =>
       this.transfers.hold({
-        id: this.ids.next('auth'),
+        id,
         tenantId,
         account: { kind: 'USER', userId },
         owner: { kind: AUTHORIZATION_OWNER, id: userId },
         reference: c.reference,
         amount,
-        expiresAt,
-        createdAt: now,
+        expiresAt: authorizationExpiry(at, c.expiresInSeconds),
+        createdAt: at,
       }),
     );
     return { authorization, now };
@@ -83,33 +94,24 @@ export interface CaptureCommand {
  * The tenant's backend captures all or part of an authorization: a PAYMENT of the captured
  * amount, naming the authorization. Several partial captures until `final` or nothing remains.
  */
-export class CaptureAuthorization {
-  constructor(
-    private readonly transfers: PendingTransfers,
-    private readonly holders: WalletHolders,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly unitOfWork: UnitOfWork,
-  ) {}
-
+export class CaptureAuthorization extends PendingTransferWrite {
   async execute(c: CaptureCommand): Promise<AuthorizationAt & { capture: Transaction }> {
     const { tenantId } = c.principal;
     const currency = await tenantCurrency(this.holders, tenantId);
     const amount = c.amount === null ? null : amountIn(c.amount, currency).amount;
     await requireAuthorization(this.transfers, transactionScope(c.principal), c.authorizationId);
-    const now = this.clock.now();
-    const { transfer, transaction } = await this.unitOfWork.run(() =>
+    const { written, now } = await this.write('txn', (transactionId, at) =>
       this.transfers.capture({
         tenantId,
         pendingTransferId: c.authorizationId,
-        transactionId: this.ids.next('txn'),
+        transactionId,
         amount,
         final: c.final,
         initiatedBy: initiatorOf(c.principal),
-        at: now,
+        at,
       }),
     );
-    return { authorization: transfer, now, capture: transaction };
+    return { authorization: written.transfer, now, capture: written.transaction };
   }
 }
 
