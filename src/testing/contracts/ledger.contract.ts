@@ -45,57 +45,49 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
     });
 
     const thb = (amount: number): Money => ({ amount, currency: t.currency });
+    const moneyOf = (amount: number | Money, tenant: LedgerTenant = t): Money =>
+      typeof amount === 'number' ? { amount, currency: tenant.currency } : amount;
+    /** What every write carries besides its own fields: a new id, the tenant, who made it and when. */
+    const stamp = (tenant: LedgerTenant, initiatedBy: Initiator, createdAt: Date = tick()) => ({
+      id: testId('txn'),
+      tenantId: tenant.tenantId,
+      initiatedBy,
+      createdAt,
+    });
     const topUp = (userId: string, amount: number | Money, over: { tenant?: LedgerTenant; at?: Date } = {}) => {
       const tenant = over.tenant ?? t;
-      const by = machineInitiator(tenant);
-      const money = typeof amount === 'number' ? { amount, currency: tenant.currency } : amount;
+      const money = moneyOf(amount, tenant);
       return s.ledger.topUp({
-        id: testId('txn'),
-        tenantId: tenant.tenantId,
+        ...stamp(tenant, machineInitiator(tenant), over.at),
         userId,
         amount: money,
         reference: `ref-${money.amount}`,
-        initiatedBy: by,
-        createdAt: over.at ?? tick(),
       });
     };
     const pay = (userId: string, amount: number | Money, over: { by?: Initiator } = {}) => {
-      const by = over.by ?? userInitiator(t, userId);
-      const money = typeof amount === 'number' ? thb(amount) : amount;
+      const money = moneyOf(amount);
       return s.ledger.pay({
-        id: testId('txn'),
-        tenantId: t.tenantId,
+        ...stamp(t, over.by ?? userInitiator(t, userId)),
         userId,
         amount: money,
         reference: `order-${money.amount}`,
         description: 'coffee',
-        initiatedBy: by,
-        createdAt: tick(),
       });
     };
-    const transfer = (from: string, to: string, amount: number | Money) => {
-      const by = userInitiator(t, from, ['pwd']);
-      return s.ledger.transfer({
-        id: testId('txn'),
-        tenantId: t.tenantId,
+    const transfer = (from: string, to: string, amount: number | Money) =>
+      s.ledger.transfer({
+        ...stamp(t, userInitiator(t, from, ['pwd'])),
         userId: from,
         toUserId: to,
-        amount: typeof amount === 'number' ? thb(amount) : amount,
+        amount: moneyOf(amount),
         note: 'lunch',
-        initiatedBy: by,
-        createdAt: tick(),
       });
-    };
     const refund = (paymentId: string, amount: number | Money | null, over: { tenant?: LedgerTenant } = {}) => {
       const tenant = over.tenant ?? t;
-      const by = machineInitiator(tenant);
       return s.ledger.refund({
-        id: testId('txn'),
-        tenantId: tenant.tenantId,
+        ...stamp(tenant, machineInitiator(tenant)),
         paymentId,
-        amount: typeof amount === 'number' ? { amount, currency: tenant.currency } : amount,
-        initiatedBy: by,
-        createdAt: tick(),
+        amount: amount === null ? null : moneyOf(amount, tenant),
       });
     };
     const tenantScope = (userId: string | null = null): TransactionScope =>
@@ -111,14 +103,7 @@ export function ledgerContract(name: string, make: () => Promise<LedgerStores>, 
         expect(await s.ledger.balanceOf(t.tenantId, u)).to.equal(5_000);
         expect(txn).to.include({ type: 'TOP_UP', userId: u, counterpartyUserId: null, reference: 'ref-5000', tenantId: t.tenantId });
         expect(txn.amount).to.deep.equal(thb(5_000));
-        expect(txn.initiatedBy).to.deep.equal({
-          kind: 'machine',
-          tenantId: t.tenantId,
-          clientId: t.clientId,
-          userId: null,
-          amr: null,
-          act: null,
-        });
+        expect(txn.initiatedBy).to.deep.equal(machineInitiator(t));
         expect(await s.reader.find(tenantScope(), txn.id)).to.deep.equal(txn);
       });
 
