@@ -283,22 +283,14 @@ export function bookingContract(
         expect(bus).to.deep.include({ operator: { code: onRequest.code, name: onRequest.name }, confirmation: 'on-request' });
         expect((bus.details as { operator: string }).operator).to.equal(onRequest.name);
         const pickupAt = new Date(Date.now() + 48 * HOUR);
-        const instant = await uc.quoteTransfer.execute(who, {
-          fromLocationId: 'loc_bkk',
-          toLocationId: 'loc_bkk_h_riverside',
-          pickupAt,
-          passengers: 1,
-        });
+        const transferQuote = (fromLocationId: string, toLocationId: string) =>
+          uc.quoteTransfer.execute(who, { fromLocationId, toLocationId, pickupAt, passengers: 1 });
+        const instant = await transferQuote('loc_bkk', 'loc_bkk_h_riverside');
         expect(instant).to.deep.include({
           operator: { code: 'SIAM-AIRPORT-TRANSFERS', name: 'Siam Airport Transfers' },
           confirmation: 'instant',
         });
-        const phuket = await uc.quoteTransfer.execute(who, {
-          fromLocationId: 'loc_hkt',
-          toLocationId: 'loc_hkt_patong',
-          pickupAt,
-          passengers: 1,
-        });
+        const phuket = await transferQuote('loc_hkt', 'loc_hkt_patong');
         expect(phuket).to.deep.include({
           operator: { code: 'ANDAMAN-COAST-TRANSFERS', name: 'Andaman Coast Transfers' },
           confirmation: 'on-request',
