@@ -136,8 +136,7 @@ export const quoteOf = (r: QuoteRow): Quote => ({
   channelCode: r.channel_code,
   keyId: r.key_id,
   product: r.product,
-  price: { amount: Number(r.amount), currency: r.currency.trim() },
-  ...baseFareOf(r),
+  ...pricesOf(r),
   startsAt: new Date(r.starts_at),
   expiresAt: new Date(r.expires_at),
   createdAt: new Date(r.created_at),
@@ -241,8 +240,7 @@ export const orderOf = (r: OrderRow): Order => ({
   quoteId: r.quote_id,
   product: r.product,
   status: r.status,
-  price: { amount: Number(r.amount), currency: r.currency.trim() },
-  ...baseFareOf(r),
+  ...pricesOf(r),
   contact: r.contact,
   passengers: r.passengers,
   agentReference: r.agent_reference,
@@ -271,10 +269,16 @@ export const orderOf = (r: OrderRow): Order => ({
   operatorTerms: { confirmation: r.confirmation, confirmationWindowMinutes: r.confirmation_window_minutes },
 });
 
-/** The base fare a row keeps, as the field it is on the quote or order (absent when not kept). */
-const baseFareOf = (r: { base_fare_amount?: number | string | null; currency: string }): { baseFare?: Money } =>
-  r.base_fare_amount === null || r.base_fare_amount === undefined
-    ? {}
-    : { baseFare: { amount: Number(r.base_fare_amount), currency: r.currency.trim() } };
+/**
+ * The price a quote or an order row keeps, and its base fare as the field it is on the quote or
+ * order (absent when not kept), both in the row's currency.
+ */
+const pricesOf = (r: Pick<QuoteRow, 'amount' | 'base_fare_amount' | 'currency'>): { price: Money; baseFare?: Money } => {
+  const currency = r.currency.trim();
+  const price = { amount: Number(r.amount), currency };
+  return r.base_fare_amount === null || r.base_fare_amount === undefined
+    ? { price }
+    : { price, baseFare: { amount: Number(r.base_fare_amount), currency } };
+};
 
 const dateOrNull = (d: Date | null): Date | null => (d === null ? null : new Date(d));
