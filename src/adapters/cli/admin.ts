@@ -36,6 +36,7 @@ import {
   CommandRefused,
   given,
   optional,
+  optionalChoice,
   optionalInt,
   PROGRAM,
   required,
@@ -261,14 +262,11 @@ export const BOOKING_COMMANDS: readonly ServiceCommand[] = [
       reason: { value: REVOKED_REASONS.join('|'), description: 'why it is revoked (default operator)' },
     },
     run: async (v, u) => {
-      const reasonFlag = v.reason;
-      if (reasonFlag !== undefined && !(REVOKED_REASONS as readonly unknown[]).includes(reasonFlag)) {
-        throw new UsageError(`--reason must be one of ${REVOKED_REASONS.join(', ')}`);
-      }
+      const reasonFlag = optionalChoice(v, 'reason', REVOKED_REASONS);
       if (v.leaked === true && reasonFlag !== undefined && reasonFlag !== 'leaked') {
         throw new UsageError('--leaked and --reason disagree');
       }
-      const reason = v.leaked === true ? 'leaked' : ((reasonFlag as (typeof REVOKED_REASONS)[number] | undefined) ?? 'operator');
+      const reason = v.leaked === true ? 'leaked' : (reasonFlag ?? 'operator');
       const { key, rolled } = await u.revokeApiKey.execute(required(v, 'key'), reason);
       return { keyId: key.id, status: key.status, revokedReason: key.revokedReason, rolledKeysRevoked: rolled.map((k) => k.id) };
     },

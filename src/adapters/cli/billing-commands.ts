@@ -3,7 +3,7 @@ import type { AgentBilling } from '../../domain/billing/agent-account.js';
 import type { StatementStream } from '../../domain/billing/agent-accounts.port.js';
 import { statementCsv, statementJsonChunks, textOf } from '../statement-output.js';
 import type { ServiceCommand } from './admin.js';
-import { CommandRefused, optional, required, UsageError, type Values } from './command.js';
+import { CommandRefused, oneOf, optional, required, UsageError, type Values } from './command.js';
 
 /**
  * A whole positive amount of minor units; anything else (zero, negative, a fraction, not a
@@ -88,8 +88,7 @@ export const BILLING_COMMANDS: readonly ServiceCommand[] = [
     },
     run: async (v, u) => {
       const agentId = required(v, 'agent');
-      const mode = required(v, 'mode');
-      if (!(BILLING_MODES as readonly string[]).includes(mode)) throw new UsageError(`--mode must be one of ${BILLING_MODES.join(', ')}`);
+      const mode = oneOf('mode', required(v, 'mode'), BILLING_MODES);
       const creditLimit = v['credit-limit'] === undefined ? undefined : amountFlag(v, 'credit-limit', true);
       return billingJson(agentId, await u.setAgentBilling.execute({ agentId, mode, creditLimit }));
     },

@@ -63,6 +63,18 @@ export const optional = (values: Values, flag: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
+/** `value`, given for `flag`, as one of `choices`; any other value is a usage error that lists them. */
+export const oneOf = <C extends string>(flag: string, value: string, choices: readonly C[]): C => {
+  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${choices.join(', ')}`);
+  return value as C;
+};
+
+/** The value of a flag that names one of `choices`, if given; any other value is a usage error. */
+export const optionalChoice = <C extends string>(values: Values, flag: string, choices: readonly C[]): C | undefined => {
+  const v = optional(values, flag);
+  return v === undefined ? undefined : oneOf(flag, v, choices);
+};
+
 /** The value of a whole-number flag, if given; anything else is a usage error. */
 export const optionalInt = (values: Values, flag: string): number | undefined => {
   const v = values[flag];

@@ -1,6 +1,6 @@
 import { CONFIRMATION_MODES, type Operator } from '../../domain/catalogue/operator.js';
 import type { ServiceCommand } from './admin.js';
-import { given, optional, optionalInt, required, UsageError } from './command.js';
+import { given, optionalChoice, optionalInt, required } from './command.js';
 
 /** An operator as the commands print it. */
 const operatorJson = (o: Operator): Record<string, unknown> => ({
@@ -29,10 +29,7 @@ export const OPERATOR_COMMANDS: readonly ServiceCommand[] = [
       test: { description: 'make a sandbox operator: its keys are pbo_test_…, it sees only sandbox orders' },
     },
     run: async (v, u) => {
-      const confirmation = optional(v, 'confirmation');
-      if (confirmation !== undefined && !(CONFIRMATION_MODES as readonly string[]).includes(confirmation)) {
-        throw new UsageError(`--confirmation must be one of ${CONFIRMATION_MODES.join(', ')}`);
-      }
+      const confirmation = optionalChoice(v, 'confirmation', CONFIRMATION_MODES);
       const window = optionalInt(v, 'confirmation-window-minutes');
       const created = await u.createOperator.execute({
         code: required(v, 'code'),
