@@ -151,6 +151,23 @@ export const quoteOf = (r: QuoteRow): Quote => ({
   livemode: r.livemode,
 });
 
+/** The columns a change of an order may write: everything but the order's identity and what it booked. */
+export const CHANGEABLE_ORDER_COLUMNS = [
+  'status',
+  'contact',
+  'passengers',
+  'hold_expires_at',
+  'confirmation_deadline',
+  'confirmed_at',
+  'operator_reference',
+  'rejection_reason',
+  'release_reason',
+  'cancelled_at',
+  'cancelled_by',
+  'refund_amount',
+  'fee_amount',
+] as const;
+
 /** Every column of an order, in the order the prepared insert passes them (`orderToRow` writes exactly these). */
 export const ORDER_COLUMNS = [
   'id',
@@ -159,11 +176,8 @@ export const ORDER_COLUMNS = [
   'key_id',
   'quote_id',
   'product',
-  'status',
   'amount',
   'currency',
-  'contact',
-  'passengers',
   'agent_reference',
   'idempotency_key',
   'details',
@@ -174,22 +188,13 @@ export const ORDER_COLUMNS = [
   'pickup_hour',
   'starts_at',
   'created_at',
-  'cancelled_at',
   'free_cancellation_hours',
   'late_cancellation_fee_bps',
-  'refund_amount',
-  'fee_amount',
   'livemode',
   'base_fare_amount',
-  'hold_expires_at',
-  'confirmation_deadline',
-  'confirmed_at',
-  'operator_reference',
-  'rejection_reason',
-  'release_reason',
-  'cancelled_by',
   'confirmation',
   'confirmation_window_minutes',
+  ...CHANGEABLE_ORDER_COLUMNS,
 ] as const;
 
 export const orderToRow = (o: Order): Record<(typeof ORDER_COLUMNS)[number], unknown> => ({

@@ -4,7 +4,7 @@ import type { SeatClaim, VehicleClaim } from '../../domain/booking/quote.js';
 import type { OrderDecision, OrderQuery, OrderRepo, OrderScope } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pageAt, pageOf, type Page } from '../../domain/shared/page.js';
-import { ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { CHANGEABLE_ORDER_COLUMNS, ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { rows } from './sql.js';
@@ -130,27 +130,10 @@ async function countSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date, liv
 const scopeWhere = (scope: OrderScope): Record<string, string | boolean> =>
   'agentId' in scope ? { agent_id: scope.agentId } : { operator_code: scope.operatorCode, livemode: scope.livemode };
 
-/** The columns a change may write (everything but the order's identity and what it booked). */
-const CHANGEABLE_COLUMNS = [
-  'status',
-  'contact',
-  'passengers',
-  'hold_expires_at',
-  'confirmation_deadline',
-  'confirmed_at',
-  'operator_reference',
-  'rejection_reason',
-  'release_reason',
-  'cancelled_at',
-  'cancelled_by',
-  'refund_amount',
-  'fee_amount',
-] as const;
-
 /** A change of an order's changeable columns and its event, in one statement. */
 const CHANGE = `WITH changed AS (
-    UPDATE orders SET ${CHANGEABLE_COLUMNS.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1 RETURNING id)
-  SELECT pbw_webhook_record($${CHANGEABLE_COLUMNS.length + 2}::jsonb) AS queued FROM changed`;
+    UPDATE orders SET ${CHANGEABLE_ORDER_COLUMNS.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1 RETURNING id)
+  SELECT pbw_webhook_record($${CHANGEABLE_ORDER_COLUMNS.length + 2}::jsonb) AS queued FROM changed`;
 
 /**
  * Orders on PostgreSQL. Booking at most once rests on the unique `quote_id`, the idempotency key
@@ -257,7 +240,7 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
       await rows(
         trx,
         CHANGE,
-        [orderId, ...CHANGEABLE_COLUMNS.map((c) => stored[c]), eventsJson([orderChanged(after, before.status, at)])],
+        [orderId, ...CHANGEABLE_ORDER_COLUMNS.map((c) => stored[c]), eventsJson([orderChanged(after, before.status, at)])],
         'orders.change',
       );
       return { order: after, changed: true };
