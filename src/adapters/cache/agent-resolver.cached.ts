@@ -1,7 +1,7 @@
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
-import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
+import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './lru-caches.js';
 
-export type { CacheHealth } from './invalidated-cache.js';
+export type { CacheHealth } from './lru-caches.js';
 
 /** The tables whose changes can make a resolved key stale. */
 export const AGENT_IDENTITY_TABLES: ReadonlySet<string> = new Set(['channels', 'agents', 'api_keys']);

@@ -1,6 +1,6 @@
 import type { ResolvedOperatorKey } from '../../domain/catalogue/operator-key.js';
 import type { OperatorKeyStore } from '../../domain/catalogue/operator-keys.port.js';
-import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
+import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './lru-caches.js';
 
 /** The tables whose changes can make a resolved operator key stale. */
 export const OPERATOR_IDENTITY_TABLES: ReadonlySet<string> = new Set(['operator_keys']);

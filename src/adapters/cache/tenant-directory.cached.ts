@@ -3,7 +3,7 @@ import type { SecurityContext } from '../../domain/security-events/security-even
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { Cursor } from '../../domain/shared/page.js';
-import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './invalidated-cache.js';
+import { InvalidatedCacheFront, type CacheHealth, type InvalidatedCacheOptions } from './lru-caches.js';
 
 /** The tables whose changes can make a cached tenant or wallet user stale. */
 export const WALLET_IDENTITY_TABLES: ReadonlySet<string> = new Set(['tenants', 'wallet_users']);

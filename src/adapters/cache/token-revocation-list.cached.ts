@@ -1,7 +1,7 @@
 import type { NewSecurityEvent } from '../../domain/security-events/security-event.js';
 import type { RevokedToken, TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import type { CacheHealth } from './invalidated-cache.js';
+import type { CacheHealth } from './lru-caches.js';
 
 /** Where revocations are kept for every instance. */
 export interface RevokedTokenStore {

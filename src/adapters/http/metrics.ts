@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { CacheCounts } from '../cache/bounded-cache.js';
+import type { CacheCounts } from '../cache/lru-caches.js';
 
 /** A cache whose hits and misses the metrics report. */
 export interface CountedCache {

@@ -4,7 +4,7 @@ import type { WalletPrincipal } from '../../domain/identity/principal.js';
 import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import { invalidToken, jktFromClaims, principalFromToken } from '../../domain/identity/wallet-token.js';
 import type { Clock } from '../../domain/shared/clock.port.js';
-import { BoundedCache, type CacheCounts } from '../cache/bounded-cache.js';
+import { BoundedCache, type CacheCounts } from '../cache/lru-caches.js';
 import { SIGNING_ALGORITHMS, type SigningKeyRing } from './signing-keys.js';
 import type { TokenSettings } from './token-issuer.jose.js';
 
