@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const tracing = await startTracing();
   const [{ Router }, { jsonBody }, { runServer }] = await Promise.all([
     import('express'),
-    import('../src/adapters/http/body.js'),
+    import('../src/adapters/http/request-guards.js'),
     import('../src/bootstrap/run.js'),
   ]);
 

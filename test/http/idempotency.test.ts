@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonBody } from '../../src/adapters/http/body.js';
+import { jsonBody } from '../../src/adapters/http/request-guards.js';
 import { errorHandler } from '../../src/adapters/http/errors.js';
 import { runIdempotent } from '../../src/adapters/http/idempotent-route.js';
 import { requestId } from '../../src/adapters/http/request-context.js';

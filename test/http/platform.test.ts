@@ -3,7 +3,7 @@ import { reasonIn } from '../support/errors.js';
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonBody } from '../../src/adapters/http/body.js';
+import { jsonBody } from '../../src/adapters/http/request-guards.js';
 import { errorHandler, notFoundHandler } from '../../src/adapters/http/errors.js';
 import { requestId } from '../../src/adapters/http/request-context.js';
 import { silentLog, startTestApp, type TestApp } from '../support/app.js';

@@ -3,7 +3,7 @@ import express from 'express';
 import net from 'node:net';
 import pino from 'pino';
 import { z } from 'zod';
-import { jsonBody } from '../../src/adapters/http/body.js';
+import { jsonBody } from '../../src/adapters/http/request-guards.js';
 import { parseBody } from '../../src/adapters/http/validate.js';
 import { listen, openService, type RunningServer } from '../../src/bootstrap/service.js';
 import { silentLog, testConfig } from '../support/app.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { formBody } from '../../src/adapters/http/body.js';
+import { formBody } from '../../src/adapters/http/request-guards.js';
 
 // The plain form OAuth clients send is read without body-parser's layers; every other form still
 // goes through body-parser. Each body is posted both ways and must come out the same.

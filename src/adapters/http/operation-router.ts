@@ -4,7 +4,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { BOOKING_BASE_PATH, OPERATOR_BASE_PATH } from './app.js';
 import type { IdempotentWrites } from '../../application/idempotent-writes.js';
 import { livemodeOf, machineOf, tokenOf, userOf } from './bearer.middleware.js';
-import { formBody, jsonBody } from './body.js';
+import { formBody, jsonBody } from './request-guards.js';
 import { HttpProblem } from './problem.js';
 import { idempotencyKeyOf, runIdempotent, send, type SerialisedAnswer } from './idempotent-route.js';
 import {

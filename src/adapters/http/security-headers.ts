@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
-import { precomputedHeaders } from './static-headers.js';
+import { precomputedHeaders } from './request-guards.js';
 
 /**
  * The security headers of every response, for a JSON API (OWASP REST Security Cheat Sheet):

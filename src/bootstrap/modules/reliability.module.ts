@@ -1,8 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
-import { headerGuard } from '../../adapters/http/header-guard.js';
+import { headerGuard, shutdownGate } from '../../adapters/http/request-guards.js';
 import { apiSecurityHeaders } from '../../adapters/http/security-headers.js';
-import { shutdownGate } from '../../adapters/http/shutdown-gate.js';
 import type { Store } from 'express-rate-limit';
 import {
   createRateLimits,

@@ -4,8 +4,7 @@ import type { DpopRequestContext } from '../../../application/wallet/check-dpop-
 import { DpopRefusal } from '../../../domain/identity/dpop.js';
 import type { Tenant } from '../../../domain/identity/tenant.js';
 import { DomainError } from '../../../domain/shared/errors.js';
-import { FORM_BODY_LIMIT } from '../body.js';
-import { hasNul } from '../json-guard.js';
+import { FORM_BODY_LIMIT, hasNul } from '../request-guards.js';
 import type { ErrorAnswer } from '../problem.js';
 import type { AuthFailureLimit } from '../rate-limits.js';
 

@@ -2,8 +2,195 @@ import express, { type Request, type RequestHandler } from 'express';
 import { finished } from 'node:stream';
 import qs from 'qs';
 import getRawBody from 'raw-body';
-import { checkJsonBody } from './json-guard.js';
-import { HttpProblem } from './problem.js';
+import { HttpProblem, sendProblem } from './problem.js';
+
+/** Whether the stopping service still takes new requests. */
+export interface ShutdownState {
+  /** True once a stopping service refuses new requests (the ones in flight still finish). */
+  refusing(): boolean;
+}
+
+/**
+ * Refuses every request once the stopping service takes no new work: 503 `shutting-down` with
+ * `Retry-After` and `Connection: close`, so the client sends it again on a new connection (to
+ * another instance) and never reuses this one. Nothing of the request has been done.
+ */
+export function shutdownGate(state: ShutdownState): RequestHandler {
+  return (_req, res, next) => {
+    if (!state.refusing()) {
+      next();
+      return;
+    }
+    res.setHeader('Connection', 'close');
+    res.setHeader('Retry-After', '1');
+    res.setHeader('Cache-Control', 'no-store');
+    sendProblem(res, 503, 'shutting-down', 'The service is shutting down: send the request again.');
+  };
+}
+
+/**
+ * Headers that carry one value. Sent twice they are ambiguous (which key, which body length, which
+ * idempotency key?), and different layers may pick different copies: refuse the request.
+ */
+export const SINGLE_VALUE_HEADERS: readonly string[] = [
+  'x-api-key',
+  'authorization',
+  'idempotency-key',
+  'content-type',
+  'content-length',
+  'host',
+  'x-request-id',
+];
+
+// Node's parser already refuses CR, LF and NUL in a header; this also refuses the other control
+// characters (HTAB stays legal) in case a proxy in front decoded them.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/**
+ * Refuses repeated single-value headers, header values with control characters, and a path or
+ * query string carrying an encoded NUL (`%00`), which PostgreSQL text cannot hold: 400
+ * invalid-request, before any route reads the URL.
+ */
+export const headerGuard: RequestHandler = (req, res, next) => {
+  if (req.url.includes('%00')) {
+    sendProblem(res, 400, 'invalid-request', 'The URL holds a NUL character (%00), which no path or parameter accepts.', {
+      errors: [{ path: 'url', message: 'must not contain a NUL character' }],
+    });
+    return;
+  }
+  const raw = req.rawHeaders;
+  // Fast path: no header name appears twice (in any case) exactly when Node's parsed headers have
+  // one entry per raw pair; then only the values need checking.
+  if (Object.keys(req.headers).length * 2 === raw.length) {
+    for (let i = 1; i < raw.length; i += 2) {
+      if (CONTROL.test(raw[i] as string)) {
+        sendProblem(res, 400, 'invalid-request', 'A request header holds a control character.');
+        return;
+      }
+    }
+    next();
+    return;
+  }
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (CONTROL.test(raw[i + 1] as string)) {
+      sendProblem(res, 400, 'invalid-request', 'A request header holds a control character.');
+      return;
+    }
+    if (!SINGLE_VALUE_HEADERS.includes(name)) continue;
+    if (seen.has(name)) {
+      sendProblem(res, 400, 'invalid-request', `The ${name} header must be sent once.`, {
+        errors: [{ path: `headers.${name}`, message: 'repeated' }],
+      });
+      return;
+    }
+    seen.add(name);
+  }
+  next();
+};
+
+/**
+ * Runs a middleware that only sets fixed response headers (helmet with static options) once, at
+ * start, and returns a middleware that applies the recorded headers: the same headers for the
+ * cost of one middleware instead of a dozen. When the middleware turns out to read the request,
+ * to answer by itself or to call `next` later, its headers may vary, and it is returned as is.
+ */
+export function precomputedHeaders(middleware: RequestHandler): RequestHandler {
+  const set: Array<[string, string | number | readonly string[]]> = [];
+  const removed: string[] = [];
+  let readRequest = false;
+  let passed = false;
+  let unexpected = false;
+  const req = new Proxy(
+    {},
+    {
+      get: () => {
+        readRequest = true;
+        return undefined;
+      },
+    },
+  );
+  const res = new Proxy(
+    {
+      setHeader: (name: string, value: string | number | readonly string[]) => {
+        set.push([name, value]);
+        return res;
+      },
+      removeHeader: (name: string) => {
+        removed.push(name);
+      },
+    },
+    {
+      get: (target, prop) => {
+        if (prop === 'setHeader' || prop === 'removeHeader') return target[prop];
+        unexpected = true;
+        return undefined;
+      },
+    },
+  );
+  try {
+    void middleware(req as never, res as never, (err?: unknown) => {
+      if (err !== undefined) unexpected = true;
+      passed = true;
+    });
+  } catch {
+    unexpected = true;
+  }
+  if (readRequest || unexpected || !passed) return middleware;
+  return (_req, response, next) => {
+    for (const name of removed) response.removeHeader(name);
+    for (const [name, value] of set) response.setHeader(name, value);
+    next();
+  };
+}
+
+/**
+ * How deeply a JSON body may nest. No operation takes more than a few levels; the bound keeps
+ * every later step that walks the body (canonical JSON, logging, validation) far from the stack
+ * limit, whatever a client sends.
+ */
+export const JSON_MAX_DEPTH = 32;
+
+/** A NUL character: PostgreSQL text cannot hold it, so no input may carry one to the database. */
+export const hasNul = (text: string): boolean => text.includes('\u0000');
+
+/**
+ * Checks a parsed JSON body without recursion: nesting within JSON_MAX_DEPTH, and no NUL in any
+ * string or member name. Throws HttpProblem 400 `invalid-request` naming the first offending path.
+ */
+export function checkJsonBody(body: unknown): void {
+  const stack: Array<{ value: unknown; depth: number; path: string }> = [{ value: body, depth: 0, path: '' }];
+  while (stack.length > 0) {
+    const { value, depth, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (hasNul(value)) throw nulAt(path);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= JSON_MAX_DEPTH) {
+      throw new HttpProblem(400, 'invalid-request', `The JSON body nests deeper than ${JSON_MAX_DEPTH} levels.`, {
+        errors: [{ path: path || '(root)', message: `nests deeper than ${JSON_MAX_DEPTH} levels` }],
+      });
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push({ value: value[i], depth: depth + 1, path: join(path, String(i)) });
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (hasNul(key)) throw nulAt(join(path, key.replaceAll('\u0000', '\\u0000')));
+      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: join(path, key) });
+    }
+  }
+}
+
+const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+const nulAt = (path: string): HttpProblem =>
+  new HttpProblem(400, 'invalid-request', 'The request holds a NUL character (U+0000), which no field accepts.', {
+    errors: [{ path: path || '(root)', message: 'must not contain a NUL character' }],
+  });
 
 /** The largest JSON body accepted. */
 export const JSON_BODY_LIMIT = '64kb';
