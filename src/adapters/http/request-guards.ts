@@ -4,10 +4,13 @@ import qs from 'qs';
 import getRawBody from 'raw-body';
 import { HttpProblem, sendProblem } from './problem.js';
 
-/** Whether the stopping service still takes new requests. */
+/**
+ * Whether the stopping service still takes new requests: the service's lifecycle itself, read on
+ * every request with no function of the composition root in between.
+ */
 export interface ShutdownState {
   /** True once a stopping service refuses new requests (the ones in flight still finish). */
-  refusing(): boolean;
+  readonly refusing: boolean;
 }
 
 /**
@@ -17,7 +20,7 @@ export interface ShutdownState {
  */
 export function shutdownGate(state: ShutdownState): RequestHandler {
   return (_req, res, next) => {
-    if (!state.refusing()) {
+    if (!state.refusing) {
       next();
       return;
     }

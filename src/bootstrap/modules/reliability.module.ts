@@ -57,10 +57,7 @@ export const reliabilityModule = (config: Config, db: Database | null): Containe
     // The API's security headers (helmet, set for JSON); the HTML pages add the document set.
     bind(TOKENS.BeforeMiddleware).toConstantValue(apiSecurityHeaders);
     // A stopping service refuses new work (503 shutting-down) once its stop has begun in earnest.
-    bind(TOKENS.BeforeMiddleware).toResolvedValue(
-      (lifecycle: Lifecycle) => shutdownGate({ refusing: () => lifecycle.refusing }),
-      [TOKENS.Lifecycle],
-    );
+    bind(TOKENS.BeforeMiddleware).toResolvedValue((lifecycle: Lifecycle) => shutdownGate(lifecycle), [TOKENS.Lifecycle]);
     bind(TOKENS.BeforeMiddleware).toConstantValue(headerGuard);
     // With rate limits off the limiters are pass-throughs: not mounted, they cost no routing. The
     // per-IP limiter is on each public booking route (the HTTP module's public router).
