@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { DomainError } from '../../src/domain/shared/errors.js';
-import { bearerToken, claimsFor, principalFromToken } from '../../src/domain/identity/wallet-token.js';
-import { requireTokenKind } from '../../src/domain/identity/wallet-access.js';
+import { bearerToken, claimsFor, principalFromToken, requireTokenKind } from '../../src/domain/identity/wallet-token.js';
 import { requireNotThrottled, retryAfterSeconds } from '../../src/domain/identity/login-throttle.js';
 import { constantTimeEqual, generateClientSecret, isExternalUserRef } from '../../src/domain/identity/tenant.js';
 import type { MachinePrincipal, WalletUserPrincipal } from '../../src/domain/identity/principal.js';

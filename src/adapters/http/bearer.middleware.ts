@@ -6,7 +6,7 @@ import { dpopRequestOf } from './wallet/oauth.js';
 import type { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
 import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
-import { asMachine, asWalletUser, requireTokenKind } from '../../domain/identity/wallet-access.js';
+import { asMachine, asWalletUser, requireTokenKind } from '../../domain/identity/wallet-token.js';
 import type { AuthFailureLimit } from './rate-limits.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { AgentPrincipal, MachinePrincipal } from '../identity/principal.js';
-import { asMachine } from '../identity/wallet-access.js';
+import { asMachine } from '../identity/wallet-token.js';
 import type { EventOwner } from './events.js';
 
 /** Who may manage webhook endpoints: an agent (API key) or a tenant's backend (machine token). */
