@@ -3,7 +3,7 @@ import { DpopRefusal, dpopSchemeToken } from '../../domain/identity/dpop.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { HttpProblem } from './problem.js';
 import { dpopRequestOf } from './wallet/oauth.js';
-import type { VerifyWalletToken } from '../../application/wallet/verify-wallet-token.js';
+import type { VerifyWalletToken } from '../../application/wallet/wallet-caller.js';
 import type { MachinePrincipal, WalletPrincipal, WalletUserPrincipal } from '../../domain/identity/principal.js';
 import type { VerifiedToken } from '../../domain/identity/token-verifier.port.js';
 import { asMachine, asWalletUser, requireTokenKind } from '../../domain/identity/wallet-token.js';

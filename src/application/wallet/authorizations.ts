@@ -17,7 +17,7 @@ import { transactionScope } from '../../domain/wallet/scope.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
 import type { UnitOfWork } from '../unit-of-work.port.js';
-import { tenantCurrency } from './wallet-context.js';
+import { tenantCurrency } from './wallet-caller.js';
 
 /** How long after its deadline a lapse is recorded: a capture that arrived just before it still finds the authorization stored as PENDING. */
 export const AUTHORIZATION_LAPSE_GRACE_MS = 5_000;

@@ -4,7 +4,7 @@ import type { Money } from '../../domain/shared/money.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
-import { requireHolder, tenantCurrency } from './wallet-context.js';
+import { requireHolder, tenantCurrency } from './wallet-caller.js';
 
 /** A balance: what the ledger holds, what pending authorizations hold of it, what can be spent. */
 export interface Balance {

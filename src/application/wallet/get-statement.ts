@@ -3,7 +3,7 @@ import type { Clock } from '../../domain/shared/clock.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Ledger, StatementLine } from '../../domain/wallet/ledger.port.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
-import { requireHolder, tenantCurrency } from './wallet-context.js';
+import { requireHolder, tenantCurrency } from './wallet-caller.js';
 
 /** The longest period one statement covers: a year and a day. */
 export const STATEMENT_MAX_DAYS = 366;

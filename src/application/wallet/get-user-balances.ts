@@ -2,7 +2,7 @@ import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import type { Money } from '../../domain/shared/money.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
-import { tenantCurrency } from './wallet-context.js';
+import { tenantCurrency } from './wallet-caller.js';
 
 /**
  * Balances of some of the calling tenant's users, for the tenant's own reads of its users (0 when

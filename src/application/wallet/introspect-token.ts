@@ -1,7 +1,7 @@
 import type { Tenant } from '../../domain/identity/tenant.js';
 import { TOKEN_USE } from '../../domain/identity/wallet-token.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { VerifyWalletToken } from './verify-wallet-token.js';
+import type { VerifyWalletToken } from './wallet-caller.js';
 
 /** RFC 7662: what a resource server learns about a token. */
 export type Introspection =

@@ -2,7 +2,7 @@ import type { WalletUserPrincipal } from '../../domain/identity/principal.js';
 import { amountIn, requireOtherRecipient, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
 import { MoneyMovement } from './money-movement.js';
-import { requireHolder } from './wallet-context.js';
+import { requireHolder } from './wallet-caller.js';
 
 export interface MakeTransferCommand {
   readonly principal: WalletUserPrincipal;

@@ -5,7 +5,7 @@ import { initiatorOf } from '../../domain/wallet/ledger.js';
 import type { Ledger } from '../../domain/wallet/ledger.port.js';
 import type { Initiator, Transaction } from '../../domain/wallet/transaction.js';
 import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
-import { tenantCurrency } from './wallet-context.js';
+import { tenantCurrency } from './wallet-caller.js';
 
 /** What every money movement records besides its own fields: a new id, who started it and when. */
 export interface MovementStamp {

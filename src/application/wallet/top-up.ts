@@ -2,7 +2,7 @@ import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import { amountIn, type AmountInput } from '../../domain/wallet/ledger.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
 import { MoneyMovement } from './money-movement.js';
-import { requireHolder } from './wallet-context.js';
+import { requireHolder } from './wallet-caller.js';
 
 export interface TopUpCommand {
   readonly principal: MachinePrincipal;

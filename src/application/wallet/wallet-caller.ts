@@ -1,10 +1,12 @@
+import { DpopRefusal, dpopSchemeToken } from '../../domain/identity/dpop.js';
 import type { WalletPrincipal } from '../../domain/identity/principal.js';
 import { livemodeOf, userTokenCounts, type WalletUser } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import type { TokenRevocationList } from '../../domain/identity/token-revocation.port.js';
 import type { TokenVerifier, VerifiedToken } from '../../domain/identity/token-verifier.port.js';
-import { DpopRefusal, dpopSchemeToken } from '../../domain/identity/dpop.js';
 import { bearerToken, invalidToken } from '../../domain/identity/wallet-token.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { WalletHolders } from '../../domain/wallet/wallet-holders.port.js';
 import type { CheckDpopProof, DpopRequestContext } from './check-dpop-proof.js';
 
 /** A wallet caller that passed every check, with what the checks read. */
@@ -87,3 +89,44 @@ export class VerifyWalletToken {
 /** A DPoP-bound token presented as a plain bearer token. */
 const boundAsBearer = (): DpopRefusal =>
   new DpopRefusal('invalid_token', 'This token is DPoP-bound: send it as Authorization: DPoP with a DPoP proof.');
+
+/** The tenant's currency; `tenant-not-found` when the tenant is gone (its tokens are then stale). */
+export async function tenantCurrency(holders: WalletHolders, tenantId: string): Promise<string> {
+  const currency = await holders.currencyOf(tenantId);
+  if (currency === null) throw new DomainError('tenant-not-found');
+  return currency;
+}
+
+/** Refuses a user id that is not a wallet user of this tenant, with the same answer as an unknown one. */
+export async function requireHolder(holders: WalletHolders, tenantId: string, userId: string): Promise<void> {
+  if (!(await holders.isHolder(tenantId, userId))) throw new DomainError('user-not-found');
+}
+
+/** How many tenants' currencies each instance remembers. */
+const CURRENCY_CACHE_ENTRIES = 10_000;
+
+/**
+ * Tenants' currencies and users, as the identity side's directory knows them. A tenant's currency
+ * never changes once its wallets hold money, so it is remembered per instance (bounded) and every
+ * write saves a round trip; user membership is always asked.
+ */
+export class DirectoryWalletHolders implements WalletHolders {
+  private readonly currencies = new Map<string, string>();
+
+  constructor(private readonly tenants: TenantDirectory) {}
+
+  async currencyOf(tenantId: string): Promise<string | null> {
+    const known = this.currencies.get(tenantId);
+    if (known !== undefined) return known;
+    const currency = (await this.tenants.findTenant(tenantId))?.currency ?? null;
+    if (currency !== null) {
+      if (this.currencies.size >= CURRENCY_CACHE_ENTRIES) this.currencies.clear();
+      this.currencies.set(tenantId, currency);
+    }
+    return currency;
+  }
+
+  async isHolder(tenantId: string, userId: string): Promise<boolean> {
+    return (await this.tenants.findUser(tenantId, userId)) !== null;
+  }
+}
