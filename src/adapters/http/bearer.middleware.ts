@@ -17,7 +17,7 @@ import type { AuthFailureLimit } from './rate-limits.js';
  * very request (RFC 9449 §7), its URL the public one (`publicOrigin`, the issuer's, joined with
  * the request's path); a bound token as Bearer, or a missing or failed proof → 401
  * `invalid-dpop-proof` with `WWW-Authenticate: DPoP error="…"`.
- * Sets `res.locals.wallet`. Use it per route: `router.get('/me', auth('user'), handler)`.
+ * Sets `res.locals.wallet`. Use it per route: `router.get(path, auth('user'), handler)`.
  * An address that failed too often is refused before the token is checked (`failures`).
  */
 export const walletAuth =

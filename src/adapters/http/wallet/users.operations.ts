@@ -13,6 +13,9 @@ import {
 import { withLivemode } from './transactions.schemas.js';
 import { live } from './wallet-examples.js';
 
+/** One user of the tenant: where `getWalletUser` reads it, and where a new user's `Location` points. */
+const USER_PATH = '/users/{userId}';
+
 const machineErrors = {
   401: { description: 'No valid machine token', reasons: ['invalid-token'] },
   403: { description: 'A user token was sent', reasons: ['machine-token-required'] },
@@ -48,7 +51,7 @@ export const userOperations: readonly Operation[] = [
       response: live({ id: EXAMPLE_IDS.otherUser, ...newUser, createdAt: demo.createdAt }),
     }),
     responses: {
-      201: { description: 'The new user', schema: walletUserSchema, headers: { Location: '/users/{userId}' } },
+      201: { description: 'The new user', schema: walletUserSchema, headers: { Location: USER_PATH } },
       400: {
         description: 'Bad body; or a password that is too common',
         reasons: ['invalid-request', 'malformed-json', 'password-too-common'],
@@ -108,7 +111,7 @@ export const userOperations: readonly Operation[] = [
   operation({
     surface: 'wallet',
     method: 'get',
-    path: '/users/{userId}',
+    path: USER_PATH,
     operationId: 'getWalletUser',
     summary: 'One user of the calling tenant',
     tags: ['users'],
