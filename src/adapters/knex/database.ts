@@ -112,8 +112,9 @@ export async function openDatabase(target: DatabaseTarget, events: DatabaseEvent
   await pglite.waitReady;
   // A new database's files are written from PGlite's bundled image as 0666, whatever the umask.
   if (target.dataDir !== null) await keepPrivate(target.dataDir);
+  // knex-pglite's documented setup: its Client class, with the PGlite instance as the connection.
   const knex = knexFactory({
-    client: ClientPgLite as unknown as typeof Knex.Client,
+    client: ClientPgLite,
     dialect: 'postgres',
     connection: () => ({ pglite }) as object,
   } as Knex.Config);
