@@ -1,4 +1,4 @@
-import { clientContext, tenantEvent, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import { clientContext, walletUserEvent, type RequestOrigin } from '../../domain/security-events/security-event.js';
 import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { MachinePrincipal } from '../../domain/identity/principal.js';
 import { isDisabled, isExternalUserRef } from '../../domain/identity/tenant.js';
@@ -69,16 +69,7 @@ export class IssueDelegatedToken {
     );
     // The client acted: it vouched for the user. Only the user's reference is kept, never the token.
     await this.trail.append(
-      tenantEvent(
-        'delegated_token.issued',
-        machine.tenantId,
-        { kind: 'wallet_user', id: user.id },
-        clientContext(machine.clientId, origin),
-        this.clock.now(),
-        {
-          externalUserRef,
-        },
-      ),
+      walletUserEvent('delegated_token.issued', user, clientContext(machine.clientId, origin), this.clock.now(), { externalUserRef }),
     );
     return { ...token, userId: user.id };
   }

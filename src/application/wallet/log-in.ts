@@ -1,4 +1,4 @@
-import { signInAttemptContext, tenantEvent, userContext, type RequestOrigin } from '../../domain/security-events/security-event.js';
+import { signInAttemptContext, userContext, walletUserEvent, type RequestOrigin } from '../../domain/security-events/security-event.js';
 import { DpopRefusal } from '../../domain/identity/dpop.js';
 import type { SecurityEvents } from '../../domain/security-events/security-events.port.js';
 import type { PasswordHasher } from '../../domain/identity/password-hasher.port.js';
@@ -61,7 +61,7 @@ export class LogIn {
       states[0]!.attempts === LOGIN_THROTTLE.account.maxAttempts + 1
     ) {
       await this.trail.append(
-        tenantEvent('user.locked_out', tenant.id, { kind: 'wallet_user', id: user.id }, context, now, {
+        walletUserEvent('user.locked_out', user, context, now, {
           lockedUntil: states[0]!.lockedUntil.toISOString(),
         }),
       );
@@ -70,7 +70,7 @@ export class LogIn {
     // A failure against a known user is recorded, at most once per user and minute (never the password).
     const recordFailure = async (reason: 'invalid-credentials' | 'invalid-dpop-proof'): Promise<void> => {
       if (tenant === null || user === null) return;
-      await this.trail.append(tenantEvent('user.login_failed', tenant.id, { kind: 'wallet_user', id: user.id }, context, now, { reason }));
+      await this.trail.append(walletUserEvent('user.login_failed', user, context, now, { reason }));
     };
 
     // The proof before the password, so that its refusal tells nothing of the password; the
@@ -106,13 +106,7 @@ export class LogIn {
       binding,
     );
     await this.trail.append(
-      tenantEvent(
-        'user.login_succeeded',
-        tenant.id,
-        { kind: 'wallet_user', id: user.id },
-        userContext({ userId: user.id, amr: [AMR.password] }, input.origin),
-        now,
-      ),
+      walletUserEvent('user.login_succeeded', user, userContext({ userId: user.id, amr: [AMR.password] }, input.origin), now),
     );
     return token;
   }

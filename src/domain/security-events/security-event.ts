@@ -324,14 +324,20 @@ export const tenantEvent = (
   details,
 });
 
+/** One event about a wallet user: the user is its subject, and it belongs to the user's tenant's trail. */
+export const walletUserEvent = (
+  type: SecurityEventType,
+  user: { readonly id: string; readonly tenantId: string },
+  context: SecurityContext,
+  at: Date,
+  details: Record<string, unknown> = {},
+): NewSecurityEvent => tenantEvent(type, user.tenantId, { kind: 'wallet_user', id: user.id }, context, at, details);
+
 /** A wallet user was created (by the backend, the operator, or a delegated token's first use). */
 export const walletUserCreatedEvent = (
   user: { readonly id: string; readonly tenantId: string; readonly externalUserRef: string; readonly createdAt: Date },
   context: SecurityContext,
-): NewSecurityEvent =>
-  tenantEvent('user.created', user.tenantId, { kind: 'wallet_user', id: user.id }, context, user.createdAt, {
-    externalUserRef: user.externalUserRef,
-  });
+): NewSecurityEvent => walletUserEvent('user.created', user, context, user.createdAt, { externalUserRef: user.externalUserRef });
 
 /** The tenant's client secret was replaced (`previousValidUntil`: how long the old one still works). Never the secret. */
 export const clientSecretRotated = (
@@ -362,11 +368,4 @@ export const userDisabledEvent = (
   disabled: boolean,
   context: SecurityContext,
   at: Date = new Date(),
-): NewSecurityEvent =>
-  tenantEvent(
-    disabled ? 'user.disabled' : 'user.enabled',
-    user.tenantId,
-    { kind: 'wallet_user', id: user.id },
-    context,
-    disabled ? (user.disabledAt ?? at) : at,
-  );
+): NewSecurityEvent => walletUserEvent(disabled ? 'user.disabled' : 'user.enabled', user, context, disabled ? (user.disabledAt ?? at) : at);
