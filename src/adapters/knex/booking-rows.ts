@@ -1,5 +1,12 @@
 import type { Product } from '../../domain/identity/agent.js';
-import type { CancelledBy, Order, OrderStatus, RejectionReason, ReleaseReason } from '../../domain/booking/order.js';
+import {
+  STOCK_HOLDING_STATUSES,
+  type CancelledBy,
+  type Order,
+  type OrderStatus,
+  type RejectionReason,
+  type ReleaseReason,
+} from '../../domain/booking/order.js';
 import type { BusDetails, Quote, SeatClaim, TransferDetails, VehicleClaim } from '../../domain/booking/quote.js';
 import { operatorCodeOf, type ConfirmationMode, type OperatorRef } from '../../domain/catalogue/operator.js';
 import type { Money } from '../../domain/shared/money.js';
@@ -287,3 +294,18 @@ const pricesOf = (r: Pick<QuoteRow, 'amount' | 'base_fare_amount' | 'currency'>)
 };
 
 const dateOrNull = (d: Date | null): Date | null => (d === null ? null : new Date(d));
+
+/**
+ * The orders that hold their stock at the moment `at` (a placeholder, `$4` or `?`): the
+ * domain's `STOCK_HOLDING_STATUSES`, a hold only before its expiry and a pending order only before
+ * its deadline. The one place this predicate is written in SQL.
+ */
+export const holdsStockAt = (at: string): string => {
+  const held: string[] = [];
+  for (const status of STOCK_HOLDING_STATUSES) {
+    if (status === 'ON_HOLD') held.push(`(status = 'ON_HOLD' AND hold_expires_at > ${at})`);
+    else if (status === 'PENDING') held.push(`(status = 'PENDING' AND confirmation_deadline > ${at})`);
+    else held.push(`status = '${status}'`);
+  }
+  return `(${held.join(' OR ')})`;
+};

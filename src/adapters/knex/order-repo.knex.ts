@@ -1,43 +1,27 @@
-import type { Knex } from 'knex';
-import { STOCK_HOLDING_STATUSES, orderAt, type Order, type OrderStatus } from '../../domain/booking/order.js';
-import type { SeatClaim, VehicleClaim } from '../../domain/booking/quote.js';
+import { orderAt, type Order, type OrderStatus } from '../../domain/booking/order.js';
 import type { OrderDecision, OrderQuery, OrderRepo, OrderScope } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pageAt, pageOf, type Page } from '../../domain/shared/page.js';
-import { CHANGEABLE_ORDER_COLUMNS, ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { CHANGEABLE_ORDER_COLUMNS, holdsStockAt, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
-import { isUniqueViolation } from './pg-errors.js';
-import { rows } from './sql.js';
+import { detailOf, isUniqueViolation, sqlState } from './pg-errors.js';
+import { SOLD_OUT } from './schema/functions/order-place.js';
+import { jsonParam, rows } from './sql.js';
+import { outboxRecords } from '../webhooks/payloads.js';
 import { orderChanged } from '../../domain/webhooks/events.js';
 import { eventsJson, recordEvents } from './outbox.knex.js';
 import { KnexStore } from './knex-store.js';
 
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
 
-/**
- * A new order in one statement: the row (every column of `ORDER_COLUMNS`, unless a unique key
- * holds another order: then nothing), its event, and the lock of the stock it takes (`lock`: the
- * pickup hour's row or the trip's, after the row went in and only then). The stock is counted by
- * the next statement, which sees every order of the turns before it.
- */
-const placeStatement = (lock: 'hour' | 'trip' | null): string => {
-  const event = `$${ORDER_COLUMNS.length + 1}`;
-  const locked =
-    lock === 'hour'
-      ? `, locked AS (INSERT INTO transfer_stock_hours (operator_code, vehicle_class, pickup_hour)
-           SELECT operator_code, vehicle_class, pickup_hour FROM placed
-           ON CONFLICT (operator_code, vehicle_class, pickup_hour) DO UPDATE SET pickup_hour = EXCLUDED.pickup_hour RETURNING 1)`
-      : lock === 'trip'
-        ? `, locked AS (INSERT INTO trip_inventory (trip_id, schedule_id, departs_at, capacity)
-             SELECT trip_id, $${ORDER_COLUMNS.length + 2}::text, $${ORDER_COLUMNS.length + 3}::timestamptz, $${ORDER_COLUMNS.length + 4}::int FROM placed
-             ON CONFLICT (trip_id) DO UPDATE SET trip_id = EXCLUDED.trip_id RETURNING 1)`
-        : '';
-  return `WITH placed AS (
-      INSERT INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
-      ON CONFLICT DO NOTHING RETURNING id, operator_code, vehicle_class, pickup_hour, trip_id)${locked}
-    SELECT id, pbw_webhook_record(${event}::jsonb) AS queued${lock === null ? '' : ', (SELECT count(*) FROM locked) AS locked'} FROM placed`;
-};
-const PLACE = { plain: placeStatement(null), hour: placeStatement('hour'), trip: placeStatement('trip') } as const;
+/** The refusal of an order its stock cannot hold, `left` what is left (`pbw_order_place`'s DETAIL). */
+const soldOut = (order: Order, left: number): DomainError =>
+  new DomainError('sold-out', {
+    message:
+      order.seats !== null
+        ? `Only ${left} seats are left on this trip.`
+        : `No ${order.vehicle?.vehicleClass} is left for this pickup hour.`,
+  });
 
 /**
  * An order of the scope under its row lock, with its booking key FOR SHARE (every order has its
@@ -51,21 +35,6 @@ const lockForChange = (scope: 'agent' | 'operator'): string =>
    WHERE o.id = $1 AND ${scope === 'agent' ? 'o.agent_id = $2' : 'o.operator_code = $2 AND o.livemode = $3'}
    FOR UPDATE OF o FOR SHARE OF k`;
 const LOCK_FOR_CHANGE = { agent: lockForChange('agent'), operator: lockForChange('operator') } as const;
-
-/**
- * The orders that hold their stock at the moment `at` (a placeholder, `$4` or `?`): the
- * domain's `STOCK_HOLDING_STATUSES`, a hold only before its expiry and a pending order only before
- * its deadline. The one place this predicate is written in SQL.
- */
-export const holdsStockAt = (at: string): string => {
-  const held: string[] = [];
-  for (const status of STOCK_HOLDING_STATUSES) {
-    if (status === 'ON_HOLD') held.push(`(status = 'ON_HOLD' AND hold_expires_at > ${at})`);
-    else if (status === 'PENDING') held.push(`(status = 'PENDING' AND confirmation_deadline > ${at})`);
-    else held.push(`status = '${status}'`);
-  }
-  return `(${held.join(' OR ')})`;
-};
 
 /**
  * The stored statuses that are `status` as true at the moment `at` (a placeholder): a lapsed hold is EXPIRED and a lapsed
@@ -104,29 +73,6 @@ export const COUNT_HOUR = `SELECT
 export const SEATS_HELD = `SELECT trip_id, coalesce(sum((seats->>'seats')::int), 0) AS held FROM orders
   WHERE trip_id = ANY($1::text[]) AND livemode = $3 AND ${holdsStockAt('$2')} GROUP BY trip_id`;
 
-/**
- * Counts the claim's hour for the order just inserted in `trx` with its hour's lock, or
- * `sold-out` (rolling it back). A statement of its own after the lock: under READ COMMITTED it
- * sees every order the turns before it committed.
- */
-async function countVehicle(trx: Knex.Transaction, claim: VehicleClaim, at: Date, livemode: boolean): Promise<void> {
-  const args = [claim.operatorCode, claim.vehicleClass, claim.pickupHour];
-  const [count] = await rows<{ fleet: number | null; held: number | string }>(trx, COUNT_HOUR, [...args, at, livemode]);
-  if (Number(count?.held ?? 0) > Number(count?.fleet ?? 0)) {
-    throw new DomainError('sold-out', { message: `No ${claim.vehicleClass} is left for this pickup hour.` });
-  }
-}
-
-/** Counts the claim's trip for the order just inserted in `trx` with the trip's lock, or `sold-out` (rolling it back). */
-async function countSeats(trx: Knex.Transaction, seats: SeatClaim, at: Date, livemode: boolean): Promise<void> {
-  const [count] = await rows<{ held: number | string }>(trx, SEATS_HELD, [[seats.tripId], at, livemode]);
-  if (Number(count?.held ?? 0) > seats.capacity) {
-    throw new DomainError('sold-out', {
-      message: `Only ${Math.max(0, seats.capacity - (Number(count?.held) - seats.seats))} seats are left on this trip.`,
-    });
-  }
-}
-
 const scopeWhere = (scope: OrderScope): Record<string, string | boolean> =>
   'agentId' in scope ? { agent_id: scope.agentId } : { operator_code: scope.operatorCode, livemode: scope.livemode };
 
@@ -143,29 +89,22 @@ const CHANGE = `WITH changed AS (
  */
 export class KnexOrderRepo extends KnexStore implements OrderRepo {
   async place(order: Order): Promise<Order> {
+    const { seats } = order;
+    const record = jsonParam({
+      order: orderToRow(order),
+      events: outboxRecords([orderChanged(order, null, order.createdAt)]),
+      trip: seats === null ? null : { schedule_id: seats.scheduleId, departs_at: seats.departsAt, capacity: seats.capacity },
+    });
+    let placed: Array<{ id: string | null }>;
     try {
-      const placed = await this.inTransaction(async (trx) => {
-        // The order first: a second booking of the quote waits here on the unique index, and
-        // inserts nothing once the first commits, before it could count any stock. Its event
-        // goes in with it, before the stock is counted: when the stock is gone both are rolled
-        // back, never sent for a booking that did not happen.
-        const row = orderToRow(order);
-        const values = [...ORDER_COLUMNS.map((c) => row[c]), eventsJson([orderChanged(order, null, order.createdAt)])];
-        const { seats, vehicle } = order;
-        const lock = seats !== null ? 'trip' : vehicle !== null ? 'hour' : 'plain';
-        if (seats !== null) values.push(seats.scheduleId, seats.departsAt, seats.capacity);
-        const inserted = await rows<{ id: string }>(trx, PLACE[lock], values, `orders.place-${lock}`);
-        if (inserted.length === 0) return false;
-        if (seats !== null) await countSeats(trx, seats, order.createdAt, order.livemode);
-        if (vehicle !== null) await countVehicle(trx, vehicle, order.createdAt, order.livemode);
-        return true;
-      });
-      return placed ? order : await this.earlierOrBooked(order);
+      placed = await rows<{ id: string | null }>(this.knex, 'SELECT pbw_order_place($1::jsonb) AS id', [record], 'orders.place');
     } catch (err) {
+      if (sqlState(err) === SOLD_OUT) throw soldOut(order, Number(detailOf(err)));
       // Another unique key (never expected): the quote is taken all the same.
       if (isUniqueViolation(err)) throw alreadyBooked();
       throw err;
     }
+    return placed[0]?.id === order.id ? order : this.earlierOrBooked(order);
   }
 
   /**

@@ -12,6 +12,7 @@ import { ledgerWriteAtCommit } from './ledger-write-at-commit.js';
 import { ledgerWriteBatch } from './ledger-write-batch.js';
 import { notifyIdentity } from './notify-identity.js';
 import { notifyTokenRevoked } from './notify-token-revoked.js';
+import { orderPlace } from './order-place.js';
 import { securityEventsAppendOnly } from './security-events-append-only.js';
 import { createStatement, type SqlFunction } from './sql-function.js';
 import { webhookRecord } from './webhook-record.js';
@@ -34,6 +35,7 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   agentHoldCovered,
   agentAccountSpendable,
   ledgerWriteAtCommit,
+  orderPlace,
 ];
 
 /**
