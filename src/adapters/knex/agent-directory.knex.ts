@@ -3,26 +3,12 @@ import { orderOf, type OrderRow } from './booking-rows.js';
 import { orderChanged } from '../../domain/webhooks/events.js';
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
-import {
-  checkKeyLimit,
-  requireLineageWriter,
-  revokedKey,
-  rolledKey,
-  type ApiKeyRecord,
-  type RevokedReason,
-} from '../../domain/identity/api-key.js';
+import { requireLineageWriter, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import { keyAddition, keyRevocation, keyRoll, leakReportEvents, type KeyRevocation } from '../../domain/identity/key-changes.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isUniqueViolation, isForeignKeyViolation } from './pg-errors.js';
 import { recordEvents } from './outbox.knex.js';
-import { apiKeyRevoked } from '../../domain/webhooks/events.js';
-import {
-  SYSTEM_CONTEXT,
-  apiKeyCreatedEvent,
-  apiKeyLeakReportedEvent,
-  apiKeyRevokedEvents,
-  apiKeyRolledEvent,
-  type SecurityContext,
-} from '../../domain/security-events/security-event.js';
+import type { SecurityContext } from '../../domain/security-events/security-event.js';
 import { recordSecurityEvents } from './security-events.knex.js';
 import { KEY_COLUMNS, keyToRow, toAgent, toChannel, toKey, type AgentRow, type ChannelRow, type KeyRow } from './identity-rows.js';
 import { KnexStore } from './knex-store.js';
@@ -142,14 +128,14 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
     return row === undefined ? null : toAgent(row as AgentRow);
   }
 
-  async insertKey(key: ApiKeyRecord, context: SecurityContext = SYSTEM_CONTEXT): Promise<void> {
+  async insertKey(key: ApiKeyRecord, context?: SecurityContext): Promise<void> {
     await this.knex.transaction(async (trx) => {
       const live = await liveKeysLocked(trx, key.agentId, key.createdAt);
       // A key made by a key: its creator read again under a lock its leak report's walk needs.
-      if (key.createdByKeyId !== null) requireLineageWriter(await keyLocked(trx, key.createdByKeyId, 'share'), key.createdAt);
-      checkKeyLimit([...live, key], key.createdAt);
+      const creator = key.createdByKeyId === null ? null : await keyLocked(trx, key.createdByKeyId, 'share');
+      const recorded = keyAddition(key, live, creator, context);
       await trx<KeyRow>('api_keys').insert(keyToRow(key));
-      await recordSecurityEvents(trx, [apiKeyCreatedEvent(key, context)]);
+      await recordSecurityEvents(trx, recorded);
     });
     this.changed();
   }
@@ -170,43 +156,24 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
     return rows.map((row) => ({ key: toKey(row), lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at) }));
   }
 
-  async rollKey(
-    fromKeyId: string,
-    next: ApiKeyRecord,
-    until: Date,
-    context: SecurityContext = SYSTEM_CONTEXT,
-  ): Promise<ApiKeyRecord | null> {
+  async rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date, context?: SecurityContext): Promise<ApiKeyRecord | null> {
     const rolled = await this.knex.transaction(async (trx) => {
       // The agent's lock first (as every add takes it), then the key's row: of two rolls of one
       // key, one finds it ACTIVE; a roll after its leak report finds it revoked and is refused.
       const live = await liveKeysLocked(trx, next.agentId, next.createdAt);
-      const locked = await keyLocked(trx, fromKeyId, 'update');
-      if (locked === null) return null;
-      const from = requireLineageWriter(locked, next.createdAt);
-      if (from.status !== 'ACTIVE') return null;
-      const [movedRow] = (await trx('api_keys')
-        .where({ id: fromKeyId })
-        .update({ status: 'REVOKED', revoked_reason: 'rotated', revoked_at: until })
-        .returning([...KEY_COLUMNS])) as KeyRow[];
-      if (movedRow === undefined) return null;
-      const rotated = toKey(movedRow);
-      const made = rolledKey(next, rotated);
-      const after = live.map((k) => (k.id === fromKeyId ? rotated : k));
-      checkKeyLimit([...after, made], next.createdAt);
-      await trx('api_keys').insert(keyToRow(made));
-      const before: ApiKeyRecord = { ...rotated, status: 'ACTIVE', revokedReason: null, revokedAt: null };
-      await recordSecurityEvents(trx, [
-        apiKeyRolledEvent(rotated, made, until, context),
-        ...apiKeyRevokedEvents(before, rotated, context, next.createdAt),
-      ]);
-      return made;
+      const roll = keyRoll(await keyLocked(trx, fromKeyId, 'update'), next, until, live, context);
+      if (roll === null) return null;
+      await storeRevocation(trx, roll.rotated);
+      await trx('api_keys').insert(keyToRow(roll.made));
+      await recordSecurityEvents(trx, roll.securityEvents);
+      return roll.made;
     });
     if (rolled === null) return null;
     this.changed();
     return rolled;
   }
 
-  async revokeKey(keyId: string, reason: RevokedReason, at: Date, context: SecurityContext = SYSTEM_CONTEXT): Promise<RevokedKeys | null> {
+  async revokeKey(keyId: string, reason: RevokedReason, at: Date, context?: SecurityContext): Promise<RevokedKeys | null> {
     const result = await this.knex.transaction(async (trx) => {
       const [root] = await revokeLocked(trx, [keyId], reason, at, context);
       if (root === undefined) return null;
@@ -228,16 +195,7 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
           parents = fresh;
         }
         await releaseHoldsOf(trx, [keyId, ...rolled.map((k) => k.id)], at);
-        if (root.before.revokedReason !== 'leaked') {
-          await recordSecurityEvents(trx, [
-            apiKeyLeakReportedEvent(
-              root.after,
-              rolled.map((k) => k.id),
-              context,
-              at,
-            ),
-          ]);
-        }
+        await recordSecurityEvents(trx, leakReportEvents(root, rolled, at, context));
       }
       return { key: root.after, rolled };
     });
@@ -245,12 +203,7 @@ export class KnexAgentDirectory extends KnexStore implements AgentDirectory {
     return result;
   }
 
-  async revokeCreatedKey(
-    creatorKeyId: string,
-    keyId: string,
-    at: Date,
-    context: SecurityContext = SYSTEM_CONTEXT,
-  ): Promise<ApiKeyRecord | null> {
+  async revokeCreatedKey(creatorKeyId: string, keyId: string, at: Date, context?: SecurityContext): Promise<ApiKeyRecord | null> {
     const result = await this.knex.transaction(async (trx) => {
       requireLineageWriter(await keyLocked(trx, creatorKeyId, 'share'), at);
       const made = new Set<string>();
@@ -304,43 +257,38 @@ async function keyLocked(trx: Knex.Transaction, keyId: string, mode: 'share' | '
 
 /**
  * Locks the keys (in id order), applies the revocation rule to each, stores them (recording the
- * changes in the webhook outbox and the trail) and returns each as it was and as it is.
+ * changes in the webhook outbox and the trail) and returns each revocation.
  */
 async function revokeLocked(
   trx: Knex.Transaction,
   ids: readonly string[],
   reason: RevokedReason,
   at: Date,
-  context: SecurityContext,
-): Promise<Array<{ before: ApiKeyRecord; after: ApiKeyRecord }>> {
+  context: SecurityContext | undefined,
+): Promise<KeyRevocation[]> {
   if (ids.length === 0) return [];
   const rows = (await trx('api_keys')
     .whereIn('id', ids)
     .orderBy('id')
     .forUpdate()
     .select(...KEY_COLUMNS)) as KeyRow[];
-  const revoked: Array<{ before: ApiKeyRecord; after: ApiKeyRecord }> = [];
+  const revoked: KeyRevocation[] = [];
   for (const row of rows) {
-    const key = toKey(row);
-    const updated = revokedKey(key, reason, at);
-    if (updated !== key) {
-      await trx('api_keys')
-        .where({ id: key.id })
-        .update({ status: updated.status, revoked_reason: updated.revokedReason, revoked_at: updated.revokedAt });
-      await recordKeyRevocation(trx, key, updated, at);
-      await recordSecurityEvents(trx, apiKeyRevokedEvents(key, updated, context, at));
+    const revocation = keyRevocation(toKey(row), reason, at, context);
+    if (revocation.after !== revocation.before) {
+      await storeRevocation(trx, revocation.after);
+      await recordEvents(trx, revocation.events);
+      await recordSecurityEvents(trx, revocation.securityEvents);
     }
-    revoked.push({ before: key, after: updated });
+    revoked.push(revocation);
   }
   return revoked;
 }
 
-/**
- * The one call every path that revokes a key makes inside its transaction, with the key as it
- * was under the row lock and as it is now: records `api_key.revoked` when the revocation changed.
- */
-export const recordKeyRevocation = (trx: Knex.Transaction, before: ApiKeyRecord, after: ApiKeyRecord, at: Date): Promise<void> =>
-  recordEvents(trx, apiKeyRevoked(before, after, at));
+/** Stores a key's revocation (its status, reason and when it takes effect). */
+async function storeRevocation(trx: Knex.Transaction, key: ApiKeyRecord): Promise<void> {
+  await trx('api_keys').where({ id: key.id }).update({ status: key.status, revoked_reason: key.revokedReason, revoked_at: key.revokedAt });
+}
 
 /**
  * Releases, in the leak report's transaction, every order still on hold at `at` that one of the

@@ -1,29 +1,16 @@
 import type { Agent, AgentStatus, Channel } from '../../domain/identity/agent.js';
 import type { AgentDirectory, ChannelChanges, KeyWithUsage, NewAgent, RevokedKeys } from '../../domain/identity/agent-directory.port.js';
 import type { AgentResolver, ResolvedKey } from '../../domain/identity/agent-resolver.port.js';
-import {
-  checkKeyLimit,
-  requireLineageWriter,
-  revokedKey,
-  rolledKey,
-  type ApiKeyRecord,
-  type RevokedReason,
-} from '../../domain/identity/api-key.js';
+import { requireLineageWriter, type ApiKeyRecord, type RevokedReason } from '../../domain/identity/api-key.js';
+import { keyAddition, keyRevocation, keyRoll, leakReportEvents, type KeyRevocation } from '../../domain/identity/key-changes.js';
 import type { KeyUsageStore } from '../../domain/identity/key-usage.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { ChangeSignal } from '../cache/change-signal.js';
-import { apiKeyExpiring, apiKeyRevoked } from '../../domain/webhooks/events.js';
+import { apiKeyExpiring } from '../../domain/webhooks/events.js';
 import type { KeyExpiryNotices } from '../../domain/identity/key-expiry.port.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
 import type { MemorySecurityEvents } from './security-events.memory.js';
-import {
-  SYSTEM_CONTEXT,
-  apiKeyCreatedEvent,
-  apiKeyLeakReportedEvent,
-  apiKeyRevokedEvents,
-  apiKeyRolledEvent,
-  type SecurityContext,
-} from '../../domain/security-events/security-event.js';
+import type { SecurityContext } from '../../domain/security-events/security-event.js';
 
 /** Channels, agents and keys held in process memory, with the same rules as PostgreSQL. */
 export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUsageStore, KeyExpiryNotices {
@@ -133,16 +120,16 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     return updated;
   }
 
-  async insertKey(key: ApiKeyRecord, context: SecurityContext = SYSTEM_CONTEXT): Promise<void> {
+  async insertKey(key: ApiKeyRecord, context?: SecurityContext): Promise<void> {
     if (!this.agents.has(key.agentId)) throw new Error(`insertKey: no agent ${key.agentId}`);
     if (this.keyIdByHash.has(key.hash)) throw new Error('insertKey: duplicate key hash');
     // Checked, counted and stored with no await in between: nothing else runs in between, so a
     // leak report of the creator comes entirely before (refused here) or after (revokes this key).
-    if (key.createdByKeyId !== null) requireLineageWriter(this.keys.get(key.createdByKeyId) ?? null, key.createdAt);
-    checkKeyLimit([...this.keysOf(key.agentId), key], key.createdAt);
+    const creator = key.createdByKeyId === null ? null : (this.keys.get(key.createdByKeyId) ?? null);
+    const recorded = keyAddition(key, this.keysOf(key.agentId), creator, context);
     this.keys.set(key.id, { ...key });
     this.keyIdByHash.set(key.hash, key.id);
-    this.trail?.record([apiKeyCreatedEvent(key, context)]);
+    this.trail?.record(recorded);
     this.changed();
   }
 
@@ -162,39 +149,26 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
       .map((key) => ({ key, lastUsedAt: this.lastUsed.get(key.id) ?? null }));
   }
 
-  async rollKey(
-    fromKeyId: string,
-    next: ApiKeyRecord,
-    until: Date,
-    context: SecurityContext = SYSTEM_CONTEXT,
-  ): Promise<ApiKeyRecord | null> {
-    const found = this.keys.get(fromKeyId);
-    if (found === undefined) return null;
-    const from = requireLineageWriter(found, next.createdAt);
-    if (from.status !== 'ACTIVE') return null;
+  async rollKey(fromKeyId: string, next: ApiKeyRecord, until: Date, context?: SecurityContext): Promise<ApiKeyRecord | null> {
+    const roll = keyRoll(this.keys.get(fromKeyId) ?? null, next, until, this.keysOf(next.agentId), context);
+    if (roll === null) return null;
     if (this.keyIdByHash.has(next.hash)) throw new Error('rollKey: duplicate key hash');
-    const rotated: ApiKeyRecord = { ...from, status: 'REVOKED', revokedReason: 'rotated', revokedAt: until };
-    const rolled = rolledKey(next, from);
-    checkKeyLimit([...this.keysOf(next.agentId).map((k) => (k.id === fromKeyId ? rotated : k)), rolled], next.createdAt);
-    this.keys.set(fromKeyId, rotated);
-    this.keys.set(next.id, rolled);
+    this.keys.set(fromKeyId, roll.rotated);
+    this.keys.set(next.id, roll.made);
     this.keyIdByHash.set(next.hash, next.id);
-    this.trail?.record([
-      apiKeyRolledEvent(rotated, rolled, until, context),
-      ...apiKeyRevokedEvents(from, rotated, context, next.createdAt),
-    ]);
+    this.trail?.record(roll.securityEvents);
     this.changed();
-    return this.keys.get(next.id)!;
+    return roll.made;
   }
 
   private keysOf(agentId: string): ApiKeyRecord[] {
     return [...this.keys.values()].filter((k) => k.agentId === agentId);
   }
 
-  async revokeKey(keyId: string, reason: RevokedReason, at: Date, context: SecurityContext = SYSTEM_CONTEXT): Promise<RevokedKeys | null> {
+  async revokeKey(keyId: string, reason: RevokedReason, at: Date, context?: SecurityContext): Promise<RevokedKeys | null> {
     const key = this.keys.get(keyId);
     if (key === undefined) return null;
-    const updated = this.revokeOne(key, reason, at, context);
+    const root = this.revokeOne(key, reason, at, context);
     const rolled: ApiKeyRecord[] = [];
     if (reason === 'leaked') {
       const seen = new Set([keyId]);
@@ -202,32 +176,18 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
         const children = this.childrenOf(parents).filter((k) => !seen.has(k.id));
         for (const child of children) {
           seen.add(child.id);
-          rolled.push(this.revokeOne(child, reason, at, context));
+          rolled.push(this.revokeOne(child, reason, at, context).after);
         }
         parents = children.map((c) => c.id);
       }
       this.leakListener?.([keyId, ...rolled.map((k) => k.id)], at);
-      if (key.revokedReason !== 'leaked') {
-        this.trail?.record([
-          apiKeyLeakReportedEvent(
-            updated,
-            rolled.map((k) => k.id),
-            context,
-            at,
-          ),
-        ]);
-      }
+      this.trail?.record(leakReportEvents(root, rolled, at, context));
     }
     this.changed();
-    return { key: updated, rolled };
+    return { key: root.after, rolled };
   }
 
-  async revokeCreatedKey(
-    creatorKeyId: string,
-    keyId: string,
-    at: Date,
-    context: SecurityContext = SYSTEM_CONTEXT,
-  ): Promise<ApiKeyRecord | null> {
+  async revokeCreatedKey(creatorKeyId: string, keyId: string, at: Date, context?: SecurityContext): Promise<ApiKeyRecord | null> {
     requireLineageWriter(this.keys.get(creatorKeyId) ?? null, at);
     const made = new Set<string>();
     let level = [...this.keys.values()].filter((k) => k.createdByKeyId === creatorKeyId);
@@ -237,7 +197,7 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
     }
     const key = this.keys.get(keyId);
     if (key === undefined || !made.has(keyId)) return null;
-    const updated = this.revokeOne(key, 'revoked', at, context);
+    const updated = this.revokeOne(key, 'revoked', at, context).after;
     this.changed();
     return updated;
   }
@@ -254,12 +214,12 @@ export class MemoryIdentityStore implements AgentDirectory, AgentResolver, KeyUs
   }
 
   /** Applies the revocation rule to one key, storing it and recording what changed. */
-  private revokeOne(key: ApiKeyRecord, reason: RevokedReason, at: Date, context: SecurityContext): ApiKeyRecord {
-    const updated = revokedKey(key, reason, at);
-    this.keys.set(key.id, updated);
-    this.outbox?.record(apiKeyRevoked(key, updated, at));
-    if (updated !== key) this.trail?.record(apiKeyRevokedEvents(key, updated, context, at));
-    return updated;
+  private revokeOne(key: ApiKeyRecord, reason: RevokedReason, at: Date, context: SecurityContext | undefined): KeyRevocation {
+    const revocation = keyRevocation(key, reason, at, context);
+    this.keys.set(key.id, revocation.after);
+    this.outbox?.record(revocation.events);
+    this.trail?.record(revocation.securityEvents);
+    return revocation;
   }
 
   async sendDue(now: Date, withinMs: number, limit: number): Promise<ApiKeyRecord[]> {
