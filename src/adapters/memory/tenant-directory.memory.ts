@@ -11,7 +11,7 @@ import { walletUserCreated } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
 import type { ClientSettingsChange } from '../../domain/identity/client-keys.js';
 import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
-import { normalizeEmail } from '../../domain/identity/tenant.js';
+import { newTenant, normalizeEmail } from '../../domain/identity/tenant.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Cursor } from '../../domain/shared/page.js';
@@ -42,15 +42,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (this.tenants.has(tenant.id) || [...this.tenants.values()].some((t) => t.clientId === tenant.clientId)) {
       throw new Error('createTenant: duplicate tenant id or client id');
     }
-    this.tenants.set(tenant.id, {
-      previousClientSecretHash: null,
-      previousSecretValidUntil: null,
-      clientJwks: null,
-      authMethod: 'client_secret',
-      dpopRequired: false,
-      livemode: true,
-      ...tenant,
-    });
+    this.tenants.set(tenant.id, newTenant(tenant));
   }
 
   async findTenant(tenantId: string): Promise<Tenant | null> {

@@ -37,6 +37,20 @@ export const authMethodOf = (tenant: Tenant): ClientAuthMethod => tenant.authMet
 /** Whether the tenant's tokens must be DPoP-bound. */
 export const dpopRequiredOf = (tenant: Tenant): boolean => tenant.dpopRequired ?? false;
 
+/**
+ * A new tenant as a directory stores it, every setting it leaves out at its default: no secret
+ * rotation under way, no client keys, the default client authentication, no DPoP binding, live.
+ */
+export const newTenant = (tenant: Tenant): Tenant => ({
+  previousClientSecretHash: null,
+  previousSecretValidUntil: null,
+  clientJwks: null,
+  authMethod: DEFAULT_CLIENT_AUTH_METHOD,
+  dpopRequired: false,
+  livemode: true,
+  ...tenant,
+});
+
 /** A wallet holder: belongs to exactly one tenant. */
 export interface WalletUser {
   readonly id: string;

@@ -1,25 +1,21 @@
 import { expect } from 'chai';
 import { reasonOf } from '../fixtures.js';
 import type { TenantDirectory } from '../../domain/identity/tenant-directory.port.js';
-import type { Tenant, WalletUser } from '../../domain/identity/tenant.js';
+import { newTenant, type Tenant, type WalletUser } from '../../domain/identity/tenant.js';
 import { unique } from '../fixtures.js';
 import { listenAs, type EmittedEvents, type EventSeen } from './events.js';
 
-const tenant = (over: Partial<Tenant> = {}): Tenant => ({
-  id: `tnt_${unique()}`,
-  name: `T ${unique()}`,
-  clientId: `cli_${unique()}`,
-  clientSecretHash: 'a'.repeat(64),
-  currency: 'THB',
-  createdAt: new Date('2026-01-01T00:00:00.000Z'),
-  previousClientSecretHash: null,
-  previousSecretValidUntil: null,
-  clientJwks: null,
-  authMethod: 'client_secret',
-  dpopRequired: false,
-  livemode: true,
-  ...over,
-});
+/** A new tenant as every directory gives it back: each setting it leaves out at its default. */
+const tenant = (over: Partial<Tenant> = {}): Tenant =>
+  newTenant({
+    id: `tnt_${unique()}`,
+    name: `T ${unique()}`,
+    clientId: `cli_${unique()}`,
+    clientSecretHash: 'a'.repeat(64),
+    currency: 'THB',
+    createdAt: new Date('2026-01-01T00:00:00.000Z'),
+    ...over,
+  });
 
 let seq = 0;
 const user = (tenantId: string, over: Partial<WalletUser> = {}): WalletUser => ({
