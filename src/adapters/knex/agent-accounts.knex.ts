@@ -131,7 +131,13 @@ interface LineRow {
  */
 export class KnexAgentAccounts extends KnexStore implements AgentAccounts {
   async billingOf(agentId: string, currency: string, at: Date): Promise<AgentBilling> {
-    const [row] = await rows<AccountRow>(this.knex, ACCOUNT(false), [bookingAccountId(agentAccount(agentId)), at]);
+    // Prepared: every account read asks this.
+    const [row] = await rows<AccountRow>(
+      this.knex,
+      ACCOUNT(false),
+      [bookingAccountId(agentAccount(agentId)), at],
+      'agent-accounts.billing',
+    );
     return billingOfRow(row, currency);
   }
 
