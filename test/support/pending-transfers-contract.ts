@@ -283,14 +283,19 @@ export function pendingTransfersContract(name: string, make: () => Promise<{ led
       await new Promise((r) => setTimeout(r, 5));
       const now = new Date();
       const tenant = { kind: 'tenant', tenantId: t.tenantId, userId: null } as const;
-      const ids = async (scope: Parameters<PendingTransfers['listAuthorizations']>[0], status?: 'PENDING' | 'EXPIRED') =>
-        (await transfers.listAuthorizations(scope, status === undefined ? {} : { status }, null, 10, now)).map((x) => x.id);
+      const ids = async (scope: Parameters<PendingTransfers['listAuthorizations']>[0]['scope'], status?: 'PENDING' | 'EXPIRED') =>
+        (await transfers.listAuthorizations({ scope, status, after: null, limit: 10, now })).map((x) => x.id);
       expect(await ids(tenant)).to.deep.equal([lapsing.id, second.id, first.id]);
       expect(await ids({ kind: 'person', tenantId: t.tenantId, userId: a })).to.deep.equal([lapsing.id, first.id]);
       expect(await ids(tenant, 'EXPIRED')).to.deep.equal([lapsing.id]);
       expect(await ids(tenant, 'PENDING')).to.deep.equal([second.id, first.id]);
       expect(await ids({ kind: 'tenant', tenantId: ledgerTenant().tenantId, userId: null })).to.deep.equal([]);
-      const page = await transfers.listAuthorizations(tenant, {}, { createdAt: second.createdAt, id: second.id }, 10, now);
+      const page = await transfers.listAuthorizations({
+        scope: tenant,
+        after: { createdAt: second.createdAt, id: second.id },
+        limit: 10,
+        now,
+      });
       expect(page.map((x) => x.id)).to.deep.equal([first.id]);
     });
 

@@ -9,11 +9,10 @@ import {
   type PendingTransfer,
   type PendingTransferStatus,
 } from '../../domain/wallet/pending-transfer.js';
-import type { NewCapture, NewPendingTransfer, PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
+import type { AuthorizationListing, NewCapture, NewPendingTransfer, PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
-import type { Cursor } from '../../domain/shared/page.js';
 import { AUTHORIZATION_OWNER } from '../../domain/wallet/pending-transfer.js';
-import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
+import { partyOf } from '../../domain/wallet/scope.js';
 import { authorizationChanged } from '../../domain/webhooks/events.js';
 import { recordEvents } from './outbox.knex.js';
 import { captureRecord } from '../memory/pending-transfers.memory.js';
@@ -209,13 +208,7 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
     return Number(held!.held);
   }
 
-  async listAuthorizations(
-    scope: TransactionScope,
-    filter: { readonly status?: PendingTransferStatus },
-    after: Cursor | null,
-    limit: number,
-    now: Date,
-  ): Promise<PendingTransfer[]> {
+  async listAuthorizations({ scope, status, after, limit, now }: AuthorizationListing): Promise<PendingTransfer[]> {
     const party = partyOf(scope);
     const where: string[] = [];
     const bindings: unknown[] = [];
@@ -225,7 +218,7 @@ export class KnexPendingTransfers extends KnexStore implements PendingTransfers 
       where.push(
         `account_id = ${bind(accountId(scope.tenantId, { kind: 'USER', userId: party }))} AND owner_kind = ${bind(AUTHORIZATION_OWNER)}`,
       );
-    if (filter.status !== undefined) where.push(statusAtSql(filter.status, bind(now)));
+    if (status !== undefined) where.push(statusAtSql(status, bind(now)));
     if (after !== null) where.push(`(created_at, id) < (${bind(after.createdAt)}, ${bind(after.id)})`);
     const found = await rows<Row>(
       this.knex,

@@ -10,11 +10,10 @@ import {
   voidOf,
   type PendingTransfer,
 } from '../../domain/wallet/pending-transfer.js';
-import type { NewCapture, NewPendingTransfer, PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
+import type { AuthorizationListing, NewCapture, NewPendingTransfer, PendingTransfers } from '../../domain/wallet/pending-transfers.port.js';
 import type { Transaction } from '../../domain/wallet/transaction.js';
-import type { Cursor } from '../../domain/shared/page.js';
-import { AUTHORIZATION_OWNER, type PendingTransferStatus } from '../../domain/wallet/pending-transfer.js';
-import { partyOf, type TransactionScope } from '../../domain/wallet/scope.js';
+import { AUTHORIZATION_OWNER } from '../../domain/wallet/pending-transfer.js';
+import { partyOf } from '../../domain/wallet/scope.js';
 import { authorizationChanged } from '../../domain/webhooks/events.js';
 import type { MemoryLedger } from './ledger.memory.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
@@ -112,13 +111,7 @@ export class MemoryPendingTransfers implements PendingTransfers {
     return sum;
   }
 
-  async listAuthorizations(
-    scope: TransactionScope,
-    filter: { readonly status?: PendingTransferStatus },
-    after: Cursor | null,
-    limit: number,
-    now: Date,
-  ): Promise<PendingTransfer[]> {
+  async listAuthorizations({ scope, status, after, limit, now }: AuthorizationListing): Promise<PendingTransfer[]> {
     const party = partyOf(scope);
     return [...this.transfers.values()]
       .filter(
@@ -126,7 +119,7 @@ export class MemoryPendingTransfers implements PendingTransfers {
           t.tenantId === scope.tenantId &&
           t.owner.kind === AUTHORIZATION_OWNER &&
           (party === null || (t.account.kind === 'USER' && t.account.userId === party)) &&
-          (filter.status === undefined || statusAt(t, now) === filter.status) &&
+          (status === undefined || statusAt(t, now) === status) &&
           (after === null || newerFirst(after, t) < 0),
       )
       .sort(newerFirst)

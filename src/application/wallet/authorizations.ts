@@ -165,7 +165,7 @@ export class ListAuthorizations {
     const { after, limit } = pageRequest(q);
     const now = this.clock.now();
     const scope = transactionScope(principal, q.userId ?? null);
-    const found = await this.transfers.listAuthorizations(scope, q.status === undefined ? {} : { status: q.status }, after, limit + 1, now);
+    const found = await this.transfers.listAuthorizations({ scope, status: q.status, after, limit: limit + 1, now });
     return { ...pageOf(found, limit), now };
   }
 }

@@ -66,15 +66,18 @@ export interface PendingTransfers {
    * → `authorization-not-pending`: of concurrent calls exactly one expires it.
    */
   expireNow(tenantId: string, id: string, at: Date): Promise<PendingTransfer>;
-  /**
-   * A wallet's authorizations within `scope` (the tenant's, or one person's), newest first
-   * (then id descending), strictly after `after`, at most `limit`; `status` as true at `now`.
-   */
-  listAuthorizations(
-    scope: TransactionScope,
-    filter: { readonly status?: PendingTransferStatus },
-    after: Cursor | null,
-    limit: number,
-    now: Date,
-  ): Promise<PendingTransfer[]>;
+  /** A wallet's authorizations as `listing` asks, newest first (then id descending). */
+  listAuthorizations(listing: AuthorizationListing): Promise<PendingTransfer[]>;
+}
+
+/** Which authorizations a listing asks for. */
+export interface AuthorizationListing {
+  /** The tenant's, or one person's (never widened by the other fields). */
+  readonly scope: TransactionScope;
+  /** Only those of this status as true at `now`; all when absent. */
+  readonly status?: PendingTransferStatus | undefined;
+  /** Strictly after this position of the order (newest first). */
+  readonly after: Cursor | null;
+  readonly limit: number;
+  readonly now: Date;
 }
