@@ -164,6 +164,23 @@ for (const mode of ['database', 'memory'] as const) {
       expect((await get(`/authorizations/${auth.id}`, machine)).body).to.include({ id: auth.id, status: 'PENDING' });
     });
 
+    it('when a person’s authorizations are paged with the cursors the answers hand out, then each comes once, newest first', async () => {
+      const user = await funded(3_000);
+      const made: string[] = [];
+      for (let i = 0; i < 3; i++) made.unshift((await authorize(user.token, 100)).body.id as string);
+      for (const token of [user.token, machine]) {
+        const seen: string[] = [];
+        let path = `/authorizations?userId=${user.userId}&limit=1`;
+        for (let guard = 0; guard < 5; guard++) {
+          const page = await get(path, token);
+          expect(page.status, JSON.stringify(page.body)).to.equal(200);
+          seen.push(...page.body.data.map((a: Body) => a.id as string));
+          if (page.body.nextCursor === null) break;
+          path = `/authorizations?userId=${user.userId}&limit=1&cursor=${encodeURIComponent(page.body.nextCursor as string)}`;
+        }
+        expect(seen).to.deep.equal(made);
+      }
+    });
     it('when another tenant’s backend asks for an authorization, then 404', async () => {
       const user = await funded(1_000);
       const auth = (await authorize(user.token, 100)).body;

@@ -57,6 +57,13 @@ describe('keyset pages: one cursor and limit rule', () => {
     }
   });
 
+  it('when a cursor is of any kind of id the service issues, then it reads back as the position it names', () => {
+    const at = new Date(Date.UTC(2026, 11, 4, 19, 16, 51, 615));
+    for (const id of ['ord_01M917SS4ZQ', 'txn_01M917SS4ZQ', 'usr_01M917SS4ZQ', 'auth_01M917SS4ZQ']) {
+      expect(pageRequest({ cursor: encodeCursor({ createdAt: at, id }) }).after).to.deep.equal({ createdAt: at, id });
+    }
+  });
+
   it('when a cursor was not issued by the service, then the one invalid-request answer on cursor', () => {
     const forged = ['', '!!', 'bm9wZQ', 'x'.repeat(300), encodeCursor({ createdAt: new Date(0), id: 'ord_1' }).slice(0, -2) + '%%'];
     for (const cursor of forged) {

@@ -70,6 +70,9 @@ export const pageAt = <T>(rows: readonly T[], limit: number, position: (item: T)
 /** Encodes a keyset position as an opaque token. */
 export const encodeCursor = (c: Cursor): string => base64url(`${c.createdAt.toISOString()}|${c.id}`);
 
+/** An id the service issues: its kind's prefix (`ord`, `txn`, `auth`, …), an underscore, then letters and digits. */
+const ID = /^[a-z]{3,4}_[A-Za-z0-9]{1,64}$/;
+
 /** Decodes a token from `encodeCursor`; returns null for anything else. */
 const decodeCursor = (token: string): Cursor | null => {
   const raw = unbase64url(token);
@@ -78,7 +81,7 @@ const decodeCursor = (token: string): Cursor | null => {
   if (sep < 0) return null;
   const createdAt = new Date(raw.slice(0, sep));
   const id = raw.slice(sep + 1);
-  if (Number.isNaN(createdAt.getTime()) || !/^[a-z]{3}_[A-Za-z0-9]{1,64}$/.test(id)) return null;
+  if (Number.isNaN(createdAt.getTime()) || !ID.test(id)) return null;
   return { createdAt, id };
 };
 
