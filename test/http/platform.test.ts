@@ -72,8 +72,14 @@ describe('JSON request bodies', () => {
     expect(JSON.stringify(body)).not.to.match(/SyntaxError|at JSON|position/);
   });
 
-  it('when the body is a JSON scalar, then 400 malformed-json', async () => {
-    expect(await reason(await post('"text"', 'application/json'))).to.equal('malformed-json');
+  it('when the body is JSON but not an object (a scalar, null, an array), then 400 invalid-request at the root', async () => {
+    for (const text of ['"text"', '42', 'true', 'null', '[]']) {
+      const res = await post(text, 'application/json');
+      expect(res.status, text).to.equal(400);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body.reason, text).to.equal('invalid-request');
+      expect(body.errors, text).to.deep.equal([{ path: '(root)', message: 'must be a JSON object' }]);
+    }
   });
 
   it('when the body is not JSON, then 415 unsupported-media-type', async () => {

@@ -201,12 +201,20 @@ export const JSON_BODY_LIMIT = '64kb';
 const hasBody = (headers: { 'content-length'?: string | undefined; 'transfer-encoding'?: string | undefined }): boolean =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
-const parseJson = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] });
+// Not strict: any JSON text parses, and a body that is JSON but not an object is the request's
+// error (invalid-request), not malformed JSON.
+const parseJson = express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });
+
+const notAnObject = (): HttpProblem =>
+  new HttpProblem(400, 'invalid-request', 'The request body must be a JSON object.', {
+    errors: [{ path: '(root)', message: 'must be a JSON object' }],
+  });
 
 /**
  * For routes that take JSON: a body of another media type is 415, a malformed one 400, an
- * oversized one 413 (the error handler maps the parser's errors), one nested too deeply or
- * holding a NUL character 400 `invalid-request`, before any later step walks it. A request with
+ * oversized one 413 (the error handler maps the parser's errors), one that is not a JSON object
+ * (a scalar, null, an array), nested too deeply or holding a NUL character 400
+ * `invalid-request`, before any later step walks it. A request with
  * no body gets an empty object, which the route's schema then judges.
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
@@ -222,6 +230,10 @@ export const jsonBody: RequestHandler = (req, res, next) => {
   parseJson(req, res, (err?: unknown) => {
     if (err !== undefined) {
       next(err);
+      return;
+    }
+    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+      next(notAnObject());
       return;
     }
     try {
