@@ -134,6 +134,13 @@ for (const mode of ['database', 'memory'] as const) {
     it('when the person voids, then VOIDED and the money is available again; a second void answers it unchanged; a capture after is 409', async () => {
       const user = await funded(2_000);
       const auth = (await authorize(user.token, 800)).body;
+      const malformed = await call(`/authorizations/${auth.id}/void`, {
+        method: 'POST',
+        headers: { ...bearer(user.token), 'content-type': 'application/json' },
+        body: '{"a":',
+      });
+      expect([malformed.status, malformed.body.reason]).to.deep.equal([400, 'malformed-json']);
+      expect((await get(`/authorizations/${auth.id}`, user.token)).body.status).to.equal('PENDING');
       const voided = await post(`/authorizations/${auth.id}/void`, user.token);
       expect(voided.status).to.equal(200);
       expect(voided.body).to.include({ status: 'VOIDED' });

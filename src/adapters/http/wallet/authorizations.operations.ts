@@ -236,9 +236,14 @@ export const authorizationOperations: readonly Operation[] = [
     responses: {
       200: { description: 'The authorization, VOIDED', schema: authorizationSchema },
       404: notFound,
+      400: { description: 'A body that is not valid JSON, or not an object', reasons: ['malformed-json', 'invalid-request'] },
       409: notPending,
+      413: { description: 'A body over 64 KiB', reasons: ['payload-too-large'] },
+      415: { description: 'A body that is not JSON', reasons: ['unsupported-media-type'] },
       422: { description: 'A reused key', reasons: ['idempotency-key-reused'] },
     },
+    // It takes no fields, but a body it is sent is JSON or refused.
+    jsonBody: true,
     idempotency: { scope: 'wallet' },
     handler: async ({ params, caller, core }) =>
       authorizationAnswer(200, await core.wallet.voidAuthorization.execute(caller.wallet(), params.authorizationId), caller.livemode()),
