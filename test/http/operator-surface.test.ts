@@ -96,6 +96,11 @@ for (const mode of ['database', 'memory'] as const) {
       expect([again.status, again.body.reason]).to.deep.equal([409, 'order-not-pending']);
       const mine = await call(`/api/v1/orders/${order.id}`, { headers: asKey(agent.apiKey) });
       expect(mine.body).to.include({ status: 'CONFIRMED', operatorReference: 'SAT-20417' });
+      for (const body of [{}, { reason: '' }, { reason: 12 }, { reason: 'x'.repeat(201) }]) {
+        const refused = await post('cancel', body);
+        expect([refused.status, refused.body.reason], JSON.stringify(body)).to.deep.equal([400, 'invalid-request']);
+      }
+      expect((await call(`/api/v1/orders/${order.id}`, { headers: asKey(agent.apiKey) })).body.status).to.equal('CONFIRMED');
       const cancelled = await post('cancel', { reason: 'Vehicle breakdown' });
       expect(cancelled.body.status).to.equal('CANCELLED');
       const refunded = await call(`/api/v1/orders/${order.id}`, { headers: asKey(agent.apiKey) });
