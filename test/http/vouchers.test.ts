@@ -254,7 +254,7 @@ for (const mode of ['database', 'memory'] as const) {
         const events = (await log.eventsFor({ kind: 'agent', id: agent.agentId })).filter((e) => e.type === 'order.voucher_redeemed');
         expect(events).to.have.length(1);
         const sent = JSON.parse(events[0]!.body) as Body;
-        expect(sent.data).to.include({ id: order.id, status: 'CONFIRMED' });
+        expect(sent.data).to.include({ id: order.id, status: 'CONFIRMED', previousStatus: 'CONFIRMED' });
         expect(sent.data.voucherRedeemedAt).to.be.a('string');
       }
       await call(`/api/v1/webhook-endpoints/${endpoint.body.id}`, { method: 'DELETE', headers: asKey(agent.apiKey) });

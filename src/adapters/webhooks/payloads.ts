@@ -38,7 +38,8 @@ export function eventData(e: DomainEvent): unknown {
     case 'order.cancelled':
       return { ...orderView(e.order), previousStatus: e.previousStatus };
     case 'order.voucher_redeemed':
-      return { ...orderView(e.order), voucherRedeemedAt: e.redemption.redeemedAt.toISOString() };
+      // A redemption changes no status: the one before it is the order's own (CONFIRMED).
+      return { ...orderView(e.order), previousStatus: e.order.status, voucherRedeemedAt: e.redemption.redeemedAt.toISOString() };
     case 'api_key.revoked':
     case 'api_key.expiring':
       return keyView(e.key);

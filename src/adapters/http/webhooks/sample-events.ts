@@ -92,7 +92,7 @@ function orderData(type: string, demo: DemoExamples, livemode: boolean) {
         previousStatus: 'CONFIRMED',
       };
     case 'order.voucher_redeemed':
-      return { ...base, voucherRedeemedAt: later('06:00') };
+      return { ...base, previousStatus: 'CONFIRMED', voucherRedeemedAt: later('06:00') };
     default:
       return { ...base, previousStatus: null };
   }

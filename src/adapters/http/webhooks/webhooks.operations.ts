@@ -322,8 +322,18 @@ const orderEventSchema = z
   .meta({ id: 'OrderEventData', description: 'The order as the API returns it, and the status it had before this change' });
 
 const voucherRedeemedSchema = z
-  .intersection(orderSchema, z.object({ voucherRedeemedAt: z.string().datetime().describe('When the operator redeemed the voucher') }))
-  .meta({ id: 'VoucherRedeemedEventData', description: 'The order as the API returns it (CONFIRMED), and when its voucher was redeemed' });
+  .intersection(
+    orderSchema,
+    z.object({
+      previousStatus: z.enum(ORDER_STATUSES).describe('The status before the redemption, which changes none: CONFIRMED'),
+      voucherRedeemedAt: z.string().datetime().describe('When the operator redeemed the voucher'),
+    }),
+  )
+  .meta({
+    id: 'VoucherRedeemedEventData',
+    description:
+      'The order as the API returns it (CONFIRMED), the status it had before (the same, as every order event carries it), and when its voucher was redeemed',
+  });
 /** Every authorization event, with what it says; each carries the authorization as it is after the change. */
 const AUTHORIZATION_EVENTS: ReadonlyArray<readonly [AuthorizationEventType, string]> = [
   ['authorization.created', 'A wallet holder authorized a later charge: the amount is held from their balance'],
