@@ -1,8 +1,9 @@
-import type { FleetEntry, Operator } from '../../domain/catalogue/operator.js';
+import { checkFleetOperator, type FleetEntry, type Operator } from '../../domain/catalogue/operator.js';
 import type { OperatorDirectory } from '../../domain/catalogue/operator-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isForeignKeyViolation } from './pg-errors.js';
 import { KnexStore } from './knex-store.js';
+import { rows } from './sql.js';
 
 /** How an operator is stored, and back. */
 export interface OperatorRow {
@@ -67,6 +68,13 @@ export class KnexOperatorDirectory extends KnexStore implements OperatorDirector
 
   async setFleet(entry: FleetEntry): Promise<FleetEntry | null> {
     if ((await this.find(entry.operatorCode)) === null) return null;
+    const [runs] = await rows<{ bus_schedules: boolean; transfer_fares: boolean }>(
+      this.knex,
+      `SELECT EXISTS (SELECT 1 FROM bus_schedules WHERE operator_code = $1) AS bus_schedules,
+         EXISTS (SELECT 1 FROM transfer_fares WHERE operator_code = $1) AS transfer_fares`,
+      [entry.operatorCode],
+    );
+    checkFleetOperator({ busSchedules: runs?.bus_schedules === true, transferFares: runs?.transfer_fares === true });
     try {
       await this.knex('operator_fleets')
         .insert({ operator_code: entry.operatorCode, vehicle_class: entry.vehicleClass, vehicles: entry.vehicles })

@@ -1,4 +1,4 @@
-import type { FleetEntry, Operator } from '../../domain/catalogue/operator.js';
+import { checkFleetOperator, type FleetEntry, type Operator } from '../../domain/catalogue/operator.js';
 import type { OperatorDirectory } from '../../domain/catalogue/operator-directory.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { fleetKey, type MemoryCatalogue } from './catalogue.memory.js';
@@ -23,6 +23,11 @@ export class MemoryOperatorDirectory implements OperatorDirectory {
 
   async setFleet(entry: FleetEntry): Promise<FleetEntry | null> {
     if (!this.store.catalogue.operators.has(entry.operatorCode)) return null;
+    const { schedules, transferFares } = this.store.catalogue;
+    checkFleetOperator({
+      busSchedules: [...schedules.values()].some((s) => s.operatorCode === entry.operatorCode),
+      transferFares: [...transferFares.values()].some((f) => f.operatorCode === entry.operatorCode),
+    });
     if (!this.store.catalogue.vehicleClasses.has(entry.vehicleClass)) {
       throw new DomainError('invalid-request', {
         message: `Unknown vehicle class ${entry.vehicleClass}.`,

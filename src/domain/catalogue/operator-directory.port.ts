@@ -14,8 +14,9 @@ export interface OperatorDirectory {
   list(): Promise<Operator[]>;
   /**
    * Sets how many vehicles of a class the operator has in each pickup hour (replacing what it
-   * had). Returns null, changing nothing, when there is no such operator; an unknown vehicle class
-   * → DomainError `invalid-request`. Orders already placed keep their vehicles; later ones count
+   * had). Returns null, changing nothing, when there is no such operator; an unknown vehicle class,
+   * or an operator that runs bus schedules and no transfers (`checkFleetOperator`) → DomainError
+   * `invalid-request`. Orders already placed keep their vehicles; later ones count
    * against the new size.
    */
   setFleet(entry: FleetEntry): Promise<FleetEntry | null>;

@@ -103,6 +103,15 @@ export const checkFleetSize = (vehicles: number): void => {
 };
 
 /**
+ * A fleet is a transfer operator's: one that runs bus schedules and drives no transfer fare is
+ * refused (`invalid-request` on operator). An operator that runs neither yet may be given one.
+ */
+export const checkFleetOperator = (runs: { readonly busSchedules: boolean; readonly transferFares: boolean }): void => {
+  if (runs.busSchedules && !runs.transferFares)
+    throw invalid('operator', 'runs bus schedules and no transfers: a fleet is a transfer operator’s');
+};
+
+/**
  * The start of the local hour (in the operator's time zone) that `at` falls in: the pickup hour
  * whose vehicles a transfer at `at` takes. Offsets are whole minutes in every current zone, so
  * taking the local minutes and seconds off `at` lands on the local hour's start.

@@ -72,6 +72,13 @@ export function operatorDirectoryContract(name: string, make: () => Promise<Oper
       expect(await s.operators.fleetOf(op.code)).to.deep.equal([]);
     });
 
+    it('when a fleet is set for an operator that runs buses and no transfers, then invalid-request and it has none', async () => {
+      const bus = THAILAND_CATALOGUE.schedules[0]!.operatorCode;
+      expect(THAILAND_CATALOGUE.transferFares.some((f) => f.operatorCode === bus)).to.equal(false);
+      expect(await reasonOf(s.operators.setFleet({ operatorCode: bus, vehicleClass: 'van', vehicles: 3 }))).to.equal('invalid-request');
+      expect(await s.operators.fleetOf(bus)).to.deep.equal([]);
+    });
+
     it('when the catalogue is loaded again, then a fleet set since is kept', async () => {
       const [entry] = THAILAND_CATALOGUE.fleets;
       const vehiclesOf = async () =>
