@@ -117,7 +117,7 @@ export async function openDatabase(target: DatabaseTarget, events: DatabaseEvent
     client: ClientPgLite,
     dialect: 'postgres',
     connection: () => ({ pglite }) as object,
-  } as Knex.Config);
+  });
   return {
     knex,
     target,
