@@ -217,7 +217,26 @@ interface OperationRoute {
   readonly schemas: RequestSchemas;
   readonly deps: OperationDeps;
   readonly takesKey: boolean;
+  /** The JSON body was checked against its schema before the handler (`checkedJsonBody`): `req.body` is the parsed one. */
+  readonly bodyChecked: boolean;
 }
+
+/**
+ * Checks a JSON body against the operation's schema before its handler runs, whether or not the
+ * handler reads it: what the declaration publishes is what the route refuses (400
+ * `invalid-request`), and the handler gets the parsed body (unknown fields dropped).
+ */
+const checkedJsonBody =
+  (schema: NonNullable<RequestSchemas['body']>): RequestHandler =>
+  (req, _res, next) => {
+    try {
+      req.body = schema.parse(req.body);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    next();
+  };
 
 /**
  * What a handler is given for one request. Its fixed parts come from the operation's route; the
@@ -250,7 +269,8 @@ class RequestOperationContext implements OperationContext {
 
   get body(): OperationContext['body'] {
     const schema = this.route.schemas.body;
-    return (this.parsedBody ??= schema === undefined ? {} : schema.parse(this.req.body)) as OperationContext['body'];
+    return (this.parsedBody ??=
+      schema === undefined ? {} : this.route.bodyChecked ? this.req.body : schema.parse(this.req.body)) as OperationContext['body'];
   }
 
   get caller(): Caller {
@@ -316,7 +336,15 @@ export function operationRouter(
     if (op.token !== 'api-key' && op.scope !== undefined) throw new Error(`${op.operationId}: only an api-key operation needs a key scope`);
     const path = routePath(op);
     const form = op.request?.bodyContentType === 'application/x-www-form-urlencoded';
-    const body: RequestHandler[] = form ? [formBody] : op.request?.body !== undefined || op.jsonBody === true ? [jsonBody] : [];
+    const bodySchema = op.request?.body;
+    const bodyChecked = !form && bodySchema !== undefined;
+    const body: RequestHandler[] = form
+      ? [formBody]
+      : bodySchema !== undefined
+        ? [jsonBody, checkedJsonBody(bodySchema)]
+        : op.jsonBody === true
+          ? [jsonBody]
+          : [];
     const limiter: RequestHandler[] = op.rateLimit === undefined ? surfaceLimiter : [...surfaceLimiter, deps.limits[op.rateLimit]];
     if (op.sandboxOnly === true && !((op.token === 'api-key' && op.scope === null) || op.token === 'machine')) {
       throw new Error(`${op.operationId}: a test helper takes any key of a sandbox agent (scope null) or a machine token`);
@@ -330,7 +358,7 @@ export function operationRouter(
       ...(op.token === 'api-key' ? [keyPolicyOf(op.scope ?? null, deps.core)] : []),
       ...(form ? [...body, ...limiter] : [...limiter, ...body]),
     ];
-    const route: OperationRoute = { schemas: op.request ?? {}, deps, takesKey: op.idempotency !== undefined };
+    const route: OperationRoute = { schemas: op.request ?? {}, deps, takesKey: op.idempotency !== undefined, bodyChecked };
     const preset = op.presetHeaders === undefined ? null : Object.entries(op.presetHeaders);
     const idempotency = op.idempotency;
     const handle: RequestHandler =

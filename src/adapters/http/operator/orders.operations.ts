@@ -196,10 +196,7 @@ export const operatorOrderOperations: readonly Operation[] = [
       409: { description: 'The order is not CONFIRMED', reasons: ['order-not-cancellable', 'order-already-cancelled'] },
       ...BODY_LIMITS,
     },
-    handler: async ({ params, body, caller, core }) => {
-      // The reason is the operator's to give (400 without one), read before the order changes.
-      void body.reason;
-      return answerOf(core, await core.booking.operatorOrders.cancel(caller.operator(), params.orderId));
-    },
+    handler: async ({ params, caller, core }) =>
+      answerOf(core, await core.booking.operatorOrders.cancel(caller.operator(), params.orderId)),
   }),
 ];
