@@ -309,3 +309,22 @@ export const holdsStockAt = (at: string): string => {
   }
   return `(${held.join(' OR ')})`;
 };
+
+/**
+ * The fleet of the class and the orders of mode `$5` holding one of its vehicles in the hour at `$4`:
+ * what a quote reads as left, and what a booking counts under the hour's lock (`pbw_order_place`).
+ *
+ * This count and `SEATS_HELD` are sent unprepared (EXECUTEd in the function), so PostgreSQL plans each one for its values
+ * and the table as it is. Prepared, a connection keeps the plan it chose while `orders` was
+ * nearly empty: a scan of all the operator's orders (`orders_operator_newest`), which made each
+ * booking read every earlier order of its operator (1,100 rows an order in a ten-second bench)
+ * instead of the few of its hour.
+ */
+export const COUNT_HOUR = `SELECT
+    (SELECT vehicles FROM operator_fleets WHERE operator_code = $1 AND vehicle_class = $2) AS fleet,
+    (SELECT count(*) FROM orders WHERE operator_code = $1 AND vehicle_class = $2 AND pickup_hour = $3
+       AND livemode = $5 AND ${holdsStockAt('$4')}) AS held`;
+
+/** The seats the orders of mode `$3` hold on each trip of `$1` at `$2`, read and counted as `COUNT_HOUR` is. */
+export const SEATS_HELD = `SELECT trip_id, coalesce(sum((seats->>'seats')::int), 0) AS held FROM orders
+  WHERE trip_id = ANY($1::text[]) AND livemode = $3 AND ${holdsStockAt('$2')} GROUP BY trip_id`;

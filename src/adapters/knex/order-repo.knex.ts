@@ -1,8 +1,9 @@
 import { orderAt, type Order, type OrderStatus } from '../../domain/booking/order.js';
+import { seatsSoldOut, vehicleSoldOut } from '../../domain/booking/quote.js';
 import type { OrderDecision, OrderQuery, OrderRepo, OrderScope } from '../../domain/booking/order-repo.port.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pageAt, pageOf, type Page } from '../../domain/shared/page.js';
-import { CHANGEABLE_ORDER_COLUMNS, holdsStockAt, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
+import { CHANGEABLE_ORDER_COLUMNS, orderOf, orderToRow, type OrderRow } from './booking-rows.js';
 import { KEY_COLUMNS, toKey, type KeyRow } from './identity-rows.js';
 import { detailOf, isUniqueViolation, sqlState } from './pg-errors.js';
 import { SOLD_OUT } from './schema/functions/order-place.js';
@@ -14,14 +15,9 @@ import { KnexStore } from './knex-store.js';
 
 const alreadyBooked = (): DomainError => new DomainError('quote-already-booked');
 
-/** The refusal of an order its stock cannot hold, `left` what is left (`pbw_order_place`'s DETAIL). */
-const soldOut = (order: Order, left: number): DomainError =>
-  new DomainError('sold-out', {
-    message:
-      order.seats !== null
-        ? `Only ${left} seats are left on this trip.`
-        : `No ${order.vehicle?.vehicleClass} is left for this pickup hour.`,
-  });
+/** The refusal of an order its stock cannot hold: the seats left (`pbw_order_place`'s DETAIL), or the vehicle class. */
+const soldOut = (order: Order, err: unknown): DomainError =>
+  order.seats !== null ? seatsSoldOut(Number(detailOf(err))) : vehicleSoldOut(order.vehicle?.vehicleClass ?? '');
 
 /**
  * An order of the scope under its row lock, with its booking key FOR SHARE (every order has its
@@ -55,24 +51,6 @@ const statusAt = (status: OrderStatus, at: string): string => {
   }
 };
 
-/**
- * The fleet of the class and the orders of mode `$5` holding one of its vehicles in the hour at `$4`.
- *
- * This count and `SEATS_HELD` are sent unprepared, so PostgreSQL plans each one for its values
- * and the table as it is. Prepared, a connection keeps the plan it chose while `orders` was
- * nearly empty: a scan of all the operator's orders (`orders_operator_newest`), which made each
- * booking read every earlier order of its operator (1,100 rows an order in a ten-second bench)
- * instead of the few of its hour.
- */
-export const COUNT_HOUR = `SELECT
-    (SELECT vehicles FROM operator_fleets WHERE operator_code = $1 AND vehicle_class = $2) AS fleet,
-    (SELECT count(*) FROM orders WHERE operator_code = $1 AND vehicle_class = $2 AND pickup_hour = $3
-       AND livemode = $5 AND ${holdsStockAt('$4')}) AS held`;
-
-/** The seats the orders of mode `$3` hold on each trip of `$1` at `$2`. */
-export const SEATS_HELD = `SELECT trip_id, coalesce(sum((seats->>'seats')::int), 0) AS held FROM orders
-  WHERE trip_id = ANY($1::text[]) AND livemode = $3 AND ${holdsStockAt('$2')} GROUP BY trip_id`;
-
 const scopeWhere = (scope: OrderScope): Record<string, string | boolean> =>
   'agentId' in scope ? { agent_id: scope.agentId } : { operator_code: scope.operatorCode, livemode: scope.livemode };
 
@@ -99,7 +77,7 @@ export class KnexOrderRepo extends KnexStore implements OrderRepo {
     try {
       placed = await rows<{ id: string | null }>(this.knex, 'SELECT pbw_order_place($1::jsonb) AS id', [record], 'orders.place');
     } catch (err) {
-      if (sqlState(err) === SOLD_OUT) throw soldOut(order, Number(detailOf(err)));
+      if (sqlState(err) === SOLD_OUT) throw soldOut(order, err);
       // Another unique key (never expected): the quote is taken all the same.
       if (isUniqueViolation(err)) throw alreadyBooked();
       throw err;

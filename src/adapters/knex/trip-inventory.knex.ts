@@ -1,6 +1,6 @@
 import type { VehicleClaim } from '../../domain/booking/quote.js';
 import type { TripInventory } from '../../domain/booking/trip-inventory.port.js';
-import { COUNT_HOUR, SEATS_HELD } from './order-repo.knex.js';
+import { COUNT_HOUR, SEATS_HELD } from './booking-rows.js';
 import { rows } from './sql.js';
 import { KnexStore } from './knex-store.js';
 

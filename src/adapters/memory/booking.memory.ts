@@ -2,7 +2,7 @@ import { orderChanged } from '../../domain/webhooks/events.js';
 import type { MemoryOutbox } from './webhooks.memory.js';
 import { holdsStockAt, orderAt, type Order } from '../../domain/booking/order.js';
 import { releaseHold } from '../../domain/booking/order-transitions.js';
-import type { VehicleClaim } from '../../domain/booking/quote.js';
+import { seatsSoldOut, vehicleSoldOut, type VehicleClaim } from '../../domain/booking/quote.js';
 import type { ApiKeyRecord } from '../../domain/identity/api-key.js';
 import type { OrderDecision, OrderQuery, OrderRepo, OrderScope } from '../../domain/booking/order-repo.port.js';
 import type { Quote } from '../../domain/booking/quote.js';
@@ -74,11 +74,12 @@ export class MemoryOrderRepo implements OrderRepo, TripInventory {
     }
     const at = order.createdAt;
     const claim = order.seats;
-    if (claim !== null && claim.capacity - this.seatsHeld(claim.tripId, at, order.livemode) < claim.seats)
-      throw new DomainError('sold-out');
-    if (order.vehicle !== null && this.vehiclesLeftNow(order.vehicle, at, order.livemode) < 1) {
-      throw new DomainError('sold-out', { message: `No ${order.vehicle.vehicleClass} is left for this pickup hour.` });
+    if (claim !== null) {
+      const left = claim.capacity - this.seatsHeld(claim.tripId, at, order.livemode);
+      if (left < claim.seats) throw seatsSoldOut(Math.max(0, left));
     }
+    if (order.vehicle !== null && this.vehiclesLeftNow(order.vehicle, at, order.livemode) < 1)
+      throw vehicleSoldOut(order.vehicle.vehicleClass);
     this.orders.set(order.id, order);
     this.orderByQuote.set(order.quoteId, order.id);
     if (idemKey !== null) this.orderByIdempotencyKey.set(idemKey, order.id);

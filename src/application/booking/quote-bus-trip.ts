@@ -1,7 +1,7 @@
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { termsOf, totalPrice, unitPrice } from '../../domain/booking/pricing.js';
-import { requireFuture, type Quote } from '../../domain/booking/quote.js';
+import { requireFuture, seatsSoldOut, type Quote } from '../../domain/booking/quote.js';
 import { parseTripId, tripOfSchedule, withinHorizon } from '../../domain/booking/trip.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { type PricedOffer, ProductQuote, requireOperator } from './quote-policy.js';
@@ -30,9 +30,7 @@ export class QuoteBusTrip extends ProductQuote {
     const left =
       (await this.inventory.seatsLeft([{ tripId: trip.id, capacity: trip.seatCapacity }], now, principal.livemode)).get(trip.id) ??
       trip.seatCapacity;
-    if (left < input.passengers) {
-      throw new DomainError('sold-out', { details: { seatsLeft: left } });
-    }
+    if (left < input.passengers) throw seatsSoldOut(left);
     const unit = unitPrice(schedule.baseFare, termsOf(principal));
     const offer: PricedOffer = {
       product: 'express-bus',

@@ -3,7 +3,7 @@ import { bookableBy, pickupHourOf } from '../../domain/catalogue/operator.js';
 import { requireEntitlement } from '../../domain/identity/authenticate-agent.js';
 import type { AgentPrincipal } from '../../domain/identity/principal.js';
 import { termsOf, unitPrice } from '../../domain/booking/pricing.js';
-import { requireFuture, type Quote } from '../../domain/booking/quote.js';
+import { requireFuture, vehicleSoldOut, type Quote } from '../../domain/booking/quote.js';
 import { withinHorizon } from '../../domain/booking/trip.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { type PricedOffer, ProductQuote, requireOperator } from './quote-policy.js';
@@ -59,8 +59,7 @@ export class QuoteTransfer extends ProductQuote {
     if (!bookableBy(operator, principal.livemode)) throw new DomainError('no-fare');
     const vehicle = { operatorCode: operator.code, vehicleClass: chosen.code, pickupHour: pickupHourOf(input.pickupAt, operator.timezone) };
     const left = await this.inventory.vehiclesLeft(vehicle, now, principal.livemode);
-    if (left < 1)
-      throw new DomainError('sold-out', { message: `No ${chosen.code} is left for this pickup hour.`, details: { vehiclesLeft: 0 } });
+    if (left < 1) throw vehicleSoldOut(chosen.code);
     const price = unitPrice(fare.baseFare, termsOf(principal));
     const offer: PricedOffer = {
       product: 'airport-transfer',

@@ -88,6 +88,14 @@ export const checkQuoteBookable = (quote: Quote, principal: AgentPrincipal, now:
   }
 };
 
+/** The refusal of seats a trip no longer has (`sold-out`): `left` of them remain, fewer than asked. */
+export const seatsSoldOut = (left: number): DomainError =>
+  new DomainError('sold-out', { message: `Only ${left} seats are left on this trip.`, details: { seatsLeft: left } });
+
+/** The refusal of a vehicle class of which a pickup hour has none left (`sold-out`). */
+export const vehicleSoldOut = (vehicleClass: string): DomainError =>
+  new DomainError('sold-out', { message: `No ${vehicleClass} is left for this pickup hour.`, details: { vehiclesLeft: 0 } });
+
 /** The service of a quote must still be ahead when the quote is minted. */
 export const requireFuture = (startsAt: Date, now: Date, what: 'pickup' | 'departure'): void => {
   if (startsAt.getTime() <= now.getTime()) {

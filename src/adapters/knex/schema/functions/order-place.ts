@@ -1,4 +1,4 @@
-import { ORDER_COLUMNS, holdsStockAt } from '../../booking-rows.js';
+import { COUNT_HOUR, ORDER_COLUMNS, SEATS_HELD } from '../../booking-rows.js';
 import type { SqlFunction } from './sql-function.js';
 
 /** The columns of an order stored as jsonb: the record carries each as its JSON text. */
@@ -18,9 +18,9 @@ export const SOLD_OUT = 'PB040';
  * in with it. Then the lock of its stock, the pickup hour's row or the trip's, and only under it
  * the count of the orders holding that stock at the order's `created_at`: a statement of its own,
  * so under READ COMMITTED it sees every order the turns before it committed. Over the fleet or
- * the trip's capacity, PB040 (`SOLD_OUT`) undoes the call. The counts are planned for their
- * values each time (EXECUTE): a plan kept from when `orders` was nearly empty scans all of an
- * operator's orders instead of the few of one hour.
+ * the trip's capacity, PB040 (`SOLD_OUT`) undoes the call. The counts are the ones a quote reads
+ * (`COUNT_HOUR`, `SEATS_HELD`), EXECUTEd so that each is planned for its values: a plan kept from
+ * when `orders` was nearly empty scans all of an operator's orders instead of the few of one hour.
  */
 export const orderPlace: SqlFunction = {
   signature: 'pbw_order_place(jsonb)',
@@ -32,6 +32,7 @@ export const orderPlace: SqlFunction = {
       o jsonb := p->'order';
       r orders;
       v_id text;
+      v_trip text;
       fleet integer;
       held bigint;
       v_capacity integer := (p->'trip'->>'capacity')::integer;
@@ -49,10 +50,8 @@ export const orderPlace: SqlFunction = {
         INSERT INTO trip_inventory (trip_id, schedule_id, departs_at, capacity)
           VALUES (r.trip_id, p->'trip'->>'schedule_id', (p->'trip'->>'departs_at')::timestamptz, v_capacity)
           ON CONFLICT (trip_id) DO UPDATE SET trip_id = EXCLUDED.trip_id;
-        EXECUTE 'SELECT coalesce(sum((seats->>''seats'')::int), 0) FROM orders
-                 WHERE trip_id = $1 AND livemode = $2 AND ${holdsStockAt('$3').replaceAll("'", "''")}'
-          INTO held USING r.trip_id, r.livemode, r.created_at;
-        IF held > v_capacity THEN
+        EXECUTE $count$${SEATS_HELD}$count$ INTO v_trip, held USING ARRAY[r.trip_id], r.created_at, r.livemode;
+        IF coalesce(held, 0) > v_capacity THEN
           RAISE EXCEPTION USING ERRCODE = '${SOLD_OUT}', MESSAGE = 'orders: no seats left',
             DETAIL = greatest(0, v_capacity - (held - v_seats))::text;
         END IF;
@@ -60,11 +59,8 @@ export const orderPlace: SqlFunction = {
         INSERT INTO transfer_stock_hours (operator_code, vehicle_class, pickup_hour)
           VALUES (r.operator_code, r.vehicle_class, r.pickup_hour)
           ON CONFLICT (operator_code, vehicle_class, pickup_hour) DO UPDATE SET pickup_hour = EXCLUDED.pickup_hour;
-        SELECT vehicles INTO fleet FROM operator_fleets WHERE operator_code = r.operator_code AND vehicle_class = r.vehicle_class;
-        EXECUTE 'SELECT count(*) FROM orders
-                 WHERE operator_code = $1 AND vehicle_class = $2 AND pickup_hour = $3 AND livemode = $4
-                   AND ${holdsStockAt('$5').replaceAll("'", "''")}'
-          INTO held USING r.operator_code, r.vehicle_class, r.pickup_hour, r.livemode, r.created_at;
+        EXECUTE $count$${COUNT_HOUR}$count$ INTO fleet, held
+          USING r.operator_code, r.vehicle_class, r.pickup_hour, r.created_at, r.livemode;
         IF held > coalesce(fleet, 0) THEN
           RAISE EXCEPTION USING ERRCODE = '${SOLD_OUT}', MESSAGE = 'orders: no vehicle left', DETAIL = '0';
         END IF;
